@@ -1,0 +1,38 @@
+// Download: stream the finished video into storage, heartbeating the byte count. A retried attempt
+// resumes from the partial write the last one kept (local storage), with Range.
+import { Context } from '@temporalio/activity';
+import type { DownloadInput, DownloadedVideo } from '../workflows/types';
+import { gatewayFor, storageFor } from './context';
+import { translated } from './failures';
+
+const EXTENSIONS: Record<string, string> = {
+  'video/mp4': '.mp4', 'video/quicktime': '.mov', 'video/webm': '.webm', 'video/x-matroska': '.mkv',
+};
+
+/** The extension the content type implies; `.mp4` when the server did not say. */
+export function extensionFor(contentType: string | undefined): string {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase();
+  return (type && EXTENSIONS[type]) ?? '.mp4';
+}
+
+export function downloadVideo(input: DownloadInput): Promise<DownloadedVideo> {
+  return translated(async () => {
+    const context = Context.current();
+    const storage = storageFor(input.settings.output);
+    const guess = `${input.outputName}.mp4`;
+    const kept = await storage.partialBytes(guess);
+    const video = await gatewayFor(input.settings).openVideo(
+      { taskId: input.taskId, protocol: input.protocol, resultUrl: input.resultUrl },
+      { offset: kept, signal: context.cancellationSignal },
+    );
+    const name = `${input.outputName}${extensionFor(video.contentType)}`;
+    // The server ignored Range (or the type changed): start the file over.
+    if (kept > 0 && (video.offset === 0 || name !== guess)) await storage.discardPartial(guess);
+    const written = await storage.write(name, video.body, {
+      resumeFrom: video.offset,
+      expectedBytes: video.totalBytes,
+      onProgress: (bytes) => context.heartbeat({ bytes }),
+    });
+    return { file: written.name, location: written.location, bytes: written.bytes, sha256: written.sha256, baseUrl: video.baseUrl };
+  });
+}

@@ -1,0 +1,26 @@
+// Gateway and storage errors become Temporal failures whose type is the error's kind, so workflows
+// branch on types and the manifest gets a stable `error.kind`. Messages are redacted once more.
+import { ApplicationFailure } from '@temporalio/activity';
+import { isGatewayError, redact } from '../gateway';
+import { StorageError } from '../storage/storage';
+
+export function asActivityFailure(error: unknown): unknown {
+  if (error instanceof ApplicationFailure) return error;
+  if (isGatewayError(error)) {
+    return ApplicationFailure.create({ type: error.kind, message: redact(error.message), nonRetryable: !error.retryable });
+  }
+  if (error instanceof StorageError) {
+    return ApplicationFailure.create({ type: 'storage', message: redact(error.message), nonRetryable: false });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return ApplicationFailure.create({ type: 'error', message: redact(message), nonRetryable: false });
+}
+
+/** Runs an activity body, translating whatever it throws. */
+export async function translated<T>(body: () => Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (error) {
+    throw asActivityFailure(error);
+  }
+}

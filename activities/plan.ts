@@ -1,0 +1,88 @@
+// Plan activities: the worker reads the job file (and its local files) itself, so workflow history
+// carries only the settings and one page of items at a time.
+import { createHash } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/activity';
+import { loadJobFile } from '../jobfile';
+import type { OutputSettings, Plan, PlanItem } from '../jobfile/plan';
+import type { ItemEndState, ManifestRow } from '../storage/manifest';
+import type { PreparedJob } from '../workflows/types';
+import { storageFor } from './context';
+
+const plans = new Map<string, { plan: Plan; digest: string }>();
+
+export function planDigest(plan: Plan): string {
+  return createHash('sha256').update(JSON.stringify(plan.items)).digest('hex').slice(0, 16);
+}
+
+/** YYYY-MM-DD of `at` in `timeZone` (scheduled runs date their outputs in the schedule's zone). */
+export function dateIn(at: number, timeZone = 'UTC'): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+}
+
+async function loadPlan(jobFile: string, runDate: string): Promise<{ plan: Plan; digest: string }> {
+  const cacheKey = `${jobFile}\u0000${runDate}`;
+  const cached = plans.get(cacheKey);
+  if (cached) return cached;
+  const result = await loadJobFile(jobFile, { runDate });
+  if (!result.ok) {
+    const lines = result.errors.slice(0, 10).map((e) => `${e.file}:${e.line}:${e.column}: ${e.message}`);
+    throw ApplicationFailure.create({ type: 'JobFileInvalid', nonRetryable: true, message: `the job file is not valid:\n${lines.join('\n')}` });
+  }
+  const entry = { plan: result.plan, digest: planDigest(result.plan) };
+  plans.clear(); // one plan at a time is what a worker needs; keeps memory flat for 10k-item jobs
+  plans.set(cacheKey, entry);
+  return entry;
+}
+
+export async function preparePlan(input: { jobFile: string; runDate?: string; startedAt: number }): Promise<PreparedJob> {
+  // Scheduled runs carry no date: the first load learns the schedule's zone, the second dates it.
+  let runDate = input.runDate;
+  if (!runDate) {
+    const probe = await loadPlan(input.jobFile, dateIn(input.startedAt));
+    runDate = dateIn(input.startedAt, probe.plan.schedule?.timezone);
+  }
+  const { plan, digest } = await loadPlan(input.jobFile, runDate);
+  const { jobFile: _f, runDate: _d, items, warnings: _w, ...settings } = plan;
+  return { settings, runDate, digest, itemCount: items.length };
+}
+
+/** Latest manifest row per item key. */
+function latestRows(rows: ManifestRow[]): Map<string, ManifestRow> {
+  const latest = new Map<string, ManifestRow>();
+  for (const row of rows) latest.set(row.key, row);
+  return latest;
+}
+
+/**
+ * One page of the plan, without the items that are already done: a succeeded output still present
+ * in storage, or an item that ended in a state the user did not ask to retry. A canceled item is
+ * not done: running the job again continues it.
+ */
+export async function readPlanItems(input: {
+  jobFile: string; runDate: string; digest: string; offset: number; limit: number;
+  retryStates: ItemEndState[]; output: OutputSettings;
+}): Promise<{ items: PlanItem[]; nextOffset: number }> {
+  const { plan, digest } = await loadPlan(input.jobFile, input.runDate);
+  if (digest !== input.digest) {
+    throw ApplicationFailure.create({
+      type: 'JobFileChanged', nonRetryable: true,
+      message: `${input.jobFile} changed while its job was running: cancel the job (reelflow cancel) and run it again`,
+    });
+  }
+  const page = plan.items.slice(input.offset, input.offset + input.limit);
+  const storage = storageFor(input.output);
+  const latest = latestRows(await storage.readManifest());
+  const retry = new Set<ItemEndState>(input.retryStates);
+  const todo: PlanItem[] = [];
+  for (const item of page) {
+    const row = latest.get(item.key);
+    if (row && row.state === 'succeeded' && row.file) {
+      const stored = await storage.stat(row.file);
+      if (stored && stored.bytes === row.bytes && (!stored.sha256 || !row.sha256 || stored.sha256 === row.sha256)) continue;
+    } else if (row && row.state !== 'canceled' && !retry.has(row.state)) {
+      continue;
+    }
+    todo.push(item);
+  }
+  return { items: todo, nextOffset: input.offset + page.length };
+}

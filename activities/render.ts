@@ -1,0 +1,35 @@
+// Gateway activities: enhance, create, check. Thin: build the client, call it, translate errors.
+import type { JobSettings, Protocol, RenderRequest } from '../jobfile/plan';
+import type { CreatedTaskInfo, TaskCheck } from '../workflows/types';
+import { gatewayFor } from './context';
+import { translated } from './failures';
+
+export function enhancePrompt(input: { settings: JobSettings; prompt: string }): Promise<string> {
+  return translated(async () => {
+    const enhance = input.settings.enhance!;
+    const result = await gatewayFor(input.settings).createMessage({
+      model: enhance.model, maxTokens: enhance.maxTokens, system: enhance.system, prompt: input.prompt,
+    });
+    const text = result.text.trim();
+    // An empty rewrite would render nothing useful: keep the user's own prompt instead.
+    return text.length > 0 ? text : input.prompt;
+  });
+}
+
+export function createTask(input: { settings: JobSettings; request: RenderRequest }): Promise<CreatedTaskInfo> {
+  return translated(async () => {
+    const created = await gatewayFor(input.settings).createTask(input.request);
+    return { taskId: created.taskId, baseUrl: created.baseUrl, createdAt: Date.now() };
+  });
+}
+
+export function checkTask(input: { settings: JobSettings; taskId: string; protocol: Protocol; createdAt: number }): Promise<TaskCheck> {
+  return translated(async () => {
+    const status = await gatewayFor(input.settings).getTask(
+      { taskId: input.taskId, protocol: input.protocol }, { createdAt: input.createdAt });
+    return {
+      state: status.state, baseUrl: status.baseUrl, progress: status.progress, resultUrl: status.resultUrl,
+      failReason: status.failReason, pollAfterMs: status.pollAfterMs,
+    };
+  });
+}

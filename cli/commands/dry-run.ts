@@ -1,0 +1,43 @@
+// `run --dry-run`: the exact create requests, key redacted, nothing sent.
+import { buildGeneralCreateBody, GENERAL_CREATE_PATH } from '../../gateway/general';
+import { OPENAI_CREATE_PATH } from '../../gateway/openai';
+import type { Plan, PlanItem } from '../../jobfile/plan';
+import type { Output } from '../output';
+
+/** Long `data:` URLs (local references) are shortened for display; the real body carries them whole. */
+function shortenDataUrls(json: string): string {
+  return json.replace(/"data:([^;,"]*)(;base64)?,([^"]{48})[^"]*"/g, (_m, type: string, b64: string | undefined, head: string) =>
+    `"data:${type}${b64 ?? ''},${head}…"`);
+}
+
+async function describeRequest(plan: Plan, item: PlanItem) {
+  const base = plan.gateway.baseUrls[0];
+  const headers = { authorization: `Bearer [redacted: $${plan.gateway.apiKeyEnv}]` };
+  if (item.request.protocol === 'general') {
+    const body = JSON.parse(shortenDataUrls(await buildGeneralCreateBody(item.request))) as unknown;
+    return { method: 'POST', url: `${base}${GENERAL_CREATE_PATH}`, headers: { ...headers, 'content-type': 'application/json' }, body };
+  }
+  const image = item.request.references.find((r) => r.kind === 'image');
+  const form: Record<string, string> = { model: item.request.model, prompt: item.request.prompt };
+  if (item.request.seconds) form.seconds = item.request.seconds;
+  if (item.request.size) form.size = item.request.size;
+  if (image) form.input_reference = `<file part: ${image.source.startsWith('data:') ? 'data: URL' : image.source}>`;
+  return { method: 'POST', url: `${base}${OPENAI_CREATE_PATH}`, headers: { ...headers, 'content-type': 'multipart/form-data' }, form };
+}
+
+export async function printDryRun(plan: Plan, out: Output): Promise<void> {
+  const requests = [];
+  for (const item of plan.items) requests.push({ key: item.key, index: item.index, output: item.outputName, request: await describeRequest(plan, item) });
+  if (out.json) {
+    out.result({ job: plan.job, dryRun: true, enhance: plan.enhance ?? null, items: requests });
+    return;
+  }
+  out.line(`${plan.job}: dry run, ${plan.items.length} create request(s); nothing is sent`);
+  if (plan.enhance) out.line(`each prompt is first rewritten by ${plan.enhance.model} through POST ${plan.gateway.baseUrls[0]}/v1/messages`);
+  for (const r of requests) {
+    out.line(`\n#${r.index} ${r.key} -> ${r.output}`);
+    out.line(`${r.request.method} ${r.request.url}`);
+    for (const [name, value] of Object.entries(r.request.headers)) out.line(`${name}: ${value}`);
+    out.line(JSON.stringify('body' in r.request ? r.request.body : r.request.form, null, 2));
+  }
+}

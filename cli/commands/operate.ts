@@ -1,0 +1,145 @@
+// status, results and cancel: looking at and steering jobs that exist.
+import type { Client } from '@temporalio/client';
+import type { Command } from 'commander';
+import type { ManifestRow } from '../../storage/manifest';
+import type { JobProgress, JobResult, RenderStatus } from '../../workflows/types';
+import { resolveJob } from '../job-ref';
+import { createOutput, formatBytes, type Output } from '../output';
+import { itemStatuses, summaryLine } from '../progress';
+import { planFor } from '../report-target';
+import { openSession } from '../session';
+import { readOutcome } from '../summary';
+
+export function registerOperateCommands(program: Command): void {
+  program.command('status')
+    .description('progress of one job, or a table of recent jobs')
+    .argument('[job]', 'job file or job id')
+    .option('--watch', 'keep it live until the job ends')
+    .option('--json', 'one JSON document on stdout')
+    .action(async (target: string | undefined, options: { watch?: boolean; json?: boolean }) => {
+      const out = createOutput(!!options.json);
+      const session = await openSession();
+      try {
+        if (!target) return await listJobs(session.client, out);
+        const job = await resolveJob(session.client, target);
+        do {
+          const done = await showStatus(session.client, job.workflowId, out, !!options.watch);
+          if (done || !options.watch) break;
+          await new Promise((r) => setTimeout(r, 2_000));
+        } while (options.watch);
+      } finally {
+        await session.close();
+      }
+    });
+
+  program.command('results')
+    .description('one row per item: state, model, task id, base address, polls, file, size, sha256, error')
+    .argument('<job>', 'job file or job id')
+    .option('--format <format>', 'table | json | csv', 'table')
+    .action(async (target: string, options: { format: string }) => {
+      if (!['table', 'json', 'csv'].includes(options.format)) {
+        throw Object.assign(new Error(`--format must be table, json or csv, got "${options.format}"`), { exitCode: 2 });
+      }
+      const outcome = await readOutcome(await planFor(target));
+      const rows = outcome.rows;
+      if (options.format === 'json') process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      else if (options.format === 'csv') process.stdout.write(toCsv(rows));
+      else process.stdout.write(toTable(rows, outcome.missing.length));
+    });
+
+  program.command('cancel')
+    .description('stop a job: no new creations, polling ends, in-flight items end as canceled')
+    .argument('<job>', 'job file or job id')
+    .option('--no-wait', 'return once the cancel is requested')
+    .action(async (target: string, options: { wait: boolean }) => {
+      // The embedded server has no other worker: run one so in-flight items can record `canceled`.
+      const session = await openSession({ worker: true });
+      try {
+        const job = await resolveJob(session.client, target);
+        const handle = session.client.workflow.getHandle(job.workflowId);
+        const described = await handle.describe();
+        if (described.status.name !== 'RUNNING') {
+          process.stderr.write(`${job.workflowId} is not running (${described.status.name.toLowerCase()}): nothing to cancel\n`);
+          return;
+        }
+        await handle.signal('cancel');
+        process.stderr.write(`${job.workflowId}: cancel requested; no new creations, in-flight items end as canceled\n`);
+        if (!options.wait) return;
+        const result = (await handle.result()) as JobResult;
+        process.stderr.write(`${job.workflowId}: stopped (${result.counts.canceled} canceled, ${result.counts.succeeded} succeeded)\n`);
+      } finally {
+        await session.close();
+      }
+    });
+}
+
+async function listJobs(client: Client, out: Output): Promise<void> {
+  const jobs: Array<{ id: string; status: string; started: string; closed: string | null }> = [];
+  for await (const w of client.workflow.list({ query: "WorkflowType = 'JobWorkflow'" })) {
+    jobs.push({ id: w.workflowId, status: w.status.name.toLowerCase(), started: w.startTime.toISOString(), closed: w.closeTime?.toISOString() ?? null });
+    if (jobs.length >= 20) break;
+  }
+  if (out.json) return out.result(jobs);
+  if (jobs.length === 0) return out.line('no jobs yet: start one with `reelflow run JOB.yaml`');
+  out.line(`${'JOB'.padEnd(36)} ${'STATUS'.padEnd(16)} STARTED`);
+  for (const j of jobs) out.line(`${j.id.padEnd(36)} ${j.status.padEnd(16)} ${j.started}`);
+}
+
+/** Prints one snapshot; true when the job has ended. */
+async function showStatus(client: Client, workflowId: string, out: Output, watching: boolean): Promise<boolean> {
+  const handle = client.workflow.getHandle(workflowId);
+  const described = await handle.describe();
+  const running = described.status.name === 'RUNNING';
+  if (!running) {
+    const result = (await handle.result().catch(() => undefined)) as JobResult | undefined;
+    const counts = { pending: 0, creating: 0, rendering: 0, downloading: 0, ...(result?.counts ?? {}) };
+    if (out.json) out.result({ job: workflowId, state: described.status.name.toLowerCase(), counts, items: result?.total ?? 0 });
+    else out.line(`${workflowId}: ${described.status.name.toLowerCase()}${result ? `, ${result.counts.succeeded} of ${result.total} succeeded` : ''}`);
+    return true;
+  }
+  const progress = await handle.query<JobProgress>('progress').catch(() => undefined);
+  if (!progress) {
+    out.line(`${workflowId}: running, but no worker answers: start one with \`reelflow run JOB.yaml\` or \`reelflow worker\``);
+    return !watching;
+  }
+  const statuses = await itemStatuses(client, progress, progress.inFlight.length);
+  const phase = (p: RenderStatus['phase']) => statuses.filter((s) => s.phase === p).length;
+  const counts = {
+    pending: progress.counts.pending, creating: phase('creating') + phase('enhancing') + phase('pending'),
+    rendering: phase('rendering'), downloading: phase('downloading') + phase('recording'),
+    succeeded: progress.counts.succeeded, failed: progress.counts.failed, timed_out: progress.counts.timed_out,
+    canceled: progress.counts.canceled, unknown: progress.counts.unknown, skipped: progress.counts.skipped,
+  };
+  if (out.json) out.result({ job: progress.job, state: progress.state, counts, items: progress.total });
+  else {
+    out.line(summaryLine(progress));
+    out.line(`  creating ${counts.creating}, rendering ${counts.rendering}, downloading ${counts.downloading}, not started ${counts.pending}`);
+    for (const f of progress.recentFailures.slice(-5)) out.line(`  ${f.state} #${f.index} ${f.key}: ${f.error?.message ?? ''}`);
+  }
+  return false;
+}
+
+const COLUMNS = ['index', 'key', 'state', 'model', 'task_id', 'base_url', 'polls', 'file', 'bytes', 'sha256', 'error'] as const;
+
+function cell(row: ManifestRow, column: (typeof COLUMNS)[number]): string {
+  if (column === 'error') return row.error ? `${row.error.kind}: ${row.error.message}` : '';
+  const value = row[column];
+  return value === null || value === undefined ? '' : String(value);
+}
+
+export function toCsv(rows: ManifestRow[]): string {
+  const quote = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+  return [COLUMNS.join(','), ...rows.map((r) => COLUMNS.map((c) => quote(cell(r, c))).join(','))].join('\n') + '\n';
+}
+
+function toTable(rows: ManifestRow[], missing: number): string {
+  const lines = rows.map((r) => [
+    `#${r.index}`, r.key, r.state, r.model, r.task_id ?? '-', r.base_url ?? '-', String(r.polls), r.file ?? '-',
+    r.bytes !== null ? formatBytes(r.bytes) : '-', r.sha256 ? r.sha256.slice(0, 12) : '-', r.error ? `${r.error.kind}: ${r.error.message}` : '',
+  ]);
+  const head = ['#', 'KEY', 'STATE', 'MODEL', 'TASK', 'BASE', 'POLLS', 'FILE', 'SIZE', 'SHA256', 'ERROR'];
+  const widths = head.map((h, i) => Math.min(40, Math.max(h.length, ...lines.map((l) => l[i]!.length))));
+  const fmt = (l: string[]) => l.map((v, i) => (i === l.length - 1 ? v : v.padEnd(widths[i]!))).join('  ');
+  const tail = missing ? `\n${missing} item(s) of the plan have no result yet\n` : '\n';
+  return [fmt(head), ...lines.map(fmt)].join('\n') + tail;
+}

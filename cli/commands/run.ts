@@ -1,0 +1,142 @@
+// `reelflow run JOB.yaml`: start the job (or attach), show progress until every item has ended.
+import { spawn } from 'node:child_process';
+import { openSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { openStorage } from '../../storage';
+import { StorageError } from '../../storage/storage';
+import { InfrastructureError, UsageError } from '../../worker/errors';
+import { projectRoot } from '../../worker/bundle';
+import { stateDirectory } from '../../worker/state-dir';
+import { TASK_QUEUE } from '../../worker/temporal';
+import { jobWorkflowId } from '../../workflows/ids';
+import type { JobInput, JobProgress, JobResult } from '../../workflows/types';
+import type { ItemEndState } from '../../storage/manifest';
+import { loadPlanOrExplain } from '../job-ref';
+import { createOutput } from '../output';
+import { ProgressView } from '../progress';
+import { openSession } from '../session';
+import { describeOutcome, exitStatusFor, readOutcome } from '../summary';
+import { printDryRun } from './dry-run';
+
+interface RunOptions {
+  detach?: boolean;
+  dryRun?: boolean;
+  retryFailed?: boolean;
+  retryUnknown?: boolean;
+  json?: boolean;
+  worker: boolean;
+}
+
+export function registerRunCommand(program: Command): void {
+  program.command('run')
+    .description('start the job (or attach to it if running) and show live progress until every item has ended')
+    .argument('<job>', 'the job file (YAML)')
+    .option('--detach', 'return once the job has started (a background worker carries it on)')
+    .option('--dry-run', 'print the requests that would be sent, key redacted; send nothing')
+    .option('--retry-failed', 'render again the items that ended failed or timed_out')
+    .option('--retry-unknown', 'render again the items whose creation outcome was unknown')
+    .option('--no-worker', 'do not run a worker in this process (workers run elsewhere)')
+    .option('--json', 'print one JSON summary on stdout at the end')
+    .action((jobFile: string, options: RunOptions) => runCommand(jobFile, options));
+}
+
+async function preflight(plan: Awaited<ReturnType<typeof loadPlanOrExplain>>, withWorker: boolean): Promise<void> {
+  if (withWorker && !process.env[plan.gateway.apiKeyEnv]) {
+    throw new UsageError(`the environment variable ${plan.gateway.apiKeyEnv} is not set: export your gateway key in it ` +
+      '(gateway.api_key_env in the job file names the variable)');
+  }
+  try {
+    await openStorage(plan.output).checkWritable();
+  } catch (error) {
+    if (error instanceof StorageError) throw new InfrastructureError(error.message);
+    throw error;
+  }
+}
+
+async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
+  const out = createOutput(!!options.json);
+  const plan = await loadPlanOrExplain(jobFile);
+  for (const warning of plan.warnings) out.note(`warning: ${warning}`);
+  if (options.dryRun) return printDryRun(plan, out);
+  await preflight(plan, options.worker);
+
+  const started = Date.now();
+  const session = await openSession({ worker: options.worker && !options.detach });
+  const view = new ProgressView(session.client, !!process.stderr.isTTY && !options.json);
+  let interrupted = false;
+  const onSignal = () => {
+    if (interrupted) return;
+    interrupted = true;
+    view.clear();
+    out.note(`\ninterrupted: the job keeps its state and resumes with: reelflow run ${jobFile}`);
+    void session.close().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    const workflowId = jobWorkflowId(plan.job);
+    const retryStates: ItemEndState[] = [
+      ...(options.retryFailed ? (['failed', 'timed_out'] as const) : []),
+      ...(options.retryUnknown ? (['unknown'] as const) : []),
+    ];
+    const running = await session.client.workflow.getHandle(workflowId).describe()
+      .then((d) => d.status.name === 'RUNNING', () => false);
+    const input: JobInput = { jobFile: plan.jobFile, runDate: plan.runDate, retryStates };
+    const handle = await session.client.workflow.start('JobWorkflow', {
+      taskQueue: TASK_QUEUE, workflowId, args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    });
+    if (running) {
+      out.note(`${plan.job}: already running: attached${retryStates.length ? ' (--retry-* apply to the next run, not this one)' : ''}`);
+    } else {
+      out.note(`${plan.job}: started ${plan.items.length} item(s) -> ${openStorage(plan.output).location}`);
+    }
+    if (session.target.embedded) out.note(`Temporal web UI: ${session.target.embedded.uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`);
+
+    if (options.detach) {
+      if (session.target.embedded && options.worker) spawnBackgroundWorker(workflowId);
+      out.note(`detached: follow it with \`reelflow status ${jobFile} --watch\``);
+      if (options.json) out.result({ job: plan.job, workflowId, state: running ? 'attached' : 'started' });
+      await session.close({ keepServer: true });
+      return;
+    }
+
+    const result = handle.result() as Promise<JobResult>;
+    let finished = false;
+    void result.then(() => { finished = true; }, () => { finished = true; });
+    while (!finished && !interrupted) {
+      const progress = await handle.query<JobProgress>('progress').catch(() => undefined);
+      if (progress && !interrupted) await view.render(progress).catch(() => undefined);
+      await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, process.stderr.isTTY ? 500 : 1000))]);
+    }
+    if (interrupted) return;
+    view.clear();
+    const jobResult = await result;
+    const outcome = await readOutcome(plan);
+    if (options.json) {
+      out.result({ job: plan.job, workflowId, canceled: jobResult.canceled, fatal: jobResult.fatal ?? null, ...outcome, rows: undefined,
+        failures: outcome.rows.filter((r) => r.state !== 'succeeded').map((r) => ({ key: r.key, index: r.index, state: r.state, error: r.error })) });
+    } else {
+      if (jobResult.fatal) out.line(`stopped early: ${jobResult.fatal}`);
+      if (jobResult.canceled) out.line('the job was canceled');
+      for (const line of describeOutcome(outcome, jobFile, Date.now() - started)) out.line(line);
+    }
+    process.exitCode = exitStatusFor(outcome);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    if (!interrupted) await session.close({ keepServer: !!options.detach });
+  }
+}
+
+/** --detach with the embedded server: a worker in the background finishes the job, then exits. */
+function spawnBackgroundWorker(workflowId: string): void {
+  const logFile = join(stateDirectory(), 'logs', `worker-${workflowId}.log`);
+  const fd = openSync(logFile, 'a');
+  const child = spawn(process.execPath, [join(projectRoot, 'bin', 'reelflow.js'), 'worker', '--until-done', workflowId], {
+    detached: true, stdio: ['ignore', fd, fd], env: process.env,
+  });
+  child.unref();
+}

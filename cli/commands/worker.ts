@@ -1,0 +1,46 @@
+// `reelflow worker`: a worker for the task queue until interrupted. Start more, anywhere, to scale out.
+import type { Command } from 'commander';
+import { connectWorker, resolveTemporal, TASK_QUEUE } from '../../worker/temporal';
+import { createReelflowWorker, runWorkerUntil } from '../../worker/worker';
+import { connectClient } from '../../worker/temporal';
+
+interface WorkerOptions {
+  maxActivities: string;
+  maxWorkflowTasks: string;
+  untilDone?: string;
+}
+
+export function registerWorkerCommand(program: Command): void {
+  program.command('worker')
+    .description('run a worker for the task queue against the configured Temporal service, until interrupted')
+    .option('--max-activities <n>', 'concurrent activities (gateway calls, downloads)', '200')
+    .option('--max-workflow-tasks <n>', 'concurrent workflow tasks', '40')
+    .option('--until-done <workflow-id>', 'exit once this job has finished (used by run --detach)')
+    .action(async (options: WorkerOptions) => {
+      const target = await resolveTemporal();
+      const connection = await connectWorker(target);
+      const worker = await createReelflowWorker({
+        connection, namespace: target.namespace,
+        maxActivities: Number(options.maxActivities), maxWorkflowTasks: Number(options.maxWorkflowTasks),
+      });
+      process.stderr.write(`reelflow worker: polling task queue "${TASK_QUEUE}" on ${target.description}\n`);
+      const stop = new Promise<void>((resolve) => {
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
+        if (options.untilDone) void waitForJob(target, options.untilDone).then(resolve, resolve);
+      });
+      await runWorkerUntil(worker, stop);
+      await connection.close();
+      if (target.embedded?.owned && !options.untilDone) await target.embedded.stop();
+      process.stderr.write('reelflow worker: stopped\n');
+    });
+}
+
+async function waitForJob(target: Awaited<ReturnType<typeof resolveTemporal>>, workflowId: string): Promise<void> {
+  const client = await connectClient(target);
+  try {
+    await client.workflow.getHandle(workflowId).result();
+  } finally {
+    await client.connection.close();
+  }
+}

@@ -1,0 +1,55 @@
+// The reelflow command: every command of spec/cli.md, errors mapped to the documented exit status.
+import { Command, CommanderError } from 'commander';
+import { redact } from '../gateway/redact';
+import { registerReportCommand } from './commands/report';
+import { registerRunCommand } from './commands/run';
+import { registerServerCommand } from './commands/server';
+import { registerSimCommand } from './commands/sim';
+import { registerValidateCommand } from './commands/validate';
+import { registerWorkerCommand } from './commands/worker';
+import { registerOperateCommands } from './commands/operate';
+import { registerDoctorCommand } from './commands/doctor';
+import { registerScheduleCommand } from './commands/schedule';
+import { resolveReportTarget } from './report-target';
+
+export function buildProgram(): Command {
+  const program = new Command('reelflow')
+    .description('Durable batch AI video generation on Temporal: YAML job files in, verified videos out.')
+    .version(require('../package.json').version as string)
+    .option('--verbose', 'show structured logs on stderr, and stack traces on errors')
+    .showSuggestionAfterError(true)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  registerValidateCommand(program);
+  registerRunCommand(program);
+  registerOperateCommands(program);
+  registerReportCommand(program, { resolveOutput: resolveReportTarget });
+  registerScheduleCommand(program);
+  registerWorkerCommand(program);
+  registerDoctorCommand(program);
+  registerServerCommand(program);
+  registerSimCommand(program);
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    process.exitCode = exitCodeFor(error);
+    if (error instanceof CommanderError) return; // commander has printed its message already
+    const verbose = process.env.REELFLOW_VERBOSE === '1';
+    const text = verbose && error instanceof Error && error.stack ? error.stack : (error as Error).message ?? String(error);
+    process.stderr.write(`reelflow: ${redact(text)}\n`);
+  }
+}
+
+function exitCodeFor(error: unknown): number {
+  if (error instanceof CommanderError) {
+    return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0 ? 0 : 2;
+  }
+  const code = (error as { exitCode?: unknown }).exitCode;
+  return typeof code === 'number' ? code : 1;
+}

@@ -1,0 +1,59 @@
+// The end of a run, read from the manifest: the latest row per item of the plan.
+import type { Plan } from '../jobfile/plan';
+import type { ItemEndState, ManifestRow } from '../storage/manifest';
+import { openStorage } from '../storage';
+import { color, formatBytes } from './output';
+
+export interface JobOutcome {
+  job: string;
+  items: number;
+  location: string;
+  counts: Record<ItemEndState | 'not_rendered', number>;
+  bytes: number;
+  rows: ManifestRow[];
+  /** Items of the plan without a final row (a canceled job's items never started). */
+  missing: string[];
+}
+
+export async function readOutcome(plan: Plan): Promise<JobOutcome> {
+  const storage = openStorage(plan.output);
+  const latest = new Map<string, ManifestRow>();
+  for (const row of await storage.readManifest()) latest.set(row.key, row);
+  const counts = { succeeded: 0, failed: 0, timed_out: 0, canceled: 0, unknown: 0, not_rendered: 0 };
+  const rows: ManifestRow[] = [];
+  const missing: string[] = [];
+  let bytes = 0;
+  for (const item of plan.items) {
+    const row = latest.get(item.key);
+    if (!row) { counts.not_rendered++; missing.push(item.key); continue; }
+    counts[row.state]++;
+    bytes += row.bytes ?? 0;
+    rows.push(row);
+  }
+  return { job: plan.job, items: plan.items.length, location: storage.location, counts, bytes, rows, missing };
+}
+
+/** Exit status per spec/cli.md: 0 when every item succeeded, else 1. */
+export function exitStatusFor(outcome: JobOutcome): number {
+  return outcome.counts.succeeded === outcome.items ? 0 : 1;
+}
+
+export function describeOutcome(outcome: JobOutcome, jobFile: string, elapsedMs?: number): string[] {
+  const c = outcome.counts;
+  const lines: string[] = [];
+  const took = elapsedMs !== undefined ? ` in ${(elapsedMs / 1000).toFixed(1)} s` : '';
+  const head = `${outcome.job}: ${c.succeeded} of ${outcome.items} succeeded${took} (${formatBytes(outcome.bytes)}) -> ${outcome.location}`;
+  lines.push(c.succeeded === outcome.items ? color.green(head) : color.yellow(head));
+  const bad = outcome.rows.filter((r) => r.state !== 'succeeded');
+  for (const row of bad) {
+    const reason = row.error ? `${row.error.kind}: ${row.error.message}` : row.state;
+    lines.push(`  ${color.red(row.state.padEnd(9))} #${row.index} ${row.key}  ${reason}`);
+  }
+  if (outcome.missing.length) lines.push(`  ${outcome.missing.length} item(s) not rendered yet: run \`reelflow run ${jobFile}\` to continue`);
+  if (c.failed || c.timed_out) lines.push(color.dim(`  render failed ones again: reelflow run ${jobFile} --retry-failed`));
+  if (c.unknown) {
+    lines.push(color.dim(`  unknown = the gateway may or may not have started the render (it may be billed): ` +
+      `check the gateway's console, then reelflow run ${jobFile} --retry-unknown`));
+  }
+  return lines;
+}

@@ -1,0 +1,120 @@
+// The plan: what a validated, expanded job file becomes. Types only, no runtime code, so that
+// workflows/ may import it without pulling anything non-deterministic into the workflow bundle.
+
+export type Protocol = 'general' | 'openai';
+export type AssetKind = 'image' | 'video' | 'audio';
+
+/** One reference asset of an item, resolved. */
+export interface ReferenceAsset {
+  kind: AssetKind;
+  /** `reference_image` | `reference_video` | `reference_audio`, matching `kind`. */
+  role: string;
+  /**
+   * http(s) URL, `data:` URL, or an absolute local path. Local files are read by the worker
+   * at create time (never carried through workflow history).
+   */
+  source: string;
+  local: boolean;
+}
+
+/** Everything the gateway needs to create one video task. No secrets. */
+export interface RenderRequest {
+  model: string;
+  protocol: Protocol;
+  prompt: string;
+  /** String of digits, e.g. "5". */
+  seconds?: string;
+  /** general protocol: metadata.resolution, e.g. "720p". */
+  resolution?: string;
+  /** general protocol: metadata.ratio, e.g. "16:9". */
+  ratio?: string;
+  /** openai protocol: size, e.g. "1280x720". */
+  size?: string;
+  generateAudio?: boolean;
+  watermark?: boolean;
+  references: ReferenceAsset[];
+}
+
+export interface PlanItem {
+  /** Stable identity: the item's `id`, else a short hash of the resolved request. */
+  key: string;
+  /** The user's `id` if one was given. */
+  id?: string;
+  /** 1-based position in the expanded plan. */
+  index: number;
+  request: RenderRequest;
+  /** Output object name without extension, relative to the output location (no `..`, no leading `/`). */
+  outputName: string;
+  /**
+   * Added (issue #5): the item's own placeholder values, from `matrix` and `items_from` columns,
+   * as strings. Absent when the item has none.
+   */
+  vars?: Record<string, string>;
+}
+
+export interface GatewaySettings {
+  /** Normalised base addresses (no trailing slash, no `/v1`), primary first. */
+  baseUrls: string[];
+  /** Name of the environment variable that holds the key (never the key). */
+  apiKeyEnv: string;
+  requestTimeoutMs: number;
+}
+
+export interface EnhanceSettings {
+  model: string;
+  maxTokens: number;
+  system?: string;
+}
+
+export interface S3OutputSettings {
+  bucket: string;
+  /** Resolved prefix, placeholders already filled; ends with `/` or is empty. */
+  prefix: string;
+  region: string;
+  endpoint?: string;
+  forcePathStyle: boolean;
+}
+
+export interface OutputSettings {
+  storage: 'local' | 's3';
+  /** local: absolute directory, placeholders already filled. */
+  dir?: string;
+  s3?: S3OutputSettings;
+}
+
+export interface ScheduleSettings {
+  cron: string;
+  timezone: string;
+  overlap: 'skip' | 'buffer_one' | 'allow_all';
+  /** Added (issue #5): the schedule in words, e.g. "at 03:00 every day (Europe/Berlin)". */
+  description?: string;
+}
+
+/** Settings of a job that every item shares; small enough to travel through workflow history. */
+export interface JobSettings {
+  job: string;
+  gateway: GatewaySettings;
+  concurrency: { maxInFlight: number; createsPerMinute?: number };
+  polling: { initialMs: number; maxMs: number; timeoutMs: number };
+  retries: { create: 'safe' | 'always'; download: number };
+  output: OutputSettings;
+  enhance?: EnhanceSettings;
+  schedule?: ScheduleSettings;
+}
+
+export interface Plan extends JobSettings {
+  /** Absolute path of the job file the plan came from. */
+  jobFile: string;
+  /** The run date used for `{date}`, YYYY-MM-DD. */
+  runDate: string;
+  items: PlanItem[];
+  warnings: string[];
+}
+
+/** A positioned validation problem. */
+export interface JobFileError {
+  file: string;
+  line: number;
+  column: number;
+  message: string;
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Everything a fresh clone needs, idempotent and quick when already done:
+# npm dependencies, ffmpeg (real MP4s and poster frames), the Temporal CLI, the build.
+# --for-tests adds what the test suite needs: Debian's Chromium and a real S3-compatible server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+start=$(date +%s)
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm dependencies"
+  npm ci --no-audit --no-fund --loglevel=error >&2
+fi
+
+if ! command -v ffmpeg >/dev/null 2>&1; then
+  say "installing ffmpeg from Debian's packages (real MP4s, poster frames)"
+  { as_root apt-get install -y -qq ffmpeg >/dev/null 2>&1 || { as_root apt-get update -qq >/dev/null 2>&1 && as_root apt-get install -y -qq ffmpeg >/dev/null 2>&1; }; } \
+    || say "ffmpeg could not be installed: the simulator serves its shipped sample video and reports use placeholders"
+fi
+
+bash scripts/temporal.sh --print-path >/dev/null
+bash scripts/build.sh
+
+if [ "${1:-}" = "--for-tests" ]; then
+  bash scripts/browser.sh --print-path >/dev/null
+  bash scripts/s3-server.sh --print-path >/dev/null
+fi
+say "set-up done in $(( $(date +%s) - start )) s"

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The whole test suite, set-up included: dependencies, the Temporal CLI, ffmpeg, the workflow bundle,
+# then unit, integration and end-to-end tests on Node's built-in test runner (through tsx).
+# Usage: npm test [-- FILE_OR_DIR ...]   (default: everything under test/)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+
+bash scripts/setup.sh --for-tests
+export REELFLOW_TEMPORAL_CLI="$(bash scripts/temporal.sh --print-path)"
+
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(test)
+mapfile -t files < <(find "${targets[@]}" -name '*.test.ts' | sort)
+[ ${#files[@]} -gt 0 ] || die "no test files under: ${targets[*]}"
+
+mkdir -p test-output
+# Files run one per core; each integration file starts what it needs (simulator, Temporal) itself.
+exec node --import tsx --test --test-concurrency="${REELFLOW_TEST_CONCURRENCY:-2}" \
+  --test-timeout="${REELFLOW_TEST_TIMEOUT_MS:-600000}" "${files[@]}"

@@ -1,0 +1,24 @@
+// One manifest line per item as it ends (spec/cli.md, "Files a run leaves"). Never the API key.
+
+export type ItemEndState = 'succeeded' | 'failed' | 'timed_out' | 'canceled' | 'unknown';
+
+export interface ManifestRow {
+  key: string;
+  id: string | null;
+  index: number;
+  state: ItemEndState;
+  model: string;
+  protocol: 'general' | 'openai';
+  prompt: string;
+  /** The prompt after the enhance step, when one ran. */
+  enhanced_prompt?: string | null;
+  task_id: string | null;
+  base_url: string | null;
+  created_at: string | null;
+  finished_at: string;
+  polls: number;
+  file: string | null;
+  bytes: number | null;
+  sha256: string | null;
+  error: { kind: string; message: string } | null;
+}

@@ -1,0 +1,58 @@
+import type { Readable } from 'node:stream';
+import type { ManifestRow } from './manifest';
+
+export interface StoredObject {
+  /** Object name relative to the output location, with extension (e.g. `001-hero.mp4`). */
+  name: string;
+  bytes: number;
+  /** Hex sha256 when known (local: from the manifest or by hashing; S3: object metadata). */
+  sha256?: string;
+}
+
+export interface WriteResult {
+  name: string;
+  bytes: number;
+  sha256: string;
+  /** Where it landed, for people: an absolute path or `s3://bucket/key`. */
+  location: string;
+}
+
+export interface WriteOptions {
+  /** When given, the write fails (and leaves nothing under the final name) unless exactly this many bytes arrived. */
+  expectedBytes?: number;
+  /** Called as bytes arrive (total so far), for heartbeats. */
+  onProgress?: (bytesSoFar: number) => void;
+}
+
+/** Where videos land. One interface for local disk and S3-compatible buckets. */
+export interface Storage {
+  /** Human description of the location: a directory or `s3://bucket/prefix`. */
+  readonly location: string;
+  /** The object if it exists under its final name (never a partial one). */
+  stat(name: string): Promise<StoredObject | undefined>;
+  /**
+   * Bytes of a partial write of `name` kept from an earlier attempt (local `.part` file), so a
+   * download can resume with Range; 0 when there is none or the backend cannot resume.
+   */
+  partialBytes(name: string): Promise<number>;
+  /**
+   * Streams `body` to `name` atomically: nothing appears under the final name unless every byte
+   * arrived. When `resumeFrom` > 0 the body carries bytes from that offset and is appended to the
+   * kept partial write (the sha256 still covers the whole object).
+   */
+  write(name: string, body: Readable, options?: WriteOptions & { resumeFrom?: number }): Promise<WriteResult>;
+  /** Drops a kept partial write, e.g. when the server cannot resume it. */
+  discardPartial(name: string): Promise<void>;
+  appendManifest(row: ManifestRow): Promise<void>;
+  /** Manifest rows in order; a torn last line is ignored. */
+  readManifest(): Promise<ManifestRow[]>;
+  list(): Promise<StoredObject[]>;
+  /** Throws a StorageError with a clear message when the location cannot be written. */
+  checkWritable(): Promise<void>;
+  /** Absolute local path of an object when the backend is a local directory (reports link to it). */
+  localPath?(name: string): string;
+}
+
+export class StorageError extends Error {
+  override readonly name = 'StorageError';
+}

@@ -1,0 +1,46 @@
+// Job files written into a temporary directory for a test.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export function tempDir(prefix = 'reelflow-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export interface JobSpec {
+  name: string;
+  baseUrls: string[];
+  items: Array<{ id?: string; prompt: string; model?: string }>;
+  extra?: string;
+  polling?: string;
+  maxInFlight?: number;
+}
+
+/** Writes a job file whose outputs go to `<dir>/out`; returns its path. */
+export function writeJob(dir: string, spec: JobSpec): string {
+  const items = spec.items.map((i) => [
+    `  - prompt: ${JSON.stringify(i.prompt)}`,
+    ...(i.id ? [`    id: ${i.id}`] : []),
+    ...(i.model ? [`    model: ${i.model}`] : []),
+  ].join('\n')).join('\n');
+  const text = [
+    'version: 1',
+    `name: ${spec.name}`,
+    'gateway:',
+    '  base_urls:',
+    ...spec.baseUrls.map((u) => `    - ${u}`),
+    'defaults:',
+    '  model: seedance-1-0-pro-250528',
+    '  seconds: "5"',
+    `concurrency:\n  max_in_flight: ${spec.maxInFlight ?? 10}`,
+    spec.polling ?? 'polling:\n  initial: 500ms\n  max: 2s\n  timeout: 5m',
+    'output:\n  dir: ./out',
+    spec.extra ?? '',
+    'items:',
+    items,
+    '',
+  ].join('\n');
+  const path = join(dir, `${spec.name}.yaml`);
+  writeFileSync(path, text);
+  return path;
+}

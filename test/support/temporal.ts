@@ -1,0 +1,27 @@
+// A real Temporal development server for a test file: its own state directory and free ports.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureDevServer, type DevServer } from '../../worker/dev-server';
+
+export interface TestTemporal {
+  address: string;
+  stateDir: string;
+  server: DevServer;
+  /** Environment for CLI child processes that should use this server as their embedded one. */
+  env: NodeJS.ProcessEnv;
+  stop(): Promise<void>;
+}
+
+export async function startTestTemporal(): Promise<TestTemporal> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'reelflow-test-state-'));
+  const server = await ensureDevServer({ stateDir, foreground: true, startTimeoutMs: 90_000 });
+  const env = { ...process.env, REELFLOW_STATE_DIR: stateDir, TEMPORAL_ADDRESS: undefined };
+  return {
+    address: server.address, stateDir, server, env,
+    async stop() {
+      await server.stop();
+      rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,163 @@
+// The embedded default: the Temporal CLI's development server with a SQLite file in the state
+// directory. One server per state directory; a second reelflow process reuses it, and the process
+// that started it stops it on exit. A server left behind by a killed process is adopted.
+import { spawn, execFileSync } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createServer, createConnection } from 'node:net';
+import { join, resolve } from 'node:path';
+import { InfrastructureError } from './errors';
+import { ensureWritableDir } from './state-dir';
+
+export interface DevServer {
+  address: string;
+  uiUrl: string;
+  /** True when this process started it (or adopted an orphan) and will stop it. */
+  owned: boolean;
+  stop(): Promise<void>;
+}
+
+interface ServerRecord {
+  pid: number;
+  ownerPid: number;
+  /** A server run by `reelflow server` belongs to that process; never adopted by others. */
+  foreground: boolean;
+  port: number;
+  uiPort: number;
+}
+
+const repoRoot = resolve(__dirname, '..', existsSync(resolve(__dirname, '..', 'package.json')) ? '' : '..');
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function portAnswers(port: number, timeoutMs = 500): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    const finish = (ok: boolean) => { socket.destroy(); done(ok); };
+    socket.setTimeout(timeoutMs, () => finish(false));
+    socket.once('connect', () => finish(true));
+    socket.once('error', () => finish(false));
+  });
+}
+
+async function portFree(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const server = createServer();
+    server.once('error', () => done(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => done(true)));
+  });
+}
+
+async function freePort(preferred: number): Promise<number> {
+  if (await portFree(preferred)) return preferred;
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+/** The Temporal CLI binary: provisioned by scripts/temporal.sh (env, PATH, cache, Go build). */
+export function temporalCliPath(env: NodeJS.ProcessEnv = process.env): string {
+  const known = env.REELFLOW_TEMPORAL_CLI ?? env.TEMPORAL_CLI_PATH;
+  if (known && existsSync(known)) return known;
+  try {
+    return execFileSync('bash', [join(repoRoot, 'scripts', 'temporal.sh'), '--print-path'], {
+      encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'],
+    }).trim();
+  } catch {
+    throw new InfrastructureError(
+      'cannot provide the Temporal CLI: install Go and run `npm run setup`, put `temporal` on PATH ' +
+      '(or set TEMPORAL_CLI_PATH), or set TEMPORAL_ADDRESS to a running Temporal service');
+  }
+}
+
+function readRecord(file: string): ServerRecord | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as ServerRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeRecord(file: string, record: ServerRecord): void {
+  writeFileSync(`${file}.tmp`, JSON.stringify(record));
+  renameSync(`${file}.tmp`, file);
+}
+
+async function waitUntilAnswering(port: number, pid: number, logFile: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await portAnswers(port)) return;
+    if (!alive(pid)) {
+      const log = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
+      throw new InfrastructureError(`the Temporal development server exited during start-up. Its log (${logFile}):\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new InfrastructureError(`the Temporal development server did not answer on 127.0.0.1:${port} within ${timeoutMs / 1000} s (log: ${logFile})`);
+}
+
+function stopper(record: ServerRecord, recordFile: string): () => Promise<void> {
+  return async () => {
+    if (!alive(record.pid)) return;
+    process.kill(record.pid, 'SIGTERM');
+    for (let i = 0; i < 50 && alive(record.pid); i++) await new Promise((r) => setTimeout(r, 100));
+    if (alive(record.pid)) process.kill(record.pid, 'SIGKILL');
+    if (readRecord(recordFile)?.pid === record.pid) writeRecord(recordFile, { ...record, pid: -1 });
+  };
+}
+
+export interface DevServerOptions {
+  stateDir: string;
+  /** `reelflow server`: this process owns the server for its whole life. */
+  foreground?: boolean;
+  port?: number;
+  uiPort?: number;
+  startTimeoutMs?: number;
+}
+
+/** Reuses the running server of this state directory, or starts one. */
+export async function ensureDevServer(options: DevServerOptions): Promise<DevServer> {
+  const dir = ensureWritableDir(join(options.stateDir, 'temporal'), 'state directory');
+  const recordFile = join(dir, 'server.json');
+  const existing = readRecord(recordFile);
+  if (existing && existing.pid > 0 && alive(existing.pid) && (await portAnswers(existing.port))) {
+    // A server whose owner died (kill -9 of `reelflow run`) is adopted, so it is stopped eventually.
+    const adopt = !existing.foreground && !alive(existing.ownerPid);
+    if (adopt) writeRecord(recordFile, { ...existing, ownerPid: process.pid });
+    return {
+      address: `127.0.0.1:${existing.port}`, uiUrl: `http://127.0.0.1:${existing.uiPort}`,
+      owned: adopt, stop: adopt ? stopper(existing, recordFile) : async () => {},
+    };
+  }
+  const port = options.port ?? (await freePort(existing?.port ?? 7233));
+  const uiPort = options.uiPort ?? (await freePort(existing?.uiPort ?? 8233));
+  if (options.port && !(await portFree(options.port))) {
+    throw new InfrastructureError(`port ${options.port} for the Temporal development server is taken: choose another with --port`);
+  }
+  const logFile = join(dir, 'server.log');
+  const logFd = openSync(logFile, 'a');
+  const child = spawn(temporalCliPath(), [
+    'server', 'start-dev', '--db-filename', join(dir, 'dev.sqlite'), '--ip', '127.0.0.1',
+    '--port', String(port), '--ui-port', String(uiPort), '--log-level', 'warn',
+    // Long renders keep many timers; the default 2 MB blob and 50k-event limits stay as in production.
+    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
+  ], { stdio: ['ignore', logFd, logFd], detached: true });
+  closeSync(logFd);
+  child.unref();
+  if (child.pid === undefined) throw new InfrastructureError('could not start the Temporal development server');
+  const record: ServerRecord = { pid: child.pid, ownerPid: process.pid, foreground: !!options.foreground, port, uiPort };
+  writeRecord(recordFile, record);
+  await waitUntilAnswering(port, child.pid, logFile, options.startTimeoutMs ?? 60_000);
+  return { address: `127.0.0.1:${port}`, uiUrl: `http://127.0.0.1:${uiPort}`, owned: true, stop: stopper(record, recordFile) };
+}

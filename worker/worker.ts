@@ -1,0 +1,48 @@
+// The worker: registers the workflows (prebuilt bundle) and activities on the task queue.
+import { existsSync } from 'node:fs';
+import { Worker, type NativeConnection } from '@temporalio/worker';
+import * as activities from '../activities/definitions';
+import { closeActivityResources } from '../activities/context';
+import { workflowBundlePath, workflowsSourcePath } from './bundle';
+import { log } from './log';
+import { TASK_QUEUE } from './temporal';
+
+export interface WorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue?: string;
+  /** Concurrent activities (HTTP calls, downloads). */
+  maxActivities?: number;
+  /** Concurrent workflow tasks. */
+  maxWorkflowTasks?: number;
+}
+
+export async function createReelflowWorker(options: WorkerOptions): Promise<Worker> {
+  // From a checkout without a build, bundle on the fly (slower start, same behaviour).
+  const workflowSource = existsSync(workflowBundlePath)
+    ? { workflowBundle: { codePath: workflowBundlePath } }
+    : { workflowsPath: workflowsSourcePath };
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue ?? TASK_QUEUE,
+    ...workflowSource,
+    activities,
+    maxConcurrentActivityTaskExecutions: options.maxActivities ?? 200,
+    maxConcurrentWorkflowTaskExecutions: options.maxWorkflowTasks ?? 40,
+    maxCachedWorkflows: 2_000,
+    // A graceful stop lets running downloads finish or heartbeat their offset.
+    shutdownGraceTime: '10s',
+  });
+}
+
+/** Runs `worker` until `stop` resolves, then shuts it down and releases pooled connections. */
+export async function runWorkerUntil(worker: Worker, stop: Promise<unknown>): Promise<void> {
+  void stop.then(() => { if (worker.getState() === 'RUNNING') worker.shutdown(); });
+  try {
+    await worker.run();
+  } finally {
+    await closeActivityResources();
+    log.info('worker stopped');
+  }
+}

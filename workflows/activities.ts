@@ -1,0 +1,41 @@
+// Activity proxies, declared once with their timeouts and retry policies.
+import { proxyActivities } from '@temporalio/workflow';
+import type { JobSettings } from '../jobfile/plan';
+import type * as activities from '../activities/definitions';
+
+/** Pure bookkeeping on the worker: plan pages, manifest lines. Safe to retry. */
+export const bookkeeping = proxyActivities<typeof activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10, nonRetryableErrorTypes: ['JobFileChanged', 'JobFileInvalid'] },
+});
+
+const FATAL_TYPES = ['auth', 'model_unavailable', 'invalid_request', 'permission', 'task_not_found', 'missing_key'];
+
+/** Gateway calls whose timeouts follow the job's request_timeout. */
+export function gatewayActivities(settings: JobSettings) {
+  const perCall = settings.gateway.requestTimeoutMs;
+  return {
+    // Creation is the one non-idempotent call: a single Temporal attempt. The gateway client
+    // retries inside it only where the protocol says a retry is safe (protocol page, section 6).
+    create: proxyActivities<typeof activities>({
+      startToCloseTimeout: perCall * 4 + 30_000,
+      retry: { maximumAttempts: 1 },
+    }),
+    check: proxyActivities<typeof activities>({
+      startToCloseTimeout: perCall * 3 + 10_000,
+      retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 8, nonRetryableErrorTypes: FATAL_TYPES },
+    }),
+    enhance: proxyActivities<typeof activities>({
+      startToCloseTimeout: perCall * 3 + 30_000,
+      retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: FATAL_TYPES },
+    }),
+    download: proxyActivities<typeof activities>({
+      startToCloseTimeout: '2 hours',
+      heartbeatTimeout: Math.max(perCall, 30_000),
+      retry: {
+        initialInterval: '2s', maximumInterval: '1 minute',
+        maximumAttempts: Math.max(1, settings.retries.download), nonRetryableErrorTypes: FATAL_TYPES,
+      },
+    }),
+  };
+}

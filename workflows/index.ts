@@ -1,0 +1,3 @@
+// The workflow bundle's entry: every workflow type the worker registers.
+export { JobWorkflow } from './job';
+export { RenderWorkflow } from './render';

@@ -1,0 +1,126 @@
+// RenderWorkflow: one item, from prompt to a verified file and a manifest line. The waits between
+// status checks are workflow timers, so a long render holds no worker slot and survives restarts.
+import {
+  ActivityFailure, ApplicationFailure, CancellationScope, TimeoutFailure, defineQuery, defineSignal,
+  getExternalWorkflowHandle, isCancellation, setHandler, sleep,
+} from '@temporalio/workflow';
+import type { ManifestRow } from '../storage/manifest';
+import { bookkeeping, gatewayActivities } from './activities';
+import { nextPollDelay } from './polling';
+import type { ItemEndState, ItemOutcome, RenderInput, RenderStatus, TaskCheck } from './types';
+
+export const itemStatusQuery = defineQuery<RenderStatus>('itemStatus');
+export const itemDoneSignal = defineSignal<[ItemOutcome]>('itemDone');
+
+class ItemEnded extends Error {
+  constructor(readonly state: ItemEndState, readonly kind: string, message: string) {
+    super(message);
+  }
+}
+
+/** Error type names from activities (ApplicationFailure.type) map to end states. */
+function endFromFailure(error: unknown, during: string): ItemEnded {
+  const failure = error instanceof ActivityFailure ? error.cause : error;
+  if (failure instanceof ApplicationFailure) {
+    const kind = failure.type ?? 'error';
+    const state: ItemEndState = kind === 'ambiguous_create' ? 'unknown' : 'failed';
+    return new ItemEnded(state, kind, failure.message);
+  }
+  if (failure instanceof TimeoutFailure) {
+    // A create that timed out may have reached the gateway: its outcome is unknown.
+    const state: ItemEndState = during === 'create' ? 'unknown' : 'failed';
+    return new ItemEnded(state, 'activity_timeout', `${during} did not finish in time (${failure.timeoutType})`);
+  }
+  return new ItemEnded('failed', 'error', `${during}: ${(failure as Error | undefined)?.message ?? String(error)}`);
+}
+
+export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
+  const { item, settings } = input;
+  const status: RenderStatus = { key: item.key, phase: 'pending', polls: 0 };
+  setHandler(itemStatusQuery, () => status);
+  const calls = gatewayActivities(settings);
+  let prompt = item.request.prompt;
+  let enhanced: string | undefined;
+  let download: { file: string; bytes: number; sha256: string; baseUrl: string } | undefined;
+  let ended: ItemEnded | undefined;
+  let renderMs: number | undefined;
+
+  try {
+    if (settings.enhance) {
+      status.phase = 'enhancing';
+      enhanced = await calls.enhance.enhancePrompt({ settings, prompt }).catch((e: unknown) => { throw endFromFailure(e, 'enhance'); });
+      prompt = enhanced;
+    }
+    status.phase = 'creating';
+    const created = await createWithPolicy(input, prompt, calls);
+    Object.assign(status, { phase: 'rendering', taskId: created.taskId, baseUrl: created.baseUrl, createdAt: created.createdAt });
+
+    let check: TaskCheck | undefined;
+    const deadline = created.createdAt + settings.polling.timeoutMs;
+    for (;;) {
+      const now = Date.now();
+      if (now >= deadline) throw new ItemEnded('timed_out', 'timed_out', `not finished after ${settings.polling.timeoutMs / 1000} s (polling.timeout)`);
+      const delay = nextPollDelay({
+        initialMs: settings.polling.initialMs, maxMs: settings.polling.maxMs, checks: status.polls,
+        elapsedMs: now - created.createdAt, progress: check?.progress, serverHintMs: check?.pollAfterMs,
+        medianRenderMs: input.medianRenderMs,
+      });
+      await sleep(Math.min(delay, deadline - now));
+      if (Date.now() >= deadline) continue;
+      check = await calls.check.checkTask({
+        settings, taskId: created.taskId, protocol: item.request.protocol, createdAt: created.createdAt,
+      }).catch((e: unknown) => { throw endFromFailure(e, 'status check'); });
+      status.polls += 1;
+      status.progress = check.progress;
+      status.baseUrl = check.baseUrl;
+      if (check.state === 'succeeded') break;
+      if (check.state === 'failed') throw new ItemEnded('failed', 'render_failed', check.failReason || 'the gateway reported the render as failed');
+    }
+    renderMs = Date.now() - created.createdAt;
+    status.phase = 'downloading';
+    download = await calls.download.downloadVideo({
+      settings, taskId: created.taskId, protocol: item.request.protocol, resultUrl: check.resultUrl, outputName: item.outputName,
+    }).catch((e: unknown) => { throw endFromFailure(e, 'download'); });
+    status.baseUrl = download.baseUrl;
+  } catch (error) {
+    if (isCancellation(error)) ended = new ItemEnded('canceled', 'canceled', 'the job was canceled');
+    else if (error instanceof ItemEnded) ended = error;
+    else ended = endFromFailure(error, status.phase);
+  }
+
+  const outcome: ItemOutcome = {
+    key: item.key, index: item.index, model: item.request.model, state: ended?.state ?? 'succeeded', renderMs,
+    error: ended ? { kind: ended.kind, message: ended.message } : undefined,
+  };
+  // Recording and reporting must happen even when the job is being canceled.
+  await CancellationScope.nonCancellable(async () => {
+    status.phase = 'recording';
+    const row: ManifestRow = {
+      key: item.key, id: item.id ?? null, index: item.index, state: outcome.state, model: item.request.model,
+      protocol: item.request.protocol, prompt: item.request.prompt, enhanced_prompt: enhanced ?? null,
+      task_id: status.taskId ?? null, base_url: status.baseUrl ?? null,
+      created_at: status.createdAt ? new Date(status.createdAt).toISOString() : null,
+      finished_at: new Date(Date.now()).toISOString(), polls: status.polls,
+      file: download?.file ?? null, bytes: download?.bytes ?? null, sha256: download?.sha256 ?? null,
+      error: outcome.error ?? null,
+    };
+    await bookkeeping.recordItem({ output: settings.output, row });
+    await getExternalWorkflowHandle(input.jobWorkflowId).signal(itemDoneSignal, outcome);
+  });
+  return outcome;
+}
+
+async function createWithPolicy(input: RenderInput, prompt: string, calls: ReturnType<typeof gatewayActivities>) {
+  const request = { ...input.item.request, prompt };
+  // `retries.create: always` accepts paying twice for a lost response; `safe` never does.
+  const attempts = input.settings.retries.create === 'always' ? 3 : 1;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await calls.create.createTask({ settings: input.settings, request });
+    } catch (error) {
+      const ended = endFromFailure(error, 'create');
+      if (ended.state !== 'unknown' || attempt >= attempts) throw ended;
+      await sleep(2_000 * attempt);
+    }
+  }
+}
