@@ -4,10 +4,14 @@
 #   4. a build from source with Go (cached, so a second run costs nothing)
 #   5. the official release download the Temporal SDK itself uses (only where the internet is reachable)
 # Prints the binary's path on stdout and where it came from on stderr. Exit 3 when nothing works.
-# Usage: scripts/temporal.sh [--print-path] [-- temporal args...]
+# Usage: scripts/temporal.sh [--print-path] [--quiet] [-- temporal args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
+quiet=0
+for arg in "$@"; do [ "$arg" = "--quiet" ] && quiet=1; done
+# Notes on where the binary came from; build progress and errors always show.
+found() { [ "$quiet" = 1 ] || say "$1"; }
 
 # v1.5.1 is the newest release `go install` accepts: later ones carry a `replace` directive it refuses.
 TEMPORAL_CLI_VERSION=v1.5.1
@@ -18,13 +22,13 @@ works() { [ -x "$1" ] && "$1" --version >/dev/null 2>&1; }
 find_temporal() {
   if [ -n "${TEMPORAL_CLI_PATH:-}" ]; then
     works "$TEMPORAL_CLI_PATH" || die "TEMPORAL_CLI_PATH=$TEMPORAL_CLI_PATH is not a working temporal binary" 3
-    say "temporal: from TEMPORAL_CLI_PATH ($TEMPORAL_CLI_PATH)"; echo "$TEMPORAL_CLI_PATH"; return
+    found "temporal: from TEMPORAL_CLI_PATH ($TEMPORAL_CLI_PATH)"; echo "$TEMPORAL_CLI_PATH"; return
   fi
   if command -v temporal >/dev/null 2>&1 && works "$(command -v temporal)"; then
-    say "temporal: from PATH ($(command -v temporal))"; command -v temporal; return
+    found "temporal: from PATH ($(command -v temporal))"; command -v temporal; return
   fi
   if works "$cache_dir/temporal"; then
-    say "temporal: from the tool cache ($cache_dir/temporal)"; echo "$cache_dir/temporal"; return
+    found "temporal: from the tool cache ($cache_dir/temporal)"; echo "$cache_dir/temporal"; return
   fi
   mkdir -p "$cache_dir" 2>/dev/null || die "cannot create the tool cache $cache_dir (set REELFLOW_TOOL_CACHE to a writable directory)" 3
   if command -v go >/dev/null 2>&1; then
@@ -50,5 +54,8 @@ find_temporal() {
 }
 
 path=$(find_temporal)
-if [ "${1:-}" = "--" ]; then shift; exec "$path" "$@"; fi
+while [ $# -gt 0 ]; do
+  if [ "$1" = "--" ]; then shift; exec "$path" "$@"; fi
+  shift
+done
 echo "$path"

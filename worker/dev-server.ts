@@ -71,7 +71,7 @@ export function temporalCliPath(env: NodeJS.ProcessEnv = process.env): string {
   const known = env.REELFLOW_TEMPORAL_CLI ?? env.TEMPORAL_CLI_PATH;
   if (known && existsSync(known)) return known;
   try {
-    return execFileSync('bash', [join(repoRoot, 'scripts', 'temporal.sh'), '--print-path'], {
+    return execFileSync('bash', [join(repoRoot, 'scripts', 'temporal.sh'), '--print-path', '--quiet'], {
       encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'],
     }).trim();
   } catch {

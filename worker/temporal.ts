@@ -2,9 +2,10 @@
 // configuration point at a real service and nothing is started; otherwise the embedded server.
 import { Client, Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
-import { NativeConnection } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
 import { ensureDevServer, type DevServer } from './dev-server';
 import { InfrastructureError } from './errors';
+import { log } from './log';
 import { stateDirectory } from './state-dir';
 
 export const TASK_QUEUE = process.env.REELFLOW_TASK_QUEUE ?? 'reelflow';
@@ -69,6 +70,19 @@ export async function connectClient(target: TemporalTarget): Promise<Client> {
   return new Client({ connection, namespace: target.namespace });
 }
 
+let runtimeInstalled = false;
+
+/** The SDK logs into our log file (and stderr only with --verbose), not onto the user's terminal. */
+function installRuntimeLogging(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const levels: Record<LogLevel, 'debug' | 'info' | 'warn' | 'error'> = { TRACE: 'debug', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
+  Runtime.install({
+    logger: new DefaultLogger('INFO', (entry) => log[levels[entry.level]]({ ...entry.meta, component: 'temporal-sdk' }, entry.message)),
+  });
+}
+
 export function connectWorker(target: TemporalTarget): Promise<NativeConnection> {
+  installRuntimeLogging();
   return withConnectRetries(target, () => NativeConnection.connect(target.connectionOptions));
 }

@@ -14,7 +14,7 @@ export const progressQuery = defineQuery<JobProgress>('progress');
 export const cancelSignal = defineSignal<[string?]>('cancel');
 
 const PAGE_SIZE = 100;
-/** Our own bound on events per run, well under Temporal's 50k and our 10k budget. */
+/** Default bound on events per run, well under Temporal's 50k and the 10k this project allows. */
 const HISTORY_BUDGET = 8_000;
 const MEDIAN_WINDOW = 25;
 const FATAL_FOR_JOB = new Set(['auth', 'missing_key']);
@@ -37,6 +37,7 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
     startedAt: Date.now(), lastCreateAt: 0, canceled: false, runs: 1,
   };
   const { prepared } = carry;
+  const historyBudget = input.historyBudget ?? HISTORY_BUDGET;
   const { settings } = prepared;
   /** Outcomes that arrived before their startChild call returned (a child can finish that fast). */
   const early = new Map<string, ItemOutcome>();
@@ -123,7 +124,7 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
     const earlyOutcome = early.get(childId);
     if (earlyOutcome) { early.delete(childId); settle(childId, earlyOutcome); }
 
-    if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > HISTORY_BUDGET) {
+    if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > historyBudget) {
       await condition(allHandlersFinished);
       return continueAsNew<typeof JobWorkflow>({ ...input, carry: { ...carry, runs: carry.runs + 1 } });
     }
@@ -143,9 +144,9 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
       state = carry.canceled ? 'canceling' : 'stopping';
       await cancelInFlight();
     }
-    await condition(() => Object.keys(carry.inFlight).length === 0 || workflowInfo().historyLength > HISTORY_BUDGET
+    await condition(() => Object.keys(carry.inFlight).length === 0 || workflowInfo().historyLength > historyBudget
       || (stopping() && Object.keys(carry.inFlight).some((id) => !canceledInFlight.has(id))));
-    if (Object.keys(carry.inFlight).length > 0 && workflowInfo().historyLength > HISTORY_BUDGET) {
+    if (Object.keys(carry.inFlight).length > 0 && workflowInfo().historyLength > historyBudget) {
       await condition(allHandlersFinished);
       return continueAsNew<typeof JobWorkflow>({ ...input, carry: { ...carry, runs: carry.runs + 1 } });
     }

@@ -12,6 +12,8 @@ export interface JobInput {
   runDate?: string;
   /** Ended states to render again (`--retry-failed`, `--retry-unknown`). */
   retryStates?: ItemEndState[];
+  /** Events per run before continuing as new (default 8,000; Temporal's hard limit is 50,000). */
+  historyBudget?: number;
   /** Carried across continue-as-new; absent on the first run. */
   carry?: JobCarry;
 }

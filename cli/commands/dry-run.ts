@@ -12,7 +12,7 @@ function shortenDataUrls(json: string): string {
 
 async function describeRequest(plan: Plan, item: PlanItem) {
   const base = plan.gateway.baseUrls[0];
-  const headers = { authorization: `Bearer [redacted: $${plan.gateway.apiKeyEnv}]` };
+  const headers = { authorization: `Bearer [REDACTED] (the key in $${plan.gateway.apiKeyEnv})` };
   if (item.request.protocol === 'general') {
     const body = JSON.parse(shortenDataUrls(await buildGeneralCreateBody(item.request))) as unknown;
     return { method: 'POST', url: `${base}${GENERAL_CREATE_PATH}`, headers: { ...headers, 'content-type': 'application/json' }, body };

@@ -3,12 +3,12 @@ import type { Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import type { ManifestRow } from '../../storage/manifest';
 import type { JobProgress, JobResult, RenderStatus } from '../../workflows/types';
-import { resolveJob } from '../job-ref';
+import { loadPlanOrExplain, resolveJob } from '../job-ref';
 import { createOutput, formatBytes, type Output } from '../output';
 import { itemStatuses, summaryLine } from '../progress';
 import { planFor } from '../report-target';
 import { openSession } from '../session';
-import { readOutcome } from '../summary';
+import { describeOutcome, readOutcome } from '../summary';
 
 export function registerOperateCommands(program: Command): void {
   program.command('status')
@@ -23,7 +23,7 @@ export function registerOperateCommands(program: Command): void {
         if (!target) return await listJobs(session.client, out);
         const job = await resolveJob(session.client, target);
         do {
-          const done = await showStatus(session.client, job.workflowId, out, !!options.watch);
+          const done = await showStatus(session.client, job, out, !!options.watch);
           if (done || !options.watch) break;
           await new Promise((r) => setTimeout(r, 2_000));
         } while (options.watch);
@@ -86,15 +86,19 @@ async function listJobs(client: Client, out: Output): Promise<void> {
 }
 
 /** Prints one snapshot; true when the job has ended. */
-async function showStatus(client: Client, workflowId: string, out: Output, watching: boolean): Promise<boolean> {
+async function showStatus(client: Client, job: { workflowId: string; jobFile: string; runDate?: string }, out: Output, watching: boolean): Promise<boolean> {
+  const { workflowId } = job;
   const handle = client.workflow.getHandle(workflowId);
   const described = await handle.describe();
   const running = described.status.name === 'RUNNING';
   if (!running) {
-    const result = (await handle.result().catch(() => undefined)) as JobResult | undefined;
-    const counts = { pending: 0, creating: 0, rendering: 0, downloading: 0, ...(result?.counts ?? {}) };
-    if (out.json) out.result({ job: workflowId, state: described.status.name.toLowerCase(), counts, items: result?.total ?? 0 });
-    else out.line(`${workflowId}: ${described.status.name.toLowerCase()}${result ? `, ${result.counts.succeeded} of ${result.total} succeeded` : ''}`);
+    // An ended job's truth is its manifest: the latest row of every item, across all runs.
+    const outcome = await readOutcome(await loadPlanOrExplain(job.jobFile, job.runDate));
+    const { not_rendered: notRendered, ...ended } = outcome.counts;
+    const counts = { pending: notRendered, creating: 0, rendering: 0, downloading: 0, ...ended };
+    const state = described.status.name.toLowerCase();
+    if (out.json) out.result({ job: outcome.job, state, counts, items: outcome.items });
+    else for (const line of describeOutcome(outcome, job.jobFile)) out.line(line);
     return true;
   }
   const progress = await handle.query<JobProgress>('progress').catch(() => undefined);

@@ -116,7 +116,7 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
     const jobResult = await result;
     const outcome = await readOutcome(plan);
     if (options.json) {
-      out.result({ job: plan.job, workflowId, canceled: jobResult.canceled, fatal: jobResult.fatal ?? null, ...outcome, rows: undefined,
+      out.result({ workflowId, canceled: jobResult.canceled, fatal: jobResult.fatal ?? null, ...outcome, rows: undefined,
         failures: outcome.rows.filter((r) => r.state !== 'succeeded').map((r) => ({ key: r.key, index: r.index, state: r.state, error: r.error })) });
     } else {
       if (jobResult.fatal) out.line(`stopped early: ${jobResult.fatal}`);

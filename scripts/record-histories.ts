@@ -1,0 +1,83 @@
+// Records real workflow histories for the replay tests: a normal job, a job whose primary base
+// address dies mid-run, and a job that continues as new. Run after changing workflows/ on purpose
+// (a change that breaks replay of these histories would break running jobs in production):
+//   npx tsx scripts/record-histories.ts
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { startSimulator } from '../sim';
+import { startTestTemporal } from '../test/support/temporal';
+import { tempDir, writeJob } from '../test/support/jobs';
+import { temporalCliPath } from '../worker/dev-server';
+import { connectClient, connectWorker } from '../worker/temporal';
+import { createReelflowWorker, runWorkerUntil } from '../worker/worker';
+import { jobWorkflowId } from '../workflows/ids';
+import type { JobInput } from '../workflows/types';
+
+const out = join(__dirname, '..', 'test', 'fixtures', 'histories');
+const KEY = 'sk-record-histories-0000';
+/** File name -> the workflow id it was recorded under (child ids derive from it, so replay needs it). */
+const index: Record<string, string> = {};
+
+/** Exports a history the standard way (the Temporal CLI's JSON), as users record theirs too. */
+function save(address: string, name: string, workflowId: string, runId?: string): void {
+  const json = execFileSync(temporalCliPath(), [
+    'workflow', 'show', '--address', address, '--workflow-id', workflowId, ...(runId ? ['--run-id', runId] : []), '--output', 'json',
+  ], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  writeFileSync(join(out, `${name}.json`), json);
+  index[`${name}.json`] = workflowId;
+  writeFileSync(join(out, 'index.json'), `${JSON.stringify(index, null, 2)}\n`);
+  const events = (JSON.parse(json) as { events?: unknown[] }).events?.length ?? 0;
+  process.stderr.write(`recorded ${name} (${events} events)\n`);
+}
+
+async function main(): Promise<void> {
+  mkdirSync(out, { recursive: true });
+  process.env.GATEWAY_API_KEY = KEY;
+  const temporal = await startTestTemporal();
+  const sim = await startSimulator({ ports: [0, 0], keys: [KEY], renderMs: [300, 900], seed: 5 });
+  const target = { address: temporal.address, namespace: 'default', connectionOptions: { address: temporal.address }, description: 'test' };
+  const client = await connectClient(target);
+  const connection = await connectWorker(target);
+  const worker = await createReelflowWorker({ connection, namespace: 'default', taskQueue: 'record' });
+  let stop!: () => void;
+  const running = runWorkerUntil(worker, new Promise<void>((r) => { stop = r; }));
+  const start = (name: string, input: Omit<JobInput, 'jobFile'> & { jobFile: string }) =>
+    client.workflow.start('JobWorkflow', { taskQueue: 'record', workflowId: jobWorkflowId(name), args: [input] });
+  try {
+    const dir = tempDir();
+    const items = (p: string, n: number) => Array.from({ length: n }, (_, i) => ({ id: `${p}${i + 1}`, prompt: `${p} ${i + 1}` }));
+
+    const normal = writeJob(dir, { name: 'replay-normal', baseUrls: sim.urls, items: items('n', 3) });
+    await (await start('replay-normal', { jobFile: normal, runDate: '2026-01-01' })).result();
+    save(temporal.address, 'job-normal', jobWorkflowId('replay-normal'));
+    save(temporal.address, 'render-normal', `${jobWorkflowId('replay-normal')}/n1`);
+
+    const failover = writeJob(dir, { name: 'replay-failover', baseUrls: sim.urls, items: items('f', 3) });
+    const failing = await start('replay-failover', { jobFile: failover, runDate: '2026-01-01' });
+    await new Promise((r) => setTimeout(r, 400));
+    await sim.setPortMode(0, 'refuse');
+    await failing.result();
+    await sim.setPortMode(0, 'up');
+    save(temporal.address, 'job-failover', jobWorkflowId('replay-failover'));
+    save(temporal.address, 'render-failover', `${jobWorkflowId('replay-failover')}/f3`);
+
+    const can = writeJob(dir, { name: 'replay-can', baseUrls: sim.urls, items: items('c', 12), maxInFlight: 3 });
+    const canHandle = await start('replay-can', { jobFile: can, runDate: '2026-01-01', historyBudget: 40 });
+    await canHandle.result();
+    save(temporal.address, 'job-continued-first-run', jobWorkflowId('replay-can'), canHandle.firstExecutionRunId);
+    save(temporal.address, 'job-continued-last-run', jobWorkflowId('replay-can'));
+  } finally {
+    stop();
+    await running;
+    await connection.close();
+    await client.connection.close();
+    await sim.close();
+    await temporal.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`recording failed: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

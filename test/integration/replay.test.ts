@@ -1,0 +1,45 @@
+// Determinism: recorded histories (scripts/record-histories.ts) replay through the current
+// workflow code. A failure here means a change would break jobs that are running right now.
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { Worker } from '@temporalio/worker';
+import { workflowBundlePath } from '../../worker/bundle';
+
+const dir = join(__dirname, '..', 'fixtures', 'histories');
+
+describe('workflow replay', () => {
+  const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as Record<string, string>;
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json') && f !== 'index.json').sort();
+
+  it('has recorded histories of a normal job, a failover and a continued-as-new job', () => {
+    for (const name of ['job-normal', 'render-normal', 'job-failover', 'render-failover', 'job-continued-first-run', 'job-continued-last-run']) {
+      assert.ok(files.includes(`${name}.json`), `missing ${name}.json`);
+    }
+  });
+
+  it('knows the workflow id of every recorded history', () => {
+    assert.deepEqual(Object.keys(index).sort(), files);
+  });
+
+  it('replays every recorded history without nondeterminism', async () => {
+    const histories = files.map((file) => ({
+      workflowId: index[file]!,
+      history: historyFromJSON(JSON.parse(readFileSync(join(dir, file), 'utf8'))),
+    }));
+    const results = Worker.runReplayHistories({ workflowBundle: { codePath: workflowBundlePath } }, histories);
+    let replayed = 0;
+    for await (const result of results) {
+      assert.equal(result.error, undefined, `${result.workflowId}: ${String(result.error)}`);
+      replayed++;
+    }
+    assert.equal(replayed, files.length);
+  });
+
+  it('the continued-as-new job really continued as new', () => {
+    const first = JSON.parse(readFileSync(join(dir, 'job-continued-first-run.json'), 'utf8')) as { events: Array<{ eventType: string }> };
+    assert.ok(first.events.some((e) => /CONTINUED_AS_NEW/i.test(String(e.eventType))), 'first run ended with continue-as-new');
+  });
+});
