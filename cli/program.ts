@@ -1,5 +1,8 @@
 // The reelflow command: every command of spec/cli.md, errors mapped to the documented exit status.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { projectRoot } from '../worker/bundle';
 import { redact } from '../gateway/redact';
 import { registerReportCommand } from './commands/report';
 import { registerRunCommand } from './commands/run';
@@ -15,7 +18,7 @@ import { resolveReportTarget } from './report-target';
 export function buildProgram(): Command {
   const program = new Command('reelflow')
     .description('Durable batch AI video generation on Temporal: YAML job files in, verified videos out.')
-    .version(require('../package.json').version as string)
+    .version((JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version)
     .option('--verbose', 'show structured logs on stderr, and stack traces on errors')
     .showSuggestionAfterError(true)
     .showHelpAfterError('(run with --help for usage)')

@@ -56,8 +56,11 @@ describe('durability', () => {
   it('kill -9 of the running command mid-run: running it again finishes with one create per item', async () => {
     const dir = tempDir();
     const job = writeJob(dir, { name: 'killed', baseUrls: sim.urls, items: items('killed', 8), maxInFlight: 4 });
+    const polledBefore = new Set(Object.keys(sim.stats().pollsByTask));
     const first = startCli(['run', job], { env });
-    await until(() => createsFor('killed').length >= 3, 30_000, 'three creates');
+    // Kill once every slot's create has completed (its task is being polled). A create still in
+    // flight at the kill would rightly end `unknown`: the gateway may have started that render.
+    await until(() => Object.keys(sim.stats().pollsByTask).filter((t) => !polledBefore.has(t)).length >= 4, 30_000, 'four polled tasks');
     first.child.kill('SIGKILL');
     await first.done;
     const second = await runCli(['run', job], { env });

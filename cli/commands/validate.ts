@@ -1,0 +1,113 @@
+// `reelflow validate JOB.yaml`: check a job file and show its plan. Sends nothing.
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { formatJobFileError, loadJobFile, type LoadResult } from '../../jobfile';
+import type { Plan, PlanItem } from '../../jobfile/plan';
+
+export interface ValidateOptions {
+  json?: boolean;
+  date?: string;
+}
+
+interface Out {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  stdoutIsTTY: boolean;
+}
+
+const processOut: Out = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+  get stdoutIsTTY() {
+    return process.stdout.isTTY === true;
+  },
+};
+
+/** Where an item's video goes (without the extension the content type adds). */
+export function outputLocation(plan: Plan, item: PlanItem): string {
+  const o = plan.output;
+  if (o.storage === 's3' && o.s3) return `s3://${o.s3.bucket}/${o.s3.prefix}${item.outputName}`;
+  return join(o.dir ?? '.', item.outputName);
+}
+
+export function summaryLines(plan: Plan): string[] {
+  const lines = [`${plan.job}: valid, ${plan.items.length} item${plan.items.length === 1 ? '' : 's'}`];
+  const counts = new Map<string, number>();
+  for (const item of plan.items) {
+    const k = `${item.request.model} (${item.request.protocol} protocol)`;
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  for (const [k, n] of counts) lines.push(`  ${String(n).padStart(6)}  ${k}`);
+  const o = plan.output;
+  lines.push(o.storage === 's3' && o.s3
+    ? `output:   s3://${o.s3.bucket}/${o.s3.prefix} (region ${o.s3.region}${o.s3.endpoint ? `, endpoint ${o.s3.endpoint}` : ''})`
+    : `output:   ${o.dir ?? ''}`);
+  const first = plan.items[0];
+  if (first) lines.push(`          e.g. ${outputLocation(plan, first)}.mp4`);
+  const [primary, ...alternates] = plan.gateway.baseUrls;
+  lines.push(`gateway:  ${primary ?? ''}${alternates.length ? ` (+ ${alternates.join(', ')})` : ''}; key from $${plan.gateway.apiKeyEnv}`);
+  lines.push(`window:   ${plan.concurrency.maxInFlight} in flight${plan.concurrency.createsPerMinute ? `, at most ${plan.concurrency.createsPerMinute} creates a minute` : ''}`);
+  if (plan.enhance) lines.push(`enhance:  prompts rewritten by ${plan.enhance.model} first`);
+  lines.push(plan.schedule
+    ? `schedule: ${plan.schedule.description ?? plan.schedule.cron} (overlap: ${plan.schedule.overlap})`
+    : 'schedule: none');
+  if (plan.warnings.length) {
+    lines.push(`warnings (${plan.warnings.length}):`);
+    for (const w of plan.warnings) lines.push(`  ${w}`);
+  }
+  return lines;
+}
+
+export function jsonReport(result: LoadResult): unknown {
+  if (result.ok) {
+    const { plan } = result;
+    return {
+      ok: true,
+      job: plan.job,
+      items: plan.items.map((item) => ({
+        key: item.key, id: item.id ?? null, index: item.index, model: item.request.model,
+        protocol: item.request.protocol, prompt: item.request.prompt, output: outputLocation(plan, item),
+      })),
+      errors: [],
+      warnings: plan.warnings,
+    };
+  }
+  return {
+    ok: false,
+    job: result.job ?? null,
+    items: [],
+    errors: result.errors.map((e) => ({ file: e.file, line: e.line, column: e.column, message: e.message })),
+    warnings: result.warnings,
+  };
+}
+
+/** Runs the command; returns the exit status (0 valid, 2 invalid or unreadable). */
+export async function runValidate(file: string, options: ValidateOptions, out: Out = processOut): Promise<number> {
+  const result = await loadJobFile(file, options.date ? { runDate: options.date } : {});
+  if (options.json) out.stdout(`${JSON.stringify(jsonReport(result))}\n`);
+  if (!result.ok) {
+    for (const e of result.errors) out.stderr(`${e.line > 0 ? formatJobFileError(e) : `reelflow: ${e.file}: ${e.message}`}\n`);
+    if (result.errors.some((e) => e.line > 0)) {
+      for (const w of result.warnings) out.stderr(`${w}\n`);
+      const n = result.errors.length;
+      out.stderr(`${file}: ${n} problem${n === 1 ? '' : 's'}; nothing was started\n`);
+    }
+    return 2;
+  }
+  const lines = summaryLines(result.plan);
+  if (!options.json) out.stdout(`${lines.join('\n')}\n`);
+  else if (!out.stdoutIsTTY) out.stderr(`${lines.join('\n')}\n`);
+  return 0;
+}
+
+export function registerValidateCommand(program: Command): void {
+  program
+    .command('validate')
+    .description('check a job file and print its plan: items per model and protocol, output location, schedule; sends nothing')
+    .argument('<job>', 'the job file (YAML)')
+    .option('--json', 'print {"ok", "job", "items", "errors"} as one JSON document on stdout')
+    .option('--date <YYYY-MM-DD>', 'the run date used for {date} (default: today)')
+    .action(async (job: string, options: ValidateOptions) => {
+      process.exitCode = await runValidate(job, options);
+    });
+}

@@ -1,0 +1,12 @@
+// Job file -> validated, expanded plan. See /spec/jobfile.md for the format.
+import type { JobFileError } from './plan';
+
+export { loadJobFile, parseJobFile, localDate, type LoadResult, type LoadOptions } from './load';
+export { jobFileSchema, type JobFileInput, type JobFileData } from './schema';
+export { describeCron } from './cron';
+export type * from './plan';
+
+/** `file:line:column: message`, or `file: message` when the problem has no position (unreadable file). */
+export function formatJobFileError(e: JobFileError): string {
+  return e.line > 0 ? `${e.file}:${e.line}:${e.column}: ${e.message}` : `${e.file}: ${e.message}`;
+}

@@ -1,0 +1,99 @@
+// Job-wide settings: gateway, concurrency, polling, retries, output, enhance, schedule.
+import { isAbsolute, resolve } from 'node:path';
+import { describeCron, expandCronMacro } from './cron';
+import { type Ctx, warn } from './context';
+import type { JobSettings, OutputSettings } from './plan';
+import { renderTemplate } from './placeholders';
+import type { JobFileData } from './schema';
+import { normaliseBaseUrl, parseDuration } from './values';
+
+export const BUILTIN_PLACEHOLDERS = ['job', 'id', 'index', 'model', 'date'] as const;
+const ITEM_ONLY = new Map(['id', 'index', 'model'].map((n) => [n, `{${n}} differs between items; only {job}, {date} and vars keys are known here`]));
+
+function ms(text: string): number {
+  return parseDuration(text) ?? 0; // the schema has checked the format
+}
+
+/** `{job}`, `{date}` and every vars key, as strings. */
+export function jobValues(data: JobFileData, ctx: Ctx): Map<string, string> {
+  const values = new Map<string, string>([['job', data.name], ['date', ctx.runDate]]);
+  for (const [k, v] of Object.entries(data.vars ?? {})) {
+    if ((BUILTIN_PLACEHOLDERS as readonly string[]).includes(k)) {
+      ctx.errors.push(ctx.pos.error(['vars', k], `vars key '${k}' is reserved: {${k}} is built in; rename it`, 'key'));
+    } else values.set(k, String(v));
+  }
+  return values;
+}
+
+function jobTemplate(ctx: Ctx, template: string, values: Map<string, string>, path: readonly PropertyKey[]): string | undefined {
+  const r = renderTemplate(template, values, path.join('.'), ITEM_ONLY);
+  if (!r.ok) {
+    ctx.errors.push(ctx.pos.error(path, r.problem));
+    return undefined;
+  }
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(r.value)) {
+    ctx.errors.push(ctx.pos.error(path, `${path.join('.')} contains a control character`));
+    return undefined;
+  }
+  return r.value;
+}
+
+function output(data: JobFileData, ctx: Ctx, values: Map<string, string>, explicit: (k: string) => boolean): OutputSettings {
+  const o = data.output;
+  if (o.storage === 'local') {
+    if (o.s3) warn(ctx, ['output', 's3'], 'output.s3 is ignored because output.storage is local');
+    const dir = jobTemplate(ctx, o.dir, values, ['output', 'dir']) ?? '';
+    return { storage: 'local', dir: isAbsolute(dir) ? resolve(dir) : resolve(ctx.dir, dir) };
+  }
+  if (explicit('dir')) warn(ctx, ['output', 'dir'], 'output.dir is ignored because output.storage is s3');
+  if (!o.s3) {
+    ctx.errors.push(ctx.pos.error(['output', 'storage'], 'storage s3 needs an output.s3 section with at least bucket'));
+    return { storage: 's3' };
+  }
+  let prefix = jobTemplate(ctx, o.s3.prefix, values, ['output', 's3', 'prefix']) ?? '';
+  prefix = prefix.replace(/^\/+/, '');
+  if (prefix.split('/').some((p) => p === '..')) {
+    ctx.errors.push(ctx.pos.error(['output', 's3', 'prefix'], 'prefix must not contain ".." segments'));
+  }
+  if (prefix !== '' && !prefix.endsWith('/')) prefix += '/';
+  const endpoint = o.s3.endpoint === undefined ? undefined : normaliseBaseUrl(o.s3.endpoint).normalised;
+  return {
+    storage: 's3',
+    s3: { bucket: o.s3.bucket, prefix, region: o.s3.region, forcePathStyle: o.s3.force_path_style, ...(endpoint ? { endpoint } : {}) },
+  };
+}
+
+export function buildSettings(data: JobFileData, ctx: Ctx, values: Map<string, string>, rawOutput: Record<string, unknown>): JobSettings {
+  const baseUrls: string[] = [];
+  data.gateway.base_urls.forEach((url, i) => {
+    const n = normaliseBaseUrl(url).normalised ?? url;
+    if (n !== url) warn(ctx, ['gateway', 'base_urls', i], `base address "${url}" normalised to "${n}" (reelflow adds the /v1 paths itself)`);
+    if (baseUrls.includes(n)) ctx.errors.push(ctx.pos.error(['gateway', 'base_urls', i], `base address "${n}" is listed twice`));
+    else baseUrls.push(n);
+  });
+  const initialMs = ms(data.polling.initial);
+  const maxMs = ms(data.polling.max);
+  if (maxMs < initialMs) {
+    ctx.errors.push(ctx.pos.error(['polling', 'max'], `max (${data.polling.max}) must be at least initial (${data.polling.initial})`));
+  }
+  const settings: JobSettings = {
+    job: data.name,
+    gateway: { baseUrls, apiKeyEnv: data.gateway.api_key_env, requestTimeoutMs: ms(data.gateway.request_timeout) },
+    concurrency: {
+      maxInFlight: data.concurrency.max_in_flight,
+      ...(data.concurrency.creates_per_minute !== undefined ? { createsPerMinute: data.concurrency.creates_per_minute } : {}),
+    },
+    polling: { initialMs, maxMs, timeoutMs: ms(data.polling.timeout) },
+    retries: { create: data.retries.create, download: data.retries.download },
+    output: output(data, ctx, values, (k) => rawOutput[k] !== undefined),
+  };
+  if (data.enhance) {
+    settings.enhance = { model: data.enhance.model, maxTokens: data.enhance.max_tokens, ...(data.enhance.system !== undefined ? { system: data.enhance.system } : {}) };
+  }
+  if (data.schedule) {
+    const { cron, timezone, overlap } = data.schedule;
+    settings.schedule = { cron: expandCronMacro(cron), timezone, overlap, description: describeCron(cron, timezone) };
+  }
+  return settings;
+}

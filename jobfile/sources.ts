@@ -1,0 +1,103 @@
+// Where items come from: the `items` list and the rows of `items_from`, each with a way to point at
+// its own values in the source file.
+import { isAbsolute, join, resolve } from 'node:path';
+import type { Ctx } from './context';
+import { issuesToErrors, parseOptions } from './issues';
+import { formatOf, parseRows, type Row } from './itemsFrom';
+import type { JobFileError } from './plan';
+import type { Anchor, Path } from './positions';
+import { type ItemInput, ITEM_KEYS, itemSchema, type JobFileData } from './schema';
+import { BUILTIN_PLACEHOLDERS } from './settings';
+import { show } from './text';
+
+export interface ItemSource {
+  item: ItemInput;
+  /** `items[2]` or `prompts.csv line 4`. */
+  label: string;
+  /** Error at a path inside the item (`['seconds']`, `['references', 0, 'image']`, `[]` for the item). */
+  locate: (path: Path, message: string, anchor?: Anchor) => JobFileError;
+  /** Per-row placeholder values (items_from columns that are not item keys). */
+  rowVars: Map<string, string>;
+}
+
+export function yamlSources(data: JobFileData, ctx: Ctx): ItemSource[] {
+  return (data.items ?? []).map((item, i) => ({
+    item,
+    label: `items[${i}]`,
+    locate: (path, message, anchor) => ctx.pos.error(['items', i, ...path], message, anchor),
+    rowVars: new Map<string, string>(),
+  }));
+}
+
+const REFERENCE_COLUMNS = new Set(['image', 'video', 'audio']);
+
+function rowLocator(file: string, row: Row) {
+  return (path: Path, message: string): JobFileError => {
+    const at = row.at[String(path[0])] ?? { line: row.line, column: row.column };
+    return { file, ...at, message };
+  };
+}
+
+export function rowSources(data: JobFileData, ctx: Ctx): ItemSource[] {
+  const spec = data.items_from;
+  if (!spec) return [];
+  const fileAt = ['items_from', 'file'];
+  const display = isAbsolute(spec.file) ? spec.file : join(relDir(ctx.file), spec.file);
+  const format = spec.format ?? formatOf(spec.file);
+  if (!format) {
+    ctx.errors.push(ctx.pos.error(fileAt, `cannot tell the format of "${spec.file}": use a .csv, .jsonl or .txt file, or set items_from.format`));
+    return [];
+  }
+  const abs = resolve(ctx.dir, spec.file);
+  const text = ctx.fs.readText(abs);
+  if (text instanceof Error) {
+    ctx.errors.push(ctx.pos.error(fileAt, `items_from file "${spec.file}" cannot be read: ${text.message} (looked for ${abs})`));
+    return [];
+  }
+  const { rows, problems } = parseRows(text, format);
+  for (const p of problems) ctx.errors.push({ file: display, line: p.line, column: p.column, message: p.message });
+  if (rows.length === 0 && problems.length === 0) {
+    ctx.errors.push(ctx.pos.error(fileAt, `items_from file "${spec.file}" has no rows`));
+  }
+  const reported = new Set<string>();
+  const out: ItemSource[] = [];
+  for (const row of rows) {
+    const locate = rowLocator(display, row);
+    const obj: Record<string, unknown> = {};
+    const refs: Record<string, unknown>[] = [];
+    const rowVars = new Map<string, string>();
+    let bad = false;
+    for (const [col, value] of Object.entries(row.values)) {
+      if (ITEM_KEYS.includes(col)) {
+        obj[col] = format === 'csv' && (col === 'generate_audio' || col === 'watermark') && (value === 'true' || value === 'false')
+          ? value === 'true' : value;
+      } else if (REFERENCE_COLUMNS.has(col)) {
+        refs.push({ [col]: value });
+        row.at.references ??= row.at[col] ?? { line: row.line, column: row.column };
+      } else if ((BUILTIN_PLACEHOLDERS as readonly string[]).includes(col)) {
+        if (!reported.has(col)) ctx.errors.push(locate([col], `column "${col}" would hide the built-in placeholder {${col}}; rename it`));
+        reported.add(col);
+        bad = true;
+      } else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+        rowVars.set(col, String(value));
+      } else {
+        ctx.errors.push(locate([col], `"${col}" is not an item key, so it is a placeholder value and must be text, a number or true/false, got ${show(value)}`));
+        bad = true;
+      }
+    }
+    if (refs.length > 0) obj.references = [...((obj.references as unknown[] | undefined) ?? []), ...refs];
+    const parsed = itemSchema.safeParse(obj, parseOptions);
+    if (!parsed.success) {
+      ctx.errors.push(...issuesToErrors(parsed.error.issues, itemSchema, locate, [], 'this row'));
+      continue;
+    }
+    if (bad) continue;
+    out.push({ item: parsed.data, label: `${display} line ${row.line}`, locate, rowVars });
+  }
+  return out;
+}
+
+function relDir(file: string): string {
+  const i = Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\'));
+  return i < 0 ? '' : file.slice(0, i);
+}

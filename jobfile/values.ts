@@ -1,0 +1,80 @@
+// Value formats of the job file, as plain functions shared by the schema and the expansion.
+
+export const NAME_RE = /^[a-z0-9][a-z0-9-]{0,62}$/;
+export const ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
+export const DIGITS_RE = /^[0-9]+$/;
+export const RESOLUTION_RE = /^[1-9][0-9]{1,4}p$/;
+export const RATIO_RE = /^[1-9][0-9]{0,3}:[1-9][0-9]{0,3}$/;
+export const SIZE_RE = /^[1-9][0-9]{1,4}x[1-9][0-9]{1,4}$/;
+export const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Placeholder names: what may appear as `{name}`; also the keys of `vars` and `matrix`. */
+export const PLACEHOLDER_NAME_RE = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+export const DURATION_RE = /^(?:([0-9]+)h)?(?:([0-9]+)m)?(?:([0-9]+)s)?(?:([0-9]+)ms)?$/;
+export const BUCKET_RE = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/** Milliseconds of a duration such as `500ms`, `10s`, `5m`, `2h` (or `1h30m`); undefined if invalid or zero. */
+export function parseDuration(text: string): number | undefined {
+  if (text === '') return undefined;
+  const m = DURATION_RE.exec(text);
+  if (!m) return undefined;
+  const [, h, min, s, ms] = m;
+  const total = Number(h ?? 0) * 3_600_000 + Number(min ?? 0) * 60_000 + Number(s ?? 0) * 1000 + Number(ms ?? 0);
+  return total > 0 && Number.isSafeInteger(total) ? total : undefined;
+}
+
+export type SourceKind = 'http' | 'data' | 'local';
+
+/** What a reference value is; undefined when it has a scheme other than http, https or data. */
+export function classifySource(value: string): SourceKind | undefined {
+  if (/^https?:\/\//i.test(value)) {
+    try {
+      const u = new URL(value);
+      return u.hostname ? 'http' : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  if (/^data:/i.test(value)) return /^data:[^,]*,/i.test(value) ? 'data' : undefined;
+  // A single letter before the colon is a Windows drive, not a scheme.
+  if (/^[A-Za-z][A-Za-z0-9+.-]+:/.test(value)) return undefined;
+  return 'local';
+}
+
+export interface BaseUrlCheck {
+  ok: boolean;
+  normalised?: string;
+  problem?: string;
+}
+
+/**
+ * A gateway base address: http(s), no credentials, query or fragment. A trailing slash and a
+ * trailing `/v1` are normalised away (the caller warns). Model names are never touched here.
+ */
+export function normaliseBaseUrl(value: string): BaseUrlCheck {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    return { ok: false, problem: 'is not a URL' };
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return { ok: false, problem: `uses ${u.protocol.slice(0, -1)}, not http or https` };
+  if (u.username || u.password) return { ok: false, problem: 'contains credentials: never put them in a job file; the key goes in the environment' };
+  if (u.search || u.hash || value.includes('?') || value.includes('#')) return { ok: false, problem: 'has a query or fragment' };
+  let path = u.pathname.replace(/\/+$/, '');
+  if (/\/v1$/i.test(path)) path = path.slice(0, -3).replace(/\/+$/, '');
+  return { ok: true, normalised: `${u.protocol}//${u.host}${path}` };
+}
+
+/** Why an output name (after placeholders) would escape its directory; undefined when it is safe. */
+export function outputNameProblem(name: string): string | undefined {
+  if (name.length === 0) return 'is empty';
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name)) return 'contains a control character';
+  if (name.startsWith('/') || name.startsWith('\\') || /^[A-Za-z]:/.test(name)) return 'is an absolute path';
+  if (name.includes('\\')) return 'contains a backslash';
+  const parts = name.split('/');
+  if (parts.some((p) => p === '..')) return 'contains ".." and would escape the output directory';
+  if (parts.some((p) => p === '' || p === '.')) return 'has an empty or "." path segment';
+  if (name.length > 200) return 'is longer than 200 characters';
+  return undefined;
+}
