@@ -1,0 +1,116 @@
+// The general task protocol: POST /v1/video/generations and GET /v1/video/generations/{id}.
+// Errors use the task shape {"code","message","data":null}; auth and catalog errors the OpenAI shape.
+import type { RouteCall } from './context';
+import { bearerToken, sendJson, taskError } from './http';
+import { pickRenderMs, rejectBadKey, requireModel } from './catalog';
+import { sizeFromResolution } from './mp4';
+import { viewAt } from './tasks';
+import { validateSeconds } from './validate';
+
+const CONTENT_ROLES: Record<string, string> = {
+  image_url: 'reference_image', video_url: 'reference_video', audio_url: 'reference_audio',
+};
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Checks metadata.content the way the gateway does; returns an error message or null. */
+function checkContent(content: unknown): string | null {
+  if (content === undefined) return null;
+  if (!Array.isArray(content)) return 'metadata.content must be an array';
+  for (const [i, item] of content.entries()) {
+    if (!isObject(item)) return `metadata.content[${i}] must be an object`;
+    const type = item['type'];
+    if (typeof type !== 'string' || !(type in CONTENT_ROLES)) {
+      return `metadata.content[${i}].type ${JSON.stringify(type)} is not one of image_url, video_url, audio_url`;
+    }
+    const ref = item[type];
+    if (!isObject(ref) || typeof ref['url'] !== 'string' || ref['url'] === '') {
+      return `metadata.content[${i}].${type}.url is required`;
+    }
+    const role = item['role'];
+    if (role !== undefined && role !== CONTENT_ROLES[type]) {
+      return `metadata.content[${i}].role ${JSON.stringify(role)} does not match type ${type} (expected ${CONTENT_ROLES[type]})`;
+    }
+  }
+  return null;
+}
+
+export function createGeneral({ req, res, ctx, body }: RouteCall): void {
+  if (!ctx.cfg.keys.has(bearerToken(req) ?? '')) return rejectBadKey(res);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch (e) {
+    return sendJson(res, 400, taskError('invalid_request', `invalid request body: ${(e as Error).message}`));
+  }
+  if (!isObject(parsed)) return sendJson(res, 400, taskError('invalid_request', 'request body must be a JSON object'));
+  const { model, prompt, seconds, metadata } = parsed;
+  if (typeof model !== 'string' || model === '') return sendJson(res, 400, taskError('invalid_request', 'model is required'));
+  const info = requireModel(ctx, res, model);
+  if (!info) return;
+  if (info.kind !== 'video') {
+    return sendJson(res, 400, taskError('invalid_request', `model ${model} does not support video generation`));
+  }
+  if (typeof prompt !== 'string' || prompt.trim() === '') {
+    return sendJson(res, 400, taskError('invalid_request', 'prompt is required'));
+  }
+  const secErr = validateSeconds(seconds);
+  if (secErr) return sendJson(res, 400, taskError('invalid_request', secErr));
+  if (metadata !== undefined && !isObject(metadata)) {
+    return sendJson(res, 400, taskError('invalid_request', 'metadata must be an object'));
+  }
+  const contentErr = checkContent(metadata?.['content']);
+  if (contentErr) return sendJson(res, 400, taskError('invalid_request', contentErr));
+
+  const secs = seconds === undefined ? info.defaultSeconds : Number(seconds);
+  const size = sizeFromResolution(metadata?.['resolution'], metadata?.['ratio']);
+  const task = ctx.store.create({
+    protocol: 'general', model, prompt, seconds: secs, size, createdAt: ctx.now(), renderMs: pickRenderMs(ctx, info),
+    metadata,
+  }, ctx.faults.faults.failRate);
+  ctx.stats.create(prompt);
+  ctx.videos.prepare(task.seconds, task.size);
+  if (ctx.faults.lostCreate()) {
+    // Processed and billed, but the answer never arrives: the case §6 of the protocol is about.
+    ctx.stats.fault('lost-create');
+    req.socket.resetAndDestroy();
+    return;
+  }
+  sendJson(res, 200, {
+    id: task.id, task_id: task.id, object: 'video', model, status: 'queued', progress: 0,
+    created_at: Math.floor(task.createdAt / 1000),
+  });
+}
+
+/** Inside the not-exist window (or for unknown ids) the gateway answers 400 task_not_exist. */
+export function notExist(call: RouteCall): boolean {
+  const { ctx, id } = call;
+  const task = ctx.store.get(id);
+  const windowMs = ctx.faults.faults.notExistWindowMs ?? 0;
+  if (task && ctx.now() - task.createdAt >= windowMs) return false;
+  if (task) ctx.stats.fault('task-not-exist');
+  sendJson(call.res, 400, taskError('task_not_exist', 'task_not_exist'));
+  return true;
+}
+
+export function retrieveGeneral(call: RouteCall): void {
+  const { req, res, ctx, id, base } = call;
+  if (!ctx.cfg.keys.has(bearerToken(req) ?? '')) return rejectBadKey(res);
+  ctx.stats.poll(id);
+  if (notExist(call)) return;
+  const task = ctx.store.get(id);
+  if (!task) return;
+  const v = viewAt(task, ctx.now());
+  let resultUrl = '';
+  if (v.status === 'SUCCESS') resultUrl = ctx.cdn ? ctx.cdn.signedUrl(task.id) : `${base}/v1/videos/${task.id}/content`;
+  // The real gateway copies the failure text into result_url: clients must not fetch it.
+  if (v.status === 'FAILURE') resultUrl = task.failReason ?? '';
+  sendJson(res, 200, {
+    code: 'success', message: '',
+    data: {
+      task_id: task.id, status: v.status, progress: `${v.progress}%`, result_url: resultUrl,
+      fail_reason: v.status === 'FAILURE' ? (task.failReason ?? '') : '', submit_time: v.submitTime,
+      start_time: v.startTime, finish_time: v.finishTime,
+    },
+  });
+}

@@ -1,0 +1,41 @@
+// The route table: six protocol endpoints. Matching is by hand on split paths (no regex per request
+// beyond the id check): status checks must stay cheap.
+import type { Route } from './context';
+import { createGeneral, retrieveGeneral } from './general';
+import { messages } from './messages';
+import { createVideos, downloadContent, retrieveVideos } from './videos';
+
+const R = {
+  createGeneral: { name: 'POST /v1/video/generations', kind: 'create', handle: createGeneral },
+  retrieveGeneral: { name: 'GET /v1/video/generations/:id', kind: 'retrieve', handle: retrieveGeneral },
+  createVideos: { name: 'POST /v1/videos', kind: 'create', handle: createVideos },
+  retrieveVideos: { name: 'GET /v1/videos/:id', kind: 'retrieve', handle: retrieveVideos },
+  content: { name: 'GET /v1/videos/:id/content', kind: 'content', handle: downloadContent },
+  messages: { name: 'POST /v1/messages', kind: 'messages', handle: messages },
+} satisfies Record<string, Route>;
+
+const ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/** Finds the route for a method and path (query already stripped). */
+export function matchRoute(method: string, path: string): { route: Route; id: string } | null {
+  const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  const seg = p.split('/');
+  // seg[0] is '' (leading slash); seg[1] must be v1
+  if (seg[1] !== 'v1') return null;
+  const head = method === 'HEAD' ? 'GET' : method;
+  if (seg[2] === 'video' && seg[3] === 'generations') {
+    if (seg.length === 4 && head === 'POST') return { route: R.createGeneral, id: '' };
+    if (seg.length === 5 && head === 'GET' && ID.test(seg[4] ?? '')) return { route: R.retrieveGeneral, id: seg[4] as string };
+    return null;
+  }
+  if (seg[2] === 'videos') {
+    if (seg.length === 3 && head === 'POST') return { route: R.createVideos, id: '' };
+    const id = seg[3] ?? '';
+    if (!ID.test(id)) return null;
+    if (seg.length === 4 && head === 'GET') return { route: R.retrieveVideos, id };
+    if (seg.length === 5 && seg[4] === 'content' && head === 'GET') return { route: R.content, id };
+    return null;
+  }
+  if (seg[2] === 'messages' && seg.length === 3 && head === 'POST') return { route: R.messages, id: '' };
+  return null;
+}

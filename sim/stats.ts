@@ -1,0 +1,70 @@
+// Counters behind GET /__sim/stats. Plain objects with string keys: cheap to bump, cheap to JSON.
+import type { SimStats } from './contract';
+
+export interface SimStatsExt extends SimStats {
+  /** Injected faults by name, e.g. "429-empty", "reset-before-read", "cut-download", "port-hang". */
+  faults: Record<string, number>;
+  /** Messages requests by how the key came: "x-api-key", "bearer", "none". */
+  messagesAuth: Record<string, number>;
+  anthropicVersions: Record<string, number>;
+  cdnRequests: number;
+  tasksCreated: number;
+}
+
+const bump = (m: Record<string, number>, k: string, by = 1): void => {
+  m[k] = (m[k] ?? 0) + by;
+};
+
+export class StatsRecorder {
+  createsByPrompt: Record<string, number> = {};
+  requests: Record<string, number> = {};
+  requestsByPort: Record<string, number> = {};
+  pollsByTask: Record<string, number> = {};
+  faults: Record<string, number> = {};
+  messagesAuth: Record<string, number> = {};
+  anthropicVersions: Record<string, number> = {};
+  cdnRequests = 0;
+  bytesServed = 0;
+  cdnAuthHeadersSeen = 0;
+  tasksCreated = 0;
+
+  request(endpoint: string, port: number): void {
+    bump(this.requests, endpoint);
+    bump(this.requestsByPort, String(port));
+  }
+  /** CDN requests count per endpoint but not per port: requestsByPort is about base addresses. */
+  cdnRequest(method: string): void {
+    bump(this.requests, `${method} cdn`);
+    this.cdnRequests++;
+  }
+  create(prompt: string): void {
+    bump(this.createsByPrompt, prompt);
+    this.tasksCreated++;
+  }
+  poll(id: string): void {
+    bump(this.pollsByTask, id);
+  }
+  fault(name: string): void {
+    bump(this.faults, name);
+  }
+  messages(scheme: string, version: string | undefined): void {
+    bump(this.messagesAuth, scheme);
+    if (version) bump(this.anthropicVersions, version);
+  }
+  snapshot(): SimStatsExt {
+    // Copies, so callers can keep a snapshot and compare it with a later one.
+    return {
+      createsByPrompt: { ...this.createsByPrompt },
+      requests: { ...this.requests },
+      requestsByPort: { ...this.requestsByPort },
+      pollsByTask: { ...this.pollsByTask },
+      bytesServed: this.bytesServed,
+      cdnAuthHeadersSeen: this.cdnAuthHeadersSeen,
+      cdnRequests: this.cdnRequests,
+      tasksCreated: this.tasksCreated,
+      faults: { ...this.faults },
+      messagesAuth: { ...this.messagesAuth },
+      anthropicVersions: { ...this.anthropicVersions },
+    };
+  }
+}

@@ -1,0 +1,108 @@
+// The alternative (OpenAI-style) video protocol: POST /v1/videos (multipart), GET /v1/videos/{id},
+// GET /v1/videos/{id}/content. Validation and content errors use the OpenAI error shape.
+import type { RouteCall } from './context';
+import type { Task } from './tasks';
+import { bearerToken, openaiError, sendJson } from './http';
+import { pickRenderMs, rejectBadKey, requireModel } from './catalog';
+import { serveVideo } from './content';
+import { notExist } from './general';
+import { normaliseSize } from './mp4';
+import { videosStatus, viewAt } from './tasks';
+import { validateSeconds, validateSize } from './validate';
+
+const invalid = (message: string): unknown => openaiError(message, 'invalid_request_error', 'invalid_request');
+
+/** Multipart (what the OpenAI SDK sends) or JSON: the gateway binds either into the same struct. */
+async function readFields(call: RouteCall): Promise<Record<string, unknown> | string> {
+  const type = call.req.headers['content-type'] ?? '';
+  if (type.startsWith('multipart/form-data')) {
+    try {
+      const form = await new Request('http://sim.invalid/', {
+        method: 'POST', headers: { 'content-type': type }, body: call.body,
+      }).formData();
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of form.entries()) {
+        out[k] = typeof v === 'string' ? v : { filename: v.name, type: v.type, bytes: v.size };
+      }
+      return out;
+    } catch (e) {
+      return `invalid multipart body: ${(e as Error).message}`;
+    }
+  }
+  try {
+    const parsed: unknown = JSON.parse(call.body.toString('utf8'));
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'request body must be a JSON object';
+    return parsed as Record<string, unknown>;
+  } catch (e) {
+    return `invalid request body: ${(e as Error).message}`;
+  }
+}
+
+export function videoObject(task: Task, now: number): Record<string, unknown> {
+  const v = viewAt(task, now);
+  const status = videosStatus(v.status);
+  return {
+    id: task.id, object: 'video', model: task.model, status, progress: v.progress,
+    created_at: v.submitTime, completed_at: v.finishTime || null,
+    expires_at: v.finishTime ? v.finishTime + 86_400 : null,
+    prompt: task.prompt, seconds: String(task.seconds), size: task.size, remixed_from_video_id: null,
+    error: status === 'failed' ? { code: 'video_generation_failed', message: task.failReason ?? 'failed' } : null,
+  };
+}
+
+export async function createVideos(call: RouteCall): Promise<void> {
+  const { req, res, ctx } = call;
+  if (!ctx.cfg.keys.has(bearerToken(req) ?? '')) return rejectBadKey(res);
+  const fields = await readFields(call);
+  if (typeof fields === 'string') return sendJson(res, 400, invalid(fields));
+  const { model, prompt, seconds, size, ...rest } = fields;
+  if (typeof model !== 'string' || model === '') return sendJson(res, 400, invalid('model is required'));
+  const info = requireModel(ctx, res, model);
+  if (!info) return;
+  if (info.kind !== 'video') return sendJson(res, 400, invalid(`model ${model} does not support video generation`));
+  if (typeof prompt !== 'string' || prompt.trim() === '') return sendJson(res, 400, invalid('prompt is required'));
+  const err = validateSeconds(seconds) ?? validateSize(size);
+  if (err) return sendJson(res, 400, invalid(err));
+  const task = ctx.store.create({
+    protocol: 'videos', model, prompt, seconds: seconds === undefined ? info.defaultSeconds : Number(seconds),
+    size: normaliseSize(size as string | undefined), createdAt: ctx.now(), renderMs: pickRenderMs(ctx, info),
+    metadata: rest,
+  }, ctx.faults.faults.failRate);
+  ctx.stats.create(prompt);
+  ctx.videos.prepare(task.seconds, task.size);
+  if (ctx.faults.lostCreate()) {
+    ctx.stats.fault('lost-create');
+    req.socket.resetAndDestroy();
+    return;
+  }
+  // The creation answer is always "queued" with progress 0, whatever the timeline says.
+  sendJson(res, 200, { ...videoObject(task, task.createdAt), status: 'queued', progress: 0 });
+}
+
+export function retrieveVideos(call: RouteCall): void {
+  const { req, res, ctx, id } = call;
+  if (!ctx.cfg.keys.has(bearerToken(req) ?? '')) return rejectBadKey(res);
+  ctx.stats.poll(id);
+  if (notExist(call)) return;
+  const task = ctx.store.get(id);
+  if (task) sendJson(res, 200, videoObject(task, ctx.now()));
+}
+
+export async function downloadContent(call: RouteCall): Promise<void> {
+  const { req, res, ctx, id } = call;
+  if (!ctx.cfg.keys.has(bearerToken(req) ?? '')) return rejectBadKey(res);
+  const task = ctx.store.get(id);
+  if (!task) return sendJson(res, 404, openaiError('Task not found', 'invalid_request_error', 'task_not_found'));
+  const v = viewAt(task, ctx.now());
+  if (v.status !== 'SUCCESS') {
+    return sendJson(res, 400, openaiError(`Task is not completed yet, current status: ${v.status}`,
+      'invalid_request_error', 'task_not_completed'));
+  }
+  if (ctx.cdn && ctx.cfg.contentRedirect) {
+    res.writeHead(302, { location: ctx.cdn.signedUrl(task.id), 'content-length': 0 });
+    res.end();
+    return;
+  }
+  const body = await ctx.videos.body(task.seconds, task.size);
+  await serveVideo(req, res, body, ctx.faults, ctx.stats);
+}
