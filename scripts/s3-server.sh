@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Provisions the real S3-compatible server used by the storage integration tests: MinIO,
+# built from source with the Go toolchain (only package registries are needed: the Go module
+# proxy). The binary lands in the per-user tool cache, so a second run costs nothing.
+#
+#   scripts/s3-server.sh --print-path   print the binary path (build it first if missing)
+#   scripts/s3-server.sh --build        build it if missing (progress on stderr)
+#
+# Exit codes: 0 ok, 2 usage, 3 cannot provision (no Go toolchain obtainable, build failed).
+# Override the pinned version with REELFLOW_MINIO_VERSION (a Go module version or pseudo-version).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+
+# A pseudo-version of minio's master (MinIO publishes no semver tags); its go.mod has no
+# `replace` directive, so `go install module@version` works.
+MINIO_VERSION="${REELFLOW_MINIO_VERSION:-v0.0.0-20260212201848-7aac2a2c5b7c}"
+dest_dir="$REELFLOW_TOOL_CACHE/minio-$MINIO_VERSION"
+bin="$dest_dir/minio"
+
+# With no Go on PATH, fetch the official toolchain, which the Go module proxy serves as the module
+# golang.org/toolchain, into the tool cache (a second run reuses it).
+GO_TOOLCHAIN_VERSION="${REELFLOW_GO_TOOLCHAIN:-1.24.8}"
+ensure_go() {
+  command -v go >/dev/null 2>&1 && return 0
+  local arch os goroot proxy url tmp
+  case "$(uname -m)" in x86_64|amd64) arch=amd64 ;; aarch64|arm64) arch=arm64 ;; *) return 1 ;; esac
+  os="$(uname -s | tr '[:upper:]' '[:lower:]')"
+  goroot="$REELFLOW_TOOL_CACHE/go-$GO_TOOLCHAIN_VERSION.$os-$arch"
+  if [ ! -x "$goroot/bin/go" ]; then
+    command -v curl >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || return 1
+    proxy="${GOPROXY:-https://proxy.golang.org}"; proxy="${proxy%%,*}"
+    case "$proxy" in direct|off) proxy=https://proxy.golang.org ;; esac
+    url="$proxy/golang.org/toolchain/@v/v0.0.1-go$GO_TOOLCHAIN_VERSION.$os-$arch.zip"
+    say "no Go on PATH: fetching the Go $GO_TOOLCHAIN_VERSION toolchain from the module proxy..."
+    mkdir -p "$REELFLOW_TOOL_CACHE"
+    tmp="$(mktemp -d "$REELFLOW_TOOL_CACHE/.go.XXXXXX")"
+    curl -fsSL "$url" -o "$tmp/go.zip" && python3 -m zipfile -e "$tmp/go.zip" "$tmp/x" || { rm -rf "$tmp"; return 1; }
+    chmod +x "$tmp/x/golang.org/toolchain@v0.0.1-go$GO_TOOLCHAIN_VERSION.$os-$arch/bin/"* \
+      "$tmp/x/golang.org/toolchain@v0.0.1-go$GO_TOOLCHAIN_VERSION.$os-$arch/pkg/tool/"*/* 2>/dev/null || true
+    rm -rf "$goroot"
+    mv "$tmp/x/golang.org/toolchain@v0.0.1-go$GO_TOOLCHAIN_VERSION.$os-$arch" "$goroot"
+    rm -rf "$tmp"
+  fi
+  export PATH="$goroot/bin:$PATH" GOTOOLCHAIN=local
+}
+
+build() {
+  if [ -x "$bin" ]; then return 0; fi
+  ensure_go || die "cannot build the S3 test server: no Go toolchain on PATH and none could be fetched from the Go module proxy (install golang >= 1.24)" 3
+  mkdir -p "$dest_dir"
+  local lock="$dest_dir.lock"
+  # Serialise concurrent builds (parallel test runs, several engineers).
+  exec 9>"$lock"
+  if command -v flock >/dev/null 2>&1; then
+    flock 9 || true
+    if [ -x "$bin" ]; then return 0; fi
+  fi
+  say "building MinIO $MINIO_VERSION with $(go version | awk '{print $3}') into $dest_dir (several minutes on a cold cache)..."
+  local tmp
+  tmp="$(mktemp -d "$dest_dir/.build.XXXXXX")"
+  local start=$SECONDS
+  if ! GOBIN="$tmp" GOFLAGS="${GOFLAGS:-} -trimpath" GOTOOLCHAIN="${GOTOOLCHAIN:-auto}" CGO_ENABLED=0 \
+      go install -v "github.com/minio/minio@$MINIO_VERSION" 2> >(sed 's/^/reelflow: go: /' >&2); then
+    rm -rf "$tmp"
+    die "cannot build the S3 test server: 'go install github.com/minio/minio@$MINIO_VERSION' failed (see above); is the Go module proxy reachable?" 3
+  fi
+  mv -f "$tmp/minio" "$bin"
+  rm -rf "$tmp"
+  say "built $bin in $((SECONDS - start))s"
+}
+
+case "${1:-}" in
+  --print-path) build; printf '%s\n' "$bin" ;;
+  --build) build ;;
+  -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' ;;
+  '') sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  *) die "unknown option: $1 (use --print-path or --build)" 2 ;;
+esac

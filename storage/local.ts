@@ -1,0 +1,325 @@
+// Local directory storage. A video only ever appears under its final name complete and durable:
+// bytes stream into `<name>.part` (hashed on the way), the part is fsynced, renamed, and the
+// directory fsynced. A cut download keeps its `.part`, so the next attempt resumes with Range.
+import { createHash, randomBytes, type Hash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, readFile, readdir, rename, rm, stat, truncate } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { finished, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { DigestStream } from './digest';
+import { SizeMismatchError, errnoCode, errorMessage } from './errors';
+import type { ManifestRow } from './manifest';
+import { ManifestDigests, encodeManifestRow, parseManifest } from './manifest-codec';
+import { MANIFEST_FILE, PART_SUFFIX, checkObjectName } from './names';
+import { KeyedSerializer } from './serial';
+import { StorageError, type Storage, type StoredObject, type WriteOptions, type WriteResult } from './storage';
+
+const HASH_CHUNK = 1 << 20;
+
+export class LocalStorage implements Storage {
+  readonly location: string;
+  private readonly manifestPath: string;
+  private readonly serial = new KeyedSerializer();
+  /** sha256 per file from the manifest, read incrementally (the manifest only grows). */
+  private readonly digests = new ManifestDigests();
+  private digestsFrom = { ino: -1, offset: 0 };
+
+  constructor(dir: string) {
+    this.location = resolve(dir);
+    this.manifestPath = join(this.location, MANIFEST_FILE);
+  }
+
+  localPath(name: string): string {
+    return join(this.location, ...checkObjectName(name).split('/'));
+  }
+
+  async stat(name: string): Promise<StoredObject | undefined> {
+    const path = this.localPath(name);
+    const st = await statOrUndefined(path);
+    if (!st?.isFile()) return undefined;
+    const sha256 = (await this.manifestSha256(name, path, st.size)) ?? (await hashFile(path));
+    return { name, bytes: st.size, sha256 };
+  }
+
+  async partialBytes(name: string): Promise<number> {
+    const st = await statOrUndefined(this.localPath(name) + PART_SUFFIX);
+    return st?.isFile() ? st.size : 0;
+  }
+
+  async discardPartial(name: string): Promise<void> {
+    await rm(this.localPath(name) + PART_SUFFIX, { force: true });
+  }
+
+  async write(name: string, body: Readable, options: WriteOptions & { resumeFrom?: number } = {}): Promise<WriteResult> {
+    const finalPath = this.localPath(name);
+    const partPath = finalPath + PART_SUFFIX;
+    const dir = dirname(finalPath);
+    const resumeFrom = options.resumeFrom ?? 0;
+    let hash: Hash;
+    try {
+      const created = await mkdir(dir, { recursive: true });
+      if (created !== undefined) await fsyncDirs(dirname(created), dir);
+      hash = await this.hashPartialForResume(name, partPath, resumeFrom);
+    } catch (err) {
+      body.destroy();
+      throw err instanceof StorageError ? err : fsError(`cannot prepare ${partPath}`, err);
+    }
+
+    const digest = new DigestStream({
+      name,
+      startBytes: resumeFrom,
+      hash,
+      expectedBytes: options.expectedBytes,
+      onProgress: options.onProgress,
+      checkShortAtEnd: false,
+    });
+    const sink = createWriteStream(partPath, { flags: resumeFrom > 0 ? 'r+' : 'w', start: resumeFrom, highWaterMark: 1 << 20 });
+    // The body is piped by hand: when it fails (a cut download) the digest is ended, not
+    // destroyed, so the sink still writes every byte that arrived and the part is kept whole.
+    let bodyError: unknown;
+    finished(body, (err) => {
+      if (!err) return;
+      bodyError ??= err;
+      if (!digest.writableEnded) digest.end();
+    });
+    body.pipe(digest);
+    try {
+      await pipeline(digest, sink);
+    } catch (err) {
+      body.unpipe(digest);
+      body.destroy();
+      const sizeError = digest.sizeError;
+      // Too many bytes: the part is not a prefix of the expected object, so resuming it is useless.
+      if (sizeError && err === sizeError) {
+        await rm(partPath, { force: true });
+        throw sizeError;
+      }
+      await fsyncFile(partPath).catch(() => undefined);
+      throw fsError(`cannot write ${partPath}`, err);
+    }
+    if (bodyError !== undefined) {
+      // The caller classifies its own body's error (e.g. a cut download, to resume with Range).
+      await fsyncFile(partPath).catch(() => undefined);
+      throw bodyError;
+    }
+    if (options.expectedBytes !== undefined && digest.bytes !== options.expectedBytes) {
+      // A short body: every byte that came is in the part, durable, ready for a resume.
+      await fsyncFile(partPath).catch(() => undefined);
+      throw new SizeMismatchError(name, options.expectedBytes, digest.bytes, true);
+    }
+    try {
+      await fsyncFile(partPath);
+      await rename(partPath, finalPath);
+      await fsyncDirs(dir, dir);
+    } catch (err) {
+      throw fsError(`cannot commit ${finalPath}`, err);
+    }
+    return { name, bytes: digest.bytes, sha256: digest.sha256, location: finalPath };
+  }
+
+  /** Appends one line with one write (O_APPEND) and fsyncs; serialised per file within the process. */
+  appendManifest(row: ManifestRow): Promise<void> {
+    const line = Buffer.from(encodeManifestRow(row));
+    return this.serial.run(this.manifestPath, async () => {
+      let fh;
+      try {
+        const created = await mkdir(this.location, { recursive: true });
+        if (created !== undefined) await fsyncDirs(dirname(created), this.location);
+        const existed = (await statOrUndefined(this.manifestPath)) !== undefined;
+        fh = await open(this.manifestPath, 'a+');
+        await terminateTornLine(fh);
+        await writeAll(fh, line);
+        await fh.sync();
+        if (!existed) await fsyncDirs(this.location, this.location);
+      } catch (err) {
+        throw fsError(`cannot append to ${this.manifestPath}`, err);
+      } finally {
+        await fh?.close();
+      }
+    });
+  }
+
+  async readManifest(): Promise<ManifestRow[]> {
+    let buf: Buffer;
+    try {
+      buf = await readFile(this.manifestPath);
+    } catch (err) {
+      if (errnoCode(err) === 'ENOENT') return [];
+      throw fsError(`cannot read ${this.manifestPath}`, err);
+    }
+    return parseManifest(buf).rows;
+  }
+
+  /** Every finished object, by name; skips the manifest, `.part` files and dot-files (probes, temp files). */
+  async list(): Promise<StoredObject[]> {
+    await this.refreshDigests();
+    const out: StoredObject[] = [];
+    const walk = async (dir: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch (err) {
+        if (errnoCode(err) === 'ENOENT') return;
+        throw fsError(`cannot list ${dir}`, err);
+      }
+      for (const entry of entries) {
+        if (entry.name.startsWith('.') || entry.name.endsWith(PART_SUFFIX)) continue;
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) await walk(path);
+        else if (entry.isFile() && path !== this.manifestPath) {
+          const st = await statOrUndefined(path);
+          if (!st) continue;
+          const name = relative(this.location, path).split(sep).join('/');
+          out.push({ name, bytes: st.size, sha256: this.digests.lookup([name, path], st.size) });
+        }
+      }
+    };
+    await walk(this.location);
+    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async checkWritable(): Promise<void> {
+    const probe = join(this.location, `.reelflow-write-check-${process.pid}-${randomBytes(4).toString('hex')}`);
+    try {
+      await mkdir(this.location, { recursive: true });
+      const fh = await open(probe, 'wx');
+      try {
+        await fh.write('ok\n');
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    } catch (err) {
+      const code = errnoCode(err);
+      const why =
+        code === 'EACCES' || code === 'EPERM' ? 'permission denied'
+        : code === 'EROFS' ? 'read-only file system'
+        : code === 'ENOSPC' ? 'no space left on the device'
+        : code === 'ENOTDIR' || code === 'EEXIST' ? 'a path component is a file, not a directory'
+        : errorMessage(err);
+      throw new StorageError(`output directory ${this.location} is not writable: ${why}`, { cause: err });
+    } finally {
+      await rm(probe, { force: true }).catch(() => undefined);
+    }
+  }
+
+  /** For a resume: checks the kept part covers `resumeFrom`, trims any excess, hashes its bytes. */
+  private async hashPartialForResume(name: string, partPath: string, resumeFrom: number): Promise<Hash> {
+    const hash = createHash('sha256');
+    if (resumeFrom <= 0) return hash;
+    const have = (await statOrUndefined(partPath))?.size ?? 0;
+    if (have < resumeFrom) {
+      throw new StorageError(`${name}: cannot resume at byte ${resumeFrom}: the kept partial write has ${have} bytes`);
+    }
+    if (have > resumeFrom) await truncate(partPath, resumeFrom);
+    await pipeline(createReadStream(partPath, { start: 0, end: resumeFrom - 1, highWaterMark: HASH_CHUNK }), async (source: AsyncIterable<Buffer>) => {
+      for await (const chunk of source) hash.update(chunk);
+    });
+    return hash;
+  }
+
+  private async manifestSha256(name: string, path: string, bytes: number): Promise<string | undefined> {
+    await this.refreshDigests();
+    return this.digests.lookup([name, path], bytes);
+  }
+
+  /** Reads only the manifest bytes appended since the last look (from the start if it was replaced). */
+  private refreshDigests(): Promise<void> {
+    return this.serial.run('digests', async () => {
+      const st = await statOrUndefined(this.manifestPath);
+      if (!st) {
+        this.digests.clear();
+        this.digestsFrom = { ino: -1, offset: 0 };
+        return;
+      }
+      if (st.ino !== this.digestsFrom.ino || st.size < this.digestsFrom.offset) {
+        this.digests.clear();
+        this.digestsFrom = { ino: st.ino, offset: 0 };
+      }
+      if (st.size === this.digestsFrom.offset) return;
+      const fh = await open(this.manifestPath, 'r');
+      try {
+        const length = st.size - this.digestsFrom.offset;
+        const buf = Buffer.allocUnsafe(length);
+        const { bytesRead } = await fh.read(buf, 0, length, this.digestsFrom.offset);
+        const parsed = parseManifest(buf.subarray(0, bytesRead));
+        this.digests.add(parsed.rows);
+        this.digestsFrom.offset += parsed.completeLength;
+      } finally {
+        await fh.close();
+      }
+    });
+  }
+}
+
+type FileHandle = Awaited<ReturnType<typeof open>>;
+
+/**
+ * A crash mid-append can leave a last line without its newline. Before appending, end that
+ * fragment with a newline so the new row starts on its own line. Nothing is truncated: another
+ * process may be appending too, and the readers skip a line that is not a row.
+ */
+async function terminateTornLine(fh: FileHandle): Promise<void> {
+  const { size } = await fh.stat();
+  if (size === 0) return;
+  const last = Buffer.alloc(1);
+  await fh.read(last, 0, 1, size - 1);
+  if (last[0] === 0x0a) return;
+  await writeAll(fh, Buffer.from('\n'));
+}
+
+async function writeAll(fh: FileHandle, buf: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < buf.length) {
+    const { bytesWritten } = await fh.write(buf, offset, buf.length - offset);
+    offset += bytesWritten;
+  }
+}
+
+async function statOrUndefined(path: string) {
+  try {
+    return await stat(path);
+  } catch (err) {
+    const code = errnoCode(err);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw fsError(`cannot stat ${path}`, err);
+  }
+}
+
+export async function hashFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  await pipeline(createReadStream(path, { highWaterMark: HASH_CHUNK }), async (source: AsyncIterable<Buffer>) => {
+    for await (const chunk of source) hash.update(chunk);
+  });
+  return hash.digest('hex');
+}
+
+async function fsyncFile(path: string): Promise<void> {
+  const fh = await open(path, 'r+');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** fsyncs `to` and each of its ancestors up to `from` (so newly created directories are durable too). */
+async function fsyncDirs(from: string, to: string): Promise<void> {
+  for (let dir = to; ; dir = dirname(dir)) {
+    const fh = await open(dir, 'r');
+    try {
+      await fh.sync();
+    } catch (err) {
+      // Some file systems cannot fsync a directory; the rename is as durable as they allow.
+      if (errnoCode(err) !== 'EINVAL' && errnoCode(err) !== 'EISDIR') throw err;
+    } finally {
+      await fh.close();
+    }
+    if (dir === from || !isAbsolute(dir) || dirname(dir) === dir || from.length >= dir.length) break;
+  }
+}
+
+function fsError(what: string, err: unknown): StorageError {
+  return new StorageError(`${what}: ${errorMessage(err)}`, { cause: err });
+}

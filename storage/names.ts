@@ -1,0 +1,43 @@
+import { StorageError } from './storage';
+
+/** The manifest's file name (local) and the S3 key prefix of its rows. */
+export const MANIFEST_FILE = 'manifest.jsonl';
+export const PART_SUFFIX = '.part';
+
+/**
+ * Object names are relative, `/`-separated, and never escape the output location. The job file
+ * validator already guarantees this; storage checks again because it is the last line of defence.
+ */
+export function checkObjectName(name: string): string {
+  const bad =
+    name === '' ||
+    name.startsWith('/') ||
+    name.includes('\\') ||
+    // eslint-disable-next-line no-control-regex
+    /[\u0000-\u001f\u007f]/.test(name) ||
+    name.split('/').some((segment) => segment === '' || segment === '.' || segment === '..');
+  if (bad) throw new StorageError(`invalid output name ${JSON.stringify(name)}: must be a relative path inside the output location`);
+  if (name === MANIFEST_FILE || name.endsWith(PART_SUFFIX)) {
+    throw new StorageError(`invalid output name ${JSON.stringify(name)}: reserved for reelflow's own files`);
+  }
+  return name;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  mp4: 'video/mp4',
+  m4v: 'video/mp4',
+  webm: 'video/webm',
+  mov: 'video/quicktime',
+  mkv: 'video/x-matroska',
+  gif: 'image/gif',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  json: 'application/json',
+  html: 'text/html; charset=utf-8',
+};
+
+export function contentTypeFor(name: string): string {
+  const ext = /\.([A-Za-z0-9]+)$/.exec(name)?.[1]?.toLowerCase();
+  return (ext !== undefined && CONTENT_TYPES[ext]) || 'application/octet-stream';
+}

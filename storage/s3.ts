@@ -1,0 +1,311 @@
+// S3-compatible bucket storage. Videos stream straight from the body into a multipart upload
+// (parts of `partSize` are the only buffering), hashed on the way. A body that fails mid-way makes
+// the upload abort, so no object appears.
+//
+// Where the sha256 lives: S3 takes user metadata when an upload starts, but the hash is known only
+// at its end, and S3's own SHA256 checksum of a multipart object is a checksum of the part
+// checksums, not of the object. Copying the object onto itself with new metadata was measured on
+// MinIO: it rewrites the whole object (MinIO recomputes a full-object checksum on every copy, as
+// AWS does), doubling the cost of each video, and CopyObject stops at 5 GiB. So a tiny sidecar
+// object `<key>.sha256` (sha256sum format, usable with `sha256sum -c`) carries
+// `x-amz-meta-sha256`, plus the size and ETag of the object it vouches for; stat() trusts it only
+// while both still match. Without a valid sidecar (the process died between the two PUTs),
+// stat() falls back to the manifest's latest succeeded row for that file.
+//
+// The manifest is one small object per row under `<prefix>manifest/`, named by time, so any number
+// of workers on any machines append without read-modify-write races; readManifest() lists them
+// in name order (time order, up to clock skew between machines).
+import { randomBytes } from 'node:crypto';
+import { finished, type Readable } from 'node:stream';
+import {
+  AbortMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { S3OutputSettings } from '../jobfile/plan';
+import { DigestStream } from './digest';
+import type { ManifestRow } from './manifest';
+import { ManifestDigests, decodeManifestRow, encodeManifestRow } from './manifest-codec';
+import { checkObjectName, contentTypeFor } from './names';
+import { describeS3Error, endpointLabel, isNotFound, type S3ErrorContext } from './s3-errors';
+import { StorageError, type Storage, type StoredObject, type WriteOptions, type WriteResult } from './storage';
+
+/** Suffix of the sidecar object that records a video's sha256. */
+export const SHA256_SIDECAR = '.sha256';
+const MANIFEST_DIR = 'manifest/';
+const PROBE_PREFIX = '.reelflow-write-check-';
+
+export interface S3StorageOptions {
+  /** Explicit credentials (tests). Default: the standard AWS chain (environment, profile, SSO, IMDS). Never from a job file. */
+  credentials?: S3ClientConfig['credentials'];
+  /** Multipart part size in bytes (default 8 MiB); memory use is about partSize x (queueSize + 1). */
+  partSize?: number;
+  /** Parts uploaded concurrently (default 4). */
+  queueSize?: number;
+  /** Attempts per request, retries included (default 3). */
+  maxAttempts?: number;
+  /** Connection set-up limit in ms (default 10 s), so an unreachable endpoint fails promptly. */
+  connectionTimeoutMs?: number;
+}
+
+/**
+ * SigV4 hashes every part body (sha256) to sign it, and the server hashes it again to check, on top
+ * of the CRC32 checksum the SDK already sends and the server verifies. Where that CRC32 header is
+ * present, sign the part as UNSIGNED-PAYLOAD instead, as the SDK itself does for streamed bodies
+ * (STREAMING-UNSIGNED-PAYLOAD-TRAILER): integrity stays verified end to end by the CRC, the
+ * request (headers, key, checksum) stays signed, and a full sha256 pass per side is saved.
+ */
+function checksumInsteadOfPayloadHash(client: S3Client): void {
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const headers = (args.request as { headers?: Record<string, string> } | undefined)?.headers;
+      if (headers) {
+        const names = Object.keys(headers).map((h) => h.toLowerCase());
+        if (!names.includes('x-amz-content-sha256') && names.some((h) => /^x-amz-checksum-(crc32|crc32c|crc64nvme)$/.test(h))) {
+          headers['x-amz-content-sha256'] = 'UNSIGNED-PAYLOAD';
+        }
+      }
+      return next(args);
+    },
+    { step: 'build', priority: 'low', name: 'reelflowChecksumInsteadOfPayloadHash' },
+  );
+}
+
+export class S3Storage implements Storage {
+  readonly location: string;
+  readonly client: S3Client;
+  private readonly bucket: string;
+  private readonly prefix: string;
+  private readonly where: string;
+  private readonly partSize: number;
+  private readonly queueSize: number;
+  /** Manifest row objects never change once written: cache them by key. */
+  private readonly rowCache = new Map<string, ManifestRow | null>();
+  private manifestSeq = 0;
+
+  constructor(private readonly settings: S3OutputSettings, options: S3StorageOptions = {}) {
+    this.bucket = settings.bucket;
+    this.prefix = settings.prefix;
+    this.location = `s3://${settings.bucket}/${settings.prefix}`;
+    this.where = endpointLabel(settings);
+    this.partSize = options.partSize ?? 8 * 1024 * 1024;
+    this.queueSize = options.queueSize ?? 4;
+    this.client = new S3Client({
+      region: settings.region,
+      ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+      forcePathStyle: settings.forcePathStyle,
+      ...(options.credentials ? { credentials: options.credentials } : {}),
+      maxAttempts: options.maxAttempts ?? 3,
+      requestHandler: { connectionTimeout: options.connectionTimeoutMs ?? 10_000, socketTimeout: 120_000 },
+    });
+    checksumInsteadOfPayloadHash(this.client);
+  }
+
+  private key(name: string): string {
+    if (checkObjectName(name).endsWith(SHA256_SIDECAR) || name.startsWith(MANIFEST_DIR)) {
+      throw new StorageError(`invalid output name ${JSON.stringify(name)}: reserved for reelflow's own objects in S3`);
+    }
+    return this.prefix + name;
+  }
+
+  async stat(name: string): Promise<StoredObject | undefined> {
+    const Key = this.key(name);
+    const context = { action: `stat s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where };
+    const [head, sidecar] = await Promise.all([
+      this.headOrUndefined(Key, context),
+      this.headOrUndefined(Key + SHA256_SIDECAR, context),
+    ]);
+    if (!head) return undefined;
+    const bytes = head.ContentLength ?? 0;
+    const vouched = sidecar?.Metadata;
+    const sidecarSha =
+      vouched?.sha256 && vouched.bytes === String(bytes) && (!vouched.etag || vouched.etag === head.ETag) ? vouched.sha256 : undefined;
+    const sha256 = sidecarSha ?? (await this.manifestSha256(name, bytes));
+    return { name, bytes, sha256 };
+  }
+
+  private async headOrUndefined(Key: string, context: S3ErrorContext) {
+    try {
+      return await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key }));
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw describeS3Error(err, context);
+    }
+  }
+
+  /** S3 keeps no partial objects (an interrupted upload is aborted), so there is nothing to resume. */
+  partialBytes(_name: string): Promise<number> {
+    return Promise.resolve(0);
+  }
+
+  /** Aborts multipart uploads of this key left behind by a process that died mid-upload. */
+  async discardPartial(name: string): Promise<void> {
+    const Key = this.key(name);
+    try {
+      const found = await this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: Key }));
+      for (const upload of found.Uploads ?? []) {
+        if (upload.Key === Key && upload.UploadId) {
+          await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId: upload.UploadId }));
+        }
+      }
+    } catch (err) {
+      throw describeS3Error(err, { action: `discard partial uploads of s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where });
+    }
+  }
+
+  async write(name: string, body: Readable, options: WriteOptions & { resumeFrom?: number } = {}): Promise<WriteResult> {
+    const Key = this.key(name);
+    if ((options.resumeFrom ?? 0) > 0) {
+      body.destroy();
+      throw new StorageError(`${this.location}${name}: S3 storage cannot resume a partial write (partialBytes() is 0); start from byte 0`);
+    }
+    const digest = new DigestStream({ name, expectedBytes: options.expectedBytes, onProgress: options.onProgress, passChunks: true });
+    // Errors do not cross pipe(): a body that fails (or closes early) destroys the digest, which
+    // fails the upload's read of it, and the upload aborts.
+    let bodyError: unknown;
+    finished(body, (err) => {
+      if (!err) return;
+      bodyError ??= err;
+      digest.destroy(err);
+    });
+    body.pipe(digest);
+    const ContentType = contentTypeFor(name);
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: this.bucket, Key, Body: digest, ContentType },
+      partSize: this.partSize,
+      queueSize: this.queueSize,
+      leavePartsOnError: false,
+    });
+    let etag: string | undefined;
+    try {
+      etag = (await upload.done()).ETag;
+    } catch (err) {
+      body.unpipe(digest);
+      body.destroy();
+      digest.destroy();
+      if (digest.sizeError && err === digest.sizeError) throw digest.sizeError;
+      if (bodyError !== undefined) throw bodyError;
+      throw describeS3Error(err, { action: `upload s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where });
+    }
+    const sha256 = digest.sha256;
+    await this.putSidecar(Key, sha256, digest.bytes, etag);
+    return { name, bytes: digest.bytes, sha256, location: `s3://${this.bucket}/${Key}` };
+  }
+
+  /** Records the sha256 beside the object (see the top of this file for why not on it). */
+  private async putSidecar(Key: string, sha256: string, bytes: number, etag: string | undefined): Promise<void> {
+    const base = Key.slice(Key.lastIndexOf('/') + 1);
+    try {
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: Key + SHA256_SIDECAR,
+          Body: `${sha256}  ${base}\n`,
+          ContentType: 'text/plain; charset=utf-8',
+          Metadata: { sha256, bytes: String(bytes), ...(etag ? { etag } : {}) },
+        }),
+      );
+    } catch {
+      // Best effort: the object is complete and correct, the WriteResult (and so the manifest row)
+      // carries the sha256, and stat() falls back to the manifest.
+    }
+  }
+
+  async appendManifest(row: ManifestRow): Promise<void> {
+    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('.', '');
+    const seq = String(this.manifestSeq++).padStart(6, '0');
+    const Key = `${this.prefix}${MANIFEST_DIR}${stamp}-${seq}-${randomBytes(4).toString('hex')}.json`;
+    try {
+      await this.client.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key, Body: encodeManifestRow(row), ContentType: 'application/x-ndjson' }),
+      );
+    } catch (err) {
+      throw describeS3Error(err, { action: `append a manifest row at s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where });
+    }
+    this.rowCache.set(Key, row);
+  }
+
+  async readManifest(): Promise<ManifestRow[]> {
+    const keys = (await this.listKeys(this.prefix + MANIFEST_DIR)).map((o) => o.key);
+    const missing = keys.filter((k) => !this.rowCache.has(k));
+    let next = 0;
+    const worker = async () => {
+      while (next < missing.length) {
+        const Key = missing[next++] as string;
+        this.rowCache.set(Key, await this.getRow(Key));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(16, missing.length) }, worker));
+    const rows: ManifestRow[] = [];
+    for (const k of keys) {
+      const row = this.rowCache.get(k);
+      if (row) rows.push(row);
+    }
+    return rows;
+  }
+
+  /** Finished objects under the prefix (not the manifest, sidecars or probes). sha256 is left to stat(). */
+  async list(): Promise<StoredObject[]> {
+    const manifestDir = this.prefix + MANIFEST_DIR;
+    return (await this.listKeys(this.prefix))
+      .filter((o) => !o.key.startsWith(manifestDir) && !o.key.endsWith(SHA256_SIDECAR))
+      .map((o) => ({ name: o.key.slice(this.prefix.length), bytes: o.bytes }))
+      .filter((o) => !o.name.split('/').some((segment) => segment.startsWith('.')));
+  }
+
+  /** Writes and deletes a tiny probe object; says which of bucket, credentials or endpoint is wrong. */
+  async checkWritable(): Promise<void> {
+    const Key = `${this.prefix}${PROBE_PREFIX}${randomBytes(6).toString('hex')}`;
+    const context = { action: `write to ${this.location}`, bucket: this.bucket, where: this.where };
+    try {
+      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: 'ok\n' }));
+    } catch (err) {
+      throw describeS3Error(err, context);
+    }
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key }));
+    } catch (err) {
+      throw describeS3Error(err, { ...context, action: `delete the probe object s3://${this.bucket}/${Key}` });
+    }
+  }
+
+  private async getRow(Key: string): Promise<ManifestRow | null> {
+    try {
+      const got = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
+      const text = (await got.Body?.transformToString('utf8')) ?? '';
+      return decodeManifestRow(text.trim()) ?? null;
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw describeS3Error(err, { action: `read s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where });
+    }
+  }
+
+  private async listKeys(Prefix: string): Promise<{ key: string; bytes: number }[]> {
+    const out: { key: string; bytes: number }[] = [];
+    let ContinuationToken: string | undefined;
+    try {
+      do {
+        const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix, ContinuationToken }));
+        for (const o of page.Contents ?? []) if (o.Key !== undefined) out.push({ key: o.Key, bytes: o.Size ?? 0 });
+        ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (ContinuationToken);
+    } catch (err) {
+      throw describeS3Error(err, { action: `list s3://${this.bucket}/${Prefix}`, bucket: this.bucket, where: this.where });
+    }
+    return out;
+  }
+
+  private async manifestSha256(name: string, bytes: number): Promise<string | undefined> {
+    const digests = new ManifestDigests();
+    digests.add(await this.readManifest());
+    return digests.lookup([name, `s3://${this.bucket}/${this.prefix}${name}`], bytes);
+  }
+}
