@@ -1,0 +1,163 @@
+// Poster frames and durations from ffmpeg/ffprobe, when they are installed. Both are optional:
+// without them the report still renders, with placeholders and no durations.
+import { execFile } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+
+export interface MediaTools {
+  ffmpeg?: string;
+  ffprobe?: string;
+}
+
+/** What the report knows about one stored video. */
+export interface VideoMedia {
+  /** False when the file named by the manifest is not in the output directory. */
+  exists: boolean;
+  /** Poster path relative to the output directory (`posters/<file>.jpg`), when one is available. */
+  poster?: string;
+  durationSec?: number;
+}
+
+/** Extractions run at most this many at a time: ffmpeg is CPU-heavy and machines are small. */
+export const POSTER_CONCURRENCY = 2;
+const POSTER_WIDTH = 480;
+const POSTER_AT_SECONDS = 0.5;
+const TOOL_TIMEOUT_MS = 60_000;
+
+/** Absolute path of an executable on PATH, or undefined. */
+export async function findExecutable(name: string, pathEnv = process.env.PATH ?? ''): Promise<string | undefined> {
+  for (const dir of pathEnv.split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      await access(candidate, constants.X_OK);
+      if ((await stat(candidate)).isFile()) return candidate;
+    } catch {
+      // not in this directory
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The tools to use: explicit overrides win (null means "pretend it is absent"), otherwise PATH.
+ */
+export async function findMediaTools(overrides: { ffmpeg?: string | null; ffprobe?: string | null } = {}): Promise<MediaTools> {
+  const pick = async (name: 'ffmpeg' | 'ffprobe'): Promise<string | undefined> => {
+    const given = overrides[name];
+    if (given === null) return undefined;
+    return given ?? (await findExecutable(name));
+  };
+  const tools: MediaTools = {};
+  const ffmpeg = await pick('ffmpeg');
+  const ffprobe = await pick('ffprobe');
+  if (ffmpeg) tools.ffmpeg = ffmpeg;
+  if (ffprobe) tools.ffprobe = ffprobe;
+  return tools;
+}
+
+function run(file: string, args: string[]): Promise<{ ok: boolean; stdout: string }> {
+  return new Promise((done) => {
+    execFile(file, args, { timeout: TOOL_TIMEOUT_MS, maxBuffer: 1 << 20, windowsHide: true }, (error, stdout) => {
+      done({ ok: !error, stdout: String(stdout) });
+    });
+  });
+}
+
+/** Resolves `name` inside `root`, refusing anything that would land outside it. */
+export function insideDir(root: string, name: string): string | undefined {
+  const full = resolve(root, name);
+  const rel = relative(resolve(root), full);
+  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
+  return full;
+}
+
+async function nonEmptyFile(path: string): Promise<{ mtimeMs: number } | undefined> {
+  try {
+    const info = await stat(path);
+    return info.isFile() && info.size > 0 ? { mtimeMs: info.mtimeMs } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function probeDuration(ffprobe: string, video: string): Promise<number | undefined> {
+  const { ok, stdout } = await run(ffprobe, [
+    '-v', 'error', '-show_entries', 'format=duration', '-of', 'default=noprint_wrappers=1:nokey=1', video,
+  ]);
+  const seconds = ok ? Number.parseFloat(stdout.trim()) : Number.NaN;
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;
+}
+
+/**
+ * Writes one JPEG frame of `video` to `poster` (atomically: temp file, then rename). Takes the
+ * frame at 0.5 s, or the first frame when the video is shorter than that.
+ */
+export async function extractPoster(ffmpeg: string, video: string, poster: string): Promise<boolean> {
+  await mkdir(dirname(poster), { recursive: true });
+  const temp = `${poster}.${process.pid}.tmp.jpg`;
+  const attempt = async (seek: number | undefined): Promise<boolean> => {
+    await rm(temp, { force: true });
+    const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-y'];
+    if (seek !== undefined) args.push('-ss', String(seek));
+    args.push('-i', video, '-frames:v', '1', '-vf', `scale=${POSTER_WIDTH}:-2`, '-q:v', '4', '-f', 'image2', temp);
+    const { ok } = await run(ffmpeg, args);
+    return ok && (await nonEmptyFile(temp)) !== undefined;
+  };
+  try {
+    if ((await attempt(POSTER_AT_SECONDS)) || (await attempt(undefined))) {
+      await rename(temp, poster);
+      return true;
+    }
+    return false;
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
+
+/** Runs `fn` over `items` with at most `limit` calls in flight; results keep the input order. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, lane));
+  return results;
+}
+
+/** Poster name for a stored object: `posters/<file>.jpg`, relative to the output directory. */
+export function posterName(file: string): string {
+  return `posters/${file.replace(/\\/g, '/')}.jpg`;
+}
+
+async function inspectVideo(outputDir: string, file: string, tools: MediaTools): Promise<VideoMedia> {
+  const video = insideDir(outputDir, file);
+  const videoInfo = video ? await nonEmptyFile(video) : undefined;
+  if (!video || !videoInfo) return { exists: false };
+  const media: VideoMedia = { exists: true };
+  const name = posterName(file);
+  const poster = insideDir(outputDir, name);
+  if (poster) {
+    const existing = await nonEmptyFile(poster);
+    // Reuse a poster made after the video was last written; otherwise (re)extract when we can.
+    if (existing && existing.mtimeMs >= videoInfo.mtimeMs) media.poster = name;
+    else if (tools.ffmpeg && (await extractPoster(tools.ffmpeg, video, poster))) media.poster = name;
+  }
+  if (tools.ffprobe) {
+    const duration = await probeDuration(tools.ffprobe, video);
+    if (duration !== undefined) media.durationSec = duration;
+  }
+  return media;
+}
+
+/** Inspects every named video (poster + duration), at most POSTER_CONCURRENCY at a time. */
+export async function inspectVideos(outputDir: string, files: readonly string[], tools: MediaTools): Promise<Map<string, VideoMedia>> {
+  const unique = [...new Set(files)];
+  const media = await mapLimit(unique, POSTER_CONCURRENCY, (file) => inspectVideo(outputDir, file, tools));
+  return new Map(unique.map((file, i) => [file, media[i] as VideoMedia]));
+}
