@@ -1,0 +1,197 @@
+// `reelflow schedule …` as a user runs it: the built command against a real Temporal development
+// server; a triggered run is executed by a real `reelflow worker` against the simulator.
+// Build first: bash scripts/build.sh
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client, Connection, ScheduleNotFoundError } from '@temporalio/client';
+import { startSimulator, type SimHandle } from '../../sim';
+import { runCli, startCli } from '../support/cli';
+import { tempDir } from '../support/jobs';
+import { startTestTemporal, type TestTemporal } from '../support/temporal';
+
+const KEY = `sk-schedule-${randomBytes(12).toString('hex')}`;
+const NAME = 'nightly-e2e';
+const ID = `reelflow-${NAME}`;
+
+function writeScheduledJob(dir: string, baseUrl: string, schedule: string | undefined, name = NAME): string {
+  const text = [
+    'version: 1',
+    `name: ${name}`,
+    'gateway:',
+    `  base_urls: [${baseUrl}]`,
+    'defaults:',
+    '  model: seedance-1-0-pro-250528',
+    '  seconds: "5"',
+    'polling:',
+    '  initial: 500ms',
+    '  max: 1s',
+    '  timeout: 2m',
+    'output:',
+    '  dir: ./out/{date}',
+    ...(schedule ? ['schedule:', ...schedule.split('\n').map((l) => `  ${l}`)] : []),
+    'items:',
+    '  - prompt: a quiet harbour at dawn',
+    '  - prompt: a paper boat in the rain',
+    '',
+  ].join('\n');
+  const path = join(dir, `${name}.yaml`);
+  writeFileSync(path, text);
+  return path;
+}
+
+interface ListRow { name: string; scheduleId: string; cron: string | null; timezone: string; overlap: string; paused: boolean; nextRun: string | null }
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+describe('reelflow schedule', { timeout: 240_000 }, () => {
+  let temporal: TestTemporal;
+  let sim: SimHandle;
+  let client: Client;
+  let env: NodeJS.ProcessEnv;
+  let dir: string;
+  let job: string;
+
+  before(async () => {
+    temporal = await startTestTemporal();
+    sim = await startSimulator({ keys: [KEY], renderMs: 300, videoBytes: 64 * 1024 });
+    client = new Client({ connection: await Connection.connect({ address: temporal.address }) });
+    env = { ...temporal.env, GATEWAY_API_KEY: KEY };
+    dir = tempDir('reelflow-schedule-');
+    job = writeScheduledJob(dir, sim.urls[0]!, 'cron: "0 3 * * *"\ntimezone: UTC\noverlap: skip');
+  });
+  after(async () => {
+    await client?.connection.close();
+    await sim?.close();
+    await temporal?.stop();
+  });
+
+  const listed = async (): Promise<ListRow | undefined> => {
+    const result = await runCli(['schedule', 'list', '--json'], { env });
+    assert.equal(result.code, 0, result.stderr);
+    return (JSON.parse(result.stdout) as ListRow[]).find((r) => r.name === NAME);
+  };
+
+  it('apply creates the schedule from the schedule: block', async () => {
+    const result = await runCli(['schedule', 'apply', job], { env });
+    assert.equal(result.code, 0, result.stderr + result.stdout);
+    assert.match(result.stdout, new RegExp(`^created schedule ${ID}`, 'm'));
+    assert.match(result.stdout, /runs need a worker: keep `reelflow worker` running/);
+    const d = await client.schedule.getHandle(ID).describe();
+    assert.equal(d.spec.timezone, 'UTC');
+    assert.equal(d.policies.overlap, 'SKIP');
+    assert.equal(d.action.workflowType, 'JobWorkflow');
+    assert.equal(d.action.taskQueue, 'reelflow');
+    assert.equal(d.action.workflowId, ID);
+    assert.deepEqual(d.action.args, [{ jobFile: job }], 'a scheduled run carries no runDate');
+    assert.equal(d.state.paused, false);
+    assert.equal(d.info.nextActionTimes[0]?.getUTCHours(), 3);
+  });
+
+  it('apply again updates the same schedule (no duplicate) with the changed cron', async () => {
+    writeScheduledJob(dir, sim.urls[0]!, 'cron: "*/30 * * * *"\ntimezone: UTC\noverlap: buffer_one');
+    const result = await runCli(['schedule', 'apply', job], { env });
+    assert.equal(result.code, 0, result.stderr + result.stdout);
+    assert.match(result.stdout, new RegExp(`^updated schedule ${ID} \\(cron "0 3 \\* \\* \\*" -> "\\*/30 \\* \\* \\* \\*", overlap skip -> buffer_one\\)`, 'm'));
+    const d = await client.schedule.getHandle(ID).describe();
+    assert.equal(d.policies.overlap, 'BUFFER_ONE');
+    const next = d.info.nextActionTimes[0]!;
+    assert.ok([0, 30].includes(next.getUTCMinutes()), `next run ${next.toISOString()}`);
+    assert.ok(next.getTime() - Date.now() <= 30 * 60_000 + 5_000);
+    const ids: string[] = [];
+    for await (const s of client.schedule.list()) if (s.scheduleId === ID) ids.push(s.scheduleId);
+    assert.ok(ids.length <= 1, `one schedule, got ${ids.length}`);
+  });
+
+  it('list shows it with cron, time zone, paused and next run', async () => {
+    const row = await eventually('the schedule in `schedule list`', listed);
+    assert.equal(row.scheduleId, ID);
+    assert.equal(row.cron, '*/30 * * * *');
+    assert.equal(row.timezone, 'UTC');
+    assert.equal(row.overlap, 'buffer_one');
+    assert.equal(row.paused, false);
+    assert.ok(row.nextRun && !Number.isNaN(Date.parse(row.nextRun)));
+    const table = await runCli(['schedule', 'list'], { env });
+    assert.equal(table.code, 0);
+    assert.match(table.stdout, /^NAME\s+CRON\s+TZ\s+PAUSED\s+NEXT RUN\s+RECENT RUNS$/m);
+    assert.match(table.stdout, new RegExp(`^${NAME}\\s+\\*/30 \\* \\* \\* \\*\\s+UTC\\s+no\\s+`, 'm'));
+  });
+
+  it('pause and unpause are reflected (by job name and by schedule id)', async () => {
+    const paused = await runCli(['schedule', 'pause', NAME], { env });
+    assert.equal(paused.code, 0, paused.stderr);
+    assert.match(paused.stdout, new RegExp(`^paused schedule ${ID}`, 'm'));
+    assert.equal((await client.schedule.getHandle(ID).describe()).state.paused, true);
+    assert.equal((await listed())?.paused, true);
+
+    const unpaused = await runCli(['schedule', 'unpause', ID], { env });
+    assert.equal(unpaused.code, 0, unpaused.stderr);
+    assert.match(unpaused.stdout, new RegExp(`^unpaused schedule ${ID}: next run `, 'm'));
+    assert.equal((await client.schedule.getHandle(ID).describe()).state.paused, false);
+  });
+
+  it('trigger starts a JobWorkflow run that a worker renders under its own dated directory', async () => {
+    const worker = startCli(['worker'], { env });
+    try {
+      await worker.waitFor(/polling task queue/, 60_000);
+      const result = await runCli(['schedule', 'trigger', NAME], { env });
+      assert.equal(result.code, 0, result.stderr + result.stdout);
+      assert.match(result.stdout, new RegExp(`^triggered schedule ${ID}: started run ${ID}-`, 'm'));
+
+      const run = await eventually('a JobWorkflow started by the schedule', async () => {
+        for await (const w of client.workflow.list({ query: "WorkflowType = 'JobWorkflow'" })) {
+          if (w.workflowId.startsWith(`${ID}-`)) return w;
+        }
+        return undefined;
+      });
+      await client.workflow.getHandle(run.workflowId, run.runId).result();
+      const described = await client.workflow.getHandle(run.workflowId, run.runId).describe();
+      // The run dates its outputs from its own start time in the schedule's zone (UTC here).
+      const dated = join(dir, 'out', described.startTime.toISOString().slice(0, 10));
+      assert.ok(existsSync(join(dated, 'manifest.jsonl')), `manifest under ${dated}`);
+      const videos = readdirSync(dated).filter((f) => f.endsWith('.mp4'));
+      assert.equal(videos.length, 2, `videos under ${dated}: ${readdirSync(dated).join(', ')}`);
+      assert.ok(!worker.child.killed);
+    } finally {
+      worker.child.kill('SIGINT');
+      const ended = await worker.done;
+      assert.ok(!ended.stdout.includes(KEY) && !ended.stderr.includes(KEY), 'the key must never be printed');
+    }
+  });
+
+  it('delete removes it', async () => {
+    const result = await runCli(['schedule', 'delete', NAME], { env });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, new RegExp(`^deleted schedule ${ID}`, 'm'));
+    await assert.rejects(client.schedule.getHandle(ID).describe(), ScheduleNotFoundError);
+    const again = await runCli(['schedule', 'pause', NAME], { env });
+    assert.equal(again.code, 2);
+    assert.match(again.stderr, new RegExp(`no schedule named ${NAME}`));
+  });
+
+  it('an unknown name exits 2', async () => {
+    for (const verb of ['trigger', 'delete', 'pause', 'unpause']) {
+      const result = await runCli(['schedule', verb, 'no-such-job'], { env });
+      assert.equal(result.code, 2, `${verb}: ${result.stderr}`);
+      assert.match(result.stderr, /no schedule named no-such-job/);
+    }
+  });
+
+  it('a job file without a schedule: block exits 2', async () => {
+    const plain = writeScheduledJob(dir, sim.urls[0]!, undefined, 'unscheduled');
+    const result = await runCli(['schedule', 'apply', plain], { env });
+    assert.equal(result.code, 2, result.stderr + result.stdout);
+    assert.match(result.stderr, /has no schedule: block/);
+    await assert.rejects(client.schedule.getHandle('reelflow-unscheduled').describe(), ScheduleNotFoundError);
+  });
+});
