@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureDevServer, type DevServer } from '../../worker/dev-server';
+import { ensureDevServer, freePort, type DevServer } from '../../worker/dev-server';
 
 export interface TestTemporal {
   address: string;
@@ -15,7 +15,8 @@ export interface TestTemporal {
 
 export async function startTestTemporal(): Promise<TestTemporal> {
   const stateDir = mkdtempSync(join(tmpdir(), 'reelflow-test-state-'));
-  const server = await ensureDevServer({ stateDir, foreground: true, startTimeoutMs: 90_000 });
+  // Fresh ports, not the 7233 default: test files run in parallel, each with its own server.
+  const server = await ensureDevServer({ stateDir, foreground: true, startTimeoutMs: 90_000, port: await freePort(), uiPort: await freePort() });
   const env = { ...process.env, REELFLOW_STATE_DIR: stateDir, TEMPORAL_ADDRESS: undefined };
   return {
     address: server.address, stateDir, server, env,
