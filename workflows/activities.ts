@@ -1,12 +1,21 @@
 // Activity proxies, declared once with their timeouts and retry policies.
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { JobSettings } from '../jobfile/plan';
 import type * as activities from '../activities/definitions';
 
-/** Pure bookkeeping on the worker: plan pages, manifest lines. Safe to retry. */
+/** Pure bookkeeping on the worker: plan pages. Safe to retry. */
 export const bookkeeping = proxyActivities<typeof activities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10, nonRetryableErrorTypes: ['JobFileChanged', 'JobFileInvalid'] },
+});
+
+/**
+ * Manifest lines as local activities: one marker event instead of a server round trip. Repeating
+ * one after a crash appends the same final line again, which readers (latest row per key) absorb.
+ */
+export const recording = proxyLocalActivities<typeof activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 20 },
 });
 
 const FATAL_TYPES = ['auth', 'model_unavailable', 'invalid_request', 'permission', 'task_not_found', 'missing_key'];
@@ -21,7 +30,9 @@ export function gatewayActivities(settings: JobSettings) {
       startToCloseTimeout: perCall * 4 + 30_000,
       retry: { maximumAttempts: 1 },
     }),
-    check: proxyActivities<typeof activities>({
+    // Status checks are read-only, so they run as local activities: most of a render's events
+    // were check round trips, and the history server is what limits throughput.
+    check: proxyLocalActivities<typeof activities>({
       startToCloseTimeout: perCall * 3 + 10_000,
       retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 8, nonRetryableErrorTypes: FATAL_TYPES },
     }),

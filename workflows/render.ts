@@ -5,7 +5,7 @@ import {
   getExternalWorkflowHandle, isCancellation, setHandler, sleep,
 } from '@temporalio/workflow';
 import type { ManifestRow } from '../storage/manifest';
-import { bookkeeping, gatewayActivities } from './activities';
+import { gatewayActivities, recording } from './activities';
 import { nextPollDelay } from './polling';
 import type { ItemEndState, ItemOutcome, RenderInput, RenderStatus, TaskCheck } from './types';
 
@@ -104,7 +104,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       file: download?.file ?? null, bytes: download?.bytes ?? null, sha256: download?.sha256 ?? null,
       error: outcome.error ?? null,
     };
-    await bookkeeping.recordItem({ output: settings.output, row });
+    await recording.recordItem({ output: settings.output, row });
     await getExternalWorkflowHandle(input.jobWorkflowId).signal(itemDoneSignal, outcome);
   });
   return outcome;
