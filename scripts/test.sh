@@ -2,6 +2,7 @@
 # The whole test suite, set-up included: dependencies, the Temporal CLI, ffmpeg, the workflow bundle,
 # then unit, integration and end-to-end tests on Node's built-in test runner (through tsx).
 # Usage: npm test [-- FILE_OR_DIR ...]   (default: everything under test/)
+#        npm run test:chaos               (the full resilience suite)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -9,6 +10,12 @@ source scripts/lib.sh
 bash scripts/setup.sh --for-tests
 export REELFLOW_TEMPORAL_CLI="$(bash scripts/temporal.sh --print-path)"
 
+# --chaos: the full resilience suite alone (200 items, every fault); plain runs include a trimmed one.
+if [ "${1:-}" = "--chaos" ]; then
+  shift
+  export REELFLOW_CHAOS_FULL=1
+  set -- test/chaos "$@"
+fi
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(test)
 mapfile -t files < <(find "${targets[@]}" -name '*.test.ts' | sort)

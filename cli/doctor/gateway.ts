@@ -78,19 +78,21 @@ export async function checkBases(prober: Prober, bases: readonly string[], key: 
   const referenceIndex = results.findIndex((r) => r.kind === 'answer');
   const reference = referenceIndex >= 0 ? fingerprint(results[referenceIndex]!) : '';
   const referenceName = referenceIndex === 0 ? 'the primary' : bases[referenceIndex] ?? '';
-  const healthyAlternates = bases.filter((_, j) => {
+  const healthy = (except: number) => bases.filter((_, j) => {
     const r = results[j]!;
-    return j > 0 && r.kind === 'answer' && r.status < 500;
+    return j !== except && r.kind === 'answer' && r.status < 500;
   });
   return bases.map((base, i) => {
     const result = results[i]!;
     const role = i === 0 ? 'primary' : `alternate ${i}`;
     const name = `gateway ${base} (${role})`;
     const note = notes.get(base) ? `${notes.get(base)}; ` : '';
+    // A dead address with a healthy one beside it is a warning: runs fail over and still work.
+    const others = healthy(i);
+    const failOrWarn = others.length > 0 ? warn : fail;
+    const fallback = others.length > 0 ? ` Runs would fail over to ${others.join(', ')}, paying a failed call and a cooldown first.` : '';
     if (result.kind === 'network') {
-      const fallback = i === 0 && healthyAlternates.length > 0
-        ? ` Runs would fail over to ${healthyAlternates.join(', ')}, paying a failed call and a cooldown first.` : '';
-      return { base, usable: false, check: fail(name,
+      return { base, usable: false, check: failOrWarn(name,
         `${note}unreachable after ${result.ms} ms: ${explainNetwork(result.code)}. Fix the address in gateway.base_urls or start the gateway.${fallback}`) };
     }
     const verdict = describeAnswer(result, key);
@@ -112,8 +114,8 @@ export async function checkBases(prober: Prober, bases: readonly string[], key: 
         return { base, usable: true, check: warn(name, `${note}reachable in ${result.ms} ms, but ${said(result.status, result.text)}` +
           (result.status === 429 ? ': the gateway is rate limiting this key right now' : ': the key may lack permission or quota')) };
       case 'fail':
-        return { base, usable: false, check: fail(name, `${note}answers in ${result.ms} ms with ${said(result.status, result.text)}: ` +
-          'the gateway, or the proxy in front of it, is in trouble; runs fail over away from it') };
+        return { base, usable: false, check: failOrWarn(name, `${note}answers in ${result.ms} ms with ${said(result.status, result.text)}: ` +
+          `the gateway, or the proxy in front of it, is in trouble.${fallback}`) };
       default:
         return { base, usable: false, check: fail(name, `${note}answers in ${result.ms} ms, but not like a video gateway ` +
           `(${said(result.status, result.text)}): the address must be the gateway's root; reelflow adds /v1/… itself`) };

@@ -93,22 +93,38 @@ describe('reelflow doctor', { timeout: 180_000 }, () => {
     assert.equal(sim.stats().requests['POST /v1/video/generations'] ?? 0, 0, 'the doctor never creates a task');
   });
 
-  it('fails a refused primary address with a fix hint (exit 3)', async () => {
+  it('warns about a refused primary when an alternate works: a run would fail over (exit 0)', async () => {
     const down = await startSimulator({ ports: [0, 0], keys: [KEY] });
     try {
       const [primary, alternate] = down.urls as [string, string];
       await down.setPortMode(0, 'refuse');
       const job = writeDoctorJob(dir, { name: 'refused', baseUrls: [primary, alternate] });
       const result = await runCli(['doctor', job], { env });
-      assert.equal(result.code, 3, result.stdout + result.stderr);
+      assert.equal(result.code, 0, result.stdout + result.stderr);
       assertNoKey(result);
       const lines = linesOf(result);
       const line = lines.get(`gateway ${primary} (primary)`);
-      assert.equal(line?.status, 'FAIL', result.stdout);
+      assert.equal(line?.status, 'warn', result.stdout);
       assert.match(line!.detail, /connection refused/);
       assert.match(line!.detail, /Fix the address in gateway\.base_urls or start the gateway/);
       assert.match(line!.detail, new RegExp(`fail over to ${alternate.replace(/[.]/g, '\\.')}`));
       assert.equal(lines.get(`gateway ${alternate} (alternate 1)`)?.status, 'ok');
+    } finally {
+      await down.close();
+    }
+  });
+
+  it('fails when no base address answers, with a fix hint (exit 3)', async () => {
+    const down = await startSimulator({ ports: [0], keys: [KEY] });
+    try {
+      const [only] = down.urls as [string];
+      await down.setPortMode(0, 'refuse');
+      const job = writeDoctorJob(dir, { name: 'alldown', baseUrls: [only] });
+      const result = await runCli(['doctor', job], { env });
+      assert.equal(result.code, 3, result.stdout + result.stderr);
+      const line = linesOf(result).get(`gateway ${only} (primary)`);
+      assert.equal(line?.status, 'FAIL', result.stdout);
+      assert.match(line!.detail, /connection refused.*Fix the address in gateway\.base_urls/);
     } finally {
       await down.close();
     }
