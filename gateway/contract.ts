@@ -76,7 +76,7 @@ export interface GatewayClientOptions {
   apiKeyEnv?: string;
   /** TCP/TLS connect timeout per attempt, ms (default 10 000). */
   connectTimeoutMs?: number;
-  /** Requests per call across failovers, 429 waits not counted (default max(4, 2 x bases + 1)). */
+  /** Requests per call across failovers, 429 waits not counted (default max(6, 2 x bases + 2)). */
   maxAttempts?: number;
   /** Wall time after which a call stops failing over, ms (default 120 000). */
   failoverDeadlineMs?: number;

@@ -1,0 +1,151 @@
+// HTTP failures -> error classes. Status first, then body (protocol page §5). Pure: no I/O.
+import { parseRetryAfter } from './backoff';
+import {
+  AuthError, GatewayUnavailableError, InvalidRequestError, ModelUnavailableError, QuotaOrPermissionError,
+  RateLimitedError, TaskNotFoundError, DownloadError, type GatewayError,
+} from './errors';
+import { redact } from './redact';
+
+export type GatewayOperation = 'create' | 'retrieve' | 'download' | 'message';
+
+export type ErrorBodyShape = 'task' | 'openai' | 'anthropic' | 'empty' | 'html' | 'text';
+
+export interface ErrorBody {
+  shape: ErrorBodyShape;
+  message?: string;
+  /** `code` of task and OpenAI-style bodies (`task_not_exist`, `model_not_found`, …). */
+  code?: string;
+  /** `error.type` of OpenAI/Anthropic-style bodies; unreliable through the gateway. */
+  type?: string;
+}
+
+const MAX_MESSAGE = 300;
+
+function clip(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > MAX_MESSAGE ? `${flat.slice(0, MAX_MESSAGE)}…` : flat;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+/** Reads a message out of any of the five body shapes (task, OpenAI, Anthropic, empty, HTML). */
+export function parseErrorBody(text: string | undefined): ErrorBody {
+  const raw = (text ?? '').trim();
+  if (raw === '') return { shape: 'empty' };
+  if (raw.startsWith('{')) {
+    try {
+      const body = JSON.parse(raw) as Record<string, unknown>;
+      const error = body.error;
+      if (error !== null && typeof error === 'object') {
+        const e = error as Record<string, unknown>;
+        const shape: ErrorBodyShape = body.type === 'error' ? 'anthropic' : 'openai';
+        const out: ErrorBody = { shape };
+        const message = str(e.message) ?? str(body.message);
+        if (message) out.message = clip(message);
+        const code = str(e.code) ?? str(body.code);
+        if (code) out.code = code;
+        const type = str(e.type);
+        if (type) out.type = type;
+        return out;
+      }
+      const out: ErrorBody = { shape: 'task' };
+      const message = str(body.message) ?? str(body.msg) ?? str(error);
+      if (message) out.message = clip(message);
+      const code = typeof body.code === 'number' ? String(body.code) : str(body.code);
+      if (code) out.code = code;
+      return out;
+    } catch {
+      // Not JSON after all: fall through to text.
+    }
+  }
+  if (/^<(!doctype|html|head|body)/i.test(raw) || /<\/html>/i.test(raw)) {
+    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(raw)?.[1] ?? /<h1[^>]*>([^<]*)<\/h1>/i.exec(raw)?.[1];
+    return { shape: 'html', message: title ? `HTML page: ${clip(title)}` : 'HTML page (not JSON)' };
+  }
+  return { shape: 'text', message: clip(raw) };
+}
+
+export function isModelNotFound(body: ErrorBody): boolean {
+  return body.code === 'model_not_found' || /no available channel|model_not_found|model .* not found|model does not exist/i
+    .test(body.message ?? '');
+}
+
+function isTaskNotFound(body: ErrorBody): boolean {
+  return body.code === 'task_not_exist' || /task[_ ]not[_ ](exist|found)/i.test(body.message ?? '');
+}
+
+export interface HttpFailure {
+  status: number;
+  /** Response body text (may be empty). */
+  body?: string;
+  headers?: Record<string, string | string[] | undefined>;
+  baseUrl?: string;
+  operation?: GatewayOperation;
+  model?: string;
+  taskId?: string;
+  /** Name of the environment variable holding the key, for the 401 message. */
+  apiKeyEnv?: string;
+  /** For HTTP-date Retry-After values. */
+  nowMs?: number;
+}
+
+export function modelUnavailableMessage(model: string | undefined, status: number, detail: string): string {
+  const name = model ? `model "${model}"` : 'the model';
+  return `${name} is not available to this key (HTTP ${status}${detail}): check the model name against the catalog `
+    + 'and that the key was created in the matching token group';
+}
+
+/** Maps an HTTP error response to its error class. */
+export function classifyGatewayError(failure: HttpFailure): GatewayError {
+  const { status, baseUrl, operation, model, taskId } = failure;
+  const body = parseErrorBody(failure.body);
+  const serverMessage = body.message;
+  const detail = serverMessage ? `: ${serverMessage}` : '';
+  const at = baseUrl ? ` from ${baseUrl}` : '';
+  const init = { status, ...(baseUrl !== undefined ? { baseUrl } : {}), ...(serverMessage !== undefined ? { serverMessage } : {}) };
+  const retryAfterMs = parseRetryAfter(failure.headers?.['retry-after'], failure.nowMs ?? Date.now());
+  const withRetryAfter = retryAfterMs !== undefined ? { retryAfterMs } : {};
+
+  if (status === 401) {
+    const keyVar = failure.apiKeyEnv ? `the key in $${failure.apiKeyEnv}` : 'the configured API key';
+    return new AuthError(`the gateway refused ${keyVar} (HTTP 401${at}${detail}); fix the key and run again`, init);
+  }
+  if (status === 403) {
+    const name = model ? `model "${model}"` : 'this model';
+    return new QuotaOrPermissionError(`the key may not use ${name} or its quota is exhausted (HTTP 403${at}${detail}): `
+      + 'check the token group the key was created in and its quota', init);
+  }
+  if (status === 429) {
+    return new RateLimitedError(`rate limited (HTTP 429${at}${detail})`, { ...init, ...withRetryAfter });
+  }
+  if ((status === 404 || status === 503) && isModelNotFound(body)) {
+    return new ModelUnavailableError(modelUnavailableMessage(model, status, `${at}${detail}`),
+      { ...init, ...(model !== undefined ? { model } : {}) });
+  }
+  if (status === 404 && (operation === 'create' || operation === 'message')) {
+    return new ModelUnavailableError(modelUnavailableMessage(model, status, `${at}${detail}`),
+      { ...init, ...(model !== undefined ? { model } : {}) });
+  }
+  if (status === 404 || (status === 400 && isTaskNotFound(body))) {
+    const what = taskId ? `task ${taskId}` : 'the task';
+    return new TaskNotFoundError(`${what} was not found on the gateway (HTTP ${status}${at}${detail})`,
+      { ...init, ...(taskId !== undefined ? { taskId } : {}) });
+  }
+  if (status === 408 || status >= 500) {
+    return new GatewayUnavailableError(`the gateway is unavailable (HTTP ${status}${at}${detail})`,
+      { ...init, ...withRetryAfter, requestSent: true });
+  }
+  if (operation === 'download') {
+    return new DownloadError(`the video could not be fetched (HTTP ${status}${at}${detail})`,
+      { ...init, retryable: status === 400 || status === 409 || status === 425 });
+  }
+  return new InvalidRequestError(`the gateway rejected the request (HTTP ${status}${at}${detail})`, init);
+}
+
+/** A short, redacted description of an error for logs. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return redact(`${error.name}: ${error.message}`);
+  return redact(String(error));
+}

@@ -1,0 +1,180 @@
+// One class per failure kind, so callers branch on types (and `kind`, which becomes the Temporal
+// failure type and the manifest's error.kind), never on message text. Every message and cause is
+// redacted on construction: nothing thrown from gateway/ carries the key.
+import { redact } from './redact';
+
+export type GatewayErrorKind =
+  | 'auth'
+  | 'model_unavailable'
+  | 'rate_limited'
+  | 'gateway_unavailable'
+  | 'invalid_request'
+  | 'task_not_found'
+  | 'ambiguous_create'
+  | 'quota_or_permission'
+  | 'download'
+  | 'aborted';
+
+export interface GatewayErrorInit {
+  status?: number;
+  baseUrl?: string;
+  /** The server's own message, when there was one (redacted). */
+  serverMessage?: string;
+  /** Undici/system error code for network-level failures, e.g. `ECONNREFUSED`. */
+  code?: string;
+  cause?: unknown;
+  retryable?: boolean;
+  failoverSafe?: boolean;
+}
+
+/** A plain, redacted stand-in for a lower-level error (undici errors can reference request options). */
+export class CauseSummary extends Error {
+  override readonly name: string;
+  readonly code?: string;
+  constructor(source: unknown) {
+    const err = source instanceof Error ? source : undefined;
+    super(redact(err ? err.message : String(source)));
+    this.name = err?.name ?? 'Error';
+    const code = (source as { code?: unknown } | undefined)?.code;
+    if (typeof code === 'string') this.code = code;
+    this.stack = `${this.name}: ${this.message}`;
+  }
+}
+
+export abstract class GatewayError extends Error {
+  abstract readonly kind: GatewayErrorKind;
+  readonly status?: number;
+  readonly baseUrl?: string;
+  readonly serverMessage?: string;
+  readonly code?: string;
+  /** Worth trying the same operation again later. */
+  readonly retryable: boolean;
+  /** Safe to send the same request to another base address now. */
+  readonly failoverSafe: boolean;
+  /** Ends every item of the job, not only this one (401). */
+  readonly fatalForJob: boolean = false;
+
+  constructor(message: string, init: GatewayErrorInit, defaults: { retryable: boolean; failoverSafe: boolean }) {
+    super(redact(message), init.cause !== undefined ? { cause: sanitizeCause(init.cause) } : undefined);
+    this.name = new.target.name;
+    if (init.status !== undefined) this.status = init.status;
+    if (init.baseUrl !== undefined) this.baseUrl = init.baseUrl;
+    if (init.serverMessage !== undefined) this.serverMessage = redact(init.serverMessage);
+    if (init.code !== undefined) this.code = init.code;
+    this.retryable = init.retryable ?? defaults.retryable;
+    this.failoverSafe = init.failoverSafe ?? defaults.failoverSafe;
+    if (this.stack) this.stack = redact(this.stack);
+  }
+
+  /** What the manifest and Temporal get. */
+  toJSON(): { kind: GatewayErrorKind; message: string; status?: number; baseUrl?: string } {
+    return { kind: this.kind, message: this.message, ...(this.status !== undefined ? { status: this.status } : {}),
+      ...(this.baseUrl !== undefined ? { baseUrl: this.baseUrl } : {}) };
+  }
+}
+
+function sanitizeCause(cause: unknown): unknown {
+  if (cause instanceof GatewayError || cause instanceof CauseSummary) return cause;
+  return new CauseSummary(cause);
+}
+
+/** 401: the key was refused. Stops the whole job. */
+export class AuthError extends GatewayError {
+  readonly kind = 'auth';
+  override readonly fatalForJob = true;
+  constructor(message: string, init: GatewayErrorInit = {}) {
+    super(message, init, { retryable: false, failoverSafe: false });
+  }
+}
+
+/** 404 (or 503 model_not_found): unknown model, or not in the key's token group. */
+export class ModelUnavailableError extends GatewayError {
+  readonly kind = 'model_unavailable';
+  readonly model?: string;
+  constructor(message: string, init: GatewayErrorInit & { model?: string } = {}) {
+    super(message, init, { retryable: false, failoverSafe: false });
+    if (init.model !== undefined) this.model = init.model;
+  }
+}
+
+/** 429. Retried on the same base after `retryAfterMs`; never a base failure. */
+export class RateLimitedError extends GatewayError {
+  readonly kind = 'rate_limited';
+  readonly retryAfterMs?: number;
+  constructor(message: string, init: GatewayErrorInit & { retryAfterMs?: number } = {}) {
+    super(message, init, { retryable: true, failoverSafe: false });
+    if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;
+  }
+}
+
+/** 5xx, HTML from a proxy, or a network-level failure of one base. */
+export class GatewayUnavailableError extends GatewayError {
+  readonly kind = 'gateway_unavailable';
+  /** Whether the request may have reached the gateway (decides create retries, protocol §6). */
+  readonly requestSent: boolean;
+  readonly retryAfterMs?: number;
+  constructor(message: string, init: GatewayErrorInit & { requestSent?: boolean; retryAfterMs?: number } = {}) {
+    super(message, init, { retryable: true, failoverSafe: true });
+    this.requestSent = init.requestSent ?? true;
+    if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;
+  }
+}
+
+/** 400 and other 4xx the gateway gave a reason for: fatal for the item. */
+export class InvalidRequestError extends GatewayError {
+  readonly kind = 'invalid_request';
+  constructor(message: string, init: GatewayErrorInit = {}) {
+    super(message, init, { retryable: false, failoverSafe: false });
+  }
+}
+
+/** task_not_exist / "Task not found" after the grace period: the task is lost. */
+export class TaskNotFoundError extends GatewayError {
+  readonly kind = 'task_not_found';
+  readonly taskId?: string;
+  constructor(message: string, init: GatewayErrorInit & { taskId?: string } = {}) {
+    super(message, init, { retryable: false, failoverSafe: false });
+    if (init.taskId !== undefined) this.taskId = init.taskId;
+  }
+}
+
+/** A create whose outcome is unknown: it may have started a paid render. Not retried by default. */
+export class AmbiguousCreateError extends GatewayError {
+  readonly kind = 'ambiguous_create';
+  /** Create requests sent before giving up. */
+  readonly attempts: number;
+  constructor(message: string, init: GatewayErrorInit & { attempts?: number } = {}) {
+    super(message, init, { retryable: false, failoverSafe: false });
+    this.attempts = init.attempts ?? 1;
+  }
+}
+
+/** 403: key not allowed this model, or quota exhausted. */
+export class QuotaOrPermissionError extends GatewayError {
+  readonly kind = 'quota_or_permission';
+  constructor(message: string, init: GatewayErrorInit = {}) {
+    super(message, init, { retryable: false, failoverSafe: false });
+  }
+}
+
+/** The video could not be fetched (completely). `bytesReceived` counts from the requested offset. */
+export class DownloadError extends GatewayError {
+  readonly kind = 'download';
+  readonly bytesReceived?: number;
+  constructor(message: string, init: GatewayErrorInit & { bytesReceived?: number } = {}) {
+    super(message, init, { retryable: true, failoverSafe: true });
+    if (init.bytesReceived !== undefined) this.bytesReceived = init.bytesReceived;
+  }
+}
+
+/** The caller's AbortSignal fired. */
+export class GatewayAbortedError extends GatewayError {
+  readonly kind = 'aborted';
+  constructor(message = 'the request was aborted', init: GatewayErrorInit = {}) {
+    super(message, init, { retryable: false, failoverSafe: false });
+  }
+}
+
+export function isGatewayError(value: unknown): value is GatewayError {
+  return value instanceof GatewayError;
+}

@@ -1,0 +1,17 @@
+// gateway/: the wire protocol as a library. No Temporal imports.
+export type * from './contract';
+export { createGatewayClient } from './client';
+export {
+  GatewayError, AuthError, ModelUnavailableError, RateLimitedError, GatewayUnavailableError, InvalidRequestError,
+  TaskNotFoundError, AmbiguousCreateError, QuotaOrPermissionError, DownloadError, GatewayAbortedError, CauseSummary,
+  isGatewayError, type GatewayErrorKind,
+} from './errors';
+export { classifyGatewayError, parseErrorBody, type ErrorBody, type HttpFailure, type GatewayOperation } from './classify';
+export {
+  normalizeBaseUrl, extractTaskId, mapTaskStatus, parseProgress, parseTaskBody, isTerminalState, type ParsedTask,
+} from './normalize';
+export { BaseUrlPool, type BaseUrlPoolOptions, type BaseHealth } from './pool';
+export { parseRetryAfter, parsePollAfter, backoffDelay } from './backoff';
+export { redact, redactObject, registerSecret } from './redact';
+export { verifyingStream, VerifyingStream, type VerifyingStreamOptions } from './hash';
+export { createRetryIsSafe } from './caller';

@@ -1,0 +1,54 @@
+// Messages endpoint (§4): exactly the headers reelflow promises, and a reader for the answer.
+
+export const MESSAGES_PATH = '/v1/messages';
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+export interface MessageInput {
+  model: string;
+  maxTokens: number;
+  system?: string;
+  prompt: string;
+}
+
+export function messagesHeaders(apiKey: string): Record<string, string> {
+  return { 'x-api-key': apiKey, 'anthropic-version': ANTHROPIC_VERSION, 'content-type': 'application/json' };
+}
+
+export function buildMessagesBody(input: MessageInput): string {
+  const body: Record<string, unknown> = {
+    model: input.model,
+    max_tokens: input.maxTokens,
+    messages: [{ role: 'user', content: input.prompt }],
+  };
+  if (input.system !== undefined) body.system = input.system;
+  return JSON.stringify(body);
+}
+
+export interface ParsedMessage {
+  text: string;
+  model: string;
+  stopReason?: string;
+  usage?: { inputTokens?: number; outputTokens?: number };
+}
+
+/** Joins the text blocks of a Messages response; undefined when the body is not a message. */
+export function parseMessageBody(body: unknown, requestedModel: string): ParsedMessage | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  const b = body as Record<string, unknown>;
+  if (!Array.isArray(b.content)) return undefined;
+  const text = b.content
+    .filter((c): c is { type: 'text'; text: string } => !!c && typeof c === 'object'
+      && (c as { type?: unknown }).type === 'text' && typeof (c as { text?: unknown }).text === 'string')
+    .map((c) => c.text)
+    .join('');
+  const out: ParsedMessage = { text, model: typeof b.model === 'string' && b.model ? b.model : requestedModel };
+  if (typeof b.stop_reason === 'string') out.stopReason = b.stop_reason;
+  const usage = b.usage as Record<string, unknown> | undefined;
+  if (usage && typeof usage === 'object') {
+    const u: { inputTokens?: number; outputTokens?: number } = {};
+    if (typeof usage.input_tokens === 'number') u.inputTokens = usage.input_tokens;
+    if (typeof usage.output_tokens === 'number') u.outputTokens = usage.output_tokens;
+    out.usage = u;
+  }
+  return out;
+}

@@ -1,0 +1,116 @@
+// Alternative video protocol (§3): multipart create streaming the first reference image as
+// `input_reference`, video object paths.
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { ReferenceAsset, RenderRequest } from '../jobfile/plan';
+import { InvalidRequestError } from './errors';
+import { mimeTypeOf, secondsString } from './general';
+
+export const OPENAI_CREATE_PATH = '/v1/videos';
+
+export function openaiTaskPath(taskId: string): string {
+  return `${OPENAI_CREATE_PATH}/${encodeURIComponent(taskId)}`;
+}
+
+export function openaiContentPath(taskId: string): string {
+  return `${openaiTaskPath(taskId)}/content`;
+}
+
+/** Bytes of the reference image, opened fresh for every attempt. */
+export interface ReferenceSource {
+  stream: AsyncIterable<Uint8Array> | Iterable<Uint8Array> | Readable;
+  length?: number;
+  filename: string;
+  contentType: string;
+  dispose(): void;
+}
+
+/** Opens a remote reference (the client supplies this, so the fetch uses its agent and no key). */
+export type RemoteOpener = (url: URL) => Promise<ReferenceSource>;
+
+export interface MultipartBody {
+  body: AsyncIterable<Uint8Array>;
+  headers: Record<string, string>;
+  dispose(): void;
+}
+
+function escapeName(name: string): string {
+  return name.replace(/["\r\n\\]/g, '_');
+}
+
+async function openLocal(asset: ReferenceAsset): Promise<ReferenceSource> {
+  let size: number;
+  try {
+    size = (await stat(asset.source)).size;
+  } catch (error) {
+    throw new InvalidRequestError(`reference file ${asset.source} cannot be read: ${(error as Error).message}`);
+  }
+  const stream = createReadStream(asset.source, { highWaterMark: 256 * 1024 });
+  return { stream, length: size, filename: basename(asset.source), contentType: mimeTypeOf(asset.source, asset.kind),
+    dispose: () => stream.destroy() };
+}
+
+function openDataUrl(source: string): ReferenceSource {
+  const match = /^data:([^;,]*)(;base64)?,(.*)$/s.exec(source);
+  if (!match) throw new InvalidRequestError('reference image data: URL is malformed');
+  const contentType = match[1] || 'application/octet-stream';
+  const payload = match[3] ?? '';
+  const bytes = match[2] ? Buffer.from(payload, 'base64') : Buffer.from(decodeURIComponent(payload), 'utf8');
+  const ext = contentType.split('/')[1]?.replace('jpeg', 'jpg') ?? 'bin';
+  return { stream: [bytes], length: bytes.length, filename: `reference.${ext}`, contentType, dispose: () => undefined };
+}
+
+export async function openReference(asset: ReferenceAsset, openRemote: RemoteOpener): Promise<ReferenceSource> {
+  if (asset.local) return openLocal(asset);
+  if (asset.source.startsWith('data:')) return openDataUrl(asset.source);
+  let url: URL;
+  try {
+    url = new URL(asset.source);
+  } catch {
+    throw new InvalidRequestError(`reference ${asset.source} is neither a local file nor a URL`);
+  }
+  return openRemote(url);
+}
+
+/**
+ * The multipart create body as a stream: text fields first, then the image part piped from its
+ * source. Content-Length is set when every part's size is known.
+ */
+export async function buildOpenaiCreateBody(request: RenderRequest, openRemote: RemoteOpener): Promise<MultipartBody> {
+  const fields: [string, string][] = [['model', request.model], ['prompt', request.prompt]];
+  const seconds = secondsString(request.seconds);
+  if (seconds !== undefined) fields.push(['seconds', seconds]);
+  if (request.size !== undefined) fields.push(['size', request.size]);
+  const image = request.references.find((r) => r.kind === 'image');
+  const reference = image ? await openReference(image, openRemote) : undefined;
+
+  const boundary = `----reelflow${randomBytes(12).toString('hex')}`;
+  const parts: Buffer[] = fields.map(([name, value]) => Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(name)}"\r\n\r\n${value}\r\n`, 'utf8'));
+  const fileHead = reference ? Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="input_reference"; `
+    + `filename="${escapeName(reference.filename)}"\r\nContent-Type: ${reference.contentType}\r\n\r\n`, 'utf8') : undefined;
+  const fileTail = reference ? Buffer.from('\r\n', 'utf8') : undefined;
+  const closing = Buffer.from(`--${boundary}--\r\n`, 'utf8');
+
+  const headers: Record<string, string> = { 'content-type': `multipart/form-data; boundary=${boundary}` };
+  const known = !reference || reference.length !== undefined;
+  if (known) {
+    const total = parts.reduce((n, p) => n + p.length, 0) + (fileHead?.length ?? 0) + (reference?.length ?? 0)
+      + (fileTail?.length ?? 0) + closing.length;
+    headers['content-length'] = String(total);
+  }
+
+  async function* generate(): AsyncGenerator<Uint8Array> {
+    for (const part of parts) yield part;
+    if (reference && fileHead && fileTail) {
+      yield fileHead;
+      for await (const chunk of reference.stream) yield chunk;
+      yield fileTail;
+    }
+    yield closing;
+  }
+  return { body: generate(), headers, dispose: () => reference?.dispose() };
+}

@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { classifyGatewayError, parseErrorBody } from '../../../gateway/classify';
+import {
+  AuthError, type GatewayError, GatewayUnavailableError, InvalidRequestError, ModelUnavailableError, QuotaOrPermissionError,
+  RateLimitedError, TaskNotFoundError, DownloadError,
+} from '../../../gateway/errors';
+import { createRetryIsSafe } from '../../../gateway/caller';
+
+const BASE = 'http://127.0.0.1:8787';
+const bodies = {
+  task: '{"code":"task_not_exist","message":"task_not_exist: task_abc","data":null}',
+  openai: '{"error":{"message":"Invalid token (request id: 2025)","type":"new_api_error","code":""}}',
+  anthropic: '{"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit"}}',
+  empty: '',
+  html: '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>',
+};
+
+describe('parseErrorBody', () => {
+  it('reads all five shapes', () => {
+    assert.deepEqual(parseErrorBody(bodies.task), { shape: 'task', message: 'task_not_exist: task_abc', code: 'task_not_exist' });
+    assert.deepEqual(parseErrorBody(bodies.openai), { shape: 'openai', message: 'Invalid token (request id: 2025)', type: 'new_api_error' });
+    assert.deepEqual(parseErrorBody(bodies.anthropic),
+      { shape: 'anthropic', message: 'Number of requests has exceeded your rate limit', type: 'rate_limit_error' });
+    assert.deepEqual(parseErrorBody(bodies.empty), { shape: 'empty' });
+    assert.deepEqual(parseErrorBody(undefined), { shape: 'empty' });
+    assert.deepEqual(parseErrorBody(bodies.html), { shape: 'html', message: 'HTML page: 502 Bad Gateway' });
+    assert.deepEqual(parseErrorBody('upstream timed out'), { shape: 'text', message: 'upstream timed out' });
+    assert.deepEqual(parseErrorBody('{broken json'), { shape: 'text', message: '{broken json' });
+  });
+  it('clips very long messages', () => {
+    const long = parseErrorBody(JSON.stringify({ error: { message: 'x'.repeat(5000) } }));
+    assert.ok((long.message ?? '').length < 400);
+  });
+});
+
+function classify(status: number, body: string, extra: Partial<Parameters<typeof classifyGatewayError>[0]> = {}): GatewayError {
+  return classifyGatewayError({ status, body, baseUrl: BASE, nowMs: 0, ...extra });
+}
+
+describe('classifyGatewayError', () => {
+  it('401 -> AuthError naming the key variable, fatal for the job', () => {
+    const e = classify(401, bodies.openai, { apiKeyEnv: 'GATEWAY_API_KEY', operation: 'create' });
+    assert.ok(e instanceof AuthError);
+    assert.equal(e.kind, 'auth');
+    assert.equal(e.fatalForJob, true);
+    assert.equal(e.retryable, false);
+    assert.equal(e.status, 401);
+    assert.equal(e.baseUrl, BASE);
+    assert.match(e.message, /\$GATEWAY_API_KEY/);
+    assert.match(e.message, /Invalid token/);
+  });
+  it('401 with an Anthropic-style body and with no body', () => {
+    assert.ok(classify(401, '{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}') instanceof AuthError);
+    assert.ok(classify(401, '') instanceof AuthError);
+  });
+  it('403 -> QuotaOrPermissionError naming model and token group', () => {
+    const e = classify(403, '{"error":{"message":"quota exhausted","type":"new_api_error"}}', { model: 'veo-3', operation: 'create' });
+    assert.ok(e instanceof QuotaOrPermissionError);
+    assert.equal(e.kind, 'quota_or_permission');
+    assert.match(e.message, /"veo-3"/);
+    assert.match(e.message, /token group/);
+  });
+  const catalogAdvice = /check the model name against the catalog and that the key was created in the matching token group/;
+  it('404 on create -> ModelUnavailableError with the catalog/token-group advice', () => {
+    const e = classify(404, '{"error":{"message":"model not found","type":"new_api_error"}}', { model: 'seedance-1-0-pro-250528', operation: 'create' });
+    assert.ok(e instanceof ModelUnavailableError);
+    assert.equal(e.kind, 'model_unavailable');
+    assert.match(e.message, /model "seedance-1-0-pro-250528" is not available to this key/);
+    assert.match(e.message, catalogAdvice);
+    assert.equal((e as ModelUnavailableError).model, 'seedance-1-0-pro-250528');
+  });
+  it('503 model_not_found -> ModelUnavailableError, not a gateway outage', () => {
+    const body = '{"error":{"message":"No available channel for model veo-3 under group default (request id: x)","type":"new_api_error","code":"model_not_found"}}';
+    const e = classify(503, body, { model: 'veo-3', operation: 'create' });
+    assert.ok(e instanceof ModelUnavailableError);
+    assert.match(e.message, catalogAdvice);
+    assert.equal(e.failoverSafe, false);
+    const byText = classify(503, '{"error":{"message":"No available channel for model veo-3 under group vip"}}', { model: 'veo-3' });
+    assert.ok(byText instanceof ModelUnavailableError);
+  });
+  it('404 on retrieve -> TaskNotFoundError; 400 task_not_exist -> TaskNotFoundError', () => {
+    const e = classify(404, '{"error":{"message":"Task not found","type":"invalid_request_error"}}', { operation: 'retrieve', taskId: 't1' });
+    assert.ok(e instanceof TaskNotFoundError);
+    assert.equal((e as TaskNotFoundError).taskId, 't1');
+    const n = classify(400, bodies.task, { operation: 'retrieve', taskId: 'task_abc' });
+    assert.ok(n instanceof TaskNotFoundError);
+    assert.equal(n.kind, 'task_not_found');
+  });
+  it('400 -> InvalidRequestError with the server message', () => {
+    const e = classify(400, '{"error":{"message":"seconds must be a string","type":"invalid_request"}}', { operation: 'create' });
+    assert.ok(e instanceof InvalidRequestError);
+    assert.equal(e.kind, 'invalid_request');
+    assert.match(e.message, /seconds must be a string/);
+    assert.equal(e.retryable, false);
+  });
+  it('429 -> RateLimitedError, Retry-After in seconds or as a date, empty body', () => {
+    const e = classify(429, '', { headers: { 'retry-after': '2' } });
+    assert.ok(e instanceof RateLimitedError);
+    assert.equal((e as RateLimitedError).retryAfterMs, 2000);
+    assert.equal(e.retryable, true);
+    assert.equal(e.failoverSafe, false);
+    const d = classifyGatewayError({ status: 429, headers: { 'retry-after': 'Thu, 01 Jan 1970 00:00:05 GMT' }, nowMs: 1000 });
+    assert.equal((d as RateLimitedError).retryAfterMs, 4000);
+    assert.equal((classify(429, bodies.anthropic) as RateLimitedError).retryAfterMs, undefined);
+    assert.match(classify(429, bodies.anthropic).message, /exceeded your rate limit/);
+  });
+  for (const status of [500, 502, 503, 504, 529]) {
+    it(`${status} -> GatewayUnavailableError (retryable, fail over)`, () => {
+      const e = classify(status, status === 502 ? bodies.html : '{"error":{"message":"upstream error","type":"<nil>"}}');
+      assert.ok(e instanceof GatewayUnavailableError);
+      assert.equal(e.kind, 'gateway_unavailable');
+      assert.equal(e.retryable, true);
+      assert.equal(e.failoverSafe, true);
+      assert.equal(e.status, status);
+    });
+  }
+  it('reads HTML proxy pages into a message', () => {
+    assert.match(classify(504, bodies.html).message, /HTML page: 502 Bad Gateway/);
+  });
+  it('download errors keep their own class', () => {
+    const e = classify(400, '{"error":{"message":"Task is not completed yet, current status: IN_PROGRESS"}}', { operation: 'download' });
+    assert.ok(e instanceof DownloadError);
+    assert.equal(e.retryable, true);
+  });
+});
+
+describe('createRetryIsSafe (protocol §6)', () => {
+  it('allows only provably unprocessed creates', () => {
+    assert.equal(createRetryIsSafe(new GatewayUnavailableError('refused', { requestSent: false, code: 'ECONNREFUSED' })), true);
+    assert.equal(createRetryIsSafe(new GatewayUnavailableError('reset', { requestSent: true, code: 'ECONNRESET' })), false);
+    assert.equal(createRetryIsSafe(classify(429, '')), true);
+    assert.equal(createRetryIsSafe(classify(503, '', { headers: { 'retry-after': '1' } })), true);
+    assert.equal(createRetryIsSafe(classify(503, '')), false);
+    assert.equal(createRetryIsSafe(classify(502, bodies.html, { headers: { 'retry-after': '1' } })), false);
+    assert.equal(createRetryIsSafe(classify(504, bodies.html)), false);
+    assert.equal(createRetryIsSafe(classify(500, '')), false);
+    assert.equal(createRetryIsSafe(classify(400, '')), false);
+    assert.equal(createRetryIsSafe(classify(503,
+      '{"error":{"message":"No available channel for model m under group g","code":"model_not_found"}}', { headers: { 'retry-after': '1' } })), false);
+  });
+});
