@@ -9,6 +9,11 @@ const EXTENSIONS: Record<string, string> = {
   'video/mp4': '.mp4', 'video/quicktime': '.mov', 'video/webm': '.webm', 'video/x-matroska': '.mkv',
 };
 
+interface DownloadHeartbeat {
+  bytes: number;
+  validator?: string;
+}
+
 /** The extension the content type implies; `.mp4` when the server did not say. */
 export function extensionFor(contentType: string | undefined): string {
   const type = contentType?.split(';')[0]?.trim().toLowerCase();
@@ -21,9 +26,12 @@ export function downloadVideo(input: DownloadInput): Promise<DownloadedVideo> {
     const storage = storageFor(input.settings.output);
     const guess = `${input.outputName}.mp4`;
     const kept = await storage.partialBytes(guess);
+    // The last attempt's heartbeat names the version of the file its partial bytes belong to:
+    // resuming with If-Range makes a server that changed the file send all of it again.
+    const earlier = context.info.heartbeatDetails as DownloadHeartbeat | undefined;
     const video = await gatewayFor(input.settings).openVideo(
       { taskId: input.taskId, protocol: input.protocol, resultUrl: input.resultUrl },
-      { offset: kept, signal: context.cancellationSignal },
+      { offset: kept, ifRange: kept > 0 ? earlier?.validator : undefined, signal: context.cancellationSignal },
     );
     const name = `${input.outputName}${extensionFor(video.contentType)}`;
     // The server ignored Range (or the type changed): start the file over.
@@ -31,7 +39,7 @@ export function downloadVideo(input: DownloadInput): Promise<DownloadedVideo> {
     const written = await storage.write(name, video.body, {
       resumeFrom: video.offset,
       expectedBytes: video.totalBytes,
-      onProgress: (bytes) => context.heartbeat({ bytes }),
+      onProgress: (bytes) => context.heartbeat({ bytes, validator: video.validator } satisfies DownloadHeartbeat),
     });
     return { file: written.name, location: written.location, bytes: written.bytes, sha256: written.sha256, baseUrl: video.baseUrl };
   });

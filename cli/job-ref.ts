@@ -6,6 +6,7 @@ import type { Client } from '@temporalio/client';
 import { formatJobFileError, loadJobFile } from '../jobfile';
 import type { Plan } from '../jobfile/plan';
 import { UsageError } from '../worker/errors';
+import { dateIn } from '../activities/plan';
 import { jobWorkflowId } from '../workflows/ids';
 import type { JobInput } from '../workflows/types';
 
@@ -29,7 +30,12 @@ export function looksLikeFile(target: string): boolean {
 export async function resolveJob(client: Client | undefined, target: string): Promise<{ workflowId: string; jobFile: string; runDate?: string }> {
   if (looksLikeFile(target)) {
     const plan = await loadPlanOrExplain(target);
-    return { workflowId: jobWorkflowId(plan.job), jobFile: plan.jobFile };
+    const workflowId = jobWorkflowId(plan.job);
+    if (client && plan.schedule) {
+      const scheduled = await newestScheduledRun(client, workflowId, plan.schedule.timezone);
+      if (scheduled) return { ...scheduled, jobFile: plan.jobFile };
+    }
+    return { workflowId, jobFile: plan.jobFile };
   }
   if (!client) throw new UsageError(`${target}: not a job file`);
   const workflowId = target.startsWith('reelflow-') ? target : jobWorkflowId(target);
@@ -46,4 +52,18 @@ export async function resolveJob(client: Client | undefined, target: string): Pr
     }
     throw error;
   }
+}
+
+/**
+ * A scheduled run's id is the job's id plus its scheduled time, and it writes under that run's
+ * `{date}`: the newest run, manual or scheduled, is the one a user asks about.
+ */
+async function newestScheduledRun(client: Client, workflowId: string, timeZone: string): Promise<{ workflowId: string; runDate: string } | undefined> {
+  let newest: { workflowId: string; startTime: Date } | undefined;
+  const query = `WorkflowType = 'JobWorkflow' AND WorkflowId STARTS_WITH '${workflowId}'`;
+  for await (const w of client.workflow.list({ query })) {
+    if (!newest || w.startTime > newest.startTime) newest = { workflowId: w.workflowId, startTime: w.startTime };
+  }
+  if (!newest || newest.workflowId === workflowId) return undefined;
+  return { workflowId: newest.workflowId, runDate: dateIn(newest.startTime.getTime(), timeZone) };
 }

@@ -8,7 +8,11 @@ import { openSession } from './session';
 import { readOutcome } from './summary';
 
 export async function planFor(target: string): Promise<Plan> {
-  if (looksLikeFile(target)) return loadPlanOrExplain(target);
+  // A job file without a schedule names its outputs by itself; only ids and scheduled runs need Temporal.
+  if (looksLikeFile(target)) {
+    const plan = await loadPlanOrExplain(target);
+    if (!plan.schedule) return plan;
+  }
   const session = await openSession();
   try {
     const job = await resolveJob(session.client, target);

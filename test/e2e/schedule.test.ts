@@ -161,6 +161,15 @@ describe('reelflow schedule', { timeout: 240_000 }, () => {
       assert.ok(existsSync(join(dated, 'manifest.jsonl')), `manifest under ${dated}`);
       const videos = readdirSync(dated).filter((f) => f.endsWith('.mp4'));
       assert.equal(videos.length, 2, `videos under ${dated}: ${readdirSync(dated).join(', ')}`);
+      // The job file names the newest run, scheduled or not: status and results find its dated outputs.
+      const results = await runCli(['results', job, '--format', 'json'], { env });
+      assert.equal(results.code, 0, results.stderr);
+      const rows = JSON.parse(results.stdout) as Array<{ state: string; file: string }>;
+      assert.deepEqual(rows.map((r) => r.state), ['succeeded', 'succeeded']);
+      assert.deepEqual(rows.map((r) => r.file).sort(), videos.sort());
+      const status = await runCli(['status', job, '--json'], { env });
+      assert.equal(status.code, 0, status.stderr);
+      assert.equal((JSON.parse(status.stdout) as { counts: { succeeded: number } }).counts.succeeded, 2);
       assert.ok(!worker.child.killed);
     } finally {
       worker.child.kill('SIGINT');
