@@ -1,6 +1,7 @@
 // The general task protocol: POST /v1/video/generations and GET /v1/video/generations/{id}.
 // Errors use the task shape {"code","message","data":null}; auth and catalog errors the OpenAI shape.
 import type { RouteCall } from './context';
+import { acceptCreate } from './create';
 import { bearerToken, sendJson, taskError } from './http';
 import { pickRenderMs, rejectBadKey, requireModel } from './catalog';
 import { sizeFromResolution } from './mp4';
@@ -64,18 +65,12 @@ export function createGeneral({ req, res, ctx, body }: RouteCall): void {
 
   const secs = seconds === undefined ? info.defaultSeconds : Number(seconds);
   const size = sizeFromResolution(metadata?.['resolution'], metadata?.['ratio']);
-  const task = ctx.store.create({
+  // Processed and billed even when the answer is lost: the case §6 of the protocol is about.
+  const task = acceptCreate(ctx, req, {
     protocol: 'general', model, prompt, seconds: secs, size, createdAt: ctx.now(), renderMs: pickRenderMs(ctx, info),
     metadata,
-  }, ctx.faults.faults.failRate);
-  ctx.stats.create(prompt);
-  ctx.videos.prepare(task.seconds, task.size);
-  if (ctx.faults.lostCreate()) {
-    // Processed and billed, but the answer never arrives: the case §6 of the protocol is about.
-    ctx.stats.fault('lost-create');
-    req.socket.resetAndDestroy();
-    return;
-  }
+  });
+  if (!task) return;
   sendJson(res, 200, {
     id: task.id, task_id: task.id, object: 'video', model, status: 'queued', progress: 0,
     created_at: Math.floor(task.createdAt / 1000),

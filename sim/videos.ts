@@ -1,6 +1,7 @@
 // The alternative (OpenAI-style) video protocol: POST /v1/videos (multipart), GET /v1/videos/{id},
 // GET /v1/videos/{id}/content. Validation and content errors use the OpenAI error shape.
 import type { RouteCall } from './context';
+import { acceptCreate } from './create';
 import type { Task } from './tasks';
 import { bearerToken, openaiError, sendJson } from './http';
 import { pickRenderMs, rejectBadKey, requireModel } from './catalog';
@@ -63,18 +64,12 @@ export async function createVideos(call: RouteCall): Promise<void> {
   if (typeof prompt !== 'string' || prompt.trim() === '') return sendJson(res, 400, invalid('prompt is required'));
   const err = validateSeconds(seconds) ?? validateSize(size);
   if (err) return sendJson(res, 400, invalid(err));
-  const task = ctx.store.create({
+  const task = acceptCreate(ctx, req, {
     protocol: 'videos', model, prompt, seconds: seconds === undefined ? info.defaultSeconds : Number(seconds),
     size: normaliseSize(size as string | undefined), createdAt: ctx.now(), renderMs: pickRenderMs(ctx, info),
     metadata: rest,
-  }, ctx.faults.faults.failRate);
-  ctx.stats.create(prompt);
-  ctx.videos.prepare(task.seconds, task.size);
-  if (ctx.faults.lostCreate()) {
-    ctx.stats.fault('lost-create');
-    req.socket.resetAndDestroy();
-    return;
-  }
+  });
+  if (!task) return;
   // The creation answer is always "queued" with progress 0, whatever the timeline says.
   sendJson(res, 200, { ...videoObject(task, task.createdAt), status: 'queued', progress: 0 });
 }

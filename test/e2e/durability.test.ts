@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { startSimulator, type SimHandleExt } from '../../sim';
+import { describe, it } from 'node:test';
+import { startSimulator } from '../../sim';
 import { ensureDevServer } from '../../worker/dev-server';
+import { useTemporalAndSimulator } from '../support/e2e';
 import { runCli, startCli } from '../support/cli';
 import { sha256File } from '../support/media';
-import { startTestTemporal, type TestTemporal } from '../support/temporal';
 import { tempDir, writeJob } from '../support/jobs';
 
 const KEY = 'sk-test-durability-abcdef0123';
@@ -36,34 +36,22 @@ function items(prefix: string, n: number) {
 }
 
 describe('durability', () => {
-  let temporal: TestTemporal;
-  let sim: SimHandleExt;
-  let env: NodeJS.ProcessEnv;
-
-  before(async () => {
-    temporal = await startTestTemporal();
-    sim = await startSimulator({ ports: [0, 0], keys: [KEY], renderMs: [1500, 3000], seed: 11 });
-    env = { ...temporal.env, GATEWAY_API_KEY: KEY };
-  });
-  after(async () => {
-    await sim?.close();
-    await temporal?.stop();
-  });
+  const e2e = useTemporalAndSimulator(KEY, { ports: [0, 0], renderMs: [1500, 3000], seed: 11 });
 
   const createsFor = (prefix: string) =>
-    Object.entries(sim.stats().createsByPrompt).filter(([p]) => p.startsWith(`${prefix} `)).map(([, n]) => n);
+    Object.entries(e2e.sim.stats().createsByPrompt).filter(([p]) => p.startsWith(`${prefix} `)).map(([, n]) => n);
 
   it('kill -9 of the running command mid-run: running it again finishes with one create per item', async () => {
     const dir = tempDir();
-    const job = writeJob(dir, { name: 'killed', baseUrls: sim.urls, items: items('killed', 8), maxInFlight: 4 });
-    const polledBefore = new Set(Object.keys(sim.stats().pollsByTask));
-    const first = startCli(['run', job], { env });
+    const job = writeJob(dir, { name: 'killed', baseUrls: e2e.sim.urls, items: items('killed', 8), maxInFlight: 4 });
+    const polledBefore = new Set(Object.keys(e2e.sim.stats().pollsByTask));
+    const first = startCli(['run', job], { env: e2e.env });
     // Kill once every slot's create has completed (its task is being polled). A create still in
     // flight at the kill would rightly end `unknown`: the gateway may have started that render.
-    await until(() => Object.keys(sim.stats().pollsByTask).filter((t) => !polledBefore.has(t)).length >= 4, 30_000, 'four polled tasks');
+    await until(() => Object.keys(e2e.sim.stats().pollsByTask).filter((t) => !polledBefore.has(t)).length >= 4, 30_000, 'four polled tasks');
     first.child.kill('SIGKILL');
     await first.done;
-    const second = await runCli(['run', job], { env });
+    const second = await runCli(['run', job], { env: e2e.env });
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stderr, /already running: attached/);
     const creates = createsFor('killed');
@@ -79,12 +67,12 @@ describe('durability', () => {
 
   it('the Temporal server restarts mid-run (same SQLite file): the job completes', async () => {
     const dir = tempDir();
-    const job = writeJob(dir, { name: 'restarted', baseUrls: sim.urls, items: items('restarted', 6), maxInFlight: 3 });
-    const run = startCli(['run', job], { env });
+    const job = writeJob(dir, { name: 'restarted', baseUrls: e2e.sim.urls, items: items('restarted', 6), maxInFlight: 3 });
+    const run = startCli(['run', job], { env: e2e.env });
     await until(() => createsFor('restarted').length >= 2, 30_000, 'two creates');
-    await temporal.server.stop();
+    await e2e.temporal.server.stop();
     await new Promise((r) => setTimeout(r, 1000));
-    temporal.server = await ensureDevServer({ stateDir: temporal.stateDir, foreground: true, startTimeoutMs: 90_000 });
+    e2e.temporal.server = await ensureDevServer({ stateDir: e2e.temporal.stateDir, foreground: true, startTimeoutMs: 90_000 });
     const result = await run.done;
     assert.equal(result.code, 0, result.stderr);
     assert.ok(createsFor('restarted').every((n) => n === 1));
@@ -93,37 +81,37 @@ describe('durability', () => {
 
   it('the primary base address dies mid-run: no item fails, later calls use the alternate', async () => {
     const dir = tempDir();
-    const job = writeJob(dir, { name: 'failover', baseUrls: sim.urls, items: items('failover', 6), maxInFlight: 6 });
-    const run = startCli(['run', job], { env });
+    const job = writeJob(dir, { name: 'failover', baseUrls: e2e.sim.urls, items: items('failover', 6), maxInFlight: 6 });
+    const run = startCli(['run', job], { env: e2e.env });
     await until(() => createsFor('failover').length >= 6, 30_000, 'all creates');
-    await sim.setPortMode(0, 'refuse');
+    await e2e.sim.setPortMode(0, 'refuse');
     try {
       const result = await run.done;
       assert.equal(result.code, 0, result.stderr);
     } finally {
-      await sim.setPortMode(0, 'up');
+      await e2e.sim.setPortMode(0, 'up');
     }
     const rows = [...latest(dir).values()];
     assert.equal(rows.filter((r) => r.state === 'succeeded').length, 6);
     assert.ok(createsFor('failover').every((n) => n === 1));
     const bases = new Set(readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8').match(/"base_url":"[^"]+"/g));
-    assert.ok([...bases].some((b) => b.includes(new URL(sim.urls[1]!).port)), `bases used: ${[...bases].join(' ')}`);
+    assert.ok([...bases].some((b) => b.includes(new URL(e2e.sim.urls[1]!).port)), `bases used: ${[...bases].join(' ')}`);
   });
 
   it('a create whose response is lost ends unknown; --retry-unknown renders it', async () => {
     const dir = tempDir();
-    const job = writeJob(dir, { name: 'lost', baseUrls: sim.urls, items: [{ id: 'lost-1', prompt: 'lost prompt 1' }] });
-    sim.setFaults({ lostCreateRate: 1 });
-    const first = await runCli(['run', job], { env });
-    sim.setFaults({ lostCreateRate: 0 });
+    const job = writeJob(dir, { name: 'lost', baseUrls: e2e.sim.urls, items: [{ id: 'lost-1', prompt: 'lost prompt 1' }] });
+    e2e.sim.setFaults({ lostCreateRate: 1 });
+    const first = await runCli(['run', job], { env: e2e.env });
+    e2e.sim.setFaults({ lostCreateRate: 0 });
     assert.equal(first.code, 1, first.stderr);
     assert.equal(latest(dir).get('lost-1')?.state, 'unknown');
     assert.match(first.stdout, /--retry-unknown/);
     assert.deepEqual(createsFor('lost'), [1], 'the lost create reached the gateway exactly once');
-    const plain = await runCli(['run', job], { env });
+    const plain = await runCli(['run', job], { env: e2e.env });
     assert.equal(plain.code, 1);
     assert.deepEqual(createsFor('lost'), [1], 'a plain re-run does not pay again');
-    const retried = await runCli(['run', job, '--retry-unknown'], { env });
+    const retried = await runCli(['run', job, '--retry-unknown'], { env: e2e.env });
     assert.equal(retried.code, 0, retried.stderr);
     assert.deepEqual(createsFor('lost'), [2]);
   });
@@ -131,12 +119,12 @@ describe('durability', () => {
   it('with retries.create: always a lost create is retried automatically', async () => {
     const dir = tempDir();
     const job = writeJob(dir, {
-      name: 'always', baseUrls: sim.urls, items: [{ id: 'always-1', prompt: 'always prompt 1' }], extra: 'retries:\n  create: always',
+      name: 'always', baseUrls: e2e.sim.urls, items: [{ id: 'always-1', prompt: 'always prompt 1' }], extra: 'retries:\n  create: always',
     });
-    sim.setFaults({ lostCreateRate: 1 });
-    const run = startCli(['run', job], { env });
+    e2e.sim.setFaults({ lostCreateRate: 1 });
+    const run = startCli(['run', job], { env: e2e.env });
     await until(() => (createsFor('always')[0] ?? 0) >= 1, 30_000, 'the first create');
-    sim.setFaults({ lostCreateRate: 0 });
+    e2e.sim.setFaults({ lostCreateRate: 0 });
     const result = await run.done;
     assert.equal(result.code, 0, result.stderr);
     assert.ok((createsFor('always')[0] ?? 0) >= 2, 'created again after the lost response');
@@ -145,10 +133,10 @@ describe('durability', () => {
 
   it('a second run of a running job attaches instead of starting again', async () => {
     const dir = tempDir();
-    const job = writeJob(dir, { name: 'attach', baseUrls: sim.urls, items: items('attach', 4) });
-    const first = startCli(['run', job], { env });
+    const job = writeJob(dir, { name: 'attach', baseUrls: e2e.sim.urls, items: items('attach', 4) });
+    const first = startCli(['run', job], { env: e2e.env });
     await until(() => createsFor('attach').length >= 1, 30_000, 'a create');
-    const second = await runCli(['run', job, '--no-worker'], { env });
+    const second = await runCli(['run', job, '--no-worker'], { env: e2e.env });
     const firstResult = await first.done;
     assert.equal(firstResult.code, 0, firstResult.stderr);
     assert.equal(second.code, 0, second.stderr);
@@ -161,10 +149,10 @@ describe('durability', () => {
     const slow = await startSimulator({ ports: [0], keys: [KEY], renderMs: 60_000, seed: 3 });
     try {
       const job = writeJob(dir, { name: 'canceled', baseUrls: slow.urls, items: items('canceled', 6), maxInFlight: 2 });
-      const run = startCli(['run', job], { env });
+      const run = startCli(['run', job], { env: e2e.env });
       const creates = () => Object.values(slow.stats().createsByPrompt).reduce((a, b) => a + b, 0);
       await until(() => creates() >= 2, 30_000, 'two creates');
-      const cancel = await runCli(['cancel', job], { env });
+      const cancel = await runCli(['cancel', job], { env: e2e.env });
       assert.equal(cancel.code, 0, cancel.stderr);
       const result = await run.done;
       assert.equal(result.code, 1, result.stderr);

@@ -3,37 +3,24 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { startSimulator, type SimHandleExt } from '../../sim';
+import { describe, it } from 'node:test';
+import { useTemporalAndSimulator } from '../support/e2e';
 import { runCli } from '../support/cli';
 import { probeMp4, sha256File } from '../support/media';
-import { startTestTemporal, type TestTemporal } from '../support/temporal';
 import { tempDir, writeJob } from '../support/jobs';
 
 const KEY = 'sk-test-e2e-run-0123456789';
 
 describe('reelflow run (embedded Temporal, real simulator)', () => {
-  let temporal: TestTemporal;
-  let sim: SimHandleExt;
-  let env: NodeJS.ProcessEnv;
-
-  before(async () => {
-    temporal = await startTestTemporal();
-    sim = await startSimulator({ ports: [0, 0], keys: [KEY], renderMs: [800, 1500], seed: 7 });
-    env = { ...temporal.env, GATEWAY_API_KEY: KEY };
-  });
-  after(async () => {
-    await sim?.close();
-    await temporal?.stop();
-  });
+  const e2e = useTemporalAndSimulator(KEY, { ports: [0, 0], renderMs: [800, 1500], seed: 7 });
 
   it('renders a three-item job into valid MP4s with a manifest, exit 0', async () => {
     const dir = tempDir();
     const job = writeJob(dir, {
-      name: 'three', baseUrls: sim.urls,
+      name: 'three', baseUrls: e2e.sim.urls,
       items: [{ id: 'one', prompt: 'first shot' }, { id: 'two', prompt: 'second shot' }, { id: 'three', prompt: 'third shot' }],
     });
-    const result = await runCli(['run', job], { env });
+    const result = await runCli(['run', job], { env: e2e.env });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /three: 3 of 3 succeeded/);
     const out = join(dir, 'out');
@@ -49,7 +36,7 @@ describe('reelflow run (embedded Temporal, real simulator)', () => {
       assert.equal(row.state, 'succeeded');
       assert.equal(row.sha256, sha256File(join(out, row.file as string)));
       assert.ok((row.polls as number) >= 1);
-      assert.ok(sim.urls.includes(row.base_url as string), `base_url ${String(row.base_url)}`);
+      assert.ok(e2e.sim.urls.includes(row.base_url as string), `base_url ${String(row.base_url)}`);
       assert.match(String(row.task_id), /\S/);
     }
     assert.ok(!readdirSync(out).some((f) => f.endsWith('.part')), 'no partial files left');
@@ -58,23 +45,23 @@ describe('reelflow run (embedded Temporal, real simulator)', () => {
     assert.ok(!readFileSync(join(out, 'manifest.jsonl'), 'utf8').includes(KEY));
 
     // Running the finished job again renders nothing and creates nothing.
-    const creates = Object.values(sim.stats().createsByPrompt).reduce((a, b) => a + b, 0);
-    const again = await runCli(['run', job], { env });
+    const creates = Object.values(e2e.sim.stats().createsByPrompt).reduce((a, b) => a + b, 0);
+    const again = await runCli(['run', job], { env: e2e.env });
     assert.equal(again.code, 0, again.stderr);
-    assert.equal(Object.values(sim.stats().createsByPrompt).reduce((a, b) => a + b, 0), creates, 'no create on a finished job');
+    assert.equal(Object.values(e2e.sim.stats().createsByPrompt).reduce((a, b) => a + b, 0), creates, 'no create on a finished job');
     assert.match(again.stdout, /3 of 3 succeeded/);
   });
 
   it('re-renders an output that was deleted, and only that one', async () => {
     const dir = tempDir();
-    const job = writeJob(dir, { name: 'regen', baseUrls: sim.urls, items: [{ id: 'a', prompt: 'regen a' }, { id: 'b', prompt: 'regen b' }] });
-    assert.equal((await runCli(['run', job], { env })).code, 0);
+    const job = writeJob(dir, { name: 'regen', baseUrls: e2e.sim.urls, items: [{ id: 'a', prompt: 'regen a' }, { id: 'b', prompt: 'regen b' }] });
+    assert.equal((await runCli(['run', job], { env: e2e.env })).code, 0);
     const { rmSync } = await import('node:fs');
     rmSync(join(dir, 'out', '002-b.mp4'));
-    const before = sim.stats().createsByPrompt;
-    const again = await runCli(['run', job], { env });
+    const before = e2e.sim.stats().createsByPrompt;
+    const again = await runCli(['run', job], { env: e2e.env });
     assert.equal(again.code, 0, again.stderr);
-    const afterStats = sim.stats().createsByPrompt;
+    const afterStats = e2e.sim.stats().createsByPrompt;
     assert.equal(afterStats['regen b'], (before['regen b'] ?? 0) + 1);
     assert.equal(afterStats['regen a'], before['regen a']);
     assert.ok(existsSync(join(dir, 'out', '002-b.mp4')));
@@ -82,18 +69,18 @@ describe('reelflow run (embedded Temporal, real simulator)', () => {
 
   it('reports failed renders with their reason and exits 1; --retry-failed renders them again', async () => {
     const dir = tempDir();
-    sim.setFaults({ failRate: 1 });
-    const job = writeJob(dir, { name: 'fails', baseUrls: sim.urls, items: [{ id: 'doomed', prompt: 'this one fails' }] });
-    const result = await runCli(['run', job], { env });
-    sim.setFaults({ failRate: 0 });
+    e2e.sim.setFaults({ failRate: 1 });
+    const job = writeJob(dir, { name: 'fails', baseUrls: e2e.sim.urls, items: [{ id: 'doomed', prompt: 'this one fails' }] });
+    const result = await runCli(['run', job], { env: e2e.env });
+    e2e.sim.setFaults({ failRate: 0 });
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stdout, /failed\s+#1 doomed\s+render_failed: \S+/);
     assert.match(result.stdout, /--retry-failed/);
-    const plain = await runCli(['run', job], { env });
+    const plain = await runCli(['run', job], { env: e2e.env });
     assert.equal(plain.code, 1, 'a plain re-run keeps the failed item as it ended');
-    const retried = await runCli(['run', job, '--retry-failed'], { env });
+    const retried = await runCli(['run', job, '--retry-failed'], { env: e2e.env });
     assert.equal(retried.code, 0, retried.stderr);
-    assert.equal(sim.stats().createsByPrompt['this one fails'], 2);
+    assert.equal(e2e.sim.stats().createsByPrompt['this one fails'], 2);
   });
 
   it('bad job files exit 2 with positioned errors and start nothing', async () => {
@@ -101,19 +88,19 @@ describe('reelflow run (embedded Temporal, real simulator)', () => {
     const job = join(dir, 'bad.yaml');
     const { writeFileSync } = await import('node:fs');
     writeFileSync(job, 'version: 1\nname: bad\ngateway:\n  base_urls: [ftp://nope]\nitems:\n  - promt: hi\n');
-    const result = await runCli(['run', job], { env });
+    const result = await runCli(['run', job], { env: e2e.env });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /bad\.yaml:4:\d+: /);
     assert.match(result.stderr, /bad\.yaml:6:\d+: .*prompt/);
-    const missing = await runCli(['run', join(dir, 'nope.yaml')], { env });
+    const missing = await runCli(['run', join(dir, 'nope.yaml')], { env: e2e.env });
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /no such job file/);
   });
 
   it('a missing key variable is a clear usage error', async () => {
     const dir = tempDir();
-    const job = writeJob(dir, { name: 'nokey', baseUrls: sim.urls, items: [{ prompt: 'x' }] });
-    const result = await runCli(['run', job], { env: { ...env, GATEWAY_API_KEY: '' } });
+    const job = writeJob(dir, { name: 'nokey', baseUrls: e2e.sim.urls, items: [{ prompt: 'x' }] });
+    const result = await runCli(['run', job], { env: { ...e2e.env, GATEWAY_API_KEY: '' } });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /GATEWAY_API_KEY is not set/);
   });

@@ -1,5 +1,5 @@
 // A real Temporal development server for a test file: its own state directory and free ports.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureDevServer, freePort, type DevServer } from '../../worker/dev-server';
@@ -18,11 +18,24 @@ export async function startTestTemporal(): Promise<TestTemporal> {
   // Fresh ports, not the 7233 default: test files run in parallel, each with its own server.
   const server = await ensureDevServer({ stateDir, foreground: true, startTimeoutMs: 90_000, port: await freePort(), uiPort: await freePort() });
   const env = { ...process.env, REELFLOW_STATE_DIR: stateDir, TEMPORAL_ADDRESS: undefined };
+  // The server runs detached; a test process that dies early must not leave it behind.
+  const pid = readServerPid(stateDir);
+  const killOnExit = () => { try { if (pid) process.kill(pid, 'SIGKILL'); } catch { /* already gone */ } };
+  process.once('exit', killOnExit);
   return {
     address: server.address, stateDir, server, env,
     async stop() {
+      process.off('exit', killOnExit);
       await server.stop();
       rmSync(stateDir, { recursive: true, force: true });
     },
   };
+}
+
+function readServerPid(stateDir: string): number | undefined {
+  try {
+    return (JSON.parse(readFileSync(join(stateDir, 'temporal', 'server.json'), 'utf8')) as { pid: number }).pid;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,7 +1,7 @@
 // S3Storage against a real S3-compatible server (MinIO from scripts/s3-server.sh). No mocks.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import {
   CreateMultipartUploadCommand,
@@ -11,46 +11,14 @@ import {
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { S3Storage, SizeMismatchError, StorageError, openStorage, type S3StorageOptions } from '../../../storage/index';
-import type { ManifestRow } from '../../../storage/manifest';
 import type { S3OutputSettings } from '../../../jobfile/plan';
 import { freePort, startS3Server, type S3TestServer } from '../../support/s3-server';
+
+import { chunked, manifestRow } from '../../support/storage';
 
 const sha = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
 const MiB = 1024 * 1024;
 
-function chunked(data: Buffer, chunk = 256 * 1024, error?: Error): Readable {
-  return Readable.from(
-    (async function* () {
-      for (let i = 0; i < data.length; i += chunk) {
-        yield data.subarray(i, i + chunk);
-        await new Promise((r) => setImmediate(r));
-      }
-      if (error) throw error;
-    })(),
-  );
-}
-
-function row(n: number, extra: Partial<ManifestRow> = {}): ManifestRow {
-  return {
-    key: `k${n}`,
-    id: null,
-    index: n,
-    state: 'succeeded',
-    model: 'veo',
-    protocol: 'openai',
-    prompt: `prompt ${n}`,
-    task_id: `t${n}`,
-    base_url: null,
-    created_at: null,
-    finished_at: new Date(0).toISOString(),
-    polls: 2,
-    file: null,
-    bytes: null,
-    sha256: null,
-    error: null,
-    ...extra,
-  };
-}
 
 let server: S3TestServer;
 const BUCKET = 'renders';
@@ -104,7 +72,7 @@ describe('S3Storage on a real S3 server', () => {
     await storage.checkWritable();
     const data = randomBytes(12 * MiB + 123);
     const progress: number[] = [];
-    const result = await storage.write('001-hero.mp4', chunked(data), { expectedBytes: data.length, onProgress: (b) => progress.push(b) });
+    const result = await storage.write('001-hero.mp4', chunked(data, 256 * 1024), { expectedBytes: data.length, onProgress: (b) => progress.push(b) });
     assert.equal(result.bytes, data.length);
     assert.equal(result.sha256, sha(data));
     assert.equal(result.location, `${storage.location}001-hero.mp4`);
@@ -121,14 +89,14 @@ describe('S3Storage on a real S3 server', () => {
     assert.equal(await sidecar.Body?.transformToString(), `${sha(data)}  001-hero.mp4\n`, 'sha256sum format');
 
     const small = Buffer.from('tiny video');
-    await storage.write('nested/002.mp4', chunked(small));
+    await storage.write('nested/002.mp4', chunked(small, 256 * 1024));
     assert.deepEqual(await storage.stat('001-hero.mp4'), { name: '001-hero.mp4', bytes: data.length, sha256: sha(data) });
     assert.deepEqual(await storage.stat('nested/002.mp4'), { name: 'nested/002.mp4', bytes: small.length, sha256: sha(small) });
     assert.equal(await storage.stat('missing.mp4'), undefined);
 
-    await storage.appendManifest(row(1, { file: '001-hero.mp4', bytes: data.length, sha256: sha(data) }));
-    await storage.appendManifest(row(2, { file: 'nested/002.mp4', bytes: small.length, sha256: sha(small) }));
-    await storage.appendManifest(row(3, { state: 'failed', error: { kind: 'render_failed', message: 'no' } }));
+    await storage.appendManifest(manifestRow(1, { file: '001-hero.mp4', bytes: data.length, sha256: sha(data) }));
+    await storage.appendManifest(manifestRow(2, { file: 'nested/002.mp4', bytes: small.length, sha256: sha(small) }));
+    await storage.appendManifest(manifestRow(3, { state: 'failed', error: { kind: 'render_failed', message: 'no' } }));
     assert.deepEqual((await storage.readManifest()).map((r) => r.key), ['k1', 'k2', 'k3']);
     assert.deepEqual(await storage.list(), [
       { name: '001-hero.mp4', bytes: data.length },
@@ -142,9 +110,9 @@ describe('S3Storage on a real S3 server', () => {
     const creds = { credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } };
     const a = new S3Storage(s, creds);
     const b = new S3Storage(s, creds);
-    await a.appendManifest(row(1));
-    await b.appendManifest(row(2));
-    await Promise.all([3, 4, 5, 6].map((i) => (i % 2 ? a : b).appendManifest(row(i))));
+    await a.appendManifest(manifestRow(1));
+    await b.appendManifest(manifestRow(2));
+    await Promise.all([3, 4, 5, 6].map((i) => (i % 2 ? a : b).appendManifest(manifestRow(i))));
     const fromA = await a.readManifest();
     assert.deepEqual(fromA.slice(0, 2).map((r) => r.key), ['k1', 'k2']);
     assert.deepEqual(new Set(fromA.map((r) => r.key)), new Set(['k1', 'k2', 'k3', 'k4', 'k5', 'k6']));
@@ -191,7 +159,7 @@ describe('S3Storage on a real S3 server', () => {
     const s = settings();
     const creds = { credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } };
     const data = randomBytes(6 * MiB);
-    const first = await new S3Storage(s, creds).write('v.mp4', chunked(data));
+    const first = await new S3Storage(s, creds).write('v.mp4', chunked(data, 256 * 1024));
     const rerun = new S3Storage(s, creds);
     const existing = await rerun.stat('v.mp4');
     assert.equal(existing?.sha256, first.sha256);
@@ -206,7 +174,7 @@ describe('S3Storage on a real S3 server', () => {
     const plain = Buffer.from('no metadata here');
     await rerun.client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${s.prefix}plain.mp4`, Body: plain }));
     assert.equal((await rerun.stat('plain.mp4'))?.sha256, undefined);
-    await rerun.appendManifest(row(1, { file: 'plain.mp4', bytes: plain.length, sha256: sha(plain) }));
+    await rerun.appendManifest(manifestRow(1, { file: 'plain.mp4', bytes: plain.length, sha256: sha(plain) }));
     assert.equal((await rerun.stat('plain.mp4'))?.sha256, sha(plain));
   });
 

@@ -4,47 +4,14 @@ import { existsSync } from 'node:fs';
 import { appendFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { LocalStorage, SizeMismatchError, StorageError, openStorage } from '../../../storage/index';
-import type { ManifestRow } from '../../../storage/manifest';
+
+import { chunked, manifestRow } from '../../support/storage';
 
 const sha = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
 
-/** Yields `data` in chunks, then fails with `error` (a download cut mid-stream) if given. */
-function chunked(data: Buffer, chunk = 64 * 1024, error?: Error): Readable {
-  return Readable.from(
-    (async function* () {
-      for (let i = 0; i < data.length; i += chunk) {
-        yield data.subarray(i, i + chunk);
-        await new Promise((r) => setImmediate(r));
-      }
-      if (error) throw error;
-    })(),
-  );
-}
-
-function row(n: number, extra: Partial<ManifestRow> = {}): ManifestRow {
-  return {
-    key: `k${n}`,
-    id: `item-${n}`,
-    index: n,
-    state: 'succeeded',
-    model: 'veo',
-    protocol: 'general',
-    prompt: `prompt ${n}`,
-    task_id: `t${n}`,
-    base_url: 'http://127.0.0.1:1',
-    created_at: null,
-    finished_at: new Date(0).toISOString(),
-    polls: 1,
-    file: null,
-    bytes: null,
-    sha256: null,
-    error: null,
-    ...extra,
-  };
-}
 
 let root: string;
 let n = 0;
@@ -165,7 +132,7 @@ describe('LocalStorage manifest', () => {
   it('appends rows and reads them back in order', async () => {
     const storage = new LocalStorage(freshDir());
     assert.deepEqual(await storage.readManifest(), []);
-    for (let i = 1; i <= 3; i++) await storage.appendManifest(row(i));
+    for (let i = 1; i <= 3; i++) await storage.appendManifest(manifestRow(i));
     assert.deepEqual((await storage.readManifest()).map((r) => r.key), ['k1', 'k2', 'k3']);
     const text = await readFile(join(storage.location, 'manifest.jsonl'), 'utf8');
     assert.equal(text.split('\n').length, 4, 'one line per row, newline-terminated');
@@ -173,31 +140,31 @@ describe('LocalStorage manifest', () => {
 
   it('ignores a torn last line and repairs it before the next append', async () => {
     const storage = new LocalStorage(freshDir());
-    await storage.appendManifest(row(1));
-    await storage.appendManifest(row(2));
+    await storage.appendManifest(manifestRow(1));
+    await storage.appendManifest(manifestRow(2));
     const path = join(storage.location, 'manifest.jsonl');
-    const fragment = JSON.stringify(row(3)).slice(0, 40);
+    const fragment = JSON.stringify(manifestRow(3)).slice(0, 40);
     await appendFile(path, fragment);
     assert.deepEqual((await storage.readManifest()).map((r) => r.key), ['k1', 'k2']);
-    await storage.appendManifest(row(4));
+    await storage.appendManifest(manifestRow(4));
     assert.deepEqual((await storage.readManifest()).map((r) => r.key), ['k1', 'k2', 'k4']);
     const lines = (await readFile(path, 'utf8')).split('\n');
     assert.equal(lines[2], fragment, 'the fragment stays on a line of its own');
-    assert.deepEqual(JSON.parse(lines[3] ?? ''), row(4));
+    assert.deepEqual(JSON.parse(lines[3] ?? ''), manifestRow(4));
   });
 
   it('keeps a complete row whose newline was lost', async () => {
     const storage = new LocalStorage(freshDir());
     await mkdir(storage.location, { recursive: true });
-    await writeFile(join(storage.location, 'manifest.jsonl'), JSON.stringify(row(1)));
-    await storage.appendManifest(row(2));
+    await writeFile(join(storage.location, 'manifest.jsonl'), JSON.stringify(manifestRow(1)));
+    await storage.appendManifest(manifestRow(2));
     assert.deepEqual((await storage.readManifest()).map((r) => r.key), ['k1', 'k2']);
   });
 
   it('never interleaves concurrent appends', async () => {
     const storage = new LocalStorage(freshDir());
     const big = 'x'.repeat(200_000);
-    await Promise.all(Array.from({ length: 60 }, (_, i) => storage.appendManifest(row(i, { prompt: `${i}:${big}` }))));
+    await Promise.all(Array.from({ length: 60 }, (_, i) => storage.appendManifest(manifestRow(i, { prompt: `${i}:${big}` }))));
     const rows = await storage.readManifest();
     assert.equal(rows.length, 60);
     assert.deepEqual(new Set(rows.map((r) => r.key)), new Set(Array.from({ length: 60 }, (_, i) => `k${i}`)));
@@ -210,11 +177,11 @@ describe('LocalStorage manifest', () => {
     await storage.write('m.mp4', chunked(data));
     assert.equal((await storage.stat('m.mp4'))?.sha256, sha(data));
     const vouched = 'a'.repeat(64);
-    await storage.appendManifest(row(1, { file: 'm.mp4', bytes: 1000, sha256: vouched }));
+    await storage.appendManifest(manifestRow(1, { file: 'm.mp4', bytes: 1000, sha256: vouched }));
     assert.equal((await storage.stat('m.mp4'))?.sha256, vouched, 'read from the manifest, not hashed');
-    await storage.appendManifest(row(2, { file: 'm.mp4', bytes: 1000, sha256: 'b'.repeat(64), state: 'failed' }));
+    await storage.appendManifest(manifestRow(2, { file: 'm.mp4', bytes: 1000, sha256: 'b'.repeat(64), state: 'failed' }));
     assert.equal((await storage.stat('m.mp4'))?.sha256, vouched, 'failed rows do not count');
-    await storage.appendManifest(row(3, { file: 'm.mp4', bytes: 999, sha256: 'c'.repeat(64) }));
+    await storage.appendManifest(manifestRow(3, { file: 'm.mp4', bytes: 999, sha256: 'c'.repeat(64) }));
     assert.equal((await storage.stat('m.mp4'))?.sha256, sha(data), 'a row of another size does not vouch for this file');
   });
 });
@@ -225,7 +192,7 @@ describe('LocalStorage listing and checks', () => {
     await storage.write('b.mp4', chunked(Buffer.from('bb')));
     await storage.write('nested/a.mp4', chunked(Buffer.from('a')));
     await assert.rejects(storage.write('c.mp4', chunked(Buffer.from('ccc'), 1, new Error('cut'))));
-    await storage.appendManifest(row(1, { file: 'b.mp4', bytes: 2, sha256: 'd'.repeat(64) }));
+    await storage.appendManifest(manifestRow(1, { file: 'b.mp4', bytes: 2, sha256: 'd'.repeat(64) }));
     await writeFile(join(storage.location, '.hidden'), 'x');
     assert.deepEqual(await storage.list(), [
       { name: 'b.mp4', bytes: 2, sha256: 'd'.repeat(64) },

@@ -1,0 +1,20 @@
+import type { IncomingMessage } from 'node:http';
+import type { SimContext } from './context';
+import type { Task } from './tasks';
+
+/**
+ * What every create does once its request is valid, whichever protocol it came by: store the task,
+ * count it, get its video ready, and maybe lose the answer. Returns undefined when the answer is
+ * lost: the task exists and will render (it was billed), but the caller never learns its id.
+ */
+export function acceptCreate(ctx: SimContext, req: IncomingMessage, fields: Omit<Task, 'id' | 'failReason'>): Task | undefined {
+  const task = ctx.store.create(fields, ctx.faults.faults.failRate);
+  ctx.stats.create(fields.prompt);
+  ctx.videos.prepare(task.seconds, task.size);
+  if (ctx.faults.lostCreate()) {
+    ctx.stats.fault('lost-create');
+    req.socket.resetAndDestroy();
+    return undefined;
+  }
+  return task;
+}
