@@ -4,7 +4,7 @@
 // not share the client's event loop and the client's RSS is measured alone, as curl's would be.
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, rmSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,10 +51,13 @@ async function main(): Promise<void> {
     }
     const url = `${sim.urls[0] ?? ''}/v1/videos/${created.taskId}/content`;
 
-    // Warm-up (the simulator prepares the video on first use), then curl as the baseline.
+    // Warm-up (the simulator prepares the video on first use), then curl as the baseline doing the
+    // same job as the client: the same URL into a file in the same directory.
     await run('curl', ['-s', '-o', '/dev/null', '-H', `Authorization: Bearer ${KEY}`, url]);
-    const curlOut = (await run('curl', ['-s', '-o', '/dev/null', '-w', '%{size_download} %{time_total}',
+    const curlFile = join(dir, 'curl.mp4');
+    const curlOut = (await run('curl', ['-s', '-o', curlFile, '-w', '%{size_download} %{time_total}',
       '-H', `Authorization: Bearer ${KEY}`, url])).stdout.trim().split(' ');
+    rmSync(curlFile);
     const curlBytes = Number(curlOut[0]);
     const curlMiBs = curlBytes / MIB / Number(curlOut[1]);
 

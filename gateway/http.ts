@@ -148,6 +148,9 @@ export class HttpTransport {
       method: options.method,
       headers: options.headers ?? {},
       body: (options.body ?? null) as Dispatcher.DispatchOptions['body'],
+      // 1 MiB read buffers: with undici's default the body stream stalls on small chunks and a
+      // 1 GiB download ran at ~0.4x curl; JSON answers are far smaller, so nothing changes for them.
+      highWaterMark: 1 << 20,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.headersTimeoutMs !== undefined ? { headersTimeout: options.headersTimeoutMs } : {}),
       ...(options.bodyTimeoutMs !== undefined ? { bodyTimeout: options.bodyTimeoutMs } : {}),
