@@ -1,0 +1,81 @@
+// The command's contract where no Temporal run is needed: dry runs, result formats, errors.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startSimulator, type SimHandleExt } from '../../sim';
+import { runCli } from '../support/cli';
+import { manifestRow } from '../support/storage';
+import { tempDir, writeJob } from '../support/jobs';
+
+const KEY = 'sk-test-cli-contract-00000';
+
+describe('the reelflow command', () => {
+  let sim: SimHandleExt;
+  const env = { ...process.env, GATEWAY_API_KEY: KEY, TEMPORAL_ADDRESS: undefined };
+
+  before(async () => { sim = await startSimulator({ ports: [0], keys: [KEY] }); });
+  after(async () => { await sim?.close(); });
+
+  it('--help lists every command of the spec', async () => {
+    const result = await runCli(['--help'], { env });
+    assert.equal(result.code, 0);
+    for (const command of ['validate', 'run', 'status', 'results', 'report', 'cancel', 'schedule', 'worker', 'server', 'sim', 'doctor']) {
+      assert.match(result.stdout, new RegExp(`^  ${command}\\b`, 'm'), command);
+    }
+  });
+
+  it('run --dry-run prints the exact requests with the key redacted and sends nothing', async () => {
+    const dir = tempDir();
+    const job = writeJob(dir, { name: 'dry', baseUrls: sim.urls, items: [{ id: 'one', prompt: 'a dry prompt' }] });
+    const result = await runCli(['run', job, '--dry-run'], { env });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, new RegExp(`POST ${sim.urls[0]!.replace(/[.]/g, '\\.')}/v1/video/generations`));
+    assert.match(result.stdout, /authorization: Bearer \[REDACTED\] \(the key in \$GATEWAY_API_KEY\)/);
+    assert.match(result.stdout, /"prompt": "a dry prompt"/);
+    assert.match(result.stdout, /"seconds": "5"/);
+    assert.ok(!result.stdout.includes(KEY) && !result.stderr.includes(KEY));
+    assert.deepEqual(sim.stats().createsByPrompt, {}, 'nothing was sent');
+    const json = await runCli(['run', job, '--dry-run', '--json'], { env });
+    const parsed = JSON.parse(json.stdout) as { items: Array<{ request: { body: { model: string } } }> };
+    assert.equal(parsed.items[0]!.request.body.model, 'seedance-1-0-pro-250528');
+  });
+
+  it('results reads the manifest as a table, JSON or CSV', async () => {
+    const dir = tempDir();
+    const job = writeJob(dir, { name: 'res', baseUrls: sim.urls, items: [{ id: 'one', prompt: 'p1' }, { id: 'two', prompt: 'p2' }] });
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(dir, 'out'));
+    const rows = [
+      manifestRow(1, { key: 'one', file: '001-one.mp4', bytes: 10, sha256: 'ab'.repeat(32) }),
+      manifestRow(2, { key: 'two', state: 'failed', error: { kind: 'render_failed', message: 'content policy, "quoted"' } }),
+    ];
+    writeFileSync(join(dir, 'out', 'manifest.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const table = await runCli(['results', job], { env });
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /one\s+succeeded/);
+    assert.match(table.stdout, /two\s+failed.*render_failed: content policy/);
+    const csv = await runCli(['results', job, '--format', 'csv'], { env });
+    assert.equal(csv.stdout.split('\n')[0], 'index,key,state,model,task_id,base_url,polls,file,bytes,sha256,error');
+    assert.match(csv.stdout, /"render_failed: content policy, ""quoted"""/);
+    const json = JSON.parse((await runCli(['results', job, '--format', 'json'], { env })).stdout) as Array<{ key: string }>;
+    assert.deepEqual(json.map((r) => r.key), ['one', 'two']);
+    const bad = await runCli(['results', job, '--format', 'xml'], { env });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--format must be table, json or csv/);
+  });
+
+  it('an unreachable Temporal service is exit 3 saying what was tried and how to fix it', async () => {
+    const result = await runCli(['status'], { env: { ...env, TEMPORAL_ADDRESS: '127.0.0.1:1' } });
+    assert.equal(result.code, 3, result.stderr);
+    assert.match(result.stderr, /cannot reach the Temporal service at 127\.0\.0\.1:1/);
+    assert.match(result.stderr, /TEMPORAL_ADDRESS/);
+    assert.ok(!/\n\s+at /.test(result.stderr), 'no stack trace without --verbose');
+  });
+
+  it('an unknown flag gets a suggestion and exit 2', async () => {
+    const result = await runCli(['run', 'x.yaml', '--retry-faild'], { env });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /unknown option '--retry-faild'[\s\S]*--retry-failed/);
+  });
+});
