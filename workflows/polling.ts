@@ -2,6 +2,13 @@
 // identically. Aim (DESIGN.md): about three checks for a render of typical length, with
 // completion noticed within a few percent of the render time.
 
+export interface ProgressSample {
+  /** Time since the task was created, ms. */
+  elapsedMs: number;
+  /** Progress reported then, 0..100. */
+  progress: number;
+}
+
 export interface PollingInput {
   initialMs: number;
   maxMs: number;
@@ -11,6 +18,8 @@ export interface PollingInput {
   elapsedMs: number;
   /** Progress the gateway last reported, 0..100. */
   progress?: number;
+  /** The earliest check that reported progress above zero, if any (for the rate). */
+  firstProgress?: ProgressSample;
   /** Server hint (openai-poll-after-ms, Retry-After), ms. */
   serverHintMs?: number;
   /** Median render time of this model in this job, ms. */
@@ -20,25 +29,46 @@ export interface PollingInput {
 /** Never poll faster than this: the real gateway refreshes status every ~15 s anyway. */
 const FLOOR_MS = 250;
 
+/**
+ * Time until the render ends, from the rate between two progress samples. Gateways report 0 %
+ * while a task waits in their queue, so one sample (progress / elapsed) would overestimate the
+ * total by the queue time; the rate between two samples does not depend on when rendering began.
+ */
+function remainingFromRate(first: ProgressSample, elapsedMs: number, progress: number): number | undefined {
+  const gained = progress - first.progress;
+  const took = elapsedMs - first.elapsedMs;
+  if (gained <= 0 || took <= 0) return undefined;
+  return ((100 - progress) * took) / gained;
+}
+
 export function nextPollDelay(input: PollingInput): number {
-  const { initialMs, maxMs, checks, elapsedMs, progress, serverHintMs, medianRenderMs } = input;
+  const { initialMs, maxMs, checks, elapsedMs, progress, firstProgress, serverHintMs, medianRenderMs } = input;
   // Leave a small margin past the expected end so the check lands just after completion.
   const slack = Math.max(FLOOR_MS, elapsedMs * 0.03);
+  const reported = progress !== undefined && progress > 0 && progress < 100;
+  const rateRemaining = reported && firstProgress ? remainingFromRate(firstProgress, elapsedMs, progress) : undefined;
   let delay: number;
-  if (progress !== undefined && progress >= 3 && progress < 100 && elapsedMs > 0) {
-    // Linear extrapolation from reported progress: the estimate tightens with every check.
-    const total = elapsedMs / (progress / 100);
-    delay = total - elapsedMs + slack;
-  } else if (medianRenderMs !== undefined && medianRenderMs > elapsedMs) {
-    delay = medianRenderMs - elapsedMs + slack;
+  if (rateRemaining !== undefined) {
+    delay = rateRemaining + slack;
+  } else if (reported) {
+    // One sample: take the second soon, so the next estimate has a rate. The single-sample
+    // estimate (an upper bound, queue time included) still caps the wait.
+    const upperBound = elapsedMs / (progress / 100) - elapsedMs;
+    delay = Math.min(upperBound + slack, Math.max(FLOOR_MS, Math.min(initialMs, elapsedMs * 0.5)));
+  } else if (progress === undefined && medianRenderMs !== undefined && medianRenderMs > elapsedMs) {
+    // A gateway that reports no progress: this model's renders in this job usually end around the
+    // median. (One that reports 0 % is queueing: its progress, once it moves, is the better guide.)
+    delay = checks === 0 ? Math.min(initialMs, medianRenderMs) : medianRenderMs - elapsedMs + slack;
   } else if (checks === 0) {
     delay = initialMs;
   } else {
-    // No signal at all: back off geometrically from the initial delay.
-    delay = initialMs * Math.pow(1.6, checks);
+    // Nothing to extrapolate from: back off geometrically from the initial delay. A gateway that
+    // reports no progress at all gets checks within ~10 % of elapsed time, so a long render is
+    // still noticed within 10 % of its length; one that reports 0 % is queueing, and the first
+    // progress it reports will be extrapolated, so the back-off may grow faster.
+    const cap = progress === undefined ? elapsedMs * 0.1 : elapsedMs * 0.5;
+    delay = Math.min(initialMs * Math.pow(1.6, checks), Math.max(initialMs, cap));
   }
-  // Late in an over-long render, keep checks frequent enough to stay within ~10 % of elapsed time.
-  if (elapsedMs > 0 && progress === undefined) delay = Math.min(delay, Math.max(initialMs, elapsedMs * 0.1));
   delay = Math.min(Math.max(delay, Math.min(FLOOR_MS, initialMs)), maxMs);
   if (serverHintMs !== undefined && serverHintMs > delay) delay = serverHintMs;
   return Math.round(delay);

@@ -6,7 +6,7 @@ import {
 } from '@temporalio/workflow';
 import type { ManifestRow } from '../storage/manifest';
 import { gatewayActivities, recording } from './activities';
-import { nextPollDelay } from './polling';
+import { nextPollDelay, type ProgressSample } from './polling';
 import type { ItemEndState, ItemOutcome, RenderInput, RenderStatus, TaskCheck } from './types';
 
 export const itemStatusQuery = defineQuery<RenderStatus>('itemStatus');
@@ -56,13 +56,14 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     Object.assign(status, { phase: 'rendering', taskId: created.taskId, baseUrl: created.baseUrl, createdAt: created.createdAt });
 
     let check: TaskCheck | undefined;
+    let firstProgress: ProgressSample | undefined;
     const deadline = created.createdAt + settings.polling.timeoutMs;
     for (;;) {
       const now = Date.now();
       if (now >= deadline) throw new ItemEnded('timed_out', 'timed_out', `not finished after ${settings.polling.timeoutMs / 1000} s (polling.timeout)`);
       const delay = nextPollDelay({
         initialMs: settings.polling.initialMs, maxMs: settings.polling.maxMs, checks: status.polls,
-        elapsedMs: now - created.createdAt, progress: check?.progress, serverHintMs: check?.pollAfterMs,
+        elapsedMs: now - created.createdAt, progress: check?.progress, firstProgress, serverHintMs: check?.pollAfterMs,
         medianRenderMs: input.medianRenderMs,
       });
       await sleep(Math.min(delay, deadline - now));
@@ -72,6 +73,9 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       }).catch((e: unknown) => { throw endFromFailure(e, 'status check'); });
       status.polls += 1;
       status.progress = check.progress;
+      if (!firstProgress && check.progress !== undefined && check.progress > 0) {
+        firstProgress = { elapsedMs: Date.now() - created.createdAt, progress: check.progress };
+      }
       status.baseUrl = check.baseUrl;
       if (check.state === 'succeeded') break;
       if (check.state === 'failed') throw new ItemEnded('failed', 'render_failed', check.failReason || 'the gateway reported the render as failed');
