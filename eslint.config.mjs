@@ -9,7 +9,7 @@ const ioModules = ['undici', 'pino', 'yaml', 'commander', 'playwright-core', '@a
   '@temporalio/worker', '@temporalio/activity', 'openai', '@anthropic-ai/sdk'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'test-output/**', 'bin/**', 'schema/**', '*.mjs'] },
+  { ignores: ['dist/**', 'dist.new/**', 'dist.old/**', 'node_modules/**', '.cache/**', 'test-output/**', 'bin/**', 'schema/**', '*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -10,8 +10,13 @@ if [ -f "$stamp" ] && [ -z "$(find "${sources[@]}" -newer "$stamp" -print -quit 
   exit 0
 fi
 say "building (TypeScript to dist/, workflow bundle)"
-rm -rf dist
-npx tsc -p tsconfig.build.json
-cp -r sim/assets dist/sim/ 2>/dev/null || true
-npx tsx scripts/bundle-workflows.ts
-touch "$stamp"
+# Build beside dist/ and swap it in at the end: a worker starting meanwhile never sees half a build.
+rm -rf dist.new
+npx tsc -p tsconfig.build.json --outDir dist.new
+cp -r sim/assets dist.new/sim/ 2>/dev/null || true
+npx tsx scripts/bundle-workflows.ts dist.new/workflow-bundle.js
+touch dist.new/.build-stamp
+rm -rf dist.old
+[ -d dist ] && mv dist dist.old
+mv dist.new dist
+rm -rf dist.old

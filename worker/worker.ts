@@ -30,7 +30,8 @@ export async function createReelflowWorker(options: WorkerOptions): Promise<Work
     activities,
     maxConcurrentActivityTaskExecutions: options.maxActivities ?? 200,
     maxConcurrentWorkflowTaskExecutions: options.maxWorkflowTasks ?? 40,
-    maxCachedWorkflows: 2_000,
+    // Enough for a full window of renders plus the job; each cached workflow keeps a sandbox alive.
+    maxCachedWorkflows: 500,
     // A graceful stop lets running downloads finish or heartbeat their offset.
     shutdownGraceTime: '10s',
   });

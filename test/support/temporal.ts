@@ -26,7 +26,8 @@ export async function startTestTemporal(): Promise<TestTemporal> {
     address: server.address, stateDir, server, env,
     async stop() {
       process.off('exit', killOnExit);
-      await server.stop();
+      // `server` may have been replaced by a restarted one (durability tests): stop the current one.
+      await this.server.stop();
       rmSync(stateDir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,105 @@
+// Helpers for the resilience suite: a seeded PRNG, the worker as a child process that can be
+// killed, and scans of logs, files and histories for a secret.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@temporalio/client';
+import { reelflowBin } from '../support/cli';
+
+/** mulberry32: the same seed gives the same chaos schedule. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function shuffle<T>(items: T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  exited: Promise<void>;
+}
+
+/** `node bin/reelflow.js worker` with its output appended to `logFile`; resolves once it polls. */
+export async function startWorker(env: NodeJS.ProcessEnv, logFile: string): Promise<WorkerProcess> {
+  const fd = openSync(logFile, 'a');
+  const child = spawn(process.execPath, [reelflowBin, 'worker'], { env: { ...env, NO_COLOR: '1' }, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  await until(() => {
+    if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}: ${readFileSync(logFile, 'utf8').slice(-2000)}`);
+    return /polling task queue/.test(readFileSync(logFile, 'utf8').split('reelflow worker: stopped').at(-1) ?? '');
+  }, 60_000, 'the worker to start');
+  return { child, exited };
+}
+
+export async function stopWorker(worker: WorkerProcess): Promise<void> {
+  if (worker.child.exitCode !== null || worker.child.signalCode !== null) return;
+  worker.child.kill('SIGTERM');
+  const timer = setTimeout(() => worker.child.kill('SIGKILL'), 15_000);
+  await worker.exited;
+  clearTimeout(timer);
+}
+
+/** Files under `dir` (recursively) whose bytes contain `secret`. */
+export function filesContaining(dir: string, secret: string): string[] {
+  const needle = Buffer.from(secret);
+  const hits: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      const st = statSync(p);
+      if (st.isDirectory()) walk(p);
+      else if (st.isFile() && readFileSync(p).includes(needle)) hits.push(p);
+    }
+  };
+  walk(dir);
+  return hits;
+}
+
+/** True when `value` (a history as the client returns it) holds `secret` in any string or payload bytes. */
+export function holdsSecret(value: unknown, secret: string, depth = 0): boolean {
+  if (depth > 64 || value === null || value === undefined) return false;
+  if (typeof value === 'string') return value.includes(secret);
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).includes(Buffer.from(secret));
+  if (typeof value !== 'object') return false;
+  for (const v of Object.values(value as Record<string, unknown>)) if (holdsSecret(v, secret, depth + 1)) return true;
+  return false;
+}
+
+/** Every execution on the server (the suite's server holds only its own job), and for each needle the ones holding it. */
+export async function historiesContaining(client: Client, needles: string[]): Promise<{ scanned: number; hits: Map<string, string[]> }> {
+  const hits = new Map<string, string[]>(needles.map((n) => [n, []]));
+  let scanned = 0;
+  for await (const info of client.workflow.list()) {
+    const history = await client.workflow.getHandle(info.workflowId, info.runId).fetchHistory();
+    scanned++;
+    const json = JSON.stringify(history);
+    for (const needle of needles) {
+      if (holdsSecret(history, needle) || json.includes(needle)) hits.get(needle)!.push(`${info.workflowId} (${info.runId})`);
+    }
+  }
+  return { scanned, hits };
+}
