@@ -22,15 +22,16 @@ export async function startTestTemporal(): Promise<TestTemporal> {
   const pid = readServerPid(stateDir);
   const killOnExit = () => { try { if (pid) process.kill(pid, 'SIGKILL'); } catch { /* already gone */ } };
   process.once('exit', killOnExit);
-  return {
+  const handle: TestTemporal = {
     address: server.address, stateDir, server, env,
     async stop() {
       process.off('exit', killOnExit);
       // `server` may have been replaced by a restarted one (durability tests): stop the current one.
-      await this.server.stop();
+      await handle.server.stop();
       rmSync(stateDir, { recursive: true, force: true });
     },
   };
+  return handle;
 }
 
 function readServerPid(stateDir: string): number | undefined {
