@@ -6,17 +6,8 @@ import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { reelflowBin } from '../support/cli';
 
-/** mulberry32: the same seed gives the same chaos schedule. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The same seed gives the same chaos schedule: the simulator's own seeded generator. */
+export { mulberry32 as prng } from '../../sim/prng';
 
 export function shuffle<T>(items: T[], random: () => number): T[] {
   const out = [...items];
