@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import { loadJobFile } from '../jobfile';
 import type { OutputSettings, Plan, PlanItem } from '../jobfile/plan';
-import type { ItemEndState, ManifestRow } from '../storage/manifest';
+import { latestRowByKey, type ItemEndState } from '../storage/manifest';
 import type { PreparedJob } from '../workflows/types';
 import { storageFor } from './context';
 
@@ -46,13 +46,6 @@ export async function preparePlan(input: { jobFile: string; runDate?: string; st
   return { settings, runDate, digest, itemCount: items.length };
 }
 
-/** Latest manifest row per item key. */
-function latestRows(rows: ManifestRow[]): Map<string, ManifestRow> {
-  const latest = new Map<string, ManifestRow>();
-  for (const row of rows) latest.set(row.key, row);
-  return latest;
-}
-
 /**
  * One page of the plan, without the items that are already done: a succeeded output still present
  * in storage, or an item that ended in a state the user did not ask to retry. A canceled item is
@@ -71,7 +64,7 @@ export async function readPlanItems(input: {
   }
   const page = plan.items.slice(input.offset, input.offset + input.limit);
   const storage = storageFor(input.output);
-  const latest = latestRows(await storage.readManifest());
+  const latest = latestRowByKey(await storage.readManifest());
   const retry = new Set<ItemEndState>(input.retryStates);
   const todo: PlanItem[] = [];
   for (const item of page) {

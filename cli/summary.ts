@@ -1,6 +1,6 @@
 // The end of a run, read from the manifest: the latest row per item of the plan.
 import type { Plan } from '../jobfile/plan';
-import type { ItemEndState, ManifestRow } from '../storage/manifest';
+import { latestRowByKey, type ItemEndState, type ManifestRow } from '../storage/manifest';
 import { openStorage } from '../storage';
 import { color, formatBytes } from './output';
 
@@ -17,8 +17,7 @@ export interface JobOutcome {
 
 export async function readOutcome(plan: Plan): Promise<JobOutcome> {
   const storage = openStorage(plan.output);
-  const latest = new Map<string, ManifestRow>();
-  for (const row of await storage.readManifest()) latest.set(row.key, row);
+  const latest = latestRowByKey(await storage.readManifest());
   const counts = { succeeded: 0, failed: 0, timed_out: 0, canceled: 0, unknown: 0, not_rendered: 0 };
   const rows: ManifestRow[] = [];
   const missing: string[] = [];

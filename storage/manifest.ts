@@ -22,3 +22,10 @@ export interface ManifestRow {
   sha256: string | null;
   error: { kind: string; message: string } | null;
 }
+
+/** The latest row of each item key: a re-run appends a new final line, and the last one counts. */
+export function latestRowByKey(rows: readonly ManifestRow[]): Map<string, ManifestRow> {
+  const latest = new Map<string, ManifestRow>();
+  for (const row of rows) latest.set(row.key, row);
+  return latest;
+}

@@ -4,7 +4,8 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, createConnection } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { projectRoot } from './bundle';
 import { InfrastructureError } from './errors';
 import { ensureWritableDir } from './state-dir';
 
@@ -25,7 +26,6 @@ interface ServerRecord {
   uiPort: number;
 }
 
-const repoRoot = resolve(__dirname, '..', existsSync(resolve(__dirname, '..', 'package.json')) ? '' : '..');
 
 function alive(pid: number): boolean {
   try {
@@ -72,7 +72,7 @@ export function temporalCliPath(env: NodeJS.ProcessEnv = process.env): string {
   const known = env.REELFLOW_TEMPORAL_CLI ?? env.TEMPORAL_CLI_PATH;
   if (known && existsSync(known)) return known;
   try {
-    return execFileSync('bash', [join(repoRoot, 'scripts', 'temporal.sh'), '--print-path', '--quiet'], {
+    return execFileSync('bash', [join(projectRoot, 'scripts', 'temporal.sh'), '--print-path', '--quiet'], {
       encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'],
     }).trim();
   } catch {
@@ -88,6 +88,12 @@ function readRecord(file: string): ServerRecord | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The embedded server recorded for a state directory, if one was started there and not stopped. */
+export function recordedServer(stateDir: string): { pid: number; port: number; uiPort: number } | undefined {
+  const record = readRecord(join(stateDir, 'temporal', 'server.json'));
+  return record && record.pid > 0 ? { pid: record.pid, port: record.port, uiPort: record.uiPort } : undefined;
 }
 
 function writeRecord(file: string, record: ServerRecord): void {

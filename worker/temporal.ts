@@ -20,7 +20,8 @@ export interface TemporalTarget {
   description: string;
 }
 
-function usesExternalService(env: NodeJS.ProcessEnv): boolean {
+/** TEMPORAL_ADDRESS or Temporal's own configuration names a service: nothing is started then. */
+export function usesExternalService(env: NodeJS.ProcessEnv): boolean {
   return Boolean(env.TEMPORAL_ADDRESS || env.TEMPORAL_PROFILE || env.TEMPORAL_CONFIG_FILE);
 }
 

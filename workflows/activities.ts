@@ -18,7 +18,8 @@ export const recording = proxyLocalActivities<typeof activities>({
   retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 20 },
 });
 
-const FATAL_TYPES = ['auth', 'model_unavailable', 'invalid_request', 'permission', 'task_not_found', 'missing_key'];
+// Which failures are final is decided once, by each gateway error class (`retryable`), and carried
+// as ApplicationFailure.nonRetryable by activities/failures.ts: no list of type names here.
 
 /** Gateway calls whose timeouts follow the job's request_timeout. */
 export function gatewayActivities(settings: JobSettings) {
@@ -34,18 +35,18 @@ export function gatewayActivities(settings: JobSettings) {
     // were check round trips, and the history server is what limits throughput.
     check: proxyLocalActivities<typeof activities>({
       startToCloseTimeout: perCall * 3 + 10_000,
-      retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 8, nonRetryableErrorTypes: FATAL_TYPES },
+      retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 8 },
     }),
     enhance: proxyActivities<typeof activities>({
       startToCloseTimeout: perCall * 3 + 30_000,
-      retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 5, nonRetryableErrorTypes: FATAL_TYPES },
+      retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 5 },
     }),
     download: proxyActivities<typeof activities>({
       startToCloseTimeout: '2 hours',
       heartbeatTimeout: Math.max(perCall, 30_000),
       retry: {
         initialInterval: '2s', maximumInterval: '1 minute',
-        maximumAttempts: Math.max(1, settings.retries.download), nonRetryableErrorTypes: FATAL_TYPES,
+        maximumAttempts: Math.max(1, settings.retries.download),
       },
     }),
   };

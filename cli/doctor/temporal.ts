@@ -1,12 +1,10 @@
 // The Temporal check of `reelflow doctor`: the configured service answers (and its namespace exists),
 // or, with nothing configured, the embedded development server is running or can be started.
 // Nothing is started here.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { temporalCliPath } from '../../worker/dev-server';
+import { recordedServer, temporalCliPath } from '../../worker/dev-server';
 import { stateDirectory } from '../../worker/state-dir';
-import { resolveTemporal, TASK_QUEUE, type TemporalTarget } from '../../worker/temporal';
+import { resolveTemporal, TASK_QUEUE, usesExternalService, type TemporalTarget } from '../../worker/temporal';
 import { type Check, fail, ok, PROBE_TIMEOUT_MS, withTimeout } from './check';
 
 const NAME = 'temporal';
@@ -38,17 +36,12 @@ async function bounded(address: string, namespace: string, options: Options): Pr
 }
 
 function embeddedPort(stateDir: string): number | undefined {
-  try {
-    const record = JSON.parse(readFileSync(join(stateDir, 'temporal', 'server.json'), 'utf8')) as { pid?: unknown; port?: unknown };
-    return typeof record.pid === 'number' && record.pid > 0 && typeof record.port === 'number' ? record.port : undefined;
-  } catch {
-    return undefined;
-  }
+  return recordedServer(stateDir)?.port;
 }
 
 export async function checkTemporal(): Promise<Check> {
   const env = process.env;
-  if (env.TEMPORAL_ADDRESS || env.TEMPORAL_PROFILE || env.TEMPORAL_CONFIG_FILE) {
+  if (usesExternalService(env)) {
     let target: TemporalTarget;
     try {
       target = await resolveTemporal({ startEmbedded: false });

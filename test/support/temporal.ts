@@ -1,8 +1,8 @@
 // A real Temporal development server for a test file: its own state directory and free ports.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureDevServer, freePort, type DevServer } from '../../worker/dev-server';
+import { ensureDevServer, freePort, recordedServer, type DevServer } from '../../worker/dev-server';
 
 export interface TestTemporal {
   address: string;
@@ -19,7 +19,7 @@ export async function startTestTemporal(): Promise<TestTemporal> {
   const server = await ensureDevServer({ stateDir, foreground: true, startTimeoutMs: 90_000, port: await freePort(), uiPort: await freePort() });
   const env = { ...process.env, REELFLOW_STATE_DIR: stateDir, TEMPORAL_ADDRESS: undefined };
   // The server runs detached; a test process that dies early must not leave it behind.
-  const pid = readServerPid(stateDir);
+  const pid = recordedServer(stateDir)?.pid;
   const killOnExit = () => { try { if (pid) process.kill(pid, 'SIGKILL'); } catch { /* already gone */ } };
   process.once('exit', killOnExit);
   const handle: TestTemporal = {
@@ -32,12 +32,4 @@ export async function startTestTemporal(): Promise<TestTemporal> {
     },
   };
   return handle;
-}
-
-function readServerPid(stateDir: string): number | undefined {
-  try {
-    return (JSON.parse(readFileSync(join(stateDir, 'temporal', 'server.json'), 'utf8')) as { pid: number }).pid;
-  } catch {
-    return undefined;
-  }
 }
