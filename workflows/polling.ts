@@ -51,10 +51,12 @@ export function nextPollDelay(input: PollingInput): number {
   if (rateRemaining !== undefined) {
     delay = rateRemaining + slack;
   } else if (reported) {
-    // One sample: take the second soon, so the next estimate has a rate. The single-sample
-    // estimate (an upper bound, queue time included) still caps the wait.
+    // One sample: the second one gives the rate. Progress is reported in whole percent, so a
+    // short baseline makes the rate wrong by a point or two and the predicted end early (one more
+    // check); waiting as long again as the render has run (at most 3 x initial) halves that error.
+    // The single-sample estimate (an upper bound, queue time included) still caps the wait.
     const upperBound = elapsedMs / (progress / 100) - elapsedMs;
-    delay = Math.min(upperBound + slack, Math.max(FLOOR_MS, Math.min(initialMs, elapsedMs * 0.5)));
+    delay = Math.min(upperBound + slack, Math.max(FLOOR_MS, Math.min(initialMs * 3, elapsedMs)));
   } else if (progress === undefined && medianRenderMs !== undefined && medianRenderMs > elapsedMs) {
     // A gateway that reports no progress: this model's renders in this job usually end around the
     // median. (One that reports 0 % is queueing: its progress, once it moves, is the better guide.)
@@ -64,10 +66,12 @@ export function nextPollDelay(input: PollingInput): number {
   } else {
     // Nothing to extrapolate from: back off geometrically from the initial delay. A gateway that
     // reports no progress at all gets checks within ~10 % of elapsed time, so a long render is
-    // still noticed within 10 % of its length; one that reports 0 % is queueing, and the first
-    // progress it reports will be extrapolated, so the back-off may grow faster.
-    const cap = progress === undefined ? elapsedMs * 0.1 : elapsedMs * 0.5;
-    delay = Math.min(initialMs * Math.pow(1.6, checks), Math.max(initialMs, cap));
+    // still noticed within 10 % of its length. One that reports 0 % is queueing: the render has
+    // not begun, the first progress it reports will be extrapolated, so the back-off grows fast
+    // (next check at up to 2.5 x the elapsed time) and spends few checks on the queue.
+    delay = progress === undefined
+      ? Math.min(initialMs * Math.pow(1.6, checks), Math.max(initialMs, elapsedMs * 0.1))
+      : Math.min(initialMs * Math.pow(2.5, checks), Math.max(initialMs, elapsedMs * 1.5));
   }
   delay = Math.min(Math.max(delay, Math.min(FLOOR_MS, initialMs)), maxMs);
   if (serverHintMs !== undefined && serverHintMs > delay) delay = serverHintMs;

@@ -59,7 +59,9 @@ export async function startWorker(env: NodeJS.ProcessEnv, args: string[] = []): 
 }
 
 async function startWorkerOnce(env: NodeJS.ProcessEnv, args: string[]): Promise<WorkerChild> {
-  const child = spawn(process.execPath, [reelflowBin, 'worker', ...args], { env: { ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // BENCH_WORKER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the worker under load.
+  const nodeArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, reelflowBin, 'worker', ...args], { env: { ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let tail = '';
   const keep = (d: Buffer) => { tail = (tail + d.toString()).slice(-4000); };
   child.stdout!.on('data', keep);

@@ -29,10 +29,17 @@ describe('nextPollDelay', () => {
     assert.equal(nextPollDelay(base), 10_000);
   });
 
-  it('with only one progress sample, checks again soon to learn the rate', () => {
+  it('with only one progress sample, takes the second after as long again (at most 3 x initial) to learn the rate', () => {
     // 25 % after 20 s could mean 60 s to go, or much less if the task queued first.
-    const delay = nextPollDelay({ ...base, checks: 1, elapsedMs: 20_000, progress: 25 });
-    assert.equal(delay, 10_000);
+    assert.equal(nextPollDelay({ ...base, checks: 1, elapsedMs: 20_000, progress: 25 }), 20_000);
+    assert.equal(nextPollDelay({ ...base, checks: 1, elapsedMs: 50_000, progress: 25 }), 30_000);
+    // ...but never past the single-sample estimate of the end (90 % after 20 s: at most 2.2 s left).
+    assert.ok(nextPollDelay({ ...base, checks: 1, elapsedMs: 20_000, progress: 90 }) <= 3_000);
+  });
+
+  it('spends few checks on a queue that reports 0 %: the next check at up to 2.5 x the elapsed time', () => {
+    assert.equal(nextPollDelay({ ...base, checks: 1, elapsedMs: 10_000, progress: 0 }), 15_000);
+    assert.equal(nextPollDelay({ ...base, checks: 2, elapsedMs: 25_000, progress: 0 }), 37_500);
   });
 
   it('extrapolates from the rate between two samples, whatever the queue time was', () => {
