@@ -2,6 +2,7 @@
 // process) and the largest workflow history among the job's runs (it continues as new) and its
 // children, from visibility (historyLength). Also how long the job took.
 //   npx tsx bench/memory.ts [--items 10000] [--max-in-flight 100]
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { emit, fail, intFlags, machineLine, say, seconds } from './lib/report';
 import { items, listJobExecutions, readManifest, runJob, startStack } from './lib/stack';
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     say(`${ok} of ${o.items} items succeeded in ${seconds(took)} (${(o.items / (took / 1000)).toFixed(1)} items/s)`);
     say(`worker peak RSS (VmHWM) ${(mem.peak / MIB).toFixed(0)} MiB, at the end ${(mem.rss / MIB).toFixed(0)} MiB`);
     say(`${executions.length} executions listed: ${jobRuns.length} runs of the job (continue-as-new), largest history ${largest.historyLength} events (${largest.workflowId}), largest child ${largestChild} events`);
+    if (ok !== o.items) keepWorkerLog(stack.temporal.stateDir);
     if (executions.length !== jobRuns.length + o.items) say(`note: visibility listed ${executions.length - jobRuns.length} children for ${o.items} items`);
     emit({
       figure: 'worker_peak_rss_and_largest_history', value: mem.peak / MIB, unit: 'MiB', baseline: null, ratio: mem.peak / MIB / TARGET_RSS_MIB,
@@ -52,6 +54,16 @@ async function main(): Promise<void> {
     clearInterval(sampler);
     await stack.stop();
   }
+}
+
+/** Items that did not succeed in a fault-free run are a finding: keep the worker's log to study. */
+function keepWorkerLog(stateDir: string): void {
+  const log = join(stateDir, 'logs', 'reelflow.log');
+  if (!existsSync(log)) return;
+  mkdirSync(join('test-output', 'bench'), { recursive: true });
+  const kept = join('test-output', 'bench', 'memory-worker.log');
+  copyFileSync(log, kept);
+  say(`some items did not succeed: the worker's log is kept in ${kept}`);
 }
 
 main().catch(fail);

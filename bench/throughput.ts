@@ -11,6 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { Agent, request } from 'undici';
 import { emit, fail, intFlags, machineLine, say, seconds } from './lib/report';
 import { BENCH_KEY, items, runJob, sleep, startStack } from './lib/stack';
+import { runFloor } from './floor/run';
 
 const TARGET = 100;
 
@@ -68,6 +69,13 @@ async function main(): Promise<void> {
     const poolRate = sustained(pool.doneAt);
     say(`baseline Promise pool: ${o.items} items in ${seconds(pool.wallMs)} = ${(o.items / (pool.wallMs / 1000)).toFixed(1)} items/s overall, ${poolRate.toFixed(1)} items/s sustained`);
 
+    // Temporal's own ceiling here: the same workflow shape with activities that do nothing.
+    const floor = await runFloor({
+      address: stack.temporal.address, client: stack.client, serverPid: stack.temporal.serverPid,
+      items: o.items, window: o.concurrency, firstCheckMs: o['poll-ms'],
+    });
+    say(`Temporal floor (same workflow shape, no-op activities, same server): ${o.items} items in ${seconds(floor.wallMs)} = ${floor.itemsPerSecond.toFixed(1)} items/s; CPU per item: server ${(floor.serverCpuMs / o.items).toFixed(1)} ms, worker ${(floor.workerCpuMs / o.items).toFixed(1)} ms`);
+
     const run = await runJob(stack, {
       name: 'bench-throughput', items: items('throughput', o.items), maxInFlight: o.concurrency,
       polling: `polling:\n  initial: ${o['poll-ms']}ms\n  max: 2s\n  timeout: 10m`,
@@ -83,6 +91,7 @@ async function main(): Promise<void> {
       target: `>= ${TARGET} items/s`, meets: rate >= TARGET,
       overall: Number((o.items / (wall / 1000)).toFixed(1)), baselineOverall: Number((o.items / (pool.wallMs / 1000)).toFixed(1)),
       items: o.items, concurrency: o.concurrency,
+      temporalFloor: Number(floor.itemsPerSecond.toFixed(1)), ratioToFloor: Number((o.items / (wall / 1000) / floor.itemsPerSecond).toFixed(3)),
     });
   } finally {
     await stack.stop();

@@ -7,6 +7,8 @@ import { ensureDevServer, freePort, recordedServer, type DevServer } from '../..
 export interface TestTemporal {
   address: string;
   stateDir: string;
+  /** The dev server's process (benchmarks read its CPU time). */
+  serverPid: number;
   server: DevServer;
   /** Environment for CLI child processes that should use this server as their embedded one. */
   env: NodeJS.ProcessEnv;
@@ -23,7 +25,7 @@ export async function startTestTemporal(): Promise<TestTemporal> {
   const killOnExit = () => { try { if (pid) process.kill(pid, 'SIGKILL'); } catch { /* already gone */ } };
   process.once('exit', killOnExit);
   const handle: TestTemporal = {
-    address: server.address, stateDir, server, env,
+    address: server.address, stateDir, server, env, serverPid: pid ?? 0,
     async stop() {
       process.off('exit', killOnExit);
       // `server` may have been replaced by a restarted one (durability tests): stop the current one.
