@@ -18,17 +18,22 @@ export interface WorkerOptions {
   maxWorkflowTasks?: number;
 }
 
+const WORKFLOW_THREAD_HEAP_MIB = 256;
+
 /**
  * V8 flags set at run time, before the SDK creates its workflow thread. Left alone, V8 lets both
  * heaps (this thread's and the workflow thread's) grow lazily to about 400 MiB under a long job's
- * churn of short-lived objects; with these the worker stays near 250 MiB at the same speed
- * (BENCHMARKS.md, memory). Small young generations apply to isolates created from now on (the
- * workflow thread); optimize-for-size is also read while running, so it slows the growth of this
- * thread's heap too.
+ * churn of short-lived objects; with these the worker stays under 300 MiB at the same speed
+ * (BENCHMARKS.md, memory). The young-generation size and the heap bound apply to isolates created
+ * from now on (the workflow thread); optimize-for-size is also read while running, so it slows the
+ * growth of this thread's heap too.
  */
 function favourMemoryOverSpeed(): void {
   setFlagsFromString('--max-semi-space-size=2');
   setFlagsFromString('--optimize-for-size');
+  // The workflow thread holds cached workflows (a window's worth, a few KiB each) and the bundle:
+  // tens of MiB live. A bound of 256 MiB makes its V8 collect before growing, far above that need.
+  setFlagsFromString(`--max-old-space-size=${WORKFLOW_THREAD_HEAP_MIB}`);
 }
 
 export async function createReelflowWorker(options: WorkerOptions): Promise<Worker> {
