@@ -15,6 +15,8 @@ export interface S3TestServer {
   accessKeyId: string;
   secretAccessKey: string;
   region: string;
+  /** The server's process id, so benchmarks can account for its CPU time. */
+  pid: number | undefined;
   stop(): Promise<void>;
   createBucket(name: string): Promise<void>;
 }
@@ -50,7 +52,21 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startS3Server(): Promise<S3TestServer> {
+/**
+ * Settings for benchmarks. On one small machine the co-located server competes for the CPU with
+ * the client being measured, so a benchmark turns off server work a real S3 does on its own
+ * machines. Tests keep MinIO's defaults.
+ */
+export interface S3ServerOptions {
+  /**
+   * false: `--no-compat`, so MinIO skips the MD5 it computes over every object for its ETag
+   * (about 1.4 CPU-s per GiB here, as much as the writer's own sha256); ETags are then opaque
+   * (still unique per write). Default true: S3's MD5 ETags.
+   */
+  md5ETags?: boolean;
+}
+
+export async function startS3Server(options: S3ServerOptions = {}): Promise<S3TestServer> {
   const binary = await s3ServerBinary();
   const dataDir = await mkdtemp(join(tmpdir(), 'reelflow-s3-'));
   const accessKeyId = `rf${randomBytes(6).toString('hex')}`;
@@ -64,7 +80,7 @@ export async function startS3Server(): Promise<S3TestServer> {
     const endpoint = `http://127.0.0.1:${port}`;
     const child = spawn(
       binary,
-      ['server', join(dataDir, 'data'), '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'],
+      ['server', join(dataDir, 'data'), '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet', ...(options.md5ETags === false ? ['--no-compat'] : [])],
       {
         env: {
           PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -98,6 +114,7 @@ export async function startS3Server(): Promise<S3TestServer> {
       accessKeyId,
       secretAccessKey,
       region,
+      pid: child.pid,
       async createBucket(name: string) {
         await admin.send(new CreateBucketCommand({ Bucket: name }));
       },

@@ -10,7 +10,8 @@ import {
   ListMultipartUploadsCommand,
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
-import { S3Storage, SizeMismatchError, StorageError, openStorage, type S3StorageOptions } from '../../../storage/index';
+import { SizeMismatchError, StorageError, openStorage } from '../../../storage/index';
+import { S3Storage, type S3StorageOptions } from '../../../storage/s3';
 import type { S3OutputSettings } from '../../../jobfile/plan';
 import { freePort, startS3Server, type S3TestServer } from '../../support/s3-server';
 
