@@ -80,11 +80,28 @@ export function holdsSecret(value: unknown, secret: string, depth = 0): boolean 
   return false;
 }
 
+/**
+ * The whole list first, then the histories: reading histories between list pages let the list's
+ * page token go stale on a loaded machine ("Failed to list workflows"). A failed list starts over.
+ */
+async function listExecutions(client: Client): Promise<Array<{ workflowId: string; runId: string }>> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const out: Array<{ workflowId: string; runId: string }> = [];
+      for await (const info of client.workflow.list()) out.push({ workflowId: info.workflowId, runId: info.runId });
+      return out;
+    } catch (error) {
+      if (attempt >= 4) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1_000 * attempt));
+    }
+  }
+}
+
 /** Every execution on the server (the suite's server holds only its own job), and for each needle the ones holding it. */
 export async function historiesContaining(client: Client, needles: string[]): Promise<{ scanned: number; hits: Map<string, string[]> }> {
   const hits = new Map<string, string[]>(needles.map((n) => [n, []]));
   let scanned = 0;
-  for await (const info of client.workflow.list()) {
+  for (const info of await listExecutions(client)) {
     const history = await client.workflow.getHandle(info.workflowId, info.runId).fetchHistory();
     scanned++;
     const json = JSON.stringify(history);
