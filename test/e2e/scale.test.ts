@@ -34,7 +34,8 @@ describe('a 2,000-item job', () => {
       polling: 'polling:\n  initial: 200ms\n  max: 1s\n  timeout: 10m',
     });
     const result = await runCli(['run', job], { env: { ...temporal.env, GATEWAY_API_KEY: KEY } });
-    assert.equal(result.code, 0, result.stderr.slice(-2000));
+    // On failure, the summary on stdout names each item that did not succeed and why.
+    assert.equal(result.code, 0, `${result.stdout.slice(-2000)}\n${result.stderr.slice(-1000)}`);
     assert.match(result.stdout, new RegExp(`${ITEMS} of ${ITEMS} succeeded`));
 
     const client = await connectClient({ address: temporal.address, namespace: 'default', connectionOptions: { address: temporal.address }, description: 'test' });
