@@ -18,6 +18,7 @@ import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { LocalStorage, type Storage } from '../storage/index';
 import { S3Storage, SHA256_SIDECAR } from '../storage/s3';
 import { startS3Server } from '../test/support/s3-server';
+import { processCpuSeconds } from './lib/proc';
 
 const { values } = parseArgs({
   options: { mib: { type: 'string', default: '1024' }, rounds: { type: 'string', default: '3' } },
@@ -61,23 +62,6 @@ interface Run {
   otherCpu: number;
 }
 
-/**
- * CPU seconds (user + system, all threads) a process has used, from /proc; 0 where unavailable.
- * On a 2-core machine the S3 server competes with the writer for the same cores, so its CPU time
- * is part of the price of the S3 path.
- */
-async function processCpuSeconds(pid: number | undefined): Promise<number> {
-  if (pid === undefined) return 0;
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const CLOCK_TICKS_PER_SECOND = 100;
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
-  } catch {
-    return 0;
-  }
-}
-
 /** CPU seconds the whole machine has been busy (all cores, /proc/stat); 0 where unavailable. */
 async function machineCpuSeconds(): Promise<number> {
   try {
@@ -99,11 +83,11 @@ async function measure(storage: Storage, name: string, serverPid?: number): Prom
   const rss0 = process.memoryUsage.rss();
   let peak = rss0;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 50);
-  const [own0, server0, machine0] = [ownCpuSeconds(), await processCpuSeconds(serverPid), await machineCpuSeconds()];
+  const [own0, server0, machine0] = [ownCpuSeconds(), processCpuSeconds(serverPid), await machineCpuSeconds()];
   const t0 = process.hrtime.bigint();
   const result = await storage.write(name, generated(TOTAL), { expectedBytes: TOTAL });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  const [own1, server1, machine1] = [ownCpuSeconds(), await processCpuSeconds(serverPid), await machineCpuSeconds()];
+  const [own1, server1, machine1] = [ownCpuSeconds(), processCpuSeconds(serverPid), await machineCpuSeconds()];
   clearInterval(sampler);
   peak = Math.max(peak, process.memoryUsage.rss());
   if (result.bytes !== TOTAL) throw new Error(`wrote ${result.bytes} bytes, expected ${TOTAL}`);
@@ -118,9 +102,9 @@ async function measure(storage: Storage, name: string, serverPid?: number): Prom
  */
 async function settle(serverPid: number | undefined): Promise<void> {
   const deadline = Date.now() + 10_000;
-  for (let before = await processCpuSeconds(serverPid); Date.now() < deadline; ) {
+  for (let before = processCpuSeconds(serverPid); Date.now() < deadline; ) {
     await sleep(250);
-    const now = await processCpuSeconds(serverPid);
+    const now = processCpuSeconds(serverPid);
     if (now - before < 0.02) return;
     before = now;
   }

@@ -1,8 +1,8 @@
 // Runs the floor workflows (./workflows.ts) on a Temporal server with an in-process worker and
 // reports items/s and each process's CPU: the ceiling of Temporal itself on this machine.
-import { readFileSync } from 'node:fs';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { processCpuSeconds } from '../lib/proc';
 
 export interface FloorResult {
   items: number;
@@ -10,12 +10,6 @@ export interface FloorResult {
   itemsPerSecond: number;
   serverCpuMs: number;
   workerCpuMs: number;
-}
-
-/** CPU time (user + system) of a process so far, from /proc, ms. */
-export function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** The SDK logs every bundle and state change at INFO on stderr: keep warnings only. */
@@ -41,7 +35,7 @@ export async function runFloor(options: {
       maxConcurrentActivityTaskExecutions: 200, maxConcurrentWorkflowTaskExecutions: 40, maxCachedWorkflows: 500,
     });
     return await worker.runUntil(async () => {
-      const serverBefore = processCpuMs(options.serverPid);
+      const serverBefore = processCpuSeconds(options.serverPid) * 1000;
       const workerBefore = process.cpuUsage();
       const t0 = Date.now();
       await options.client.workflow.execute('FloorJob', {
@@ -51,7 +45,7 @@ export async function runFloor(options: {
       const cpu = process.cpuUsage(workerBefore);
       return {
         items: options.items, wallMs, itemsPerSecond: options.items / (wallMs / 1000),
-        serverCpuMs: processCpuMs(options.serverPid) - serverBefore, workerCpuMs: (cpu.user + cpu.system) / 1000,
+        serverCpuMs: processCpuSeconds(options.serverPid) * 1000 - serverBefore, workerCpuMs: (cpu.user + cpu.system) / 1000,
       };
     });
   } finally {
