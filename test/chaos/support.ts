@@ -36,12 +36,17 @@ export interface WorkerProcess {
 /** `node bin/reelflow.js worker` with its output appended to `logFile`; resolves once it polls. */
 export async function startWorker(env: NodeJS.ProcessEnv, logFile: string): Promise<WorkerProcess> {
   const fd = openSync(logFile, 'a');
+  // Only this worker's own lines count: a worker killed with SIGKILL leaves its "polling" line
+  // with no "stopped" after it, and taking that for this one's made the next chaos step (a server
+  // restart) race this worker's start-up, which then started the embedded server itself.
+  const from = statSync(logFile).size;
   const child = spawn(process.execPath, [reelflowBin, 'worker'], { env: { ...env, NO_COLOR: '1' }, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const ownOutput = () => readFileSync(logFile).subarray(from).toString('utf8');
   await until(() => {
-    if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}: ${readFileSync(logFile, 'utf8').slice(-2000)}`);
-    return /polling task queue/.test(readFileSync(logFile, 'utf8').split('reelflow worker: stopped').at(-1) ?? '');
+    if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}: ${ownOutput().slice(-2000)}`);
+    return /polling task queue/.test(ownOutput());
   }, 60_000, 'the worker to start');
   return { child, exited };
 }
@@ -81,8 +86,9 @@ export function holdsSecret(value: unknown, secret: string, depth = 0): boolean 
 }
 
 /**
- * The whole list first, then the histories: reading histories between list pages let the list's
- * page token go stale on a loaded machine ("Failed to list workflows"). A failed list starts over.
+ * The whole list first, then the histories, so that a page token is never held across slow reads.
+ * A failed list starts over, and each failure is printed with its gRPC cause: "Failed to list
+ * workflows" alone once hid that the server was down (see startWorker).
  */
 async function listExecutions(client: Client): Promise<Array<{ workflowId: string; runId: string }>> {
   for (let attempt = 1; ; attempt++) {
@@ -91,6 +97,8 @@ async function listExecutions(client: Client): Promise<Array<{ workflowId: strin
       for await (const info of client.workflow.list()) out.push({ workflowId: info.workflowId, runId: info.runId });
       return out;
     } catch (error) {
+      const cause = (error as { cause?: { details?: string; code?: number } }).cause;
+      process.stderr.write(`chaos: listing workflows failed (attempt ${attempt}): ${String(error)} (${cause?.details ?? String(cause)})\n`);
       if (attempt >= 4) throw error;
       await new Promise((resolve) => setTimeout(resolve, 1_000 * attempt));
     }
