@@ -1,21 +1,19 @@
 // Local directory storage. A video only ever appears under its final name complete and durable:
-// bytes stream into `<name>.part` (hashed on the way), the part is fsynced, renamed, and the
+// bytes stream into `<name>.part` (see part-file: staged in blocks, written with O_DIRECT where
+// possible, hashed on a thread of their own for big files), the part is fsynced, renamed, and the
 // directory fsynced. A cut download keeps its `.part`, so the next attempt resumes with Range.
-import { createHash, randomBytes, type Hash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, readdir, rename, rm, stat, truncate } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { finished, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { DigestStream } from './digest';
+import { hashFilePrefix } from './block-hasher';
 import { SizeMismatchError, errnoCode, errorMessage } from './errors';
 import type { ManifestRow } from './manifest';
 import { ManifestDigests, encodeManifestRow, parseManifest } from './manifest-codec';
 import { MANIFEST_FILE, PART_SUFFIX, checkObjectName } from './names';
+import { PartFileWriter } from './part-file';
 import { KeyedSerializer } from './serial';
 import { StorageError, type Storage, type StoredObject, type WriteOptions, type WriteResult } from './storage';
-
-const HASH_CHUNK = 1 << 20;
 
 export class LocalStorage implements Storage {
   readonly location: string;
@@ -56,66 +54,56 @@ export class LocalStorage implements Storage {
     const partPath = finalPath + PART_SUFFIX;
     const dir = dirname(finalPath);
     const resumeFrom = options.resumeFrom ?? 0;
-    let hash: Hash;
     try {
       const created = await mkdir(dir, { recursive: true });
       if (created !== undefined) await fsyncDirs(dirname(created), dir);
-      hash = await this.hashPartialForResume(name, partPath, resumeFrom);
+      await trimPartForResume(name, partPath, resumeFrom);
     } catch (err) {
       body.destroy();
       throw err instanceof StorageError ? err : fsError(`cannot prepare ${partPath}`, err);
     }
 
-    const digest = new DigestStream({
-      name,
-      startBytes: resumeFrom,
-      hash,
-      expectedBytes: options.expectedBytes,
-      onProgress: options.onProgress,
-      checkShortAtEnd: false,
+    const sink = new PartFileWriter(partPath, {
+      name, startBytes: resumeFrom,
+      ...(options.expectedBytes !== undefined ? { expectedBytes: options.expectedBytes } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
-    const sink = createWriteStream(partPath, { flags: resumeFrom > 0 ? 'r+' : 'w', start: resumeFrom, highWaterMark: 1 << 20 });
-    // The body is piped by hand: when it fails (a cut download) the digest is ended, not
-    // destroyed, so the sink still writes every byte that arrived and the part is kept whole.
+    // The body is piped by hand: when it fails (a cut download) the sink is ended, not
+    // destroyed, so it still writes (and fsyncs) every byte that arrived and the part is kept whole.
     let bodyError: unknown;
     finished(body, (err) => {
       if (!err) return;
       bodyError ??= err;
-      if (!digest.writableEnded) digest.end();
+      if (!sink.writableEnded) sink.end();
     });
-    body.pipe(digest);
+    body.pipe(sink);
     try {
-      await pipeline(digest, sink);
+      await finishedWriting(sink);
     } catch (err) {
-      body.unpipe(digest);
+      body.unpipe(sink);
       body.destroy();
-      const sizeError = digest.sizeError;
       // Too many bytes: the part is not a prefix of the expected object, so resuming it is useless.
-      if (sizeError && err === sizeError) {
+      if (sink.sizeError && err === sink.sizeError) {
         await rm(partPath, { force: true });
-        throw sizeError;
+        throw sink.sizeError;
       }
       await fsyncFile(partPath).catch(() => undefined);
       throw fsError(`cannot write ${partPath}`, err);
     }
-    if (bodyError !== undefined) {
-      // The caller classifies its own body's error (e.g. a cut download, to resume with Range).
-      await fsyncFile(partPath).catch(() => undefined);
-      throw bodyError;
+    // The caller classifies its own body's error (e.g. a cut download, to resume with Range).
+    if (bodyError !== undefined) throw bodyError;
+    // A short body: every byte that came is in the part, durable, ready for a resume.
+    if (options.expectedBytes !== undefined && sink.bytes !== options.expectedBytes) {
+      throw new SizeMismatchError(name, options.expectedBytes, sink.bytes, true);
     }
-    if (options.expectedBytes !== undefined && digest.bytes !== options.expectedBytes) {
-      // A short body: every byte that came is in the part, durable, ready for a resume.
-      await fsyncFile(partPath).catch(() => undefined);
-      throw new SizeMismatchError(name, options.expectedBytes, digest.bytes, true);
-    }
+    const sha256 = await sink.sha256();
     try {
-      await fsyncFile(partPath);
       await rename(partPath, finalPath);
       await fsyncDirs(dir, dir);
     } catch (err) {
       throw fsError(`cannot commit ${finalPath}`, err);
     }
-    return { name, bytes: digest.bytes, sha256: digest.sha256, location: finalPath };
+    return { name, bytes: sink.bytes, sha256, location: finalPath };
   }
 
   /** Appends one line with one write (O_APPEND) and fsyncs; serialised per file within the process. */
@@ -204,21 +192,6 @@ export class LocalStorage implements Storage {
     }
   }
 
-  /** For a resume: checks the kept part covers `resumeFrom`, trims any excess, hashes its bytes. */
-  private async hashPartialForResume(name: string, partPath: string, resumeFrom: number): Promise<Hash> {
-    const hash = createHash('sha256');
-    if (resumeFrom <= 0) return hash;
-    const have = (await statOrUndefined(partPath))?.size ?? 0;
-    if (have < resumeFrom) {
-      throw new StorageError(`${name}: cannot resume at byte ${resumeFrom}: the kept partial write has ${have} bytes`);
-    }
-    if (have > resumeFrom) await truncate(partPath, resumeFrom);
-    await pipeline(createReadStream(partPath, { start: 0, end: resumeFrom - 1, highWaterMark: HASH_CHUNK }), async (source: AsyncIterable<Buffer>) => {
-      for await (const chunk of source) hash.update(chunk);
-    });
-    return hash;
-  }
-
   private async manifestSha256(name: string, path: string, bytes: number): Promise<string | undefined> {
     await this.refreshDigests();
     return this.digests.lookup([name, path], bytes);
@@ -251,6 +224,23 @@ export class LocalStorage implements Storage {
       }
     });
   }
+}
+
+/** For a resume: checks the kept part covers `resumeFrom` and trims any excess (it is hashed with the rest). */
+async function trimPartForResume(name: string, partPath: string, resumeFrom: number): Promise<void> {
+  if (resumeFrom <= 0) return;
+  const have = (await statOrUndefined(partPath))?.size ?? 0;
+  if (have < resumeFrom) {
+    throw new StorageError(`${name}: cannot resume at byte ${resumeFrom}: the kept partial write has ${have} bytes`);
+  }
+  if (have > resumeFrom) await truncate(partPath, resumeFrom);
+}
+
+/** Resolves once the sink has written and fsynced everything; rejects with its error. */
+function finishedWriting(sink: PartFileWriter): Promise<void> {
+  return new Promise((resolve, reject) => {
+    finished(sink, { readable: false }, (err) => (err ? reject(err) : resolve()));
+  });
 }
 
 type FileHandle = Awaited<ReturnType<typeof open>>;
@@ -288,11 +278,7 @@ async function statOrUndefined(path: string) {
 }
 
 export async function hashFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  await pipeline(createReadStream(path, { highWaterMark: HASH_CHUNK }), async (source: AsyncIterable<Buffer>) => {
-    for await (const chunk of source) hash.update(chunk);
-  });
-  return hash.digest('hex');
+  return (await hashFilePrefix(path)).digest('hex');
 }
 
 async function fsyncFile(path: string): Promise<void> {

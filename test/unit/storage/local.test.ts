@@ -12,6 +12,13 @@ import { chunked, manifestRow } from '../../support/storage';
 
 const sha = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
 
+async function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !(await condition());) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 
 let root: string;
 let n = 0;
@@ -47,15 +54,23 @@ describe('LocalStorage writes', () => {
     const storage = new LocalStorage(freshDir());
     const body = new PassThrough();
     const writing = storage.write('a.mp4', body);
-    body.write(randomBytes(100_000));
-    await new Promise((r) => setTimeout(r, 50));
-    assert.equal(await storage.stat('a.mp4'), undefined);
-    assert.equal(existsSync(storage.localPath('a.mp4')), false);
-    assert.ok((await storage.partialBytes('a.mp4')) > 0, 'the bytes so far live in the .part file');
+    // More than one staging block (2 MiB when the size is unknown), so that some bytes reach the .part file now.
+    body.write(randomBytes(3_000_000));
+    try {
+      // However long a loaded machine takes to land the first block in the .part file.
+      await waitFor(async () => (await storage.partialBytes('a.mp4')) > 0, 'the bytes so far live in the .part file');
+      assert.equal(await storage.stat('a.mp4'), undefined);
+      assert.equal(existsSync(storage.localPath('a.mp4')), false);
+    } catch (err) {
+      // Let the write end (it fails: the body was cut) rather than leave it hanging.
+      body.destroy();
+      await writing.catch(() => undefined);
+      throw err;
+    }
     assert.deepEqual(await storage.list(), [], 'list() never shows a .part');
     body.end(randomBytes(10));
     const result = await writing;
-    assert.equal(result.bytes, 100_010);
+    assert.equal(result.bytes, 3_000_010);
     assert.equal(await storage.partialBytes('a.mp4'), 0);
   });
 

@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { after, before, describe, it } from 'node:test';
+import { stagingArea } from '../../../storage/direct-io';
+import { PartFileWriter } from '../../../storage/part-file';
+import { LocalStorage, hashFile } from '../../../storage/index';
+import { chunked } from '../../support/storage';
+
+const sha = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
+const MIB = 1024 * 1024;
+
+/** Bytes whose every page differs, so a block written at the wrong offset shows. */
+function pattern(bytes: number): Buffer {
+  const data = randomBytes(bytes);
+  for (let i = 0; i + 4 <= bytes; i += 4096) data.writeUInt32BE(i, i);
+  return data;
+}
+
+// Direct I/O where the platform has it (Linux), and the buffered writes used elsewhere.
+const modes = [
+  { kind: 'direct I/O', directIo: true, direct: process.platform === 'linux' },
+  { kind: 'buffered', directIo: false, direct: false },
+];
+
+for (const mode of modes) {
+  describe(`PartFileWriter (${mode.kind})`, () => {
+    const opts = { directIo: mode.directIo };
+    let root: string;
+    let n = 0;
+    const freshPath = () => join(root, `file-${n++}`);
+    before(async () => {
+      root = await mkdtemp(join(tmpdir(), 'reelflow-part-file-'));
+    });
+    after(async () => {
+      await rm(root, { recursive: true, force: true });
+    });
+
+    it(`${mode.direct ? 'finds aligned staging memory' : 'writes through the page cache'}, and leaves no probe file`, async () => {
+      const area = await stagingArea(root, MIB, mode.directIo);
+      assert.equal(area.direct, mode.direct);
+      assert.ok(area.start >= 0 && area.start + MIB <= area.memory.byteLength);
+      assert.deepEqual(await readdir(root), []);
+    });
+
+    it('writes and hashes a big file with an unaligned tail, reporting durable progress per block', async () => {
+      const data = pattern(40 * MIB + 12_345);
+      const path = freshPath();
+      const progress: number[] = [];
+      const writer = new PartFileWriter(path, { ...opts, name: 'big.mp4', startBytes: 0, expectedBytes: data.length, onProgress: (b) => progress.push(b) });
+      await pipeline(chunked(data, 64 * 1024), writer);
+      assert.equal(writer.bytes, data.length);
+      assert.equal(await writer.sha256(), sha(data));
+      assert.deepEqual(await readFile(path), data);
+      assert.equal(progress.at(-1), data.length);
+      assert.deepEqual(progress, [...progress].sort((a, b) => a - b), 'progress only grows');
+      assert.ok(progress.length <= Math.ceil(data.length / MIB), `one report per block of 1 MiB or more (${progress.length} reports)`);
+    });
+
+    it('takes chunks bigger than a block, and empty ones', async () => {
+      const data = pattern(3 * MIB + 7);
+      const path = freshPath();
+      const parts = [Buffer.alloc(0), data.subarray(0, 10), Buffer.alloc(0), data.subarray(10, 2 * MIB + 100), data.subarray(2 * MIB + 100), Buffer.alloc(0)];
+      const writer = new PartFileWriter(path, { ...opts, name: 'e.mp4', startBytes: 0 });
+      await pipeline(Readable.from(parts, { objectMode: false }), writer);
+      assert.equal(await writer.sha256(), sha(data));
+      assert.deepEqual(await readFile(path), data);
+    });
+
+    for (const [hasher, size] of [['in-process', 5 * MIB + 3], ['thread', 40 * MIB + 3]] as const) {
+      for (const keptShare of [0.6, 0.25]) {
+        it(`continues a kept part at an unaligned byte and hashes it whole (${hasher} sha256, ${keptShare * 100} % kept)`, async () => {
+          const data = pattern(size);
+          const path = freshPath();
+          const kept = Math.floor(size * keptShare) | 1;
+          await writeFile(path, data.subarray(0, kept));
+          const writer = new PartFileWriter(path, { ...opts, name: 'r.mp4', startBytes: kept, expectedBytes: data.length });
+          await pipeline(chunked(data.subarray(kept)), writer);
+          assert.equal(writer.bytes, data.length);
+          assert.equal(await writer.sha256(), sha(data));
+          assert.deepEqual(await readFile(path), data);
+        });
+      }
+    }
+
+    it('a resume that adds nothing keeps the part as it was', async () => {
+      const data = pattern(2 * MIB + 5);
+      const path = freshPath();
+      await writeFile(path, data);
+      const writer = new PartFileWriter(path, { ...opts, name: 'same.mp4', startBytes: data.length, expectedBytes: data.length });
+      await pipeline(Readable.from([], { objectMode: false }), writer);
+      assert.equal(await writer.sha256(), sha(data));
+      assert.deepEqual(await readFile(path), data);
+    });
+
+    it('keeps every byte that arrived when the body ends early, so a resume can continue', async () => {
+      const data = pattern(6 * MIB + 99);
+      const path = freshPath();
+      const arrived = 2 * MIB + 4097;
+      const writer = new PartFileWriter(path, { ...opts, name: 'cut.mp4', startBytes: 0, expectedBytes: data.length });
+      await pipeline(chunked(data.subarray(0, arrived)), writer);
+      assert.deepEqual(await readFile(path), data.subarray(0, arrived));
+      const rest = new PartFileWriter(path, { ...opts, name: 'cut.mp4', startBytes: arrived, expectedBytes: data.length });
+      await pipeline(chunked(data.subarray(arrived)), rest);
+      assert.equal(await rest.sha256(), sha(data));
+      assert.deepEqual(await readFile(path), data);
+    });
+
+    it('refuses a chunk that would go past expectedBytes, without writing it', async () => {
+      const path = freshPath();
+      const writer = new PartFileWriter(path, { ...opts, name: 'l.mp4', startBytes: 0, expectedBytes: 100 });
+      await assert.rejects(pipeline(chunked(randomBytes(150), 60), writer), (err) => err === writer.sizeError);
+      assert.ok((await stat(path)).size <= 100);
+      await assert.rejects(writer.sha256(), /before the write finished/);
+    });
+
+    it('fails with a clear error when the kept part is shorter than claimed', async () => {
+      const path = freshPath();
+      await writeFile(path, 'short');
+      const writer = new PartFileWriter(path, { ...opts, name: 's.mp4', startBytes: 10 });
+      await assert.rejects(pipeline(chunked(randomBytes(10)), writer), /shorter \(5 bytes\) than its kept 10 bytes/);
+    });
+  });
+}
+
+describe('the hashing thread and process exit', () => {
+  it('does not keep the process alive for a write abandoned half-way', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'reelflow-part-exit-'));
+    try {
+      // A body that never ends, as in a test that fails mid-way: the process must still exit.
+      const script = `
+        const { PassThrough } = require('node:stream');
+        const { LocalStorage } = require(${JSON.stringify(join(__dirname, '../../../storage/local.ts'))});
+        const storage = new LocalStorage(${JSON.stringify(dir)});
+        const body = new PassThrough();
+        storage.write('abandoned.mp4', body).catch(() => undefined);
+        body.write(Buffer.alloc(3 * 1024 * 1024));
+        const poll = async () => ((await storage.partialBytes('abandoned.mp4')) > 0 ? undefined : setTimeout(poll, 10));
+        void poll();
+      `;
+      const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { timeout: 60_000, encoding: 'utf8' });
+      assert.equal(child.signal, null, `the process was still running after 60 s: ${child.stderr}`);
+      assert.equal(child.status, 0, child.stderr);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('hashFile', () => {
+  it('hashes a file the manifest does not know, for stat()', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'reelflow-hashfile-'));
+    try {
+      const storage = new LocalStorage(dir);
+      const data = randomBytes(2_000_003);
+      await storage.write('x.mp4', chunked(data));
+      await writeFile(storage.localPath('y.mp4'), data);
+      assert.equal((await storage.stat('y.mp4'))?.sha256, sha(data));
+      assert.equal(await hashFile(storage.localPath('y.mp4')), sha(data));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
