@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
+import { crc32 } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import {
   CreateMultipartUploadCommand,
@@ -177,6 +178,25 @@ describe('S3Storage on a real S3 server', () => {
     assert.equal((await rerun.stat('plain.mp4'))?.sha256, undefined);
     await rerun.appendManifest(manifestRow(1, { file: 'plain.mp4', bytes: plain.length, sha256: sha(plain) }));
     assert.equal((await rerun.stat('plain.mp4'))?.sha256, sha(plain));
+  });
+
+  it('parts go unsigned but checked: the server refuses a body whose CRC32 does not match', async () => {
+    // S3Storage's client signs part bodies as UNSIGNED-PAYLOAD where a CRC32 header is present
+    // (checksumInsteadOfPayloadHash): the server's own CRC check is what catches corruption.
+    const storage = open();
+    const Key = `${storage.location.slice(`s3://${BUCKET}/`.length)}corrupt.mp4`;
+    const body = randomBytes(1000);
+    const wrong = Buffer.alloc(4);
+    wrong.writeUInt32BE((crc32(body) ^ 1) >>> 0);
+    await assert.rejects(
+      storage.client.send(new PutObjectCommand({ Bucket: BUCKET, Key, Body: body, ChecksumAlgorithm: 'CRC32', ChecksumCRC32: wrong.toString('base64') })),
+      (err: Error) => /checksum|digest/i.test(`${err.name} ${err.message}`),
+    );
+    assert.equal(await headOrUndefined(storage, Key), undefined);
+    const right = Buffer.alloc(4);
+    right.writeUInt32BE(crc32(body) >>> 0);
+    await storage.client.send(new PutObjectCommand({ Bucket: BUCKET, Key, Body: body, ChecksumAlgorithm: 'CRC32', ChecksumCRC32: right.toString('base64') }));
+    assert.equal((await headOrUndefined(storage, Key))?.ContentLength, 1000);
   });
 
   it('discardPartial() aborts a multipart upload left by a dead process', async () => {
