@@ -1,6 +1,7 @@
 // Plan activities: the worker reads the job file (and its local files) itself, so workflow history
 // carries only the settings and one page of items at a time.
 import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import { ApplicationFailure } from '@temporalio/activity';
 import { loadJobFile } from '../jobfile';
 import type { OutputSettings, Plan, PlanItem } from '../jobfile/plan';
@@ -20,7 +21,10 @@ export function dateIn(at: number, timeZone = 'UTC'): string {
 }
 
 async function loadPlan(jobFile: string, runDate: string): Promise<{ plan: Plan; digest: string }> {
-  const cacheKey = `${jobFile}\u0000${runDate}`;
+  // The cached plan stands while the file is unchanged (same size and modification time), so an
+  // edit during a run is still caught by the digest check of readPlanItems.
+  const version = await stat(jobFile).then((st) => `${st.size}:${st.mtimeMs}`, () => 'missing');
+  const cacheKey = `${jobFile}\u0000${runDate}\u0000${version}`;
   const cached = plans.get(cacheKey);
   if (cached) return cached;
   const result = await loadJobFile(jobFile, { runDate });

@@ -1,0 +1,29 @@
+// The plan activities read the job file themselves (not through history): pages come from a
+// cached plan, and an edit of the file during a run is caught, not silently mixed in.
+import assert from 'node:assert/strict';
+import { appendFileSync, utimesSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { preparePlan, readPlanItems } from '../../../activities/plan';
+import { tempDir, writeJob } from '../../support/jobs';
+
+describe('plan activities', () => {
+  it('reads pages of a prepared job, and refuses to continue once the job file changed', async () => {
+    const dir = tempDir();
+    const items = Array.from({ length: 5 }, (_, i) => ({ id: `p-${i + 1}`, prompt: `plan prompt ${i + 1}` }));
+    const jobFile = writeJob(dir, { name: 'paged', baseUrls: ['http://127.0.0.1:9'], items });
+    const prepared = await preparePlan({ jobFile, runDate: '2026-11-22', startedAt: Date.now() });
+    assert.equal(prepared.itemCount, 5);
+    const page = (offset: number) => readPlanItems({
+      jobFile, runDate: prepared.runDate, digest: prepared.digest, offset, limit: 3, retryStates: [], output: prepared.settings.output,
+    });
+    const first = await page(0);
+    assert.deepEqual(first.items.map((i) => i.id), ['p-1', 'p-2', 'p-3']);
+    assert.equal(first.nextOffset, 3);
+    assert.deepEqual((await page(3)).items.map((i) => i.id), ['p-4', 'p-5']);
+
+    appendFileSync(jobFile, '  - prompt: "added while running"\n');
+    utimesSync(jobFile, new Date(), new Date(Date.now() + 5_000));
+    await assert.rejects(page(3), (err: Error & { type?: string }) =>
+      err.type === 'JobFileChanged' && /changed while its job was running/.test(err.message));
+  });
+});
