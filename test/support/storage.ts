@@ -1,7 +1,27 @@
 // Fixtures shared by the storage tests.
 import { createCipheriv, createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { Readable } from 'node:stream';
 import type { ManifestRow } from '../../storage/manifest';
+
+/**
+ * A scratch directory for the enclosing suite (made before its tests, removed after them); the
+ * returned function gives a fresh path inside it on each call.
+ */
+export function scratchPaths(prefix: string): () => string {
+  let root = '';
+  let n = 0;
+  before(async () => {
+    root = await mkdtemp(join(tmpdir(), prefix));
+  });
+  after(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+  return () => join(root, `case-${n++}`);
+}
 
 /** Yields `data` in chunks, then fails with `error` (a download cut mid-stream) if given. */
 export function chunked(data: Buffer, chunk = 64 * 1024, error?: Error): Readable {

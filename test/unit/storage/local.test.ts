@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { appendFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { LocalStorage, SizeMismatchError, StorageError, openStorage } from '../../../storage/index';
-
-import { chunked, manifestRow } from '../../support/storage';
+import { chunked, manifestRow, scratchPaths } from '../../support/storage';
 
 const sha = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
 
@@ -20,16 +18,7 @@ async function waitFor(condition: () => Promise<boolean>, what: string, timeoutM
 }
 
 
-let root: string;
-let n = 0;
-const freshDir = () => join(root, `case-${n++}`);
-
-before(async () => {
-  root = await mkdtemp(join(tmpdir(), 'reelflow-local-storage-'));
-});
-after(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const freshDir = scratchPaths('reelflow-local-storage-');
 
 describe('LocalStorage writes', () => {
   it('streams to the final name atomically with sha256 and byte count', async () => {

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { stagingArea } from '../../../storage/direct-io';
 import { PartFileWriter } from '../../../storage/part-file';
 import { LocalStorage, hashFile } from '../../../storage/index';
-import { chunked } from '../../support/storage';
+import { chunked, scratchPaths } from '../../support/storage';
 
 const sha = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
 const MIB = 1024 * 1024;
@@ -31,21 +31,15 @@ const modes = [
 for (const mode of modes) {
   describe(`PartFileWriter (${mode.kind})`, () => {
     const opts = { directIo: mode.directIo };
-    let root: string;
-    let n = 0;
-    const freshPath = () => join(root, `file-${n++}`);
-    before(async () => {
-      root = await mkdtemp(join(tmpdir(), 'reelflow-part-file-'));
-    });
-    after(async () => {
-      await rm(root, { recursive: true, force: true });
-    });
+    const freshPath = scratchPaths('reelflow-part-file-');
 
     it(`${mode.direct ? 'finds aligned staging memory' : 'writes through the page cache'}, and leaves no probe file`, async () => {
-      const area = await stagingArea(root, MIB, mode.directIo);
+      const dir = freshPath();
+      await mkdir(dir);
+      const area = await stagingArea(dir, MIB, mode.directIo);
       assert.equal(area.direct, mode.direct);
       assert.ok(area.start >= 0 && area.start + MIB <= area.memory.byteLength);
-      assert.deepEqual(await readdir(root), []);
+      assert.deepEqual(await readdir(dir), []);
     });
 
     it('writes and hashes a big file with an unaligned tail, reporting durable progress per block', async () => {
