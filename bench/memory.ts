@@ -41,7 +41,13 @@ async function main(): Promise<void> {
     say(`${ok} of ${o.items} items succeeded in ${seconds(took)} (${(o.items / (took / 1000)).toFixed(1)} items/s)`);
     say(`worker peak RSS (VmHWM) ${(mem.peak / MIB).toFixed(0)} MiB, at the end ${(mem.rss / MIB).toFixed(0)} MiB`);
     say(`${executions.length} executions listed: ${jobRuns.length} runs of the job (continue-as-new), largest history ${largest.historyLength} events (${largest.workflowId}), largest child ${largestChild} events`);
-    if (ok !== o.items) keepWorkerLog(stack.temporal.stateDir);
+    if (ok !== o.items) {
+      for (const r of run.rows.filter((row) => row.state !== 'succeeded').slice(0, 20)) {
+        say(`not succeeded: ${r.key} ${r.state} task ${r.task_id ?? '-'} ${r.error ? `${r.error.kind}: ${r.error.message}` : ''}`);
+      }
+      if (run.rows.length < o.items) say(`${o.items - run.rows.length} items have no manifest row at all`);
+      keepWorkerLog(stack.temporal.stateDir);
+    }
     if (executions.length !== jobRuns.length + o.items) say(`note: visibility listed ${executions.length - jobRuns.length} children for ${o.items} items`);
     emit({
       figure: 'worker_peak_rss_and_largest_history', value: mem.peak / MIB, unit: 'MiB', baseline: null, ratio: mem.peak / MIB / TARGET_RSS_MIB,
