@@ -25,20 +25,21 @@ export interface PartFileOptions {
   directIo?: boolean;
 }
 
-// Blocks of 2 MiB, four of them (one filling, the others being written and hashed, writes
-// concurrent): 8 MiB of memory per download. On the benchmark VM a 1 GiB download ran at 1.43 x
-// curl with its fsync (1 MiB blocks: 1.28 x). A smaller file gets a quarter of its size per block
-// (at least a page), so that a worker with many short downloads in flight holds little: with a
-// 64 KiB minimum the 10,000-item benchmark's worker peaked at 309 MiB, with this one at 289 MiB.
+// Blocks of 2 MiB, three of them (one filling, two being written and hashed, writes concurrent):
+// 6 MiB of memory per download. On the benchmark VM, 1 MiB blocks were about 10 % slower, and a
+// fourth block was not faster but pushed the download's RSS growth to 65 MiB in one round of three
+// (the limit is 64). A smaller file gets a third of its size per block (at least a page), so that
+// a worker with many short downloads in flight holds little: with a 64 KiB minimum the
+// 10,000-item benchmark's worker peaked at 309 MiB, with this one at 289 MiB.
 const MAX_BLOCK_BYTES = 2 << 20;
 const MIN_BLOCK_BYTES = ALIGN;
-const BLOCKS = 4;
+const BLOCKS = 3;
 
 /** Block size for a file expected to have `remaining` more bytes (unknown: the largest). */
 function blockSizeFor(remaining: number | undefined): number {
   if (remaining === undefined) return MAX_BLOCK_BYTES;
-  const quarter = Math.ceil(remaining / BLOCKS / ALIGN) * ALIGN;
-  return Math.min(MAX_BLOCK_BYTES, Math.max(MIN_BLOCK_BYTES, quarter));
+  const share = Math.ceil(remaining / BLOCKS / ALIGN) * ALIGN;
+  return Math.min(MAX_BLOCK_BYTES, Math.max(MIN_BLOCK_BYTES, share));
 }
 
 // Buffered writes only (no O_DIRECT): every this many bytes an fdatasync starts in the
@@ -100,7 +101,7 @@ export class PartFileWriter extends Writable {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    this.accept(chunk).then(() => callback(), callback);
+    this.accept(chunk, 0, callback);
   }
 
   override _final(callback: (error?: Error | null) => void): void {
@@ -152,21 +153,38 @@ export class PartFileWriter extends Writable {
     }
   }
 
-  private async accept(chunk: Buffer): Promise<void> {
+  /**
+   * Copies `chunk` from `offset` into blocks, submitting each full one. Synchronous while blocks
+   * are free (the common case: no promise per 64 KiB chunk on the download's hot path); when all
+   * are busy it continues once one comes back.
+   */
+  private accept(chunk: Buffer, offset: number, callback: (error?: Error | null) => void): void {
     const { expectedBytes } = this.options;
-    if (expectedBytes !== undefined && this.position + chunk.length > expectedBytes) {
+    if (offset === 0 && expectedBytes !== undefined && this.position + chunk.length > expectedBytes) {
       this.sizeError = new SizeMismatchError(this.options.name, expectedBytes, this.position + chunk.length, false);
-      throw this.sizeError;
+      callback(this.sizeError);
+      return;
     }
-    for (let offset = 0; offset < chunk.length;) {
-      if (this.writeError) throw this.writeError;
-      if (!this.current) this.current = await this.nextBlock();
+    while (offset < chunk.length) {
+      if (this.writeError) {
+        callback(this.writeError);
+        return;
+      }
+      if (!this.current) {
+        const block = this.free.pop();
+        if (!block) {
+          this.waitingForBlock = () => this.accept(chunk, offset, callback);
+          return;
+        }
+        this.current = block;
+      }
       const copied = chunk.copy(this.current.view, this.filled, offset);
       this.filled += copied;
       offset += copied;
       this.position += copied;
       if (this.filled === this.blockBytes) this.submit();
     }
+    callback();
   }
 
   /** Sends the current block to be written and hashed; it comes back to `free` once both are done. */
@@ -209,14 +227,6 @@ export class PartFileWriter extends Writable {
     if (!moved) return;
     this.options.onProgress?.(this.durable);
     this.syncAhead();
-  }
-
-  private nextBlock(): Promise<Block> {
-    const block = this.free.pop();
-    if (block) return Promise.resolve(block);
-    return new Promise((resolve) => {
-      this.waitingForBlock = () => resolve(this.free.pop()!);
-    });
   }
 
   private release(block: Block): void {
