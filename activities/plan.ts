@@ -5,11 +5,42 @@ import { stat } from 'node:fs/promises';
 import { ApplicationFailure } from '@temporalio/activity';
 import { loadJobFile } from '../jobfile';
 import type { OutputSettings, Plan, PlanItem } from '../jobfile/plan';
-import { latestRowByKey, type ItemEndState } from '../storage/manifest';
+import type { ItemEndState, ManifestRow } from '../storage/manifest';
+import type { ManifestCursor, Storage } from '../storage/storage';
 import type { PreparedJob } from '../workflows/types';
 import { storageFor } from './context';
 
 const plans = new Map<string, { plan: Plan; digest: string }>();
+
+/**
+ * The latest manifest row per key of one output location, kept between pages and brought up to
+ * date with only the rows appended since (reading the whole manifest for every page of 100 items
+ * made a job's reads quadratic). One location at a time, like the plan cache; calls take turns.
+ */
+class ManifestFollower {
+  private followed: { location: string; cursor: ManifestCursor | undefined; rows: Map<string, ManifestRow> } | undefined;
+  private turn: Promise<unknown> = Promise.resolve();
+
+  latest(storage: Storage): Promise<ReadonlyMap<string, ManifestRow>> {
+    const next = this.turn.then(() => this.catchUp(storage));
+    this.turn = next.catch(() => undefined);
+    return next;
+  }
+
+  private async catchUp(storage: Storage): Promise<ReadonlyMap<string, ManifestRow>> {
+    const known = this.followed?.location === storage.location ? this.followed : undefined;
+    const page = await storage.readManifestSince(known?.cursor);
+    // A new map, never a cleared one: a caller may still be reading the previous one. The map in
+    // use only ever gains newer rows.
+    const followed = known && !page.fromStart ? known : { location: storage.location, cursor: undefined, rows: new Map() };
+    for (const row of page.rows) followed.rows.set(row.key, row);
+    followed.cursor = page.cursor;
+    this.followed = followed;
+    return followed.rows;
+  }
+}
+
+const manifestFollower = new ManifestFollower();
 
 export function planDigest(plan: Plan): string {
   return createHash('sha256').update(JSON.stringify(plan.items)).digest('hex').slice(0, 16);
@@ -68,7 +99,7 @@ export async function readPlanItems(input: {
   }
   const page = plan.items.slice(input.offset, input.offset + input.limit);
   const storage = storageFor(input.output);
-  const latest = latestRowByKey(await storage.readManifest());
+  const latest = await manifestFollower.latest(storage);
   const retry = new Set<ItemEndState>(input.retryStates);
   const todo: PlanItem[] = [];
   for (const item of page) {

@@ -3,7 +3,7 @@
 // possible, hashed on a thread of their own for big files), the part is fsynced, renamed, and the
 // directory fsynced. A cut download keeps its `.part`, so the next attempt resumes with Range.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename, rm, stat, truncate } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, truncate } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { finished, type Readable } from 'node:stream';
 import { hashFilePrefix } from './block-hasher';
@@ -13,7 +13,9 @@ import { ManifestDigests, encodeManifestRow, parseManifest } from './manifest-co
 import { MANIFEST_FILE, PART_SUFFIX, checkObjectName } from './names';
 import { PartFileWriter } from './part-file';
 import { KeyedSerializer } from './serial';
-import { StorageError, type Storage, type StoredObject, type WriteOptions, type WriteResult } from './storage';
+import {
+  StorageError, type ManifestCursor, type ManifestPage, type Storage, type StoredObject, type WriteOptions, type WriteResult,
+} from './storage';
 
 export class LocalStorage implements Storage {
   readonly location: string;
@@ -21,7 +23,7 @@ export class LocalStorage implements Storage {
   private readonly serial = new KeyedSerializer();
   /** sha256 per file from the manifest, read incrementally (the manifest only grows). */
   private readonly digests = new ManifestDigests();
-  private digestsFrom = { ino: -1, offset: 0 };
+  private digestsFrom: ManifestCursor | undefined;
 
   constructor(dir: string) {
     this.location = resolve(dir);
@@ -129,14 +131,31 @@ export class LocalStorage implements Storage {
   }
 
   async readManifest(): Promise<ManifestRow[]> {
-    let buf: Buffer;
+    return (await this.readManifestSince(undefined)).rows;
+  }
+
+  /** Reads only the bytes appended since `cursor` (all of them if the file was replaced or shrank). */
+  async readManifestSince(cursor: ManifestCursor | undefined): Promise<ManifestPage> {
+    let fh;
     try {
-      buf = await readFile(this.manifestPath);
+      fh = await open(this.manifestPath, 'r');
     } catch (err) {
-      if (errnoCode(err) === 'ENOENT') return [];
+      if (errnoCode(err) === 'ENOENT') return { rows: [], fromStart: true, cursor: undefined };
       throw fsError(`cannot read ${this.manifestPath}`, err);
     }
-    return parseManifest(buf).rows;
+    try {
+      const st = await fh.stat();
+      const fromStart = !cursor || cursor.ino !== st.ino || cursor.born !== st.birthtimeMs || st.size < cursor.offset;
+      const offset = fromStart ? 0 : cursor.offset;
+      const buf = Buffer.allocUnsafe(st.size - offset);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, offset);
+      const parsed = parseManifest(buf.subarray(0, bytesRead));
+      return { rows: parsed.rows, fromStart, cursor: { ino: st.ino, born: st.birthtimeMs, offset: offset + parsed.completeLength } };
+    } catch (err) {
+      throw fsError(`cannot read ${this.manifestPath}`, err);
+    } finally {
+      await fh.close();
+    }
   }
 
   /** Every finished object, by name; skips the manifest, `.part` files and dot-files (probes, temp files). */
@@ -200,28 +219,10 @@ export class LocalStorage implements Storage {
   /** Reads only the manifest bytes appended since the last look (from the start if it was replaced). */
   private refreshDigests(): Promise<void> {
     return this.serial.run('digests', async () => {
-      const st = await statOrUndefined(this.manifestPath);
-      if (!st) {
-        this.digests.clear();
-        this.digestsFrom = { ino: -1, offset: 0 };
-        return;
-      }
-      if (st.ino !== this.digestsFrom.ino || st.size < this.digestsFrom.offset) {
-        this.digests.clear();
-        this.digestsFrom = { ino: st.ino, offset: 0 };
-      }
-      if (st.size === this.digestsFrom.offset) return;
-      const fh = await open(this.manifestPath, 'r');
-      try {
-        const length = st.size - this.digestsFrom.offset;
-        const buf = Buffer.allocUnsafe(length);
-        const { bytesRead } = await fh.read(buf, 0, length, this.digestsFrom.offset);
-        const parsed = parseManifest(buf.subarray(0, bytesRead));
-        this.digests.add(parsed.rows);
-        this.digestsFrom.offset += parsed.completeLength;
-      } finally {
-        await fh.close();
-      }
+      const page = await this.readManifestSince(this.digestsFrom);
+      if (page.fromStart) this.digests.clear();
+      this.digests.add(page.rows);
+      this.digestsFrom = page.cursor;
     });
   }
 }

@@ -37,7 +37,9 @@ import { ManifestDigests, decodeManifestRow, encodeManifestRow } from './manifes
 import { checkObjectName, contentTypeFor } from './names';
 import { PartUploader, checksumInsteadOfPayloadHash } from './s3-part-uploader';
 import { describeS3Error, endpointLabel, isNotFound, type S3ErrorContext } from './s3-errors';
-import { StorageError, type Storage, type StoredObject, type WriteOptions, type WriteResult } from './storage';
+import {
+  StorageError, type ManifestCursor, type ManifestPage, type Storage, type StoredObject, type WriteOptions, type WriteResult,
+} from './storage';
 
 /** Suffix of the sidecar object that records a video's sha256. */
 export const SHA256_SIDECAR = '.sha256';
@@ -239,6 +241,11 @@ export class S3Storage implements Storage {
       if (row) rows.push(row);
     }
     return rows;
+  }
+
+  /** Row objects are listed in name order, which other machines' clocks can interleave: always all of them. */
+  async readManifestSince(_cursor: ManifestCursor | undefined): Promise<ManifestPage> {
+    return { rows: await this.readManifest(), fromStart: true, cursor: undefined };
   }
 
   /** Finished objects under the prefix (not the manifest, sidecars or probes). sha256 is left to stat(). */

@@ -24,6 +24,22 @@ export interface WriteOptions {
   onProgress?: (bytesSoFar: number) => void;
 }
 
+/**
+ * Where a reader of a local manifest got to: which file (inode and birth time: a deleted file's
+ * inode number is soon reused) and the bytes read.
+ */
+export interface ManifestCursor {
+  ino: number;
+  born: number;
+  offset: number;
+}
+
+export interface ManifestPage {
+  rows: ManifestRow[];
+  fromStart: boolean;
+  cursor: ManifestCursor | undefined;
+}
+
 /** Where videos land. One interface for local disk and S3-compatible buckets. */
 export interface Storage {
   /** Human description of the location: a directory or `s3://bucket/prefix`. */
@@ -46,6 +62,12 @@ export interface Storage {
   appendManifest(row: ManifestRow): Promise<void>;
   /** Manifest rows in order; a torn last line is ignored. */
   readManifest(): Promise<ManifestRow[]>;
+  /**
+   * The rows appended since `cursor`, and the cursor for next time. Without a cursor, or when
+   * the manifest was replaced since (or the backend cannot tell), every row, with `fromStart`
+   * set: what was read before must then be dropped.
+   */
+  readManifestSince(cursor: ManifestCursor | undefined): Promise<ManifestPage>;
   list(): Promise<StoredObject[]>;
   /** Throws a StorageError with a clear message when the location cannot be written. */
   checkWritable(): Promise<void>;

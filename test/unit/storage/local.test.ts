@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
@@ -163,6 +163,38 @@ describe('LocalStorage manifest', () => {
     await writeFile(join(storage.location, 'manifest.jsonl'), JSON.stringify(manifestRow(1)));
     await storage.appendManifest(manifestRow(2));
     assert.deepEqual((await storage.readManifest()).map((r) => r.key), ['k1', 'k2']);
+  });
+
+  it('readManifestSince() returns only the rows appended since, and starts over when the file is replaced', async () => {
+    const storage = new LocalStorage(freshDir());
+    assert.deepEqual(await storage.readManifestSince(undefined), { rows: [], fromStart: true, cursor: undefined });
+    await storage.appendManifest(manifestRow(1));
+    await storage.appendManifest(manifestRow(2));
+    const first = await storage.readManifestSince(undefined);
+    assert.deepEqual(first.rows.map((r) => r.key), ['k1', 'k2']);
+    assert.equal(first.fromStart, true);
+    const path = join(storage.location, 'manifest.jsonl');
+    // A torn line is not consumed: it is read again (and skipped) once the next append ends it.
+    await appendFile(path, JSON.stringify(manifestRow(3)).slice(0, 30));
+    const torn = await storage.readManifestSince(first.cursor);
+    assert.deepEqual(torn, { rows: [], fromStart: false, cursor: first.cursor });
+    await storage.appendManifest(manifestRow(4));
+    const next = await storage.readManifestSince(torn.cursor);
+    assert.deepEqual(next.rows.map((r) => r.key), ['k4']);
+    assert.equal(next.fromStart, false);
+    assert.deepEqual((await storage.readManifestSince(next.cursor)).rows, []);
+    // Replaced (a new file under the name): everything again, flagged.
+    const text = await readFile(path);
+    await rm(path);
+    await writeFile(path, text);
+    const replaced = await storage.readManifestSince(next.cursor);
+    assert.deepEqual(replaced.rows.map((r) => r.key), ['k1', 'k2', 'k4']);
+    assert.equal(replaced.fromStart, true);
+    // Shrunk in place: also from the start.
+    await writeFile(path, `${JSON.stringify(manifestRow(9))}\n`);
+    const shrunk = await storage.readManifestSince(replaced.cursor);
+    assert.deepEqual(shrunk.rows.map((r) => r.key), ['k9']);
+    assert.equal(shrunk.fromStart, true);
   });
 
   it('never interleaves concurrent appends', async () => {
