@@ -207,7 +207,7 @@ class ThreadBlockHasher implements BlockHasher {
   }
 
   cancel(): void {
-    if (this.failure) return;
+    // Also after a failure: the thread keeps a file (and its staging memory) until told.
     hashThread.send({ id: this.id, op: 'cancel' }, false);
     this.fail(new StorageError(`cannot hash ${this.options.path}: the write was abandoned`));
   }
