@@ -16,7 +16,7 @@ export interface PartFileOptions {
   startBytes: number;
   /** Fail as soon as the object would grow past this many bytes (counting `startBytes`). */
   expectedBytes?: number;
-  /** Bytes durably in the part so far, after each block. */
+  /** Bytes in the part so far (a prefix: blocks land in file order), after each block; fsynced only at the end. */
   onProgress?: (bytesSoFar: number) => void;
   /**
    * O_DIRECT where the file system takes it (default). REELFLOW_DIRECT_IO=off turns it off for a
