@@ -47,6 +47,15 @@ function blockSizeFor(remaining: number | undefined): number {
 // before the rename has only the last stretch left.
 const SYNC_AHEAD_BYTES = 64 << 20;
 
+interface QueuedWrite {
+  view: Buffer;
+  /** Bytes of the block that go out with the direct write (whole pages); the rest is the tail. */
+  directLength: number;
+  length: number;
+  fileOffset: number;
+  done: () => void;
+}
+
 interface Block {
   /** Offset of the block in the staging memory. */
   at: number;
@@ -70,8 +79,9 @@ export class PartFileWriter extends Writable {
   private position: number;
   /** Bytes of the current block that a resume carried over (already hashed with the prefix). */
   private carried = 0;
-  /** The chain of block writes, in file order. */
-  private writes: Promise<void> = Promise.resolve();
+  /** Blocks waiting for the write in flight, in file order. */
+  private readonly queued: QueuedWrite[] = [];
+  private writing: Promise<void> | undefined;
   private writeError: Error | undefined;
   private durable: number;
   private syncedTo: number;
@@ -202,22 +212,45 @@ export class PartFileWriter extends Writable {
     const hashed = this.hasher!.update(block.at + hashFrom, length - hashFrom);
     // Writes go out one after another, in file order, so that the part is always a prefix of the
     // video with no hole: a resume (after a failed write, or a process killed mid-download) trusts
-    // the part's size. (Concurrent writes were not measurably faster, and a later block landing
-    // before an earlier one left zeros that a resume would have kept.)
-    const written = (this.writes = this.writes.then(async () => {
-      if (this.writeError || this.destroyed) return;
-      await writeAll(this.openHandle(), block.view, directLength, fileOffset);
-      if (directLength < length) await writeTailBuffered(this.path, block.view.subarray(directLength, length), fileOffset + directLength);
-      this.durable = fileOffset + length;
-      this.options.onProgress?.(this.durable);
-      this.syncAhead();
-    }).catch((error: Error) => {
-      this.writeError ??= error;
-    }));
+    // the part's size. (Concurrent writes let a later block land before an earlier one, leaving
+    // zeros that a resume would have kept.) Blocks that queue up behind a write go out together
+    // in the next one (pwritev), which keeps a fast source from waiting on many small writes.
+    const written = new Promise<void>((resolve) => {
+      this.queued.push({ view: block.view, directLength, length, fileOffset, done: resolve });
+    });
+    this.pump();
     Promise.all([hashed, written]).then(() => this.release(block), (error: Error) => {
       this.writeError ??= error;
       this.release(block);
     });
+  }
+
+  /** Starts the next write with every queued block, unless one is in flight. */
+  private pump(): void {
+    if (this.writing || this.queued.length === 0) return;
+    const batch = this.queued.splice(0);
+    this.writing = this.writeBatch(batch)
+      .catch((error: Error) => { this.writeError ??= error; })
+      .finally(() => {
+        for (const entry of batch) entry.done();
+        this.writing = undefined;
+        this.pump();
+      });
+  }
+
+  private async writeBatch(batch: QueuedWrite[]): Promise<void> {
+    if (this.writeError || this.destroyed) return;
+    const first = batch[0]!;
+    const last = batch[batch.length - 1]!;
+    // Only the last block can be short, and only its whole pages go out directly.
+    const buffers = batch.map((entry) => entry.view.subarray(0, entry.directLength));
+    await writeAllv(this.openHandle(), buffers, first.fileOffset);
+    if (last.directLength < last.length) {
+      await writeTailBuffered(this.path, last.view.subarray(last.directLength, last.length), last.fileOffset + last.directLength);
+    }
+    this.durable = last.fileOffset + last.length;
+    this.options.onProgress?.(this.durable);
+    this.syncAhead();
   }
 
   private release(block: Block): void {
@@ -239,7 +272,7 @@ export class PartFileWriter extends Writable {
   /** Writes what is staged, waits for every write and hash, fsyncs (metadata included) and takes the digest. */
   private async flushAll(): Promise<void> {
     if (this.current && this.filled > this.carried) this.submit();
-    await this.writes;
+    while (this.writing) await this.writing;
     while (this.free.length < BLOCKS - (this.current ? 1 : 0)) await new Promise<void>((resolve) => { this.waitingForBlock = resolve; });
     if (this.writeError) throw this.writeError;
     await this.syncing;
@@ -253,6 +286,26 @@ export class PartFileWriter extends Writable {
   private openHandle(): FileHandle {
     if (!this.handle) throw new Error(`PartFileWriter: ${this.path} is not open`);
     return this.handle;
+  }
+}
+
+/** pwritev until every byte is written (a regular file may take fewer bytes than asked). */
+async function writeAllv(handle: FileHandle, buffers: Buffer[], position: number): Promise<void> {
+  let pending = buffers.filter((buffer) => buffer.length > 0);
+  while (pending.length > 0) {
+    const { bytesWritten } = await handle.writev(pending, position);
+    if (bytesWritten === 0) throw new Error('the file system accepted no bytes');
+    position += bytesWritten;
+    let skip = bytesWritten;
+    const rest: Buffer[] = [];
+    for (const buffer of pending) {
+      if (skip >= buffer.length) skip -= buffer.length;
+      else {
+        rest.push(skip > 0 ? buffer.subarray(skip) : buffer);
+        skip = 0;
+      }
+    }
+    pending = rest;
   }
 }
 
