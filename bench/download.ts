@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { createGatewayClient, type GatewayClient } from '../gateway/index';
 import { startSimulator } from '../sim/index';
 import { LocalStorage } from '../storage/index';
+import { median } from './lib/report';
 
 const BYTES = Number(process.env.BENCH_VIDEO_BYTES ?? 1024 ** 3);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
@@ -70,12 +71,6 @@ interface CurlRun { bytes: number; seconds: number; fsyncSeconds: number; sha256
 interface ClientRun { bytes: number; seconds: number; sha256: string; rssGrowthMiB: number }
 
 const mibs = (seconds: number): number => BYTES / MIB / seconds;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 /** The worker's download activity exactly: openVideo into LocalStorage.write (sha256, part file, fsync, rename). */
 async function clientDownload(client: GatewayClient, taskId: string, dir: string): Promise<ClientRun> {

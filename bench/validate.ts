@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parse } from 'yaml';
 import { loadJobFile } from '../jobfile';
+import { median } from './lib/report';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 10_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -45,11 +46,6 @@ function jobText(n: number): string {
   }
   lines.push('output:', '  dir: ./out/{job}', '  name: "{index:05}-{id}"');
   return `${lines.join('\n')}\n`;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? 0;
 }
 
 async function main(): Promise<void> {

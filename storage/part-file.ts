@@ -75,8 +75,6 @@ export class PartFileWriter extends Writable {
   private current: Block | undefined;
   private filled = 0;
   private blockFileOffset = 0;
-  /** Bytes accepted so far (kept plus written plus staged). */
-  private position: number;
   /** Bytes of the current block that a resume carried over (already hashed with the prefix). */
   private carried = 0;
   /** Blocks waiting for the write in flight, in file order. */
@@ -91,14 +89,14 @@ export class PartFileWriter extends Writable {
 
   constructor(private readonly path: string, private readonly options: PartFileOptions) {
     super({ highWaterMark: MAX_BLOCK_BYTES });
-    this.position = options.startBytes;
+    this.blockFileOffset = options.startBytes;
     this.durable = options.startBytes;
     this.syncedTo = options.startBytes;
   }
 
-  /** Bytes in the part: the kept ones plus the ones written here. */
+  /** Bytes accepted so far: the kept ones plus the ones written or staged here. */
   get bytes(): number {
-    return this.position;
+    return this.blockFileOffset + this.filled;
   }
 
   /** Hex sha256 of the whole part; only once the writer has finished. */
@@ -170,8 +168,8 @@ export class PartFileWriter extends Writable {
    */
   private accept(chunk: Buffer, offset: number, callback: (error?: Error | null) => void): void {
     const { expectedBytes } = this.options;
-    if (offset === 0 && expectedBytes !== undefined && this.position + chunk.length > expectedBytes) {
-      this.sizeError = new SizeMismatchError(this.options.name, expectedBytes, this.position + chunk.length, false);
+    if (offset === 0 && expectedBytes !== undefined && this.bytes + chunk.length > expectedBytes) {
+      this.sizeError = new SizeMismatchError(this.options.name, expectedBytes, this.bytes + chunk.length, false);
       callback(this.sizeError);
       return;
     }
@@ -191,7 +189,6 @@ export class PartFileWriter extends Writable {
       const copied = chunk.copy(this.current.view, this.filled, offset);
       this.filled += copied;
       offset += copied;
-      this.position += copied;
       if (this.filled === this.blockBytes) this.submit();
     }
     callback();
@@ -272,7 +269,7 @@ export class PartFileWriter extends Writable {
   /** Writes what is staged, waits for every write and hash, fsyncs (metadata included) and takes the digest. */
   private async flushAll(): Promise<void> {
     if (this.current && this.filled > this.carried) this.submit();
-    while (this.writing) await this.writing;
+    // Every block back in `free` means every write and hash has settled.
     while (this.free.length < BLOCKS - (this.current ? 1 : 0)) await new Promise<void>((resolve) => { this.waitingForBlock = resolve; });
     if (this.writeError) throw this.writeError;
     await this.syncing;
@@ -289,7 +286,7 @@ export class PartFileWriter extends Writable {
   }
 }
 
-/** pwritev until every byte is written (a regular file may take fewer bytes than asked). */
+/** pwritev until every byte is written (a regular file may take fewer bytes than asked); one buffer or several. */
 async function writeAllv(handle: FileHandle, buffers: Buffer[], position: number): Promise<void> {
   let pending = buffers.filter((buffer) => buffer.length > 0);
   while (pending.length > 0) {
@@ -309,19 +306,10 @@ async function writeAllv(handle: FileHandle, buffers: Buffer[], position: number
   }
 }
 
-/** pwrite until every byte is written (a regular file may take fewer bytes than asked). */
-async function writeAll(handle: FileHandle, buffer: Buffer, length: number, position: number): Promise<void> {
-  for (let done = 0; done < length;) {
-    const { bytesWritten } = await handle.write(buffer, done, length - done, position + done);
-    if (bytesWritten === 0) throw new Error('the file system accepted no bytes');
-    done += bytesWritten;
-  }
-}
-
 async function writeTailBuffered(path: string, tail: Buffer, position: number): Promise<void> {
   const handle = await open(path, 'r+');
   try {
-    await writeAll(handle, tail, tail.length, position);
+    await writeAllv(handle, [tail], position);
   } finally {
     await handle.close();
   }

@@ -17,6 +17,14 @@ export interface Figure {
 
 const round = (v: number, digits = 3): number => Number(v.toFixed(digits));
 
+/** The middle value (the mean of the two middle ones for an even count); 0 for none. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return 0;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
 export function figureLine(f: Figure): string {
   return JSON.stringify({
     ...f, value: round(f.value), baseline: f.baseline === null ? null : round(f.baseline), ratio: f.ratio === null ? null : round(f.ratio),
