@@ -12,7 +12,7 @@ export function acceptCreate(ctx: SimContext, req: IncomingMessage, fields: Omit
   ctx.stats.create(fields.prompt);
   ctx.videos.prepare(task.seconds, task.size);
   if (ctx.faults.lostCreate()) {
-    ctx.stats.fault('lost-create');
+    ctx.stats.lostCreate(fields.prompt);
     req.socket.resetAndDestroy();
     return undefined;
   }

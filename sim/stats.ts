@@ -9,6 +9,8 @@ export interface SimStatsExt extends SimStats {
   anthropicVersions: Record<string, number>;
   cdnRequests: number;
   tasksCreated: number;
+  /** Prompts whose create was processed but whose answer was lost (the lost-create fault), by count. */
+  lostCreatesByPrompt: Record<string, number>;
 }
 
 const bump = (m: Record<string, number>, k: string, by = 1): void => {
@@ -17,6 +19,7 @@ const bump = (m: Record<string, number>, k: string, by = 1): void => {
 
 export class StatsRecorder {
   createsByPrompt: Record<string, number> = {};
+  lostCreatesByPrompt: Record<string, number> = {};
   requests: Record<string, number> = {};
   requestsByPort: Record<string, number> = {};
   pollsByTask: Record<string, number> = {};
@@ -41,6 +44,10 @@ export class StatsRecorder {
     bump(this.createsByPrompt, prompt);
     this.tasksCreated++;
   }
+  lostCreate(prompt: string): void {
+    this.fault('lost-create');
+    bump(this.lostCreatesByPrompt, prompt);
+  }
   poll(id: string): void {
     bump(this.pollsByTask, id);
   }
@@ -55,6 +62,7 @@ export class StatsRecorder {
     // Copies, so callers can keep a snapshot and compare it with a later one.
     return {
       createsByPrompt: { ...this.createsByPrompt },
+      lostCreatesByPrompt: { ...this.lostCreatesByPrompt },
       requests: { ...this.requests },
       requestsByPort: { ...this.requestsByPort },
       pollsByTask: { ...this.pollsByTask },
