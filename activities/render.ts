@@ -2,6 +2,7 @@
 import type { JobSettings, Protocol, RenderRequest } from '../jobfile/plan';
 import type { CreatedTaskInfo, TaskCheck } from '../workflows/types';
 import { gatewayFor } from './context';
+import { sendAfterMarking } from './create-marker';
 import { translated } from './failures';
 
 export function enhancePrompt(input: { settings: JobSettings; prompt: string }): Promise<string> {
@@ -18,7 +19,8 @@ export function enhancePrompt(input: { settings: JobSettings; prompt: string }):
 
 export function createTask(input: { settings: JobSettings; request: RenderRequest }): Promise<CreatedTaskInfo> {
   return translated(async () => {
-    const created = await gatewayFor(input.settings).createTask(input.request);
+    const gateway = gatewayFor(input.settings);
+    const created = await sendAfterMarking(() => gateway.createTask(input.request));
     return { taskId: created.taskId, baseUrl: created.baseUrl, createdAt: Date.now() };
   });
 }

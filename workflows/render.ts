@@ -2,12 +2,12 @@
 // status checks are workflow timers, so a long render holds no worker slot and survives restarts.
 import {
   ActivityFailure, ApplicationFailure, CancellationScope, TimeoutFailure, defineQuery, defineSignal,
-  getExternalWorkflowHandle, isCancellation, setHandler, sleep,
+  getExternalWorkflowHandle, isCancellation, log, patched, setHandler, sleep,
 } from '@temporalio/workflow';
 import type { ManifestRow } from '../storage/manifest';
 import { gatewayActivities, recording } from './activities';
 import { nextPollDelay, type ProgressSample } from './polling';
-import type { ItemEndState, ItemOutcome, RenderInput, RenderStatus, TaskCheck } from './types';
+import { CREATE_NOT_SENT, type ItemEndState, type ItemOutcome, type RenderInput, type RenderStatus, type TaskCheck } from './types';
 
 export const itemStatusQuery = defineQuery<RenderStatus>('itemStatus');
 export const itemDoneSignal = defineSignal<[ItemOutcome]>('itemDone');
@@ -114,17 +114,47 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
   return outcome;
 }
 
+/** Creates again after a create that provably sent nothing, at most this many times per item. */
+const UNSENT_CREATE_RETRIES = 5;
+
+/**
+ * Whether a failed create activity provably sent no request: it said so, or it timed out without
+ * the heartbeat it has the server record before sending (activities/create-marker.ts). That covers
+ * an activity task Temporal lost on its way to a worker, and a worker that died before sending.
+ */
+function createProvablyNotSent(error: unknown): boolean {
+  const failure = error instanceof ActivityFailure ? error.cause : undefined;
+  if (failure instanceof ApplicationFailure) return failure.type === CREATE_NOT_SENT;
+  return failure instanceof TimeoutFailure && failure.lastHeartbeatDetails === undefined;
+}
+
 async function createWithPolicy(input: RenderInput, prompt: string, calls: ReturnType<typeof gatewayActivities>) {
   const request = { ...input.item.request, prompt };
   // `retries.create: always` accepts paying twice for a lost response; `safe` never does.
   const attempts = input.settings.retries.create === 'always' ? 3 : 1;
+  // Histories from before the marker ended such a create as unknown: replay them unchanged.
+  const retryUnsent = patched('create-again-when-provably-unsent');
+  let unsent = 0;
   for (let attempt = 1; ; attempt++) {
     try {
       return await calls.create.createTask({ settings: input.settings, request });
     } catch (error) {
+      if (retryUnsent && unsent < UNSENT_CREATE_RETRIES && createProvablyNotSent(error)) {
+        unsent += 1;
+        attempt -= 1;
+        log.warn('create sent nothing; creating again', { key: input.item.key, reason: describe(error), retry: unsent });
+        await sleep(1_000 * unsent);
+        continue;
+      }
       const ended = endFromFailure(error, 'create');
       if (ended.state !== 'unknown' || attempt >= attempts) throw ended;
       await sleep(2_000 * attempt);
     }
   }
+}
+
+function describe(error: unknown): string {
+  const failure = error instanceof ActivityFailure ? error.cause : error;
+  if (failure instanceof TimeoutFailure) return `timed out (${failure.timeoutType}) before sending`;
+  return (failure as Error | undefined)?.message ?? String(error);
 }

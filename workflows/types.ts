@@ -101,6 +101,17 @@ export interface CreatedTaskInfo {
   createdAt: number;
 }
 
+/**
+ * Heartbeat details a create activity has the server record before it sends anything (see
+ * activities/create-marker.ts): a create that timed out without them provably sent nothing.
+ */
+export interface CreateSendingDetails {
+  createMaySend: true;
+}
+
+/** ApplicationFailure type of a create activity that stopped before sending anything. */
+export const CREATE_NOT_SENT = 'create_not_sent';
+
 export interface TaskCheck {
   state: 'pending' | 'running' | 'succeeded' | 'failed' | 'unknown';
   baseUrl: string;

@@ -1,0 +1,39 @@
+// Proof, for the workflow, of whether a create may have reached the gateway.
+//
+// Temporal can lose an activity task between the server and a worker (the task is recorded as
+// started, the worker never runs it), and a worker can die before its first request leaves. Both
+// end as an activity timeout, which alone cannot tell "never sent" from "sent, answer lost". So,
+// before the first byte of a create is sent, the activity records a heartbeat with the server and
+// waits for the server to accept it. A timed-out create whose failure carries no such heartbeat
+// therefore sent nothing, and the workflow may create again without risking a second paid render.
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { CREATE_NOT_SENT, type CreateSendingDetails } from '../workflows/types';
+
+/** No prompt, no key: only a flag, because heartbeat details end up in workflow history. */
+const CREATE_SENDING: CreateSendingDetails = { createMaySend: true };
+
+/** How often a running create tells Temporal it is alive (its heartbeat timeout is a few times this). */
+const KEEP_ALIVE_MS = 5_000;
+
+/**
+ * Records with the server, and waits for it to accept, that this attempt is about to send its
+ * request; then runs `send` while heartbeating the same details. If the record cannot be made (the
+ * server is unreachable, or this attempt already timed out), nothing is sent.
+ */
+export async function sendAfterMarking<T>(send: () => Promise<T>): Promise<T> {
+  const context = Context.current();
+  try {
+    await context.client.activity.heartbeat(context.info.taskToken, CREATE_SENDING);
+  } catch (error) {
+    throw ApplicationFailure.create({
+      type: CREATE_NOT_SENT, nonRetryable: true,
+      message: `the create was not sent: Temporal could not record that it was about to be (${(error as Error).message})`,
+    });
+  }
+  const keepAlive = setInterval(() => context.heartbeat(CREATE_SENDING), KEEP_ALIVE_MS);
+  try {
+    return await send();
+  } finally {
+    clearInterval(keepAlive);
+  }
+}
