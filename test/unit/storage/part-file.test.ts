@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -144,6 +144,58 @@ describe('the hashing thread and process exit', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe('a worker killed in the middle of a write', () => {
+  for (const directIo of [true, false]) {
+    it(`leaves a part that is an exact prefix, and a resume from its size completes the file (${directIo ? 'direct I/O' : 'buffered'})`, async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'reelflow-part-kill-'));
+      try {
+        const data = pattern(48 * MIB + 4_321);
+        const source = join(dir, 'source.bin');
+        await writeFile(source, data);
+        const storage = new LocalStorage(join(dir, 'out'));
+        // The child writes the source slowly (a chunk at a time, as a download arrives) until killed.
+        const script = `
+          const { createReadStream } = require('node:fs');
+          const { Readable } = require('node:stream');
+          const { LocalStorage } = require(${JSON.stringify(join(__dirname, '../../../storage/local.ts'))});
+          async function* slowly() {
+            for await (const chunk of createReadStream(${JSON.stringify(source)}, { highWaterMark: 256 * 1024 })) {
+              yield chunk;
+              await new Promise((r) => setTimeout(r, 3));
+            }
+          }
+          new LocalStorage(${JSON.stringify(join(dir, 'out'))}).write('killed.mp4', Readable.from(slowly())).then(() => process.exit(3));
+        `;
+        const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], {
+          stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, REELFLOW_DIRECT_IO: directIo ? 'on' : 'off' },
+        });
+        let stderr = '';
+        child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+        const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+        const deadline = Date.now() + 60_000;
+        while ((await storage.partialBytes('killed.mp4')) < 16 * MIB) {
+          assert.ok(Date.now() < deadline && child.exitCode === null, `the child did not get 16 MiB into its write: ${stderr}`);
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        child.kill('SIGKILL');
+        assert.equal(await exited, null, 'killed before it finished');
+
+        const kept = await storage.partialBytes('killed.mp4');
+        assert.ok(kept >= 16 * MIB && kept < data.length, `kept ${kept} bytes`);
+        const part = await readFile(storage.localPath('killed.mp4') + '.part');
+        assert.ok(part.equals(data.subarray(0, kept)), 'the kept part is exactly the first bytes of the body: no holes, no stray bytes');
+
+        const result = await storage.write('killed.mp4', chunked(data.subarray(kept), 64 * 1024),
+          { resumeFrom: kept, expectedBytes: data.length });
+        assert.equal(result.sha256, sha(data));
+        assert.ok((await readFile(storage.localPath('killed.mp4'))).equals(data));
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  }
 });
 
 describe('hashFile', () => {
