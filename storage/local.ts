@@ -145,12 +145,13 @@ export class LocalStorage implements Storage {
     }
     try {
       const st = await fh.stat();
-      const fromStart = !cursor || cursor.ino !== st.ino || cursor.born !== st.birthtimeMs || st.size < cursor.offset;
-      const offset = fromStart ? 0 : cursor.offset;
-      const buf = Buffer.allocUnsafe(st.size - offset);
-      const { bytesRead } = await fh.read(buf, 0, buf.length, offset);
-      const parsed = parseManifest(buf.subarray(0, bytesRead));
-      return { rows: parsed.rows, fromStart, cursor: { ino: st.ino, born: st.birthtimeMs, offset: offset + parsed.completeLength } };
+      const sameFile = cursor !== undefined && cursor.ino === st.ino && cursor.born === st.birthtimeMs && st.size >= cursor.offset;
+      const appended = sameFile ? await bytesAfter(fh, cursor, st.size) : undefined;
+      const fromStart = appended === undefined;
+      const parsed = parseManifest(appended ?? (await readRange(fh, 0, st.size)));
+      const offset = (fromStart ? 0 : cursor!.offset) + parsed.completeLength;
+      const tail = await readRange(fh, Math.max(0, offset - MANIFEST_TAIL_BYTES), offset);
+      return { rows: parsed.rows, fromStart, cursor: { ino: st.ino, born: st.birthtimeMs, offset, tail } };
     } catch (err) {
       throw fsError(`cannot read ${this.manifestPath}`, err);
     } finally {
@@ -225,6 +226,21 @@ export class LocalStorage implements Storage {
       this.digestsFrom = page.cursor;
     });
   }
+}
+
+/** How many of the last bytes read a manifest cursor keeps, to recognise the file next time. */
+const MANIFEST_TAIL_BYTES = 64;
+
+async function readRange(fh: FileHandle, from: number, to: number): Promise<Buffer> {
+  const buf = Buffer.allocUnsafe(Math.max(0, to - from));
+  const { bytesRead } = await fh.read(buf, 0, buf.length, from);
+  return buf.subarray(0, bytesRead);
+}
+
+/** The bytes after `cursor`, or undefined when the bytes before it are not the ones it saw (another file). */
+async function bytesAfter(fh: FileHandle, cursor: ManifestCursor, size: number): Promise<Buffer | undefined> {
+  const bytes = await readRange(fh, cursor.offset - cursor.tail.length, size);
+  return bytes.subarray(0, cursor.tail.length).equals(cursor.tail) ? bytes.subarray(cursor.tail.length) : undefined;
 }
 
 /** For a resume: checks the kept part covers `resumeFrom` and trims any excess (it is hashed with the rest). */

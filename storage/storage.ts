@@ -26,12 +26,16 @@ export interface WriteOptions {
 
 /**
  * Where a reader of a local manifest got to: which file (inode and birth time: a deleted file's
- * inode number is soon reused) and the bytes read.
+ * inode number is soon reused) and the bytes read, with the last of those bytes. Some file systems
+ * report no birth time, and a file rewritten in place keeps its inode: a reader that finds other
+ * bytes before its offset knows the file is not the one it was reading.
  */
 export interface ManifestCursor {
   ino: number;
   born: number;
   offset: number;
+  /** Up to the last 64 bytes before `offset`. */
+  tail: Buffer;
 }
 
 export interface ManifestPage {

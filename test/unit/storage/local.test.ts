@@ -195,6 +195,15 @@ describe('LocalStorage manifest', () => {
     const shrunk = await storage.readManifestSince(replaced.cursor);
     assert.deepEqual(shrunk.rows.map((r) => r.key), ['k9']);
     assert.equal(shrunk.fromStart, true);
+    // Rewritten in place and longer than before: same inode and birth time, other bytes before the offset.
+    const inode = (await stat(path)).ino;
+    await writeFile(path, [5, 6, 7].map((i) => `${JSON.stringify(manifestRow(i, { prompt: 'rewritten in place' }))}\n`).join(''));
+    assert.equal((await stat(path)).ino, inode);
+    const rewritten = await storage.readManifestSince(shrunk.cursor);
+    assert.deepEqual(rewritten.rows.map((r) => r.key), ['k5', 'k6', 'k7']);
+    assert.equal(rewritten.fromStart, true);
+    await storage.appendManifest(manifestRow(8));
+    assert.deepEqual((await storage.readManifestSince(rewritten.cursor)).rows.map((r) => r.key), ['k8']);
   });
 
   it('never interleaves concurrent appends', async () => {
