@@ -1,5 +1,5 @@
 // Every activity the worker registers; workflows proxy this module's types.
 export { preparePlan, readPlanItems } from './plan';
-export { enhancePrompt, createTask, checkTask } from './render';
+export { enhancePrompt, createTask, createTaskMarked, checkTask } from './render';
 export { downloadVideo } from './download';
 export { recordItem } from './record';

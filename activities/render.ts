@@ -17,10 +17,27 @@ export function enhancePrompt(input: { settings: JobSettings; prompt: string }):
   });
 }
 
-export function createTask(input: { settings: JobSettings; request: RenderRequest }): Promise<CreatedTaskInfo> {
+/**
+ * Creates the task, first having the server record that the request may be sent (create-marker):
+ * a timeout without that record proves nothing was sent, and the workflow creates again.
+ */
+export function createTaskMarked(input: { settings: JobSettings; request: RenderRequest }): Promise<CreatedTaskInfo> {
   return translated(async () => {
     const gateway = gatewayFor(input.settings);
     const created = await sendAfterMarking(() => gateway.createTask(input.request));
+    return { taskId: created.taskId, baseUrl: created.baseUrl, createdAt: Date.now() };
+  });
+}
+
+/**
+ * The create without the record, for workflows that started before it existed (they replay the
+ * name `createTask`, and their timeouts end the item unknown whatever happened). A separate name,
+ * so a worker of the previous version never runs a create that a new workflow would judge by the
+ * absence of a heartbeat it does not send.
+ */
+export function createTask(input: { settings: JobSettings; request: RenderRequest }): Promise<CreatedTaskInfo> {
+  return translated(async () => {
+    const created = await gatewayFor(input.settings).createTask(input.request);
     return { taskId: created.taskId, baseUrl: created.baseUrl, createdAt: Date.now() };
   });
 }

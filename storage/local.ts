@@ -146,11 +146,16 @@ export class LocalStorage implements Storage {
     try {
       const st = await fh.stat();
       const sameFile = cursor !== undefined && cursor.ino === st.ino && cursor.born === st.birthtimeMs && st.size >= cursor.offset;
-      const appended = sameFile ? await bytesAfter(fh, cursor, st.size) : undefined;
-      const fromStart = appended === undefined;
-      const parsed = parseManifest(appended ?? (await readRange(fh, 0, st.size)));
+      const continued = sameFile ? await readAfter(fh, cursor, st.size) : undefined;
+      const fromStart = continued === undefined;
+      // `bytes` starts with the cursor's tail when continuing; the new tail comes from the same
+      // read, so a file rewritten between two reads cannot pair one file's offset with another's bytes.
+      const bytes = continued ?? (await readRange(fh, 0, st.size));
+      const skip = fromStart ? 0 : cursor!.tail.length;
+      const parsed = parseManifest(bytes.subarray(skip));
+      const consumedEnd = skip + parsed.completeLength;
+      const tail = Buffer.from(bytes.subarray(Math.max(0, consumedEnd - MANIFEST_TAIL_BYTES), consumedEnd));
       const offset = (fromStart ? 0 : cursor!.offset) + parsed.completeLength;
-      const tail = await readRange(fh, Math.max(0, offset - MANIFEST_TAIL_BYTES), offset);
       return { rows: parsed.rows, fromStart, cursor: { ino: st.ino, born: st.birthtimeMs, offset, tail } };
     } catch (err) {
       throw fsError(`cannot read ${this.manifestPath}`, err);
@@ -237,10 +242,13 @@ async function readRange(fh: FileHandle, from: number, to: number): Promise<Buff
   return buf.subarray(0, bytesRead);
 }
 
-/** The bytes after `cursor`, or undefined when the bytes before it are not the ones it saw (another file). */
-async function bytesAfter(fh: FileHandle, cursor: ManifestCursor, size: number): Promise<Buffer | undefined> {
+/**
+ * The cursor's tail and every byte after it, or undefined when the bytes before the offset are not
+ * the ones it saw (another file; a rewrite that kept those 64 bytes, timestamps included, is not seen).
+ */
+async function readAfter(fh: FileHandle, cursor: ManifestCursor, size: number): Promise<Buffer | undefined> {
   const bytes = await readRange(fh, cursor.offset - cursor.tail.length, size);
-  return bytes.subarray(0, cursor.tail.length).equals(cursor.tail) ? bytes.subarray(cursor.tail.length) : undefined;
+  return bytes.subarray(0, cursor.tail.length).equals(cursor.tail) ? bytes : undefined;
 }
 
 /** For a resume: checks the kept part covers `resumeFrom` and trims any excess (it is hashed with the rest). */

@@ -27,9 +27,14 @@ export function gatewayActivities(settings: JobSettings) {
   return {
     // Creation is the one non-idempotent call: a single Temporal attempt. The gateway client
     // retries inside it only where the protocol says a retry is safe (protocol page, section 6).
-    // Its heartbeat timeout finds a create that never started (a task lost on its way to a worker,
-    // a worker gone) in seconds; such a create sent nothing and is made again (createWithPolicy).
+    // createTaskMarked's heartbeat timeout finds a create that never started (a task lost on its way
+    // to a worker, a worker gone) in seconds; such a create sent nothing and is made again
+    // (createWithPolicy). createTask is for workflows from before the marker.
     create: proxyActivities<typeof activities>({
+      startToCloseTimeout: perCall * 4 + 30_000,
+      retry: { maximumAttempts: 1 },
+    }),
+    createMarked: proxyActivities<typeof activities>({
       startToCloseTimeout: perCall * 4 + 30_000,
       heartbeatTimeout: 20_000,
       retry: { maximumAttempts: 1 },

@@ -34,6 +34,13 @@ function endFromFailure(error: unknown, during: string): ItemEnded {
   return new ItemEnded('failed', 'error', `${during}: ${(failure as Error | undefined)?.message ?? String(error)}`);
 }
 
+/** For `.catch`: a failed call ends the item; a cancellation (the job is being canceled) stays one. */
+function endedBy(during: string) {
+  return (error: unknown): never => {
+    throw isCancellation(error) ? error : endFromFailure(error, during);
+  };
+}
+
 export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
   const { item, settings } = input;
   const status: RenderStatus = { key: item.key, phase: 'pending', polls: 0 };
@@ -48,7 +55,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
   try {
     if (settings.enhance) {
       status.phase = 'enhancing';
-      enhanced = await calls.enhance.enhancePrompt({ settings, prompt }).catch((e: unknown) => { throw endFromFailure(e, 'enhance'); });
+      enhanced = await calls.enhance.enhancePrompt({ settings, prompt }).catch(endedBy('enhance'));
       prompt = enhanced;
     }
     status.phase = 'creating';
@@ -70,7 +77,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       if (Date.now() >= deadline) continue;
       check = await calls.check.checkTask({
         settings, taskId: created.taskId, protocol: item.request.protocol, createdAt: created.createdAt,
-      }).catch((e: unknown) => { throw endFromFailure(e, 'status check'); });
+      }).catch(endedBy('status check'));
       status.polls += 1;
       status.progress = check.progress;
       if (!firstProgress && check.progress !== undefined && check.progress > 0) {
@@ -84,10 +91,14 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     status.phase = 'downloading';
     download = await calls.download.downloadVideo({
       settings, taskId: created.taskId, protocol: item.request.protocol, resultUrl: check.resultUrl, outputName: item.outputName,
-    }).catch((e: unknown) => { throw endFromFailure(e, 'download'); });
+    }).catch(endedBy('download'));
     status.baseUrl = download.baseUrl;
   } catch (error) {
-    if (isCancellation(error)) ended = new ItemEnded('canceled', 'canceled', 'the job was canceled');
+    if (isCancellation(error)) {
+      ended = new ItemEnded('canceled', 'canceled', status.phase === 'creating'
+        ? 'the job was canceled while the create was in flight: the gateway may have started (and billed) this render'
+        : 'the job was canceled');
+    }
     else if (error instanceof ItemEnded) ended = error;
     else ended = endFromFailure(error, status.phase);
   }
@@ -132,14 +143,21 @@ async function createWithPolicy(input: RenderInput, prompt: string, calls: Retur
   const request = { ...input.item.request, prompt };
   // `retries.create: always` accepts paying twice for a lost response; `safe` never does.
   const attempts = input.settings.retries.create === 'always' ? 3 : 1;
-  // Histories from before the marker ended such a create as unknown: replay them unchanged.
-  const retryUnsent = patched('create-again-when-provably-unsent');
+  // Workflows from before the marker replay their `createTask` calls and end a timed-out create unknown.
+  const marked = patched('create-again-when-provably-unsent');
+  const create = () => (marked
+    ? calls.createMarked.createTaskMarked({ settings: input.settings, request })
+    : calls.create.createTask({ settings: input.settings, request }));
   let unsent = 0;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await calls.create.createTask({ settings: input.settings, request });
+      return await create();
     } catch (error) {
-      if (retryUnsent && unsent < UNSENT_CREATE_RETRIES && createProvablyNotSent(error)) {
+      if (isCancellation(error)) throw error;
+      if (marked && createProvablyNotSent(error)) {
+        if (unsent >= UNSENT_CREATE_RETRIES) {
+          throw new ItemEnded('failed', CREATE_NOT_SENT, `the create was never sent, in ${unsent + 1} tries (the last ${describe(error)})`);
+        }
         unsent += 1;
         attempt -= 1;
         log.warn('create sent nothing; creating again', { key: input.item.key, reason: describe(error), retry: unsent });
@@ -155,6 +173,6 @@ async function createWithPolicy(input: RenderInput, prompt: string, calls: Retur
 
 function describe(error: unknown): string {
   const failure = error instanceof ActivityFailure ? error.cause : error;
-  if (failure instanceof TimeoutFailure) return `timed out (${failure.timeoutType}) before sending`;
+  if (failure instanceof TimeoutFailure) return `timed out (${failure.timeoutType}) before sending anything`;
   return (failure as Error | undefined)?.message ?? String(error);
 }

@@ -13,7 +13,7 @@ import { tempDir, writeJob } from '../support/jobs';
 
 const KEY = 'sk-test-durability-abcdef0123';
 
-type Row = { key: string; state: string; file: string | null; sha256: string | null; error: { kind: string } | null };
+type Row = { key: string; state: string; file: string | null; sha256: string | null; error: { kind: string; message: string } | null };
 
 function manifest(dir: string): Row[] {
   return readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Row);
@@ -163,6 +163,29 @@ describe('durability', () => {
       assert.ok(!readdirSync(join(dir, 'out')).some((f) => f.endsWith('.mp4')));
     } finally {
       await slow.close();
+    }
+  });
+
+  it('cancel during a create: the item ends canceled (not failed) and says the render may have started', async () => {
+    const dir = tempDir();
+    const hung = await startSimulator({ ports: [0], keys: [KEY], renderMs: 1000, seed: 4 });
+    try {
+      await hung.setPortMode(0, 'hang');
+      const job = writeJob(dir, { name: 'cancel-creating', baseUrls: hung.urls, items: items('cancel-creating', 2), maxInFlight: 2 });
+      const run = startCli(['run', job], { env: e2e.env });
+      await until(() => (hung.stats().faults['port-hang'] ?? 0) >= 2, 30_000, 'two creates in flight');
+      const cancel = await runCli(['cancel', job], { env: e2e.env });
+      assert.equal(cancel.code, 0, cancel.stderr);
+      const result = await run.done;
+      assert.equal(result.code, 1, result.stderr);
+      const rows = [...latest(dir).values()];
+      assert.equal(rows.length, 2, JSON.stringify(rows));
+      for (const row of rows) {
+        assert.equal(row.state, 'canceled', JSON.stringify(row));
+        assert.match(row.error?.message ?? '', /canceled while the create was in flight: the gateway may have started/);
+      }
+    } finally {
+      await hung.close();
     }
   });
 });

@@ -50,7 +50,7 @@ describe('create activities that never ran', () => {
       ],
     });
     const calls = new Map<string, number>();
-    const createTask: typeof activities.createTask = async (input) => {
+    const createTaskMarked: typeof activities.createTaskMarked = async (input) => {
       const prompt = input.request.prompt;
       calls.set(prompt, (calls.get(prompt) ?? 0) + 1);
       const first = calls.get(prompt) === 1;
@@ -60,7 +60,7 @@ describe('create activities that never ran', () => {
         await context.client.activity.heartbeat(context.info.taskToken, { createMaySend: true });
         return neverHeardFrom();
       }
-      return activities.createTask(input);
+      return activities.createTaskMarked(input);
     };
 
     process.env.GATEWAY_API_KEY = KEY;
@@ -68,7 +68,7 @@ describe('create activities that never ran', () => {
     const worker = await Worker.create({
       connection, namespace: 'default', taskQueue: TASK_QUEUE,
       ...(existsSync(workflowBundlePath) ? { workflowBundle: { codePath: workflowBundlePath } } : { workflowsPath: workflowsSourcePath }),
-      activities: { ...activities, createTask },
+      activities: { ...activities, createTaskMarked },
       shutdownGraceTime: '1s',
     });
     const running = worker.run();
