@@ -6,6 +6,9 @@
 // before the first byte of a create is sent, the activity records a heartbeat with the server and
 // waits for the server to accept it. A timed-out create whose failure carries no such heartbeat
 // therefore sent nothing, and the workflow may create again without risking a second paid render.
+// Limits: on a multi-cluster namespace heartbeat details replicate asynchronously, so a failover
+// right after the record could lose it; so could an operator's activity reset. Both are rare and
+// operator-driven; the single-cluster server stores the record before it answers.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { CREATE_NOT_SENT, type CreateSendingDetails } from '../workflows/types';
 
