@@ -272,7 +272,12 @@ void describe('report.html in Chromium', { timeout: 120_000 }, () => {
     const played = await page.evaluate(() => Promise.all([...document.querySelectorAll('video')].map(async (v) => {
       v.muted = true;
       await v.play();
-      await new Promise((r) => setTimeout(r, 800));
+      // Until time has advanced, within a bound: on a loaded machine (CI's two cores) a fixed short
+      // wait was sometimes not enough for the first frames of every video at once.
+      const end = Date.now() + 20_000;
+      while ((v.currentTime <= 0.3 || v.getVideoPlaybackQuality().totalVideoFrames === 0) && !v.error && Date.now() < end) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
       v.pause();
       return { src: v.currentSrc, time: v.currentTime, frames: v.getVideoPlaybackQuality().totalVideoFrames, error: v.error?.code ?? null };
     })));
