@@ -1,4 +1,5 @@
 // Gateway activities: enhance, create, check. Thin: build the client, call it, translate errors.
+import type { CreatedTask } from '../gateway';
 import type { JobSettings, Protocol, RenderRequest } from '../jobfile/plan';
 import type { CreatedTaskInfo, TaskCheck } from '../workflows/types';
 import { gatewayFor } from './context';
@@ -17,16 +18,23 @@ export function enhancePrompt(input: { settings: JobSettings; prompt: string }):
   });
 }
 
+type CreateInput = { settings: JobSettings; request: RenderRequest };
+
+/** One create through the job's gateway client; `around` runs the call that sends it. */
+function createThrough(input: CreateInput, around: (send: () => Promise<CreatedTask>) => Promise<CreatedTask>): Promise<CreatedTaskInfo> {
+  return translated(async () => {
+    const gateway = gatewayFor(input.settings);
+    const created = await around(() => gateway.createTask(input.request));
+    return { taskId: created.taskId, baseUrl: created.baseUrl, createdAt: Date.now() };
+  });
+}
+
 /**
  * Creates the task, first having the server record that the request may be sent (create-marker):
  * a timeout without that record proves nothing was sent, and the workflow creates again.
  */
-export function createTaskMarked(input: { settings: JobSettings; request: RenderRequest }): Promise<CreatedTaskInfo> {
-  return translated(async () => {
-    const gateway = gatewayFor(input.settings);
-    const created = await sendAfterMarking(() => gateway.createTask(input.request));
-    return { taskId: created.taskId, baseUrl: created.baseUrl, createdAt: Date.now() };
-  });
+export function createTaskMarked(input: CreateInput): Promise<CreatedTaskInfo> {
+  return createThrough(input, sendAfterMarking);
 }
 
 /**
@@ -35,11 +43,8 @@ export function createTaskMarked(input: { settings: JobSettings; request: Render
  * so a worker of the previous version never runs a create that a new workflow would judge by the
  * absence of a heartbeat it does not send.
  */
-export function createTask(input: { settings: JobSettings; request: RenderRequest }): Promise<CreatedTaskInfo> {
-  return translated(async () => {
-    const created = await gatewayFor(input.settings).createTask(input.request);
-    return { taskId: created.taskId, baseUrl: created.baseUrl, createdAt: Date.now() };
-  });
+export function createTask(input: CreateInput): Promise<CreatedTaskInfo> {
+  return createThrough(input, (send) => send());
 }
 
 export function checkTask(input: { settings: JobSettings; taskId: string; protocol: Protocol; createdAt: number }): Promise<TaskCheck> {

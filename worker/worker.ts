@@ -1,10 +1,9 @@
 // The worker: registers the workflows (prebuilt bundle) and activities on the task queue.
-import { existsSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { Worker, type NativeConnection } from '@temporalio/worker';
 import * as activities from '../activities/definitions';
 import { closeActivityResources } from '../activities/context';
-import { workflowBundlePath, workflowsSourcePath } from './bundle';
+import { workflowSource } from './bundle';
 import { log } from './log';
 import { TASK_QUEUE } from './temporal';
 
@@ -37,16 +36,12 @@ function favourMemoryOverSpeed(): void {
 }
 
 export async function createReelflowWorker(options: WorkerOptions): Promise<Worker> {
-  // From a checkout without a build, bundle on the fly (slower start, same behaviour).
-  const workflowSource = existsSync(workflowBundlePath)
-    ? { workflowBundle: { codePath: workflowBundlePath } }
-    : { workflowsPath: workflowsSourcePath };
   favourMemoryOverSpeed();
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue ?? TASK_QUEUE,
-    ...workflowSource,
+    ...workflowSource(),
     activities,
     maxConcurrentActivityTaskExecutions: options.maxActivities ?? 200,
     maxConcurrentWorkflowTaskExecutions: options.maxWorkflowTasks ?? 40,

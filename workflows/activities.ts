@@ -24,21 +24,15 @@ export const recording = proxyLocalActivities<typeof activities>({
 /** Gateway calls whose timeouts follow the job's request_timeout. */
 export function gatewayActivities(settings: JobSettings) {
   const perCall = settings.gateway.requestTimeoutMs;
+  const createOptions = { startToCloseTimeout: perCall * 4 + 30_000, retry: { maximumAttempts: 1 } };
   return {
     // Creation is the one non-idempotent call: a single Temporal attempt. The gateway client
     // retries inside it only where the protocol says a retry is safe (protocol page, section 6).
     // createTaskMarked's heartbeat timeout finds a create that never started (a task lost on its way
     // to a worker, a worker gone) in seconds; such a create sent nothing and is made again
     // (createWithPolicy). createTask is for workflows from before the marker.
-    create: proxyActivities<typeof activities>({
-      startToCloseTimeout: perCall * 4 + 30_000,
-      retry: { maximumAttempts: 1 },
-    }),
-    createMarked: proxyActivities<typeof activities>({
-      startToCloseTimeout: perCall * 4 + 30_000,
-      heartbeatTimeout: 20_000,
-      retry: { maximumAttempts: 1 },
-    }),
+    create: proxyActivities<typeof activities>(createOptions),
+    createMarked: proxyActivities<typeof activities>({ ...createOptions, heartbeatTimeout: 20_000 }),
     // Status checks are read-only, so they run as local activities: most of a render's events
     // were check round trips, and the history server is what limits throughput.
     check: proxyLocalActivities<typeof activities>({

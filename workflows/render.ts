@@ -148,8 +148,10 @@ async function createWithPolicy(input: RenderInput, prompt: string, calls: Retur
   const create = () => (marked
     ? calls.createMarked.createTaskMarked({ settings: input.settings, request })
     : calls.create.createTask({ settings: input.settings, request }));
+  // Creates that may have been sent count against `attempts`; provably unsent ones only against their own bound.
+  let attempt = 1;
   let unsent = 0;
-  for (let attempt = 1; ; attempt++) {
+  for (;;) {
     try {
       return await create();
     } catch (error) {
@@ -159,7 +161,6 @@ async function createWithPolicy(input: RenderInput, prompt: string, calls: Retur
           throw new ItemEnded('failed', CREATE_NOT_SENT, `the create was never sent, in ${unsent + 1} tries (the last ${describe(error)})`);
         }
         unsent += 1;
-        attempt -= 1;
         log.warn('create sent nothing; creating again', { key: input.item.key, reason: describe(error), retry: unsent });
         await sleep(1_000 * unsent);
         continue;
@@ -167,6 +168,7 @@ async function createWithPolicy(input: RenderInput, prompt: string, calls: Retur
       const ended = endFromFailure(error, 'create');
       if (ended.state !== 'unknown' || attempt >= attempts) throw ended;
       await sleep(2_000 * attempt);
+      attempt += 1;
     }
   }
 }

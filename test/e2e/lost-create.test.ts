@@ -7,7 +7,7 @@
 // real create records before its first byte. Everything else (server, simulator, workflows,
 // storage, the retried creates) is real.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Context } from '@temporalio/activity';
@@ -16,7 +16,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import * as activities from '../../activities/definitions';
 import { closeActivityResources } from '../../activities/context';
 import type { ManifestRow } from '../../storage/manifest';
-import { workflowBundlePath, workflowsSourcePath } from '../../worker/bundle';
+import { workflowSource } from '../../worker/bundle';
 import { connectClient, TASK_QUEUE } from '../../worker/temporal';
 import { jobWorkflowId, renderWorkflowId } from '../../workflows/ids';
 import { runCli } from '../support/cli';
@@ -67,7 +67,7 @@ describe('create activities that never ran', () => {
     const connection = await NativeConnection.connect({ address: e2e.temporal.address });
     const worker = await Worker.create({
       connection, namespace: 'default', taskQueue: TASK_QUEUE,
-      ...(existsSync(workflowBundlePath) ? { workflowBundle: { codePath: workflowBundlePath } } : { workflowsPath: workflowsSourcePath }),
+      ...workflowSource(),
       activities: { ...activities, createTaskMarked },
       shutdownGraceTime: '1s',
     });
@@ -117,8 +117,7 @@ describe('create activities that never ran', () => {
       const workflowId = renderWorkflowId(jobWorkflowId('lost'), key);
       const recorded = await client.workflow.getHandle(workflowId).fetchHistory();
       await Worker.runReplayHistory(
-        existsSync(workflowBundlePath) ? { workflowBundle: { codePath: workflowBundlePath } } : { workflowsPath: workflowsSourcePath },
-        recorded, workflowId);
+        workflowSource(), recorded, workflowId);
     }
   });
 });
