@@ -8,6 +8,40 @@ const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}
 const ioModules = ['undici', 'pino', 'yaml', 'commander', 'playwright-core', '@aws-sdk/*', '@temporalio/client',
   '@temporalio/worker', '@temporalio/activity', 'openai', '@anthropic-ai/sdk'];
 
+/** Which source folders each folder may import. Anything else is a lint error. */
+const LAYERS = {
+  jobfile: [],
+  gateway: ['jobfile'],
+  storage: ['jobfile'],
+  activities: ['jobfile', 'gateway', 'storage'],
+  workflows: ['jobfile', 'storage', 'activities'],
+  worker: ['jobfile', 'gateway', 'storage', 'activities', 'workflows'],
+  cli: ['jobfile', 'gateway', 'storage', 'activities', 'workflows', 'worker', 'sim'],
+  sim: [],
+};
+const FOLDERS = Object.keys(LAYERS);
+const workflowBuiltins = nodeBuiltins.map((name) => ({ name, message: 'workflows/ must stay deterministic: no Node built-ins.' }));
+
+function layerPatterns(folder, allowed) {
+  const forbidden = FOLDERS.filter((f) => f !== folder && !allowed.includes(f));
+  const up = (f) => [`../${f}`, `../${f}/*`, `../../${f}`, `../../${f}/*`];
+  const patterns = [];
+  if (forbidden.length > 0) {
+    patterns.push({ group: forbidden.flatMap(up), message: allowed.length ? `${folder}/ may import only ${allowed.join(', ')} (eslint.config.mjs LAYERS).` : `${folder}/ imports nothing from the other folders.` });
+  }
+  if (['jobfile', 'gateway', 'storage', 'sim'].includes(folder)) {
+    patterns.push({ group: ['@temporalio/*'], message: `${folder}/ knows nothing of Temporal.` });
+  }
+  if (folder === 'workflows') {
+    patterns.push({ group: ioModules, message: 'workflows/ must stay deterministic: no network or I/O libraries.' });
+    // Values from I/O layers would be bundled into the sandbox; only types cross, and the
+    // dependency-free failure type names.
+    patterns.push({ group: ['../gateway/*', '../storage/*', '../activities/*', '!../activities/failure-types'],
+      allowTypeImports: true, message: 'workflows/ may import only types from I/O layers.' });
+  }
+  return patterns;
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'dist.new/**', 'dist.old/**', 'node_modules/**', '.cache/**', 'test-output/**', 'bin/**', 'schema/**', '*.mjs'] },
   js.configs.recommended,
@@ -23,17 +57,15 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
     },
   },
+  // The layers (ARCHITECTURE.md): each folder imports only the folders listed for it, which keeps
+  // the folder graph free of cycles. sim/ shares nothing with the client it tests.
+  ...Object.entries(LAYERS).map(([folder, allowed]) => ({
+    files: [`${folder}/**/*.ts`],
+    rules: { 'no-restricted-imports': ['error', { paths: folder === 'workflows' ? workflowBuiltins : [], patterns: layerPatterns(folder, allowed) }] },
+  })),
   {
     files: ['workflows/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: nodeBuiltins.map((name) => ({ name, message: 'workflows/ must stay deterministic: no Node built-ins.' })),
-        patterns: [
-          { group: ioModules, message: 'workflows/ must stay deterministic: no network or I/O libraries.' },
-          { group: ['../gateway/*', '../storage/*', '../activities/*', '../worker/*', '../cli/*', '../sim/*'],
-            allowTypeImports: true, message: 'workflows/ may import only types from I/O layers.' },
-        ],
-      }],
       'no-restricted-globals': ['error',
         { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' },
         { name: 'fetch', message: 'Workflows do no I/O: call an activity.' },

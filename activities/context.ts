@@ -1,11 +1,13 @@
 // Per-worker-process resources the activities share: one gateway client per gateway setting (one
 // undici pool, one failover state) and one storage per output. The API key is read here, from the
 // worker's own environment: it is never an activity argument, so it never enters workflow history.
-import { ApplicationFailure } from '@temporalio/activity';
+// The client registers the key with gateway/redact, which every log line passes through; gateway
+// messages go to the activity logger, which the worker routes into its log file.
+import { ApplicationFailure, log } from '@temporalio/activity';
 import { createGatewayClient, type GatewayClient } from '../gateway';
 import type { JobSettings, OutputSettings } from '../jobfile/plan';
 import { openStorage, type Storage } from '../storage';
-import { log, registerSecret } from '../worker/log';
+import { FailureType } from './failure-types';
 
 const clients = new Map<string, GatewayClient>();
 const storages = new Map<string, Storage>();
@@ -18,15 +20,14 @@ export function gatewayFor(settings: JobSettings): GatewayClient {
     const apiKey = process.env[gateway.apiKeyEnv];
     if (!apiKey) {
       throw ApplicationFailure.create({
-        type: 'missing_key', nonRetryable: true,
+        type: FailureType.missingKey, nonRetryable: true,
         message: `the environment variable ${gateway.apiKeyEnv} (gateway.api_key_env) is not set on the worker: export the gateway key there`,
       });
     }
-    registerSecret(apiKey);
     client = createGatewayClient({
       baseUrls: gateway.baseUrls, apiKey, apiKeyEnv: gateway.apiKeyEnv, requestTimeoutMs: gateway.requestTimeoutMs,
       createRetries: retries.create,
-      log: (level, message, fields) => log[level]({ ...fields, component: 'gateway' }, message),
+      log: (level, message, fields) => log[level](message, { ...fields, component: 'gateway' }),
     });
     clients.set(cacheKey, client);
   }

@@ -10,7 +10,15 @@
 // right after the record could lose it; so could an operator's activity reset. Both are rare and
 // operator-driven; the single-cluster server stores the record before it answers.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { CREATE_NOT_SENT, type CreateSendingDetails } from '../workflows/types';
+import { FailureType } from './failure-types';
+
+/**
+ * Heartbeat details a create activity has the server record before it sends anything (see
+ * activities/create-marker.ts): a create that timed out without them provably sent nothing.
+ */
+export interface CreateSendingDetails {
+  createMaySend: true;
+}
 
 /** No prompt, no key: only a flag, because heartbeat details end up in workflow history. */
 const CREATE_SENDING: CreateSendingDetails = { createMaySend: true };
@@ -29,7 +37,7 @@ export async function sendAfterMarking<T>(send: () => Promise<T>): Promise<T> {
     await context.client.activity.heartbeat(context.info.taskToken, CREATE_SENDING);
   } catch (error) {
     throw ApplicationFailure.create({
-      type: CREATE_NOT_SENT, nonRetryable: true,
+      type: FailureType.createNotSent, nonRetryable: true,
       message: `the create was not sent: Temporal could not record that it was about to be (${(error as Error).message})`,
     });
   }

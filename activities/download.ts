@@ -1,13 +1,29 @@
 // Download: stream the finished video into storage, heartbeating the byte count. A retried attempt
 // resumes from the partial write the last one kept (local storage), with Range.
 import { Context } from '@temporalio/activity';
-import type { DownloadInput, DownloadedVideo } from '../workflows/types';
+import type { JobSettings, Protocol } from '../jobfile/plan';
 import { gatewayFor, storageFor } from './context';
 import { translated } from './failures';
 
 const EXTENSIONS: Record<string, string> = {
   'video/mp4': '.mp4', 'video/quicktime': '.mov', 'video/webm': '.webm', 'video/x-matroska': '.mkv',
 };
+
+export interface DownloadInput {
+  settings: JobSettings;
+  taskId: string;
+  protocol: Protocol;
+  resultUrl?: string;
+  outputName: string;
+}
+
+export interface DownloadedVideo {
+  file: string;
+  location: string;
+  bytes: number;
+  sha256: string;
+  baseUrl: string;
+}
 
 interface DownloadHeartbeat {
   bytes: number;

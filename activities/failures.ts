@@ -3,6 +3,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { isGatewayError, redact } from '../gateway';
 import { StorageError } from '../storage/storage';
+import { FailureType } from './failure-types';
 
 export function asActivityFailure(error: unknown): unknown {
   if (error instanceof ApplicationFailure) return error;
@@ -10,10 +11,10 @@ export function asActivityFailure(error: unknown): unknown {
     return ApplicationFailure.create({ type: error.kind, message: redact(error.message), nonRetryable: !error.retryable });
   }
   if (error instanceof StorageError) {
-    return ApplicationFailure.create({ type: 'storage', message: redact(error.message), nonRetryable: false });
+    return ApplicationFailure.create({ type: FailureType.storage, message: redact(error.message), nonRetryable: false });
   }
   const message = error instanceof Error ? error.message : String(error);
-  return ApplicationFailure.create({ type: 'error', message: redact(message), nonRetryable: false });
+  return ApplicationFailure.create({ type: FailureType.error, message: redact(message), nonRetryable: false });
 }
 
 /** Runs an activity body, translating whatever it throws. */

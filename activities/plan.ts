@@ -3,12 +3,20 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { ApplicationFailure } from '@temporalio/activity';
-import { loadJobFile } from '../jobfile';
-import type { OutputSettings, Plan, PlanItem } from '../jobfile/plan';
+import { dateIn, loadJobFile } from '../jobfile';
+import type { JobSettings, OutputSettings, Plan, PlanItem } from '../jobfile/plan';
 import type { ItemEndState, ManifestRow } from '../storage/manifest';
 import type { ManifestCursor, Storage } from '../storage/storage';
-import type { PreparedJob } from '../workflows/types';
 import { storageFor } from './context';
+import { FailureType } from './failure-types';
+
+export interface PreparedJob {
+  settings: JobSettings;
+  runDate: string;
+  /** Digest of the expanded plan: pages are read against it, so an edited job file is noticed. */
+  digest: string;
+  itemCount: number;
+}
 
 const plans = new Map<string, { plan: Plan; digest: string }>();
 
@@ -46,11 +54,6 @@ export function planDigest(plan: Plan): string {
   return createHash('sha256').update(JSON.stringify(plan.items)).digest('hex').slice(0, 16);
 }
 
-/** YYYY-MM-DD of `at` in `timeZone` (scheduled runs date their outputs in the schedule's zone). */
-export function dateIn(at: number, timeZone = 'UTC'): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
-}
-
 async function loadPlan(jobFile: string, runDate: string): Promise<{ plan: Plan; digest: string }> {
   // The cached plan stands while the file is unchanged (same size and modification time), so an
   // edit during a run is still caught by the digest check of readPlanItems.
@@ -61,7 +64,7 @@ async function loadPlan(jobFile: string, runDate: string): Promise<{ plan: Plan;
   const result = await loadJobFile(jobFile, { runDate });
   if (!result.ok) {
     const lines = result.errors.slice(0, 10).map((e) => `${e.file}:${e.line}:${e.column}: ${e.message}`);
-    throw ApplicationFailure.create({ type: 'JobFileInvalid', nonRetryable: true, message: `the job file is not valid:\n${lines.join('\n')}` });
+    throw ApplicationFailure.create({ type: FailureType.jobFileInvalid, nonRetryable: true, message: `the job file is not valid:\n${lines.join('\n')}` });
   }
   const entry = { plan: result.plan, digest: planDigest(result.plan) };
   plans.clear(); // one plan at a time is what a worker needs; keeps memory flat for 10k-item jobs
@@ -73,8 +76,8 @@ export async function preparePlan(input: { jobFile: string; runDate?: string; st
   // Scheduled runs carry no date: the first load learns the schedule's zone, the second dates it.
   let runDate = input.runDate;
   if (!runDate) {
-    const probe = await loadPlan(input.jobFile, dateIn(input.startedAt));
-    runDate = dateIn(input.startedAt, probe.plan.schedule?.timezone);
+    const probe = await loadPlan(input.jobFile, dateIn(input.startedAt, 'UTC'));
+    runDate = dateIn(input.startedAt, probe.plan.schedule?.timezone ?? 'UTC');
   }
   const { plan, digest } = await loadPlan(input.jobFile, runDate);
   const { jobFile: _f, runDate: _d, items, warnings: _w, ...settings } = plan;
@@ -93,7 +96,7 @@ export async function readPlanItems(input: {
   const { plan, digest } = await loadPlan(input.jobFile, input.runDate);
   if (digest !== input.digest) {
     throw ApplicationFailure.create({
-      type: 'JobFileChanged', nonRetryable: true,
+      type: FailureType.jobFileChanged, nonRetryable: true,
       message: `${input.jobFile} changed while its job was running: cancel the job (reelflow cancel) and run it again`,
     });
   }

@@ -1,7 +1,6 @@
 // Gateway activities: enhance, create, check. Thin: build the client, call it, translate errors.
 import type { CreatedTask } from '../gateway';
 import type { JobSettings, Protocol, RenderRequest } from '../jobfile/plan';
-import type { CreatedTaskInfo, TaskCheck } from '../workflows/types';
 import { gatewayFor } from './context';
 import { sendAfterMarking } from './create-marker';
 import { translated } from './failures';
@@ -18,7 +17,25 @@ export function enhancePrompt(input: { settings: JobSettings; prompt: string }):
   });
 }
 
-type CreateInput = { settings: JobSettings; request: RenderRequest };
+export interface CreateInput {
+  settings: JobSettings;
+  request: RenderRequest;
+}
+
+export interface CreatedTaskInfo {
+  taskId: string;
+  baseUrl: string;
+  createdAt: number;
+}
+
+export interface TaskCheck {
+  state: 'pending' | 'running' | 'succeeded' | 'failed' | 'unknown';
+  baseUrl: string;
+  progress?: number;
+  resultUrl?: string;
+  failReason?: string;
+  pollAfterMs?: number;
+}
 
 /** One create through the job's gateway client; `around` runs the call that sends it. */
 function createThrough(input: CreateInput, around: (send: () => Promise<CreatedTask>) => Promise<CreatedTask>): Promise<CreatedTaskInfo> {

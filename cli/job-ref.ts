@@ -3,11 +3,11 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { formatJobFileError, loadJobFile } from '../jobfile';
+import { dateIn, formatJobFileError, loadJobFile } from '../jobfile';
 import type { Plan } from '../jobfile/plan';
-import { UsageError } from '../worker/errors';
-import { dateIn } from '../activities/plan';
+import { UsageError } from './errors';
 import { jobWorkflowId } from '../workflows/ids';
+import { JobWorkflow } from '../workflows/job';
 import type { JobInput } from '../workflows/types';
 
 /** Loads and validates a job file, or explains every problem at once (exit 2). */
@@ -60,7 +60,7 @@ export async function resolveJob(client: Client | undefined, target: string): Pr
  */
 async function newestScheduledRun(client: Client, workflowId: string, timeZone: string): Promise<{ workflowId: string; runDate: string } | undefined> {
   let newest: { workflowId: string; startTime: Date } | undefined;
-  const query = `WorkflowType = 'JobWorkflow' AND WorkflowId STARTS_WITH '${workflowId}'`;
+  const query = `WorkflowType = '${JobWorkflow.name}' AND WorkflowId STARTS_WITH '${workflowId}'`;
   for await (const w of client.workflow.list({ query })) {
     if (!newest || w.startTime > newest.startTime) newest = { workflowId: w.workflowId, startTime: w.startTime };
   }

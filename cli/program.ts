@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { projectRoot } from '../worker/bundle';
 import { redact } from '../gateway/redact';
 import { registerReportCommand } from './commands/report';
+import { exitCodeFor } from './errors';
 import { registerRunCommand } from './commands/run';
 import { registerServerCommand } from './commands/server';
 import { registerSimCommand } from './commands/sim';
@@ -47,12 +48,4 @@ export async function main(argv: string[]): Promise<void> {
     const text = verbose && error instanceof Error && error.stack ? error.stack : (error as Error).message ?? String(error);
     process.stderr.write(`reelflow: ${redact(text)}\n`);
   }
-}
-
-function exitCodeFor(error: unknown): number {
-  if (error instanceof CommanderError) {
-    return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0 ? 0 : 2;
-  }
-  const code = (error as { exitCode?: unknown }).exitCode;
-  return typeof code === 'number' ? code : 1;
 }

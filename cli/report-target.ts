@@ -2,7 +2,7 @@
 import type { Plan } from '../jobfile/plan';
 import { openStorage } from '../storage';
 import type { ManifestRow } from '../storage/manifest';
-import { UsageError } from '../worker/errors';
+import { UsageError } from './errors';
 import { loadPlanOrExplain, looksLikeFile, resolveJob } from './job-ref';
 import { openSession } from './session';
 import { readOutcome } from './summary';

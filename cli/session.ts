@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { connectClient, connectWorker, resolveTemporal, type TemporalTarget } from '../worker/temporal';
 import { createReelflowWorker, runWorkerUntil } from '../worker/worker';
+import { TASK_QUEUE } from './task-queue';
 
 export interface Session {
   client: Client;
@@ -23,7 +24,7 @@ export async function openSession(options: { worker?: boolean } = {}): Promise<S
     let releaseWorker: () => void = () => {};
     if (options.worker) {
       const connection = await connectWorker(target);
-      worker = await createReelflowWorker({ connection, namespace: target.namespace });
+      worker = await createReelflowWorker({ connection, namespace: target.namespace, taskQueue: TASK_QUEUE });
       const stop = new Promise<void>((resolve) => { releaseWorker = resolve; });
       workerDone = runWorkerUntil(worker, stop).finally(() => connection.close());
     }

@@ -3,22 +3,16 @@
 import { resolve } from 'node:path';
 import type { Ctx } from './context';
 import { warn } from './context';
-import { DEFAULT_MESSAGE } from './issues';
 import { comboSuffix, shortHash } from './keys';
 import type { AssetKind, PlanItem, Protocol, ReferenceAsset, RenderRequest } from './plan';
+import { combinations, matrixAxes, type Scalar } from './matrix';
 import { parseTemplate, renderTemplate } from './placeholders';
-import { type JobFileData, PARAM_KEYS, type ParamKey, paramSchemas } from './schema';
-import { BUILTIN_PLACEHOLDERS } from './settings';
+import type { JobFileData, ParamKey } from './schema';
 import type { ItemSource } from './sources';
 import { show } from './text';
 import { classifySource, outputNameProblem } from './values';
 
-type Scalar = string | number | boolean;
 type Level = 'matrix' | 'item' | 'model' | 'defaults';
-interface MatrixAxis {
-  key: string;
-  values: Scalar[];
-}
 
 /** Parameters that only one protocol has; a mismatch in defaults is dropped, anywhere else an error. */
 const ONLY: Partial<Record<ParamKey, Protocol>> = { resolution: 'general', ratio: 'general', size: 'openai' };
@@ -30,251 +24,270 @@ const INSTEAD: Record<string, string> = {
 const KINDS: readonly AssetKind[] = ['image', 'video', 'audio'];
 export const MAX_ITEMS = 200_000;
 
-function matrixAxes(data: JobFileData, ctx: Ctx, vars: ReadonlyMap<string, string>): MatrixAxis[] {
-  const axes: MatrixAxis[] = [];
-  for (const [key, raw] of Object.entries(data.matrix ?? {})) {
-    if ((BUILTIN_PLACEHOLDERS as readonly string[]).includes(key) && key !== 'model') {
-      ctx.errors.push(ctx.pos.error(['matrix', key], `matrix key '${key}' is reserved: {${key}} is built in`, 'key'));
-      continue;
-    }
-    if (vars.has(key) && key !== 'job' && key !== 'date') {
-      ctx.errors.push(ctx.pos.error(['matrix', key], `matrix key '${key}' is also a vars key; rename one of them`, 'key'));
-      continue;
-    }
-    const values: Scalar[] = [];
-    const seen = new Set<string>();
-    raw.forEach((v, i) => {
-      let value: Scalar = v;
-      if ((PARAM_KEYS as readonly string[]).includes(key)) {
-        const r = paramSchemas[key as ParamKey].safeParse(v, { reportInput: true, error: () => DEFAULT_MESSAGE });
-        if (!r.success) {
-          const m = r.error.issues[0]?.message;
-          ctx.errors.push(ctx.pos.error(['matrix', key, i], m && m !== DEFAULT_MESSAGE ? m : `${key} cannot be ${show(v)}`));
-          return;
-        }
-        value = r.data as Scalar;
-      }
-      if (seen.has(String(value))) ctx.errors.push(ctx.pos.error(['matrix', key, i], `matrix.${key} lists ${show(v)} twice`));
-      seen.add(String(value));
-      values.push(value);
-    });
-    axes.push({ key, values });
-  }
-  return axes;
+/** What expanding one job keeps across its items: checks of uniqueness, and what was used. */
+interface Expansion {
+  data: JobFileData;
+  ctx: Ctx;
+  jobValues: ReadonlyMap<string, string>;
+  /** The output name template is wrong whatever it is filled with: per-item checks add nothing. */
+  nameIsBad: string | undefined;
+  unusedDefaults: Set<ParamKey>;
+  fileChecks: Map<string, boolean>;
+  ids: Map<string, ItemSource>;
+  keys: Map<string, string>;
+  outputs: Map<string, string>;
 }
 
-function combinations(axes: readonly MatrixAxis[]): Map<string, Scalar>[] {
-  let combos: Map<string, Scalar>[] = [new Map()];
-  for (const axis of axes) {
-    const next: Map<string, Scalar>[] = [];
-    for (const c of combos) for (const v of axis.values) next.push(new Map([...c, [axis.key, v]]));
-    combos = next;
-  }
-  return combos;
+/** One item under one matrix combination, before its request is built. */
+interface Variant {
+  src: ItemSource;
+  index: number;
+  model: string;
+  protocol: Protocol;
+  /** The matrix values that apply to this item's protocol. */
+  combo: Map<string, Scalar>;
+  /** Matrix keys left out for this item, with why (for placeholder errors). */
+  dropped: Map<string, string>;
+  /** Whether this is the item's first variant (warnings about the item are given once). */
+  first: boolean;
 }
 
 /** Expands every source once per matrix combination, in order: sources first, combinations inside. */
 export function expandItems(data: JobFileData, ctx: Ctx, sources: readonly ItemSource[], jobValues: ReadonlyMap<string, string>): PlanItem[] {
-  const axes = matrixAxes(data, ctx, jobValues);
-  const combos = combinations(axes);
+  const combos = combinations(matrixAxes(data, ctx, jobValues));
   const total = sources.length * combos.length;
   if (total > MAX_ITEMS) {
     ctx.errors.push(ctx.pos.error(data.matrix ? ['matrix'] : ['items'], `the job expands to ${total} items; at most ${MAX_ITEMS} are allowed`));
     return [];
   }
   const defaults = data.defaults ?? {};
-  const models = data.models ?? {};
-  const outputName = data.output.name;
-  const nameIsBad = staticNameProblem(outputName);
-  if (nameIsBad) ctx.errors.push(ctx.pos.error(['output', 'name'], `output name "${outputName}" ${nameIsBad}`));
-  const unusedDefaults = new Set<ParamKey>((['resolution', 'ratio', 'size'] as const).filter((k) => defaults[k] !== undefined));
-  const fileChecks = new Map<string, boolean>();
-  const ids = new Map<string, ItemSource>();
-  const keys = new Map<string, string>();
-  const outputs = new Map<string, string>();
+  const run: Expansion = {
+    data, ctx, jobValues, nameIsBad: staticNameProblem(data.output.name),
+    unusedDefaults: new Set((['resolution', 'ratio', 'size'] as const).filter((k) => defaults[k] !== undefined)),
+    fileChecks: new Map(), ids: new Map(), keys: new Map(), outputs: new Map(),
+  };
+  if (run.nameIsBad) ctx.errors.push(ctx.pos.error(['output', 'name'], `output name "${data.output.name}" ${run.nameIsBad}`));
   const items: PlanItem[] = [];
   let index = 0;
-
   for (const src of sources) {
-    const { item } = src;
-    if (item.id !== undefined) {
-      const first = ids.get(item.id);
-      if (first) ctx.errors.push(src.locate(['id'], `duplicate id "${item.id}": ${where(first)} has it too`));
-      else ids.set(item.id, src);
-    }
-    const seenCombos = new Set<string>();
+    noteId(run, src);
+    const seen = new Set<string>();
     const droppedReported = new Set<string>();
     for (const fullCombo of combos) {
-      const pick = (k: ParamKey, withModel?: string, combo = fullCombo): { value: Scalar; level: Level } | undefined => {
-        const m = combo.get(k);
-        if (m !== undefined) return { value: m, level: 'matrix' };
-        const own = item[k as keyof typeof item];
-        if (own !== undefined) return { value: own as Scalar, level: 'item' };
-        const me = withModel !== undefined ? models[withModel] : undefined;
-        const mv = me && k !== 'model' ? me[k as Exclude<ParamKey, 'model'>] : undefined;
-        if (mv !== undefined) return { value: mv as Scalar, level: 'model' };
-        const dv = defaults[k];
-        return dv === undefined ? undefined : { value: dv as Scalar, level: 'defaults' };
-      };
-      const model = pick('model')?.value as string | undefined;
+      const model = pickParam(data, src, fullCombo, 'model')?.value as string | undefined;
       if (model === undefined) {
         ctx.errors.push(src.locate([], `${src.label} has no model: set model on the item or in defaults`));
         break;
       }
-      const modelEntry = models[model];
-      const protocol = (pick('protocol', model)?.value ?? 'general') as Protocol;
-      // A matrix parameter the item's protocol does not have is left out for this item (like defaults):
-      // the item is rendered once per combination of the axes that apply to it.
-      const combo = new Map(fullCombo);
-      const dropped = new Map<string, string>();
-      for (const k of combo.keys()) {
-        const only = ONLY[k as ParamKey];
-        if (only && only !== protocol) {
-          combo.delete(k);
-          dropped.set(k, `matrix.${k} does not apply to this item (model ${model}, ${protocol} protocol)`);
-          if (!droppedReported.has(k)) {
-            droppedReported.add(k);
-            warn(ctx, locPath(src), `matrix.${k} does not apply to ${src.label} (model ${model}, ${protocol} protocol): it is rendered once per remaining combination`);
-          }
-        }
-      }
+      const protocol = (pickParam(data, src, fullCombo, 'protocol', model)?.value ?? 'general') as Protocol;
+      const { combo, dropped } = applicableAxes(run, src, fullCombo, model, protocol, droppedReported);
       const signature = [...combo].map(([k, v]) => `${k}=${String(v)}`).join('\u0000');
-      if (seenCombos.has(signature)) continue;
-      seenCombos.add(signature);
+      if (seen.has(signature)) continue;
+      seen.add(signature);
       index++;
-      const request: RenderRequest = { model, protocol, prompt: '', references: [] };
-      let failed = false;
-      for (const k of ['seconds', 'resolution', 'ratio', 'size', 'generate_audio', 'watermark'] as const) {
-        const got = pick(k, model, combo);
-        if (!got) continue;
-        const only = ONLY[k];
-        if (only && only !== protocol) {
-          if (got.level === 'defaults') continue;
-          const msg = `${k} applies only to the ${only} protocol, but `;
-          if (got.level === 'item') ctx.errors.push(src.locate([k], `${msg}this item uses the ${protocol} protocol; ${INSTEAD[k] ?? ''}`));
-          else if (got.level === 'model') ctx.errors.push(ctx.pos.error(['models', model, k], `${msg}model ${model} uses the ${protocol} protocol; ${INSTEAD[k] ?? ''}`));
-          failed = true;
-          continue;
-        }
-        if (got.level === 'defaults') unusedDefaults.delete(k);
-        if (k === 'generate_audio') request.generateAudio = got.value as boolean;
-        else if (k === 'watermark') request.watermark = got.value as boolean;
-        else request[k] = String(got.value);
-      }
-
-      // Placeholder values: built-ins, vars, then items_from columns, then matrix keys.
-      const values = new Map(jobValues);
-      values.set('index', String(index));
-      values.set('model', model);
-      if (item.id !== undefined) values.set('id', item.id);
-      const own: Record<string, string> = {};
-      for (const [k, v] of src.rowVars) {
-        values.set(k, v);
-        own[k] = v;
-      }
-      for (const [k, v] of combo) {
-        values.set(k, String(v));
-        own[k] = String(v);
-      }
-      const noId = new Map(dropped);
-      if (item.id === undefined) noId.set('id', 'this item has no id, and its key is a hash of its prompt; give it an id');
-      const prompt = renderTemplate(item.prompt, values, 'prompt', noId);
-      if (!prompt.ok) {
-        ctx.errors.push(src.locate(['prompt'], prompt.problem));
-        failed = true;
-      } else request.prompt = prompt.value;
-
-      const hashedRefs: { kind: AssetKind; role: string; source: string }[] = [];
-      (item.references ?? []).forEach((ref, j) => {
-        const kind = KINDS.find((k) => ref[k] !== undefined) as AssetKind;
-        const at = ['references', j, kind];
-        const rendered = renderTemplate(ref[kind] as string, values, `a reference`, noId);
-        if (!rendered.ok) {
-          ctx.errors.push(src.locate(at, rendered.problem));
-          failed = true;
-          return;
-        }
-        const written = rendered.value;
-        const sourceKind = classifySource(written);
-        if (!sourceKind) {
-          ctx.errors.push(src.locate(at, `${kind} must be an http(s) URL, a data: URL or a local path, got ${show(written)}`));
-          failed = true;
-          return;
-        }
-        const accepted = modelEntry?.assets;
-        if (accepted && !accepted.includes(kind)) {
-          ctx.errors.push(src.locate(at, `model ${model} does not accept ${kind} references (models.${model}.assets: ${accepted.join(', ') || 'none'})`));
-          failed = true;
-        }
-        if (protocol === 'openai' && kind !== 'image') {
-          ctx.errors.push(src.locate(at, `the openai protocol takes only image references (sent as input_reference), got ${kind}`));
-          failed = true;
-        }
-        let source = written;
-        if (sourceKind === 'local') {
-          source = resolve(ctx.dir, written);
-          let exists = fileChecks.get(source);
-          if (exists === undefined) {
-            exists = ctx.fs.isFile(source);
-            fileChecks.set(source, exists);
-          }
-          if (!exists) {
-            ctx.errors.push(src.locate(at, `${kind} file "${written}" does not exist (looked for ${source}, relative to the job file)`));
-            failed = true;
-          }
-        }
-        const role = ref.role ?? `reference_${kind}`;
-        const asset: ReferenceAsset = { kind, role, source, local: sourceKind === 'local' };
-        request.references.push(asset);
-        hashedRefs.push({ kind, role, source: written });
-      });
-      if (protocol === 'openai' && hashedRefs.filter((r) => r.kind === 'image').length > 1 && seenCombos.size === 1) {
-        warn(ctx, locPath(src), `${src.label}: the openai protocol uploads only the first reference image; the others are ignored`);
-      }
-      if (failed) continue;
-
-      const key = item.id !== undefined
-        ? (combo.size > 0 ? `${item.id}.${comboSuffix([...combo.values()])}` : item.id)
-        : shortHash({ ...request, references: hashedRefs });
-      values.set('id', item.id ?? key);
-      const firstKey = keys.get(key);
-      if (firstKey !== undefined && item.id !== undefined && ids.get(item.id) !== src) continue; // reported as a duplicate id
-      if (firstKey !== undefined) {
-        ctx.errors.push(src.locate([], item.id !== undefined
-          ? `${src.label} has the same key "${key}" as ${firstKey}`
-          : `${src.label} renders exactly the same request as ${firstKey} (same model, prompt, parameters and references); remove one or give each an id`));
-        continue;
-      }
-      keys.set(key, where(src));
-
-      const name = renderTemplate(outputName, values, 'output.name', dropped);
-      if (!name.ok) {
-        ctx.errors.push(ctx.pos.error(['output', 'name'], name.problem));
-        continue;
-      }
-      if (!nameIsBad) {
-        const problem = outputNameProblem(name.value);
-        if (problem) {
-          ctx.errors.push(src.locate([], `output name "${name.value}" of ${src.label} ${problem}`));
-          continue;
-        }
-      }
-      const firstOut = outputs.get(name.value);
-      if (firstOut !== undefined) {
-        ctx.errors.push(src.locate([], `${src.label} would write the same output "${name.value}" as ${firstOut}; make output.name unique, e.g. with {index} or {id}`));
-        continue;
-      }
-      outputs.set(name.value, where(src));
-      const planItem: PlanItem = { key, index, request, outputName: name.value };
-      if (item.id !== undefined) planItem.id = item.id;
-      if (Object.keys(own).length > 0) planItem.vars = own;
-      items.push(planItem);
+      const item = expandVariant(run, { src, index, model, protocol, combo, dropped, first: seen.size === 1 });
+      if (item) items.push(item);
     }
   }
-  for (const k of unusedDefaults) {
+  for (const k of run.unusedDefaults) {
     warn(ctx, ['defaults', k], `defaults.${k} is not used by any item: each sets its own (or the matrix does), or uses a protocol without ${k} (${k} is ${ONLY[k] ?? ''} only)`);
   }
   return items;
+}
+
+function noteId(run: Expansion, src: ItemSource): void {
+  const { id } = src.item;
+  if (id === undefined) return;
+  const first = run.ids.get(id);
+  if (first) run.ctx.errors.push(src.locate(['id'], `duplicate id "${id}": ${where(first)} has it too`));
+  else run.ids.set(id, src);
+}
+
+/** A parameter's value and where it was set: matrix, then the item, its model's entry, defaults. */
+function pickParam(data: JobFileData, src: ItemSource, combo: ReadonlyMap<string, Scalar>, k: ParamKey, model?: string): { value: Scalar; level: Level } | undefined {
+  const fromMatrix = combo.get(k);
+  if (fromMatrix !== undefined) return { value: fromMatrix, level: 'matrix' };
+  const own = src.item[k as keyof typeof src.item];
+  if (own !== undefined) return { value: own as Scalar, level: 'item' };
+  const entry = model !== undefined ? data.models?.[model] : undefined;
+  const fromModel = entry && k !== 'model' ? entry[k as Exclude<ParamKey, 'model'>] : undefined;
+  if (fromModel !== undefined) return { value: fromModel as Scalar, level: 'model' };
+  const fromDefaults = data.defaults?.[k];
+  return fromDefaults === undefined ? undefined : { value: fromDefaults as Scalar, level: 'defaults' };
+}
+
+/**
+ * A matrix parameter the item's protocol does not have is left out for this item (like defaults):
+ * the item is rendered once per combination of the axes that apply to it.
+ */
+function applicableAxes(run: Expansion, src: ItemSource, fullCombo: ReadonlyMap<string, Scalar>, model: string, protocol: Protocol, reported: Set<string>) {
+  const combo = new Map(fullCombo);
+  const dropped = new Map<string, string>();
+  for (const k of combo.keys()) {
+    const only = ONLY[k as ParamKey];
+    if (!only || only === protocol) continue;
+    combo.delete(k);
+    dropped.set(k, `matrix.${k} does not apply to this item (model ${model}, ${protocol} protocol)`);
+    if (!reported.has(k)) {
+      reported.add(k);
+      warn(run.ctx, locPath(src), `matrix.${k} does not apply to ${src.label} (model ${model}, ${protocol} protocol): it is rendered once per remaining combination`);
+    }
+  }
+  return { combo, dropped };
+}
+
+/** The plan item of one variant, or undefined after reporting why it cannot be one. */
+function expandVariant(run: Expansion, v: Variant): PlanItem | undefined {
+  const { src } = v;
+  const { item } = src;
+  const request: RenderRequest = { model: v.model, protocol: v.protocol, prompt: '', references: [] };
+  let ok = applyParams(run, v, request);
+  const { values, own } = placeholderValues(run, v);
+  const noId = new Map(v.dropped);
+  if (item.id === undefined) noId.set('id', 'this item has no id, and its key is a hash of its prompt; give it an id');
+  const prompt = renderTemplate(item.prompt, values, 'prompt', noId);
+  if (prompt.ok) request.prompt = prompt.value;
+  else {
+    run.ctx.errors.push(src.locate(['prompt'], prompt.problem));
+    ok = false;
+  }
+  const hashedRefs = addReferences(run, v, values, noId, request);
+  if (!hashedRefs || !ok) return undefined;
+
+  const key = item.id !== undefined
+    ? (v.combo.size > 0 ? `${item.id}.${comboSuffix([...v.combo.values()])}` : item.id)
+    : shortHash({ ...request, references: hashedRefs });
+  values.set('id', item.id ?? key);
+  if (!claimKey(run, src, key)) return undefined;
+  const outputName = claimOutputName(run, v, values);
+  if (outputName === undefined) return undefined;
+  const planItem: PlanItem = { key, index: v.index, request, outputName };
+  if (item.id !== undefined) planItem.id = item.id;
+  if (Object.keys(own).length > 0) planItem.vars = own;
+  return planItem;
+}
+
+/** Sets the request's parameters; false when one does not fit the item's protocol. */
+function applyParams(run: Expansion, v: Variant, request: RenderRequest): boolean {
+  let ok = true;
+  for (const k of ['seconds', 'resolution', 'ratio', 'size', 'generate_audio', 'watermark'] as const) {
+    const got = pickParam(run.data, v.src, v.combo, k, v.model);
+    if (!got) continue;
+    const only = ONLY[k];
+    if (only && only !== v.protocol) {
+      if (got.level === 'defaults') continue;
+      const msg = `${k} applies only to the ${only} protocol, but `;
+      if (got.level === 'item') run.ctx.errors.push(v.src.locate([k], `${msg}this item uses the ${v.protocol} protocol; ${INSTEAD[k] ?? ''}`));
+      else if (got.level === 'model') run.ctx.errors.push(run.ctx.pos.error(['models', v.model, k], `${msg}model ${v.model} uses the ${v.protocol} protocol; ${INSTEAD[k] ?? ''}`));
+      ok = false;
+      continue;
+    }
+    if (got.level === 'defaults') run.unusedDefaults.delete(k);
+    if (k === 'generate_audio') request.generateAudio = got.value as boolean;
+    else if (k === 'watermark') request.watermark = got.value as boolean;
+    else request[k] = String(got.value);
+  }
+  return ok;
+}
+
+/** Placeholder values: built-ins, vars, then items_from columns, then matrix keys; `own` are the item's. */
+function placeholderValues(run: Expansion, v: Variant) {
+  const values = new Map(run.jobValues);
+  values.set('index', String(v.index));
+  values.set('model', v.model);
+  if (v.src.item.id !== undefined) values.set('id', v.src.item.id);
+  const own: Record<string, string> = {};
+  for (const [k, value] of [...v.src.rowVars, ...[...v.combo].map(([ck, cv]) => [ck, String(cv)] as const)]) {
+    values.set(k, value);
+    own[k] = value;
+  }
+  return { values, own };
+}
+
+/** Adds the item's references to the request; their written form (for the key), or undefined on a problem. */
+function addReferences(run: Expansion, v: Variant, values: ReadonlyMap<string, string>, noId: ReadonlyMap<string, string>, request: RenderRequest) {
+  const { ctx } = run;
+  const { src, model, protocol } = v;
+  const hashed: { kind: AssetKind; role: string; source: string }[] = [];
+  let ok = true;
+  const problem = (at: (string | number)[], message: string) => {
+    ctx.errors.push(src.locate(at, message));
+    ok = false;
+  };
+  (src.item.references ?? []).forEach((ref, j) => {
+    const kind = KINDS.find((k) => ref[k] !== undefined) as AssetKind;
+    const at = ['references', j, kind];
+    const rendered = renderTemplate(ref[kind] as string, values, `a reference`, noId);
+    if (!rendered.ok) return problem(at, rendered.problem);
+    const written = rendered.value;
+    const sourceKind = classifySource(written);
+    if (!sourceKind) return problem(at, `${kind} must be an http(s) URL, a data: URL or a local path, got ${show(written)}`);
+    const accepted = run.data.models?.[model]?.assets;
+    if (accepted && !accepted.includes(kind)) {
+      problem(at, `model ${model} does not accept ${kind} references (models.${model}.assets: ${accepted.join(', ') || 'none'})`);
+    }
+    if (protocol === 'openai' && kind !== 'image') problem(at, `the openai protocol takes only image references (sent as input_reference), got ${kind}`);
+    let source = written;
+    if (sourceKind === 'local') {
+      source = resolve(ctx.dir, written);
+      if (!localFileExists(run, source)) problem(at, `${kind} file "${written}" does not exist (looked for ${source}, relative to the job file)`);
+    }
+    const role = ref.role ?? `reference_${kind}`;
+    const asset: ReferenceAsset = { kind, role, source, local: sourceKind === 'local' };
+    request.references.push(asset);
+    hashed.push({ kind, role, source: written });
+  });
+  if (protocol === 'openai' && hashed.filter((r) => r.kind === 'image').length > 1 && v.first) {
+    warn(ctx, locPath(src), `${src.label}: the openai protocol uploads only the first reference image; the others are ignored`);
+  }
+  return ok ? hashed : undefined;
+}
+
+function localFileExists(run: Expansion, path: string): boolean {
+  let exists = run.fileChecks.get(path);
+  if (exists === undefined) {
+    exists = run.ctx.fs.isFile(path);
+    run.fileChecks.set(path, exists);
+  }
+  return exists;
+}
+
+/** Records the item's key; false when another item has it (reported, unless as a duplicate id). */
+function claimKey(run: Expansion, src: ItemSource, key: string): boolean {
+  const { id } = src.item;
+  const firstKey = run.keys.get(key);
+  if (firstKey === undefined) {
+    run.keys.set(key, where(src));
+    return true;
+  }
+  if (id !== undefined && run.ids.get(id) !== src) return false; // reported as a duplicate id
+  run.ctx.errors.push(src.locate([], id !== undefined
+    ? `${src.label} has the same key "${key}" as ${firstKey}`
+    : `${src.label} renders exactly the same request as ${firstKey} (same model, prompt, parameters and references); remove one or give each an id`));
+  return false;
+}
+
+/** The item's output name, checked and unique; undefined after reporting a problem. */
+function claimOutputName(run: Expansion, v: Variant, values: ReadonlyMap<string, string>): string | undefined {
+  const { ctx } = run;
+  const { src } = v;
+  const name = renderTemplate(run.data.output.name, values, 'output.name', v.dropped);
+  if (!name.ok) {
+    ctx.errors.push(ctx.pos.error(['output', 'name'], name.problem));
+    return undefined;
+  }
+  const problem = run.nameIsBad ? undefined : outputNameProblem(name.value);
+  if (problem) {
+    ctx.errors.push(src.locate([], `output name "${name.value}" of ${src.label} ${problem}`));
+    return undefined;
+  }
+  const firstOut = run.outputs.get(name.value);
+  if (firstOut !== undefined) {
+    ctx.errors.push(src.locate([], `${src.label} would write the same output "${name.value}" as ${firstOut}; make output.name unique, e.g. with {index} or {id}`));
+    return undefined;
+  }
+  run.outputs.set(name.value, where(src));
+  return name.value;
 }
 
 function where(src: ItemSource): string {

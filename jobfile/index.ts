@@ -1,7 +1,8 @@
 // Job file -> validated, expanded plan. See /spec/jobfile.md for the format.
 import type { JobFileError } from './plan';
 
-export { loadJobFile, parseJobFile, localDate, type LoadResult, type LoadOptions } from './load';
+export { loadJobFile, parseJobFile, type LoadResult, type LoadOptions } from './load';
+export { dateIn } from './run-date';
 export { jobFileSchema, type JobFileInput, type JobFileData } from './schema';
 export { describeCron } from './cron';
 export type * from './plan';

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { type Ctx, type FileAccess, nodeFiles } from './context';
+import { dateIn } from './run-date';
 import { expandItems } from './expand';
 import { issuesToErrors, parseOptions } from './issues';
 import type { JobFileError, Plan } from './plan';
@@ -21,11 +22,6 @@ export interface LoadOptions {
   runDate?: string;
   /** File access (tests); default: the real file system. */
   files?: FileAccess;
-}
-
-export function localDate(d = new Date()): string {
-  const p = (n: number): string => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
 }
 
 function byPosition(a: JobFileError, b: JobFileError, jobFile: string): number {
@@ -94,7 +90,7 @@ export async function loadJobFile(path: string, options: LoadOptions = {}): Prom
 /** Same as loadJobFile, for text already in memory (`path` locates relative files and names errors). */
 export function parseJobFile(text: string, path: string, options: LoadOptions = {}): LoadResult {
   const file = path;
-  const runDate = options.runDate ?? localDate();
+  const runDate = options.runDate ?? dateIn(Date.now());
   if (!/^\d{4}-\d{2}-\d{2}$/.test(runDate)) {
     return { ok: false, errors: [{ file, line: 0, column: 0, message: `run date must be YYYY-MM-DD, got "${runDate}"` }], warnings: [] };
   }

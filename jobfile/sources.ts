@@ -3,7 +3,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Ctx } from './context';
 import { issuesToErrors, parseOptions } from './issues';
-import { formatOf, parseRows, type Row } from './itemsFrom';
+import { formatOf, parseRows, type Row } from './items-from';
 import type { JobFileError } from './plan';
 import type { Anchor, Path } from './positions';
 import { type ItemInput, ITEM_KEYS, itemSchema, type JobFileData } from './schema';

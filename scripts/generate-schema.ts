@@ -2,7 +2,7 @@
 // `--check`: write nothing, exit 1 when the committed file is out of date (CI).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { jobJsonSchemaText } from '../jobfile/jsonSchema';
+import { jobJsonSchemaText } from '../jobfile/json-schema';
 
 const target = join(__dirname, '..', 'schema', 'job.schema.json');
 const wanted = jobJsonSchemaText();

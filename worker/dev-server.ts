@@ -6,7 +6,7 @@ import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSyn
 import { createServer, createConnection } from 'node:net';
 import { join } from 'node:path';
 import { projectRoot } from './bundle';
-import { InfrastructureError } from './errors';
+import { TemporalUnavailableError } from './errors';
 import { ensureWritableDir } from './state-dir';
 
 export interface DevServer {
@@ -76,7 +76,7 @@ export function temporalCliPath(env: NodeJS.ProcessEnv = process.env): string {
       encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'],
     }).trim();
   } catch {
-    throw new InfrastructureError(
+    throw new TemporalUnavailableError(
       'cannot provide the Temporal CLI: install Go and run `npm run setup`, put `temporal` on PATH ' +
       '(or set TEMPORAL_CLI_PATH), or set TEMPORAL_ADDRESS to a running Temporal service');
   }
@@ -107,11 +107,11 @@ async function waitUntilAnswering(port: number, pid: number, logFile: string, ti
     if (await portAnswers(port)) return;
     if (!alive(pid)) {
       const log = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
-      throw new InfrastructureError(`the Temporal development server exited during start-up. Its log (${logFile}):\n${log}`);
+      throw new TemporalUnavailableError(`the Temporal development server exited during start-up. Its log (${logFile}):\n${log}`);
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new InfrastructureError(`the Temporal development server did not answer on 127.0.0.1:${port} within ${timeoutMs / 1000} s (log: ${logFile})`);
+  throw new TemporalUnavailableError(`the Temporal development server did not answer on 127.0.0.1:${port} within ${timeoutMs / 1000} s (log: ${logFile})`);
 }
 
 function stopper(record: ServerRecord, recordFile: string): () => Promise<void> {
@@ -150,7 +150,7 @@ export async function ensureDevServer(options: DevServerOptions): Promise<DevSer
   const port = options.port ?? (await freePort(existing?.port ?? 7233));
   const uiPort = options.uiPort ?? (await freePort(existing?.uiPort ?? 8233));
   if (options.port && !(await portFree(options.port))) {
-    throw new InfrastructureError(`port ${options.port} for the Temporal development server is taken: choose another with --port`);
+    throw new TemporalUnavailableError(`port ${options.port} for the Temporal development server is taken: choose another with --port`);
   }
   const logFile = join(dir, 'server.log');
   const logFd = openSync(logFile, 'a');
@@ -163,7 +163,7 @@ export async function ensureDevServer(options: DevServerOptions): Promise<DevSer
   ], { stdio: ['ignore', logFd, logFd], detached: true });
   closeSync(logFd);
   child.unref();
-  if (child.pid === undefined) throw new InfrastructureError('could not start the Temporal development server');
+  if (child.pid === undefined) throw new TemporalUnavailableError('could not start the Temporal development server');
   const record: ServerRecord = { pid: child.pid, ownerPid: process.pid, foreground: !!options.foreground, port, uiPort };
   writeRecord(recordFile, record);
   await waitUntilAnswering(port, child.pid, logFile, options.startTimeoutMs ?? 60_000);

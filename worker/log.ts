@@ -6,13 +6,6 @@ import pino from 'pino';
 import { redact } from '../gateway/redact';
 import { stateDirectory } from './state-dir';
 
-const secrets: string[] = [];
-
-/** Literal secret values (the key read from the environment) scrubbed from every line. */
-export function registerSecret(value: string): void {
-  if (value && !secrets.includes(value)) secrets.push(value);
-}
-
 function createLogger(): pino.Logger {
   const dir = join(stateDirectory(), 'logs');
   let destination: pino.DestinationStream;
@@ -32,11 +25,11 @@ function createLogger(): pino.Logger {
       hooks: {
         // Messages and string fields are scrubbed for key-looking text as well.
         logMethod(args, method) {
-          method.apply(this, args.map((a) => (typeof a === 'string' ? redact(a, secrets) : a)) as Parameters<typeof method>);
+          method.apply(this, args.map((a) => (typeof a === 'string' ? redact(a) : a)) as Parameters<typeof method>);
         },
       },
       formatters: {
-        log: (object) => JSON.parse(redact(JSON.stringify(object), secrets)) as Record<string, unknown>,
+        log: (object) => JSON.parse(redact(JSON.stringify(object))) as Record<string, unknown>,
       },
     },
     pino.multistream(streams),

@@ -1,7 +1,7 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { InfrastructureError } from './errors';
+import { TemporalUnavailableError } from './errors';
 
 /** `$REELFLOW_STATE_DIR`, default `~/.local/state/reelflow` (XDG state home when set). */
 export function stateDirectory(env: NodeJS.ProcessEnv = process.env): string {
@@ -18,7 +18,7 @@ export function ensureWritableDir(dir: string, purpose: string): string {
     return dir;
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new InfrastructureError(
+    throw new TemporalUnavailableError(
       `the ${purpose} ${dir} is not writable (${reason}): set REELFLOW_STATE_DIR to a writable directory`,
     );
   }

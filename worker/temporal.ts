@@ -4,11 +4,9 @@ import { Client, Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
 import { ensureDevServer, type DevServer } from './dev-server';
-import { InfrastructureError } from './errors';
+import { TemporalUnavailableError } from './errors';
 import { log } from './log';
 import { stateDirectory } from './state-dir';
-
-export const TASK_QUEUE = process.env.REELFLOW_TASK_QUEUE ?? 'reelflow';
 
 export interface TemporalTarget {
   address: string;
@@ -38,7 +36,7 @@ export async function resolveTemporal(options: { startEmbedded?: boolean } = {})
   }
   const stateDir = stateDirectory(env);
   if (options.startEmbedded === false) {
-    throw new InfrastructureError('no Temporal service configured: set TEMPORAL_ADDRESS, or run `reelflow server`');
+    throw new TemporalUnavailableError('no Temporal service configured: set TEMPORAL_ADDRESS, or run `reelflow server`');
   }
   const server = await ensureDevServer({ stateDir });
   return {
@@ -55,7 +53,7 @@ async function withConnectRetries<T>(target: TemporalTarget, connect: () => Prom
       return await connect();
     } catch (error) {
       if (Date.now() > deadline) {
-        throw new InfrastructureError(
+        throw new TemporalUnavailableError(
           `cannot reach ${target.description}: ${(error as Error).message}. ` +
           'Check TEMPORAL_ADDRESS (and TEMPORAL_NAMESPACE, TLS, API key), or unset it to use the embedded server.');
       }

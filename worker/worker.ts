@@ -5,12 +5,11 @@ import * as activities from '../activities/definitions';
 import { closeActivityResources } from '../activities/context';
 import { workflowSource } from './bundle';
 import { log } from './log';
-import { TASK_QUEUE } from './temporal';
 
 export interface WorkerOptions {
   connection: NativeConnection;
   namespace: string;
-  taskQueue?: string;
+  taskQueue: string;
   /** Concurrent activities (HTTP calls, downloads). */
   maxActivities?: number;
   /** Concurrent workflow tasks. */
@@ -40,7 +39,7 @@ export async function createReelflowWorker(options: WorkerOptions): Promise<Work
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
-    taskQueue: options.taskQueue ?? TASK_QUEUE,
+    taskQueue: options.taskQueue,
     ...workflowSource(),
     activities,
     maxConcurrentActivityTaskExecutions: options.maxActivities ?? 200,

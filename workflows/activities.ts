@@ -6,7 +6,7 @@ import type * as activities from '../activities/definitions';
 /** Pure bookkeeping on the worker: plan pages. Safe to retry. */
 export const bookkeeping = proxyActivities<typeof activities>({
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10, nonRetryableErrorTypes: ['JobFileChanged', 'JobFileInvalid'] },
+  retry: { initialInterval: '1s', maximumInterval: '30s', maximumAttempts: 10 },
 });
 
 /**

@@ -6,6 +6,7 @@ import {
   getExternalWorkflowHandle, setHandler, sleep, startChild, workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { FailureType, JOB_FATAL_FAILURES } from '../activities/failure-types';
 import { bookkeeping } from './activities';
 import { renderWorkflowId } from './ids';
 import { RenderWorkflow, itemDoneSignal } from './render';
@@ -19,7 +20,6 @@ const PAGE_SIZE = 100;
 /** Default bound on events per run, well under Temporal's 50k and the 10k this project allows. */
 const HISTORY_BUDGET = 8_000;
 const MEDIAN_WINDOW = 25;
-const FATAL_FOR_JOB = new Set(['auth', 'missing_key']);
 
 function emptyCounts(): StateCounts {
   return { succeeded: 0, failed: 0, timed_out: 0, canceled: 0, unknown: 0, skipped: 0 };
@@ -56,7 +56,7 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
     if (outcome.state !== 'succeeded') {
       carry.recentFailures.push(outcome);
       if (carry.recentFailures.length > 20) carry.recentFailures.shift();
-      if (outcome.error && FATAL_FOR_JOB.has(outcome.error.kind) && !carry.fatal) carry.fatal = outcome.error.message;
+      if (outcome.error && JOB_FATAL_FAILURES.has(outcome.error.kind) && !carry.fatal) carry.fatal = outcome.error.message;
     }
   };
 
@@ -94,7 +94,7 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError) return;
       settle(childId, { key: item.key, index: item.index, model: item.request.model, state: 'failed',
-        error: { kind: 'start_failed', message: `could not start the item's workflow: ${(error as Error).message}` } });
+        error: { kind: FailureType.startFailed, message: `could not start the item's workflow: ${(error as Error).message}` } });
       return;
     }
     const earlyOutcome = early.get(childId);

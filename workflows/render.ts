@@ -7,7 +7,9 @@ import {
 import type { ManifestRow } from '../storage/manifest';
 import { gatewayActivities, recording } from './activities';
 import { nextPollDelay, type ProgressSample } from './polling';
-import { CREATE_NOT_SENT, type ItemEndState, type ItemOutcome, type RenderInput, type RenderStatus, type TaskCheck } from './types';
+import { FailureType } from '../activities/failure-types';
+import type { TaskCheck } from '../activities/render';
+import type { ItemEndState, ItemOutcome, RenderInput, RenderStatus } from './types';
 
 export const itemStatusQuery = defineQuery<RenderStatus>('itemStatus');
 export const itemDoneSignal = defineSignal<[ItemOutcome]>('itemDone');
@@ -23,15 +25,15 @@ function endFromFailure(error: unknown, during: string): ItemEnded {
   const failure = error instanceof ActivityFailure ? error.cause : error;
   if (failure instanceof ApplicationFailure) {
     const kind = failure.type ?? 'error';
-    const state: ItemEndState = kind === 'ambiguous_create' ? 'unknown' : 'failed';
+    const state: ItemEndState = kind === FailureType.ambiguousCreate ? 'unknown' : 'failed';
     return new ItemEnded(state, kind, failure.message);
   }
   if (failure instanceof TimeoutFailure) {
     // A create that timed out may have reached the gateway: its outcome is unknown.
     const state: ItemEndState = during === 'create' ? 'unknown' : 'failed';
-    return new ItemEnded(state, 'activity_timeout', `${during} did not finish in time (${failure.timeoutType})`);
+    return new ItemEnded(state, FailureType.activityTimeout, `${during} did not finish in time (${failure.timeoutType})`);
   }
-  return new ItemEnded('failed', 'error', `${during}: ${(failure as Error | undefined)?.message ?? String(error)}`);
+  return new ItemEnded('failed', FailureType.error, `${during}: ${(failure as Error | undefined)?.message ?? String(error)}`);
 }
 
 /** For `.catch`: a failed call ends the item; a cancellation (the job is being canceled) stays one. */
@@ -67,7 +69,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     const deadline = created.createdAt + settings.polling.timeoutMs;
     for (;;) {
       const now = Date.now();
-      if (now >= deadline) throw new ItemEnded('timed_out', 'timed_out', `not finished after ${settings.polling.timeoutMs / 1000} s (polling.timeout)`);
+      if (now >= deadline) throw new ItemEnded('timed_out', FailureType.timedOut, `not finished after ${settings.polling.timeoutMs / 1000} s (polling.timeout)`);
       const delay = nextPollDelay({
         initialMs: settings.polling.initialMs, maxMs: settings.polling.maxMs, checks: status.polls,
         elapsedMs: now - created.createdAt, progress: check?.progress, firstProgress, serverHintMs: check?.pollAfterMs,
@@ -85,7 +87,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       }
       status.baseUrl = check.baseUrl;
       if (check.state === 'succeeded') break;
-      if (check.state === 'failed') throw new ItemEnded('failed', 'render_failed', check.failReason || 'the gateway reported the render as failed');
+      if (check.state === 'failed') throw new ItemEnded('failed', FailureType.renderFailed, check.failReason || 'the gateway reported the render as failed');
     }
     renderMs = Date.now() - created.createdAt;
     status.phase = 'downloading';
@@ -95,7 +97,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     status.baseUrl = download.baseUrl;
   } catch (error) {
     if (isCancellation(error)) {
-      ended = new ItemEnded('canceled', 'canceled', status.phase === 'creating'
+      ended = new ItemEnded('canceled', FailureType.canceled, status.phase === 'creating'
         ? 'the job was canceled while the create was in flight: the gateway may have started (and billed) this render'
         : 'the job was canceled');
     }
@@ -135,7 +137,7 @@ const UNSENT_CREATE_RETRIES = 5;
  */
 function createProvablyNotSent(error: unknown): boolean {
   const failure = error instanceof ActivityFailure ? error.cause : undefined;
-  if (failure instanceof ApplicationFailure) return failure.type === CREATE_NOT_SENT;
+  if (failure instanceof ApplicationFailure) return failure.type === FailureType.createNotSent;
   return failure instanceof TimeoutFailure && failure.lastHeartbeatDetails === undefined;
 }
 
@@ -158,7 +160,7 @@ async function createWithPolicy(input: RenderInput, prompt: string, calls: Retur
       if (isCancellation(error)) throw error;
       if (marked && createProvablyNotSent(error)) {
         if (unsent >= UNSENT_CREATE_RETRIES) {
-          throw new ItemEnded('failed', CREATE_NOT_SENT, `the create was never sent, in ${unsent + 1} tries (the last ${describe(error)})`);
+          throw new ItemEnded('failed', FailureType.createNotSent, `the create was never sent, in ${unsent + 1} tries (the last ${describe(error)})`);
         }
         unsent += 1;
         log.warn('create sent nothing; creating again', { key: input.item.key, reason: describe(error), retry: unsent });

@@ -1,6 +1,8 @@
-// Shapes that cross the workflow/activity boundary. Types only: they travel through workflow
+// The workflows' own shapes: their inputs, results, queries and what continue-as-new carries.
+// Activity inputs and outputs live beside the activities. Types only: they travel through workflow
 // history, so they hold paths, keys and settings, never file contents or secrets.
-import type { JobSettings, PlanItem, Protocol } from '../jobfile/plan';
+import type { PreparedJob } from '../activities/plan';
+import type { JobSettings, PlanItem } from '../jobfile/plan';
 import type { ItemEndState } from '../storage/manifest';
 
 export type { ItemEndState };
@@ -16,14 +18,6 @@ export interface JobInput {
   historyBudget?: number;
   /** Carried across continue-as-new; absent on the first run. */
   carry?: JobCarry;
-}
-
-export interface PreparedJob {
-  settings: JobSettings;
-  runDate: string;
-  /** Digest of the expanded plan: pages are read against it, so an edited job file is noticed. */
-  digest: string;
-  itemCount: number;
 }
 
 export type StateCounts = Record<ItemEndState, number> & { skipped: number };
@@ -93,46 +87,4 @@ export interface RenderStatus {
   progress?: number;
   polls: number;
   createdAt?: number;
-}
-
-export interface CreatedTaskInfo {
-  taskId: string;
-  baseUrl: string;
-  createdAt: number;
-}
-
-/**
- * Heartbeat details a create activity has the server record before it sends anything (see
- * activities/create-marker.ts): a create that timed out without them provably sent nothing.
- */
-export interface CreateSendingDetails {
-  createMaySend: true;
-}
-
-/** ApplicationFailure type of a create activity that stopped before sending anything. */
-export const CREATE_NOT_SENT = 'create_not_sent';
-
-export interface TaskCheck {
-  state: 'pending' | 'running' | 'succeeded' | 'failed' | 'unknown';
-  baseUrl: string;
-  progress?: number;
-  resultUrl?: string;
-  failReason?: string;
-  pollAfterMs?: number;
-}
-
-export interface DownloadInput {
-  settings: JobSettings;
-  taskId: string;
-  protocol: Protocol;
-  resultUrl?: string;
-  outputName: string;
-}
-
-export interface DownloadedVideo {
-  file: string;
-  location: string;
-  bytes: number;
-  sha256: string;
-  baseUrl: string;
 }

@@ -9,7 +9,8 @@ import { startSimulator, type SimHandleExt, type SimOptionsExt } from '../../sim
 import { reelflowBin } from '../../test/support/cli';
 import { tempDir, writeJob, type JobSpec } from '../../test/support/jobs';
 import { startTestTemporal, type TestTemporal } from '../../test/support/temporal';
-import { connectClient, TASK_QUEUE } from '../../worker/temporal';
+import { TASK_QUEUE } from '../../cli/task-queue';
+import { connectClient } from '../../worker/temporal';
 import { jobWorkflowId } from '../../workflows/ids';
 import type { JobInput, JobResult } from '../../workflows/types';
 import type { ManifestRow } from '../../storage/manifest';

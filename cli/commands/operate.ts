@@ -2,7 +2,9 @@
 import type { Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import type { ManifestRow } from '../../storage/manifest';
-import type { JobProgress, JobResult, RenderStatus } from '../../workflows/types';
+import { JobWorkflow, cancelSignal, progressQuery } from '../../workflows/job';
+import type { RenderStatus } from '../../workflows/types';
+import { UsageError } from '../errors';
 import { loadPlanOrExplain, resolveJob } from '../job-ref';
 import { createOutput, formatBytes, type Output } from '../output';
 import { itemStatuses, summaryLine } from '../progress';
@@ -38,7 +40,7 @@ export function registerOperateCommands(program: Command): void {
     .option('--format <format>', 'table | json | csv', 'table')
     .action(async (target: string, options: { format: string }) => {
       if (!['table', 'json', 'csv'].includes(options.format)) {
-        throw Object.assign(new Error(`--format must be table, json or csv, got "${options.format}"`), { exitCode: 2 });
+        throw new UsageError(`--format must be table, json or csv, got "${options.format}"`);
       }
       const outcome = await readOutcome(await planFor(target));
       const rows = outcome.rows;
@@ -56,16 +58,16 @@ export function registerOperateCommands(program: Command): void {
       const session = await openSession({ worker: true });
       try {
         const job = await resolveJob(session.client, target);
-        const handle = session.client.workflow.getHandle(job.workflowId);
+        const handle = session.client.workflow.getHandle<typeof JobWorkflow>(job.workflowId);
         const described = await handle.describe();
         if (described.status.name !== 'RUNNING') {
           process.stderr.write(`${job.workflowId} is not running (${described.status.name.toLowerCase()}): nothing to cancel\n`);
           return;
         }
-        await handle.signal('cancel');
+        await handle.signal(cancelSignal);
         process.stderr.write(`${job.workflowId}: cancel requested; no new creations, in-flight items end as canceled\n`);
         if (!options.wait) return;
-        const result = (await handle.result()) as JobResult;
+        const result = await handle.result();
         process.stderr.write(`${job.workflowId}: stopped (${result.counts.canceled} canceled, ${result.counts.succeeded} succeeded)\n`);
       } finally {
         await session.close();
@@ -75,7 +77,7 @@ export function registerOperateCommands(program: Command): void {
 
 async function listJobs(client: Client, out: Output): Promise<void> {
   const jobs: Array<{ id: string; status: string; started: string; closed: string | null }> = [];
-  for await (const w of client.workflow.list({ query: "WorkflowType = 'JobWorkflow'" })) {
+  for await (const w of client.workflow.list({ query: `WorkflowType = '${JobWorkflow.name}'` })) {
     jobs.push({ id: w.workflowId, status: w.status.name.toLowerCase(), started: w.startTime.toISOString(), closed: w.closeTime?.toISOString() ?? null });
     if (jobs.length >= 20) break;
   }
@@ -88,7 +90,7 @@ async function listJobs(client: Client, out: Output): Promise<void> {
 /** Prints one snapshot; true when the job has ended. */
 async function showStatus(client: Client, job: { workflowId: string; jobFile: string; runDate?: string }, out: Output, watching: boolean): Promise<boolean> {
   const { workflowId } = job;
-  const handle = client.workflow.getHandle(workflowId);
+  const handle = client.workflow.getHandle<typeof JobWorkflow>(workflowId);
   const described = await handle.describe();
   const running = described.status.name === 'RUNNING';
   if (!running) {
@@ -101,7 +103,7 @@ async function showStatus(client: Client, job: { workflowId: string; jobFile: st
     else for (const line of describeOutcome(outcome, job.jobFile)) out.line(line);
     return true;
   }
-  const progress = await handle.query<JobProgress>('progress').catch(() => undefined);
+  const progress = await handle.query(progressQuery).catch(() => undefined);
   if (!progress) {
     out.line(`${workflowId}: running, but no worker answers: start one with \`reelflow run JOB.yaml\` or \`reelflow worker\``);
     return !watching;

@@ -1,6 +1,7 @@
 // `reelflow report JOB.yaml|JOB-ID`: writes report.html beside the job's outputs (spec/cli.md).
 import type { Command } from 'commander';
 import type { ManifestRow } from '../../storage/manifest';
+import { exitCodeFor } from '../errors';
 import { writeReport } from '../report';
 
 export interface ReportCommandDeps {
@@ -14,11 +15,6 @@ interface ReportOptions {
 
 /** File-system failures that mean "the output location is not writable": exit 3 (infrastructure). */
 const NOT_WRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENOTDIR', 'ENOENT']);
-
-function exitCodeOf(error: unknown): number | undefined {
-  const code = (error as { exitCode?: unknown } | null)?.exitCode;
-  return typeof code === 'number' && Number.isInteger(code) && code > 0 ? code : undefined;
-}
 
 function oneLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
@@ -40,8 +36,8 @@ export function registerReportCommand(program: Command, deps: ReportCommandDeps)
       try {
         resolved = await deps.resolveOutput(target);
       } catch (error) {
-        const exitCode = exitCodeOf(error);
-        if (exitCode === undefined) throw error;
+        const exitCode = exitCodeFor(error);
+        if (exitCode === 1) throw error;
         command.error(`reelflow: ${oneLine(error)}`, { exitCode, code: 'reelflow.report' });
       }
       let result: Awaited<ReturnType<typeof writeReport>>;

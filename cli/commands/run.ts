@@ -5,12 +5,13 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { openStorage } from '../../storage';
 import { StorageError } from '../../storage/storage';
-import { InfrastructureError, UsageError } from '../../worker/errors';
+import { InfrastructureError, UsageError } from '../errors';
 import { projectRoot } from '../../worker/bundle';
 import { stateDirectory } from '../../worker/state-dir';
-import { TASK_QUEUE } from '../../worker/temporal';
+import { TASK_QUEUE } from '../task-queue';
 import { jobWorkflowId } from '../../workflows/ids';
-import type { JobInput, JobProgress, JobResult } from '../../workflows/types';
+import { JobWorkflow, progressQuery } from '../../workflows/job';
+import type { JobInput } from '../../workflows/types';
 import type { ItemEndState } from '../../storage/manifest';
 import { loadPlanOrExplain } from '../job-ref';
 import { createOutput } from '../output';
@@ -84,7 +85,7 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
     const running = await session.client.workflow.getHandle(workflowId).describe()
       .then((d) => d.status.name === 'RUNNING', () => false);
     const input: JobInput = { jobFile: plan.jobFile, runDate: plan.runDate, retryStates };
-    const handle = await session.client.workflow.start('JobWorkflow', {
+    const handle = await session.client.workflow.start(JobWorkflow, {
       taskQueue: TASK_QUEUE, workflowId, args: [input],
       workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     });
@@ -103,11 +104,11 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
       return;
     }
 
-    const result = handle.result() as Promise<JobResult>;
+    const result = handle.result();
     let finished = false;
     void result.then(() => { finished = true; }, () => { finished = true; });
     while (!finished && !interrupted) {
-      const progress = await handle.query<JobProgress>('progress').catch(() => undefined);
+      const progress = await handle.query(progressQuery).catch(() => undefined);
       if (progress && !interrupted) await view.render(progress).catch(() => undefined);
       await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, process.stderr.isTTY ? 500 : 1000))]);
     }

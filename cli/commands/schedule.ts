@@ -7,8 +7,8 @@ import {
 } from '@temporalio/client';
 import type { Command } from 'commander';
 import type { Plan, ScheduleSettings } from '../../jobfile/plan';
-import { UsageError } from '../../worker/errors';
-import { TASK_QUEUE } from '../../worker/temporal';
+import { UsageError } from '../errors';
+import { TASK_QUEUE } from '../task-queue';
 import { jobWorkflowId, scheduleId } from '../../workflows/ids';
 import type { JobInput } from '../../workflows/types';
 import { loadPlanOrExplain } from '../job-ref';

@@ -1,6 +1,7 @@
 // `reelflow worker`: a worker for the task queue until interrupted. Start more, anywhere, to scale out.
 import type { Command } from 'commander';
-import { connectWorker, resolveTemporal, TASK_QUEUE } from '../../worker/temporal';
+import { connectWorker, resolveTemporal } from '../../worker/temporal';
+import { TASK_QUEUE } from '../task-queue';
 import { createReelflowWorker, runWorkerUntil } from '../../worker/worker';
 import { connectClient } from '../../worker/temporal';
 
@@ -20,7 +21,7 @@ export function registerWorkerCommand(program: Command): void {
       const target = await resolveTemporal();
       const connection = await connectWorker(target);
       const worker = await createReelflowWorker({
-        connection, namespace: target.namespace,
+        connection, namespace: target.namespace, taskQueue: TASK_QUEUE,
         maxActivities: Number(options.maxActivities), maxWorkflowTasks: Number(options.maxWorkflowTasks),
       });
       process.stderr.write(`reelflow worker: polling task queue "${TASK_QUEUE}" on ${target.description}\n`);

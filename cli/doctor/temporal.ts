@@ -4,7 +4,8 @@
 import { Connection } from '@temporalio/client';
 import { recordedServer, temporalCliPath } from '../../worker/dev-server';
 import { stateDirectory } from '../../worker/state-dir';
-import { resolveTemporal, TASK_QUEUE, usesExternalService, type TemporalTarget } from '../../worker/temporal';
+import { resolveTemporal, usesExternalService, type TemporalTarget } from '../../worker/temporal';
+import { TASK_QUEUE } from '../task-queue';
 import { type Check, fail, ok, PROBE_TIMEOUT_MS, withTimeout } from './check';
 
 const NAME = 'temporal';

@@ -38,6 +38,6 @@ describe('plan activities', () => {
     appendFileSync(jobFile, '  - prompt: "added while running"\n');
     utimesSync(jobFile, new Date(), new Date(Date.now() + 5_000));
     await assert.rejects(page(3), (err: Error & { type?: string }) =>
-      err.type === 'JobFileChanged' && /changed while its job was running/.test(err.message));
+      err.type === 'job_file_changed' && /changed while its job was running/.test(err.message));
   });
 });

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadJobFile } from '../../../jobfile';
-import { jobJsonSchemaText } from '../../../jobfile/jsonSchema';
+import { jobJsonSchemaText } from '../../../jobfile/json-schema';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const JOBS = join(ROOT, 'jobs');

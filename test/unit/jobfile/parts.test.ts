@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { cronProblem, describeCron } from '../../../jobfile/cron';
-import { csvRows, parseCsvCells } from '../../../jobfile/itemsFrom';
+import { csvRows, parseCsvCells } from '../../../jobfile/items-from';
 import { canonicalJson, shortHash } from '../../../jobfile/keys';
 import { renderTemplate } from '../../../jobfile/placeholders';
 import { nearest } from '../../../jobfile/text';
