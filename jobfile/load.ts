@@ -70,7 +70,7 @@ function scanForKeys(value: unknown, path: PropertyKey[], ctx: Ctx): void {
 
 function failure(errors: JobFileError[], warnings: string[], file: string, job?: string): LoadResult {
   const clean = errors.map((e) => ({ ...e, message: cleanMessage(e.message) }));
-  return { ok: false, errors: sortErrors(clean, file), warnings: sortWarnings(warnings), ...(job !== undefined ? { job } : {}) };
+  return { ok: false, errors: sortErrors(clean, file), warnings: sortWarnings(warnings), job };
 }
 
 export async function loadJobFile(path: string, options: LoadOptions = {}): Promise<LoadResult> {

@@ -1,6 +1,6 @@
 // Job-wide settings: gateway, concurrency, polling, retries, output, enhance, schedule.
 import { isAbsolute, resolve } from 'node:path';
-import { describeCron, expandCronMacro } from './cron';
+import { describeCron, splitCronZone } from './cron';
 import { type Ctx, warn } from './context';
 import type { JobSettings, OutputSettings } from './plan';
 import { renderTemplate } from './placeholders';
@@ -57,7 +57,8 @@ function output(data: JobFileData, ctx: Ctx, values: Map<string, string>, explic
     ctx.errors.push(ctx.pos.error(['output', 's3', 'prefix'], 'prefix must not contain ".." segments'));
   }
   if (prefix !== '' && !prefix.endsWith('/')) prefix += '/';
-  const endpoint = o.s3.endpoint === undefined ? undefined : normaliseBaseUrl(o.s3.endpoint).normalised;
+  const check = o.s3.endpoint === undefined ? undefined : normaliseBaseUrl(o.s3.endpoint);
+  const endpoint = check?.ok ? check.normalised : undefined; // the schema has refused invalid ones
   return {
     storage: 's3',
     s3: { bucket: o.s3.bucket, prefix, region: o.s3.region, forcePathStyle: o.s3.force_path_style, ...(endpoint ? { endpoint } : {}) },
@@ -67,7 +68,8 @@ function output(data: JobFileData, ctx: Ctx, values: Map<string, string>, explic
 export function buildSettings(data: JobFileData, ctx: Ctx, values: Map<string, string>, rawOutput: Record<string, unknown>): JobSettings {
   const baseUrls: string[] = [];
   data.gateway.base_urls.forEach((url, i) => {
-    const n = normaliseBaseUrl(url).normalised ?? url;
+    const check = normaliseBaseUrl(url);
+    const n = check.ok ? check.normalised : url; // the schema has reported the problem
     if (n !== url) warn(ctx, ['gateway', 'base_urls', i], `base address "${url}" normalised to "${n}" (reelflow adds the /v1 paths itself)`);
     if (baseUrls.includes(n)) ctx.errors.push(ctx.pos.error(['gateway', 'base_urls', i], `base address "${n}" is listed twice`));
     else baseUrls.push(n);
@@ -82,18 +84,27 @@ export function buildSettings(data: JobFileData, ctx: Ctx, values: Map<string, s
     gateway: { baseUrls, apiKeyEnv: data.gateway.api_key_env, requestTimeoutMs: ms(data.gateway.request_timeout) },
     concurrency: {
       maxInFlight: data.concurrency.max_in_flight,
-      ...(data.concurrency.creates_per_minute !== undefined ? { createsPerMinute: data.concurrency.creates_per_minute } : {}),
+      createsPerMinute: data.concurrency.creates_per_minute,
     },
     polling: { initialMs, maxMs, timeoutMs: ms(data.polling.timeout) },
     retries: { create: data.retries.create, download: data.retries.download },
     output: output(data, ctx, values, (k) => rawOutput[k] !== undefined),
   };
   if (data.enhance) {
-    settings.enhance = { model: data.enhance.model, maxTokens: data.enhance.max_tokens, ...(data.enhance.system !== undefined ? { system: data.enhance.system } : {}) };
+    settings.enhance = { model: data.enhance.model, maxTokens: data.enhance.max_tokens, system: data.enhance.system };
   }
   if (data.schedule) {
-    const { cron, timezone, overlap } = data.schedule;
-    settings.schedule = { cron: expandCronMacro(cron), timezone, overlap, description: describeCron(cron, timezone) };
+    const { cron, timezone: given, overlap } = data.schedule;
+    const { zone, expression } = splitCronZone(cron);
+    // Temporal takes the zone from CRON_TZ= or from the spec's time zone, not from both.
+    if (zone !== undefined && given !== undefined) {
+      ctx.errors.push(ctx.pos.error(['schedule', 'timezone'],
+        `timezone is given twice: the cron starts with ${cron.trim().split(' ')[0]} and timezone is "${given}"; ` +
+        'Temporal takes the zone from one place only, so remove one'));
+    }
+    const timezone = zone ?? given ?? 'UTC';
+    // The zone travels apart from the expression, so Temporal never sees two.
+    settings.schedule = { cron: expression, timezone, overlap, description: describeCron(expression, timezone) };
   }
   return settings;
 }

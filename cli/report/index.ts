@@ -38,7 +38,7 @@ export async function writeReport(input: WriteReportInput): Promise<WriteReportR
   const media = await inspectVideos(input.outputDir, files, tools);
   const html = renderReport({
     job: input.job,
-    ...(input.jobFile !== undefined ? { jobFile: input.jobFile } : {}),
+    jobFile: input.jobFile,
     generatedAt: input.generatedAt ?? new Date(),
     rows: input.rows,
     summary: summarize(input.rows),
