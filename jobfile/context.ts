@@ -1,7 +1,7 @@
 // What the expansion steps share: where to report, and how to reach the file system.
 import { readFileSync, statSync } from 'node:fs';
 import type { JobFileError } from './plan';
-import type { YamlPositions } from './positions';
+import { namingKey, type YamlPositions } from './positions';
 
 /** File access the loader needs; injected so that expansion stays testable without disk. */
 export interface FileAccess {
@@ -46,5 +46,5 @@ export interface Ctx {
 
 export function warn(ctx: Ctx, path: readonly PropertyKey[], message: string): void {
   const at = ctx.pos.at(path);
-  ctx.warnings.push(`${ctx.file}:${at.line}:${at.column}: warning: ${message}`);
+  ctx.warnings.push(`${ctx.file}:${at.line}:${at.column}: warning: ${namingKey(path, message).message}`);
 }

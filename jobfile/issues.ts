@@ -1,7 +1,7 @@
 // zod issues -> positioned errors that say what is allowed.
 import type { z } from 'zod';
 import type { JobFileError } from './plan';
-import type { Anchor, Path } from './positions';
+import { type Anchor, namingKey, type Path } from './positions';
 import { nearest, show } from './text';
 
 /** Message marker for issues without a schema-specific message; issues.ts writes those. */
@@ -49,9 +49,7 @@ export function allowedKeysAt(schema: z.ZodType, path: Path): string[] {
 
 /** `items[2].references[0]` for messages; "the job file" for the root. */
 export function pathLabel(path: Path, root = 'the job file'): string {
-  let out = '';
-  for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : out ? `.${String(seg)}` : String(seg);
-  return out || root;
+  return namingKey(path, '').path ?? root;
 }
 
 function keyLabel(path: Path): string {

@@ -116,5 +116,7 @@ export interface JobFileError {
   file: string;
   line: number;
   column: number;
+  /** The key the problem is about, `items[3].references[0].image`; absent for the file as a whole. */
+  path?: string;
   message: string;
 }

@@ -63,8 +63,23 @@ export class YamlPositions {
   }
 
   error(path: Path, message: string, anchor: Anchor = 'value'): JobFileError {
-    return { file: this.file, ...this.at(path, anchor), message };
+    return { file: this.file, ...this.at(path, anchor), ...namingKey(path, message) };
   }
+}
+
+/**
+ * The message names the key it is about (`defaults.seconds: ...`), unless it already does: it must
+ * read right where the position is lost (a pasted log line, `--json` output).
+ */
+export function namingKey(path: Path, message: string): { path?: string; message: string } {
+  if (path.length === 0) return { message };
+  let label = '';
+  for (const seg of path) label += typeof seg === 'number' ? `[${seg}]` : label ? `.${String(seg)}` : String(seg);
+  if (message.includes(label)) return { path: label, message };
+  // "seconds must be ..." at items[3].seconds reads "items[3].seconds must be ...".
+  const last = path[path.length - 1];
+  if (typeof last === 'string' && message.startsWith(`${last} `)) return { path: label, message: `${label}${message.slice(last.length)}` };
+  return { path: label, message: `${label}: ${message}` };
 }
 
 /** YAML syntax errors in the same form as validation errors. */

@@ -5,7 +5,7 @@ import type { Ctx } from './context';
 import { issuesToErrors, parseOptions } from './issues';
 import { formatOf, parseRows, type Row } from './items-from';
 import type { JobFileError } from './plan';
-import type { Anchor, Path } from './positions';
+import { type Anchor, namingKey, type Path } from './positions';
 import { type ItemInput, ITEM_KEYS, itemSchema, type JobFileData } from './schema';
 import { BUILTIN_PLACEHOLDERS } from './settings';
 import { show } from './text';
@@ -34,7 +34,7 @@ const REFERENCE_COLUMNS = new Set(['image', 'video', 'audio']);
 function rowLocator(file: string, row: Row) {
   return (path: Path, message: string): JobFileError => {
     const at = row.at[String(path[0])] ?? { line: row.line, column: row.column };
-    return { file, ...at, message };
+    return { file, ...at, ...namingKey(path, message) };
   };
 }
 

@@ -76,7 +76,7 @@ export function jsonReport(result: LoadResult): unknown {
     ok: false,
     job: result.job ?? null,
     items: [],
-    errors: result.errors.map((e) => ({ file: e.file, line: e.line, column: e.column, message: e.message })),
+    errors: result.errors.map((e) => ({ file: e.file, line: e.line, column: e.column, path: e.path ?? null, message: e.message })),
     warnings: result.warnings,
   };
 }

@@ -21,12 +21,26 @@ describe('malformed job files', () => {
     });
   }
 
-  it('formats errors as file:line:column: message', async () => {
+  it('every message about a key names that key path, so it reads right without its position', async () => {
+    let named = 0;
+    for (const c of BAD_CASES) {
+      const r = await load(c.yaml, c.files);
+      if (r.ok) continue;
+      for (const e of r.errors) {
+        if (e.path === undefined) continue;
+        assert.ok(e.message.includes(e.path), `${c.rule}: "${e.message}" does not name ${e.path}`);
+        named++;
+      }
+    }
+    assert.ok(named >= 50, `only ${named} errors carried a key path`);
+  });
+
+  it('formats errors as file:line:column: message, the message naming the key path', async () => {
     const r = await load('name: t\ngateway:\n  base_urls: [http://127.0.0.1:8787]\ndefaults:\n  model: m\nitems:\n  - prompt: hi\n    seconds: five\n');
     assert.equal(r.ok, false);
     if (r.ok) return;
     const line = formatJobFileError(r.errors[0] as (typeof r.errors)[number]);
-    assert.match(line, /job\.yaml:8:14: seconds must be a string of digits such as "5", got "five"$/);
+    assert.match(line, /job\.yaml:8:14: items\[0\]\.seconds must be a string of digits such as "5", got "five"$/);
   });
 
   it('errors in an items_from file name that file', async () => {

@@ -59,13 +59,13 @@ describe('reelflow validate', () => {
     assert.equal(doc.ok, false);
     assert.equal(doc.job, 't');
     assert.deepEqual(doc.errors, [
-      { file, line: 7, column: 5, message: "unknown key 'promt', did you mean 'prompt'?" },
-      { file, line: 8, column: 14, message: 'seconds must be a string of digits such as "5", got "five"' },
+      { file, line: 7, column: 5, path: 'items[0].promt', message: "items[0].promt: unknown key 'promt', did you mean 'prompt'?" },
+      { file, line: 8, column: 14, path: 'items[0].seconds', message: 'items[0].seconds must be a string of digits such as "5", got "five"' },
     ]);
     const lines = out.stderr.trim().split('\n');
     assert.deepEqual(lines.slice(0, 2), [
-      `${file}:7:5: unknown key 'promt', did you mean 'prompt'?`,
-      `${file}:8:14: seconds must be a string of digits such as "5", got "five"`,
+      `${file}:7:5: items[0].promt: unknown key 'promt', did you mean 'prompt'?`,
+      `${file}:8:14: items[0].seconds must be a string of digits such as "5", got "five"`,
     ]);
   });
 

@@ -11,7 +11,7 @@ describe('defaults', () => {
     const p = await plan(`${HEAD}items:\n  - prompt: hi\n`);
     assert.equal(p.job, 't');
     assert.deepEqual(p.gateway, { baseUrls: ['http://127.0.0.1:8787'], apiKeyEnv: 'GATEWAY_API_KEY', requestTimeoutMs: 30_000 });
-    assert.deepEqual(p.concurrency, { maxInFlight: 20 });
+    assert.deepEqual(p.concurrency, { maxInFlight: 20, createsPerMinute: undefined });
     assert.deepEqual(p.polling, { initialMs: 10_000, maxMs: 60_000, timeoutMs: 7_200_000 });
     assert.deepEqual(p.retries, { create: 'safe', download: 5 });
     assert.equal(p.output.storage, 'local');
@@ -100,7 +100,7 @@ items:
     const p = await plan('name: t\ngateway:\n  base_urls:\n    - https://gw.example.com/v1/\n    - http://127.0.0.1:8788/\ndefaults:\n  model: Seedance-1-0-PRO-250528\nitems:\n  - prompt: hi\n');
     assert.deepEqual(p.gateway.baseUrls, ['https://gw.example.com', 'http://127.0.0.1:8788']);
     assert.equal(p.warnings.length, 2);
-    assert.match(p.warnings[0] ?? '', /:4:7: warning: base address "https:\/\/gw\.example\.com\/v1\/" normalised to "https:\/\/gw\.example\.com"/);
+    assert.match(p.warnings[0] ?? '', /:4:7: warning: gateway\.base_urls\[0\]: base address "https:\/\/gw\.example\.com\/v1\/" normalised to "https:\/\/gw\.example\.com"/);
     assert.equal(p.items[0]?.request.model, 'Seedance-1-0-PRO-250528');
   });
 });

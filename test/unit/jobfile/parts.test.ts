@@ -1,7 +1,6 @@
-// The small pure parts: CSV, cron, durations, base addresses, placeholders, keys.
+// The small pure parts: CSV, durations, base addresses, placeholders, keys (cron: cron.test.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { cronProblem, describeCron } from '../../../jobfile/cron';
 import { csvRows, parseCsvCells } from '../../../jobfile/items-from';
 import { canonicalJson, shortHash } from '../../../jobfile/keys';
 import { renderTemplate } from '../../../jobfile/placeholders';
@@ -30,29 +29,6 @@ describe('csv (RFC 4180)', () => {
   });
 });
 
-describe('cron', () => {
-  it('validates ranges, names, steps and lists', () => {
-    for (const ok of ['0 3 * * *', '*/15 * * * *', '0 9-17 * * MON-FRI', '0 0 1,15 * *', '5 4 * JAN,jul 0', '0 0 * * 7', '@daily']) {
-      assert.equal(cronProblem(ok), undefined, ok);
-    }
-    assert.equal(cronProblem('60 * * * *'), 'minute 60 is out of range 0-59');
-    assert.equal(cronProblem('0 0 0 * *'), 'day-of-month 0 is out of range 1-31');
-    assert.equal(cronProblem('0 0 * 13 *'), 'month 13 is out of range 1-12');
-    assert.equal(cronProblem('0 0 * * 8'), 'day-of-week 8 is out of range 0-7');
-    assert.equal(cronProblem('*/0 * * * *'), 'minute step "0" must be a positive number');
-    assert.equal(cronProblem('0 5-2 * * *'), 'hour range "5-2" runs backwards');
-    assert.match(cronProblem('') ?? '', /needs 5 fields/);
-  });
-  it('describes schedules in words', () => {
-    assert.equal(describeCron('0 3 * * *', 'Europe/Berlin'), 'at 03:00 every day (Europe/Berlin)');
-    assert.equal(describeCron('*/15 * * * *', 'UTC'), 'every 15 minutes every day (UTC)');
-    assert.equal(describeCron('30 6 * * 1-5', 'UTC'), 'at 06:30 on Monday through Friday (UTC)');
-    assert.equal(describeCron('0 0 1 1 *', 'UTC'), 'at 00:00 on day 1 of the month in January (UTC)');
-    assert.equal(describeCron('0 * * * *', 'UTC'), 'every hour, on the hour every day (UTC)');
-    assert.equal(describeCron('@weekly', 'UTC'), 'at 00:00 on Sunday (UTC)');
-  });
-});
-
 describe('values', () => {
   it('durations', () => {
     assert.equal(parseDuration('500ms'), 500);
@@ -62,14 +38,35 @@ describe('values', () => {
     assert.equal(parseDuration('1h30m'), 5_400_000);
     for (const bad of ['', '10', '0s', '1d', '5 s', '-1s', '1.5s']) assert.equal(parseDuration(bad), undefined, bad);
   });
-  it('base addresses: trailing slash and /v1 normalised, paths kept, model names not involved', () => {
-    assert.equal(normaliseBaseUrl('https://gw.example.com/').normalised, 'https://gw.example.com');
-    assert.equal(normaliseBaseUrl('https://gw.example.com/v1').normalised, 'https://gw.example.com');
-    assert.equal(normaliseBaseUrl('https://gw.example.com/v1/').normalised, 'https://gw.example.com');
-    assert.equal(normaliseBaseUrl('http://127.0.0.1:8787').normalised, 'http://127.0.0.1:8787');
-    assert.equal(normaliseBaseUrl('https://x.example/proxy/v1/').normalised, 'https://x.example/proxy');
-    assert.equal(normaliseBaseUrl('ws://x.example').ok, false);
-    assert.equal(normaliseBaseUrl('https://x.example/?k=1').ok, false);
+  it('base addresses: one rule for job file, client and doctor; trailing slash and /v1 removed, paths kept', () => {
+    const cases: [string, string, string[]][] = [
+      ['https://gw.example.com', 'https://gw.example.com', []],
+      ['https://gw.example.com/', 'https://gw.example.com', ['the trailing slash']],
+      ['https://gw.example.com/v1', 'https://gw.example.com', ['the trailing /v1']],
+      ['https://gw.example.com/v1/', 'https://gw.example.com', ['the trailing slash', 'the trailing /v1']],
+      ['https://gw.example.com/V1', 'https://gw.example.com', ['the trailing /v1']],
+      ['  http://127.0.0.1:8787/v1  ', 'http://127.0.0.1:8787', ['the trailing /v1']],
+      ['http://127.0.0.1:8787', 'http://127.0.0.1:8787', []],
+      ['https://x.example/proxy/v1/', 'https://x.example/proxy', ['the trailing slash', 'the trailing /v1']],
+      ['https://gw.example.com/v1beta', 'https://gw.example.com/v1beta', []],
+      ['HTTPS://GW.Example.com:443/', 'https://gw.example.com', ['the trailing slash']],
+    ];
+    for (const [input, normalised, removed] of cases) {
+      assert.deepEqual(normaliseBaseUrl(input), { ok: true, normalised, removed }, input);
+    }
+  });
+  it('base addresses: refused with a reason', () => {
+    const problem = (value: string): string => {
+      const check = normaliseBaseUrl(value);
+      return check.ok ? '' : check.problem;
+    };
+    assert.match(problem('ws://x.example'), /not http or https/);
+    assert.match(problem('ftp://x'), /not http or https/);
+    assert.match(problem('not a url'), /not a URL/);
+    assert.match(problem('https://x.example/?k=1'), /query/);
+    assert.match(problem('https://x.example/#top'), /fragment/);
+    assert.match(problem('https://x.example/?'), /query/);
+    assert.match(problem('https://user:pw@x.example'), /credentials/);
   });
   it('output names', () => {
     assert.equal(outputNameProblem('001-hero'), undefined);
