@@ -1,5 +1,7 @@
-// Where output goes (spec/cli.md): `--json` owns stdout; human text then goes to stderr.
+// Where output goes (spec/cli.md): `--json` owns stdout; human text then goes to stderr. Human
+// text is redacted, and loses every control sequence but our colours (cli/terminal-text.ts).
 import { redact } from '../gateway/redact';
+import { terminalText } from './terminal-text';
 
 export interface Output {
   json: boolean;
@@ -14,8 +16,8 @@ export interface Output {
 export function createOutput(json: boolean): Output {
   return {
     json,
-    line: (text = '') => (json ? process.stderr : process.stdout).write(`${redact(text)}\n`),
-    note: (text) => process.stderr.write(`${redact(text)}\n`),
+    line: (text = '') => (json ? process.stderr : process.stdout).write(`${terminalText(redact(text))}\n`),
+    note: (text) => process.stderr.write(`${terminalText(redact(text))}\n`),
     result: (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
   };
 }

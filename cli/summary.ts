@@ -3,6 +3,7 @@ import type { Plan } from '../jobfile/plan';
 import { latestRowByKey, type ItemEndState, type ManifestRow } from '../storage/manifest';
 import { openStorage } from '../storage';
 import { color, formatBytes } from './output';
+import { plainText } from './terminal-text';
 
 export interface JobOutcome {
   job: string;
@@ -45,8 +46,8 @@ export function describeOutcome(outcome: JobOutcome, jobFile: string, elapsedMs?
   lines.push(c.succeeded === outcome.items ? color.green(head) : color.yellow(head));
   const bad = outcome.rows.filter((r) => r.state !== 'succeeded');
   for (const row of bad) {
-    const reason = row.error ? `${row.error.kind}: ${row.error.message}` : row.state;
-    lines.push(`  ${color.red(row.state.padEnd(9))} #${row.index} ${row.key}  ${reason}`);
+    const reason = row.error ? `${row.error.kind}: ${plainText(row.error.message)}` : row.state;
+    lines.push(`  ${color.red(row.state.padEnd(9))} #${row.index} ${plainText(row.key)}  ${reason}`);
   }
   if (outcome.missing.length) lines.push(`  ${outcome.missing.length} item(s) not rendered yet: run \`reelflow run ${jobFile}\` to continue`);
   if (c.failed || c.timed_out) lines.push(color.dim(`  render failed ones again: reelflow run ${jobFile} --retry-failed`));

@@ -7,6 +7,7 @@ import type { RenderStatus } from '../../workflows/types';
 import { UsageError } from '../errors';
 import { loadPlanOrExplain, resolveJob } from '../job-ref';
 import { createOutput, formatBytes, type Output } from '../output';
+import { csvCell, displayWidth, fitWidth, padToWidth, plainText } from '../terminal-text';
 import { itemStatuses, summaryLine } from '../progress';
 import { planFor } from '../report-target';
 import { openSession } from '../session';
@@ -120,11 +121,13 @@ async function showStatus(client: Client, job: { workflowId: string; jobFile: st
   else {
     out.line(summaryLine(progress));
     out.line(`  creating ${counts.creating}, rendering ${counts.rendering}, downloading ${counts.downloading}, not started ${counts.pending}`);
-    for (const f of progress.recentFailures.slice(-5)) out.line(`  ${f.state} #${f.index} ${f.key}: ${f.error?.message ?? ''}`);
+    for (const f of progress.recentFailures.slice(-5)) out.line(`  ${f.state} #${f.index} ${plainText(f.key)}: ${plainText(f.error?.message ?? '')}`);
   }
   return false;
 }
 
+/** Widest a table column gets, in terminal columns. */
+const MAX_COLUMN = 40;
 const COLUMNS = ['index', 'key', 'state', 'model', 'task_id', 'base_url', 'polls', 'file', 'bytes', 'sha256', 'error'] as const;
 
 function cell(row: ManifestRow, column: (typeof COLUMNS)[number]): string {
@@ -134,18 +137,19 @@ function cell(row: ManifestRow, column: (typeof COLUMNS)[number]): string {
 }
 
 export function toCsv(rows: ManifestRow[]): string {
-  const quote = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-  return [COLUMNS.join(','), ...rows.map((r) => COLUMNS.map((c) => quote(cell(r, c))).join(','))].join('\n') + '\n';
+  return [COLUMNS.join(','), ...rows.map((r) => COLUMNS.map((c) => csvCell(cell(r, c))).join(','))].join('\n') + '\n';
 }
 
 function toTable(rows: ManifestRow[], missing: number): string {
+  // Long values (LiteLLM's task ids are about 130 characters) are cut to the column: --format json
+  // and csv have them whole.
   const lines = rows.map((r) => [
     `#${r.index}`, r.key, r.state, r.model, r.task_id ?? '-', r.base_url ?? '-', String(r.polls), r.file ?? '-',
     r.bytes !== null ? formatBytes(r.bytes) : '-', r.sha256 ? r.sha256.slice(0, 12) : '-', r.error ? `${r.error.kind}: ${r.error.message}` : '',
-  ]);
+  ].map((v, i, all) => (i === all.length - 1 ? plainText(v) : fitWidth(plainText(v), MAX_COLUMN))));
   const head = ['#', 'KEY', 'STATE', 'MODEL', 'TASK', 'BASE', 'POLLS', 'FILE', 'SIZE', 'SHA256', 'ERROR'];
-  const widths = head.map((h, i) => Math.min(40, Math.max(h.length, ...lines.map((l) => l[i]!.length))));
-  const fmt = (l: string[]) => l.map((v, i) => (i === l.length - 1 ? v : v.padEnd(widths[i]!))).join('  ');
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => displayWidth(l[i]!))));
+  const fmt = (l: string[]) => l.map((v, i) => (i === l.length - 1 ? v : padToWidth(v, widths[i]!))).join('  ');
   const tail = missing ? `\n${missing} item(s) of the plan have no result yet\n` : '\n';
   return [fmt(head), ...lines.map(fmt)].join('\n') + tail;
 }
