@@ -1,11 +1,13 @@
 // What the expansion steps share: where to report, and how to reach the file system.
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import type { JobFileError } from './plan';
 import { namingKey, type YamlPositions } from './positions';
 
 /** File access the loader needs; injected so that expansion stays testable without disk. */
 export interface FileAccess {
   isFile(path: string): boolean;
+  /** The path with every link followed, or undefined when it does not exist. */
+  realPath(path: string): string | undefined;
   /** The file's text, or an Error saying why it cannot be read. */
   readText(path: string): string | Error;
 }
@@ -16,6 +18,13 @@ export const nodeFiles: FileAccess = {
       return statSync(path).isFile();
     } catch {
       return false;
+    }
+  },
+  realPath(path) {
+    try {
+      return realpathSync(path);
+    } catch {
+      return undefined;
     }
   },
   readText(path) {

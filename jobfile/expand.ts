@@ -6,6 +6,7 @@ import { warn } from './context';
 import { comboSuffix, shortHash } from './keys';
 import type { AssetKind, PlanItem, Protocol, ReferenceAsset, RenderRequest } from './plan';
 import { combinations, matrixAxes, type Scalar } from './matrix';
+import { readScopeProblem } from './read-scope';
 import { parseTemplate, renderTemplate } from './placeholders';
 import type { JobFileData, ParamKey } from './schema';
 import type { ItemSource } from './sources';
@@ -230,7 +231,9 @@ function addReferences(run: Expansion, v: Variant, values: ReadonlyMap<string, s
     let source = written;
     if (sourceKind === 'local') {
       source = resolve(ctx.dir, written);
-      if (!localFileExists(run, source)) problem(at, `${kind} file "${written}" does not exist (looked for ${source}, relative to the job file)`);
+      const outOfScope = readScopeProblem(ctx, source, run.data.references.allow_outside);
+      if (outOfScope) problem(at, outOfScope);
+      else if (!localFileExists(run, source)) problem(at, `${kind} file "${written}" does not exist (looked for ${source}, relative to the job file)`);
     }
     const role = ref.role ?? `reference_${kind}`;
     const asset: ReferenceAsset = { kind, role, source, local: sourceKind === 'local' };

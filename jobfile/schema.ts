@@ -190,6 +190,11 @@ export const itemsFromSchema = z.strictObject({
   format: oneOf('format', ['csv', 'jsonl', 'txt']).optional().meta({ description: 'default: from the file extension' }),
 }, { error: says('items_from', 'a map with file') });
 
+export const referencesSchema = z.strictObject({
+  allow_outside: z.boolean({ error: says('allow_outside', 'true or false') }).default(false)
+    .meta({ description: "let local references and items_from name files outside the job file's folder (never /proc, /sys or /dev)" }),
+}, { error: says('references', 'a map with allow_outside') });
+
 export const matrixSchema = z.record(
   placeholderKey,
   z.array(scalar, { error: says('a matrix entry', 'a list of values') }).min(1, { error: () => 'a matrix entry needs at least one value' }),
@@ -232,13 +237,18 @@ export const scheduleSchema = z.strictObject({
   cron: z.string({ error: says('cron', 'a cron expression such as "0 3 * * *"') }).superRefine((v, ctx) => {
     const problem = cronProblem(v);
     if (problem) ctx.addIssue({ code: 'custom', message: `cron ${problem}` });
+  }).meta({
+    description: "Temporal's cron: 5 fields (minute hour day-of-month month day-of-week), 6 (year last) or 7 " +
+      '(second first, year last); day-of-month and day-of-week must both match. Also @daily-style shorthands, ' +
+      '"@every 6h[/offset]", a CRON_TZ=<zone> prefix instead of timezone, and a "# comment" at the end.',
+    examples: ['0 3 * * *', '30 6 * * MON-FRI', '@every 6h', 'CRON_TZ=Europe/Berlin 0 3 * * *'],
   }),
   timezone: z.string({ error: says('timezone', 'an IANA time zone such as "Europe/Berlin"') }).superRefine((v, ctx) => {
     if (!isValidTimeZone(v)) {
       const hint = nearest(v, knownTimeZones());
       ctx.addIssue({ code: 'custom', message: `timezone must be an IANA time zone such as "Europe/Berlin", got ${show(v)}${hint ? `; did you mean "${hint}"?` : ''}` });
     }
-  }).default('UTC'),
+  }).optional().meta({ description: 'IANA time zone of the cron; default UTC, or the zone of a CRON_TZ= prefix' }),
   overlap: oneOf('overlap', ['skip', 'buffer_one', 'allow_all']).default('skip'),
 }, { error: says('schedule', 'a map') });
 
@@ -252,6 +262,7 @@ export const jobFileSchema = z.strictObject({
   enhance: enhanceSchema.optional(),
   items: z.array(itemSchema, { error: says('items', 'a list of items') }).optional(),
   items_from: itemsFromSchema.optional(),
+  references: referencesSchema.prefault({}),
   matrix: matrixSchema.optional(),
   concurrency: concurrencySchema.prefault({}),
   polling: pollingSchema.prefault({}),

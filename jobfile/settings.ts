@@ -6,6 +6,7 @@ import type { JobSettings, OutputSettings } from './plan';
 import { renderTemplate } from './placeholders';
 import type { JobFileData } from './schema';
 import { normaliseBaseUrl, parseDuration } from './values';
+import { warnAboutKeyExposure } from './exposure';
 
 export const BUILTIN_PLACEHOLDERS = ['job', 'id', 'index', 'model', 'date'] as const;
 const ITEM_ONLY = new Map(['id', 'index', 'model'].map((n) => [n, `{${n}} differs between items; only {job}, {date} and vars keys are known here`]));
@@ -66,6 +67,7 @@ function output(data: JobFileData, ctx: Ctx, values: Map<string, string>, explic
 }
 
 export function buildSettings(data: JobFileData, ctx: Ctx, values: Map<string, string>, rawOutput: Record<string, unknown>): JobSettings {
+  warnAboutKeyExposure(data, ctx);
   const baseUrls: string[] = [];
   data.gateway.base_urls.forEach((url, i) => {
     const check = normaliseBaseUrl(url);
@@ -99,8 +101,8 @@ export function buildSettings(data: JobFileData, ctx: Ctx, values: Map<string, s
     // Temporal takes the zone from CRON_TZ= or from the spec's time zone, not from both.
     if (zone !== undefined && given !== undefined) {
       ctx.errors.push(ctx.pos.error(['schedule', 'timezone'],
-        `timezone is given twice: the cron starts with ${cron.trim().split(' ')[0]} and timezone is "${given}"; ` +
-        'Temporal takes the zone from one place only, so remove one'));
+        `schedule.timezone "${given}" and the cron's ${cron.trim().split(' ')[0]} both set the time zone; ` +
+        'Temporal takes it from one place only, so remove one'));
     }
     const timezone = zone ?? given ?? 'UTC';
     // The zone travels apart from the expression, so Temporal never sees two.

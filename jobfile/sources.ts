@@ -7,6 +7,7 @@ import { formatOf, parseRows, type Row } from './items-from';
 import type { JobFileError } from './plan';
 import { type Anchor, namingKey, type Path } from './positions';
 import { type ItemInput, ITEM_KEYS, itemSchema, type JobFileData } from './schema';
+import { readScopeProblem } from './read-scope';
 import { BUILTIN_PLACEHOLDERS } from './settings';
 import { show } from './text';
 
@@ -49,6 +50,11 @@ export function rowSources(data: JobFileData, ctx: Ctx): ItemSource[] {
     return [];
   }
   const abs = resolve(ctx.dir, spec.file);
+  const outOfScope = readScopeProblem(ctx, abs, data.references.allow_outside);
+  if (outOfScope) {
+    ctx.errors.push(ctx.pos.error(fileAt, outOfScope));
+    return [];
+  }
   const text = ctx.fs.readText(abs);
   if (text instanceof Error) {
     ctx.errors.push(ctx.pos.error(fileAt, `items_from file "${spec.file}" cannot be read: ${text.message} (looked for ${abs})`));

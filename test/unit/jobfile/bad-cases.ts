@@ -18,7 +18,7 @@ export const BAD_CASES: BadCase[] = [
     "7:5: items[0].promt: unknown key 'promt', did you mean 'prompt'?",
   ] },
   { rule: 'unknown top-level key', yaml: `${HEAD}itmes:\n  - prompt: hi\n`, errors: [
-    "6:1: unknown key 'itmes' in the job file; allowed keys: version, name, gateway, defaults, models, vars, enhance, items, items_from, matrix, concurrency, polling, retries, output, schedule",
+    "6:1: unknown key 'itmes' in the job file; allowed keys: version, name, gateway, defaults, models, vars, enhance, items, items_from, references, matrix, concurrency, polling, retries, output, schedule",
   ] },
   { rule: 'unknown key without a close match', yaml: `${HEAD}  colour: red\nitems:\n  - prompt: hi\n`, errors: [
     "6:3: defaults.colour: unknown key 'colour' in defaults; allowed keys: model, protocol, seconds, resolution, ratio, size, generate_audio, watermark",
