@@ -6,6 +6,7 @@ import { warn } from './context';
 import { comboSuffix, shortHash } from './keys';
 import type { AssetKind, PlanItem, Protocol, ReferenceAsset, RenderRequest } from './plan';
 import { combinations, matrixAxes, type Scalar } from './matrix';
+import { OutputNameSet, storedNameProblem } from './output-names';
 import { readScopeProblem } from './read-scope';
 import { parseTemplate, renderTemplate } from './placeholders';
 import type { JobFileData, ParamKey } from './schema';
@@ -36,7 +37,7 @@ interface Expansion {
   fileChecks: Map<string, boolean>;
   ids: Map<string, ItemSource>;
   keys: Map<string, string>;
-  outputs: Map<string, string>;
+  outputs: OutputNameSet;
 }
 
 /** One item under one matrix combination, before its request is built. */
@@ -65,7 +66,7 @@ export function expandItems(data: JobFileData, ctx: Ctx, sources: readonly ItemS
   const run: Expansion = {
     data, ctx, jobValues, nameIsBad: staticNameProblem(data.output.name),
     unusedDefaults: new Set((['resolution', 'ratio', 'size'] as const).filter((k) => defaults[k] !== undefined)),
-    fileChecks: new Map(), ids: new Map(), keys: new Map(), outputs: new Map(),
+    fileChecks: new Map(), ids: new Map(), keys: new Map(), outputs: new OutputNameSet(),
   };
   if (run.nameIsBad) ctx.errors.push(ctx.pos.error(['output', 'name'], `output name "${data.output.name}" ${run.nameIsBad}`));
   const items: PlanItem[] = [];
@@ -279,17 +280,18 @@ function claimOutputName(run: Expansion, v: Variant, values: ReadonlyMap<string,
     ctx.errors.push(ctx.pos.error(['output', 'name'], name.problem));
     return undefined;
   }
-  const problem = run.nameIsBad ? undefined : outputNameProblem(name.value);
+  const { output } = run.data;
+  const problem = run.nameIsBad ? undefined : outputNameProblem(name.value) ?? storedNameProblem(name.value, output.storage, output.s3?.prefix);
   if (problem) {
     ctx.errors.push(src.locate([], `output name "${name.value}" of ${src.label} ${problem}`));
     return undefined;
   }
-  const firstOut = run.outputs.get(name.value);
-  if (firstOut !== undefined) {
-    ctx.errors.push(src.locate([], `${src.label} would write the same output "${name.value}" as ${firstOut}; make output.name unique, e.g. with {index} or {id}`));
+  const claimed = run.outputs.claim(name.value, where(src));
+  if (claimed.error) {
+    ctx.errors.push(src.locate([], `${src.label} ${claimed.error}`));
     return undefined;
   }
-  run.outputs.set(name.value, where(src));
+  if (claimed.warning) warn(ctx, locPath(src), `${src.label}: ${claimed.warning}`);
   return name.value;
 }
 

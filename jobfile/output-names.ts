@@ -1,0 +1,73 @@
+// Output names checked where they will be written, before anything is created: a name that only
+// fails at write time fails after a paid render. A name N is stored as N plus the extension the
+// video's content type gives (activities/download.ts), first as N.<ext>.part.
+
+/** Extensions a downloaded video can get; the longest is what a name must leave room for. */
+const VIDEO_EXTENSIONS = ['.mp4', '.mov', '.webm', '.mkv'];
+const PART_SUFFIX = '.part';
+/** Bytes in one path segment on Linux, macOS and Windows file systems alike. */
+const MAX_SEGMENT_BYTES = 255;
+/** S3's limit on a whole key; the output prefix takes part of it. */
+const MAX_S3_KEY_BYTES = 1024;
+/** Names that belong to reelflow's own files at the top of the output location. */
+const RESERVED_TOP = { local: ['posters'], s3: ['manifest', 'posters'] } as const;
+
+type Storage = keyof typeof RESERVED_TOP;
+
+const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+
+/** What is wrong with one rendered name for this storage, or undefined. */
+export function storedNameProblem(name: string, storage: Storage, s3Prefix = ''): string | undefined {
+  const segments = name.split('/');
+  const top = segments[0]!;
+  if (segments.length > 1 && (RESERVED_TOP[storage] as readonly string[]).includes(top)) {
+    return `starts with the folder "${top}/", which reelflow uses for its own files`;
+  }
+  const room = Math.max(...VIDEO_EXTENSIONS.map(bytes)) + bytes(PART_SUFFIX);
+  for (const [i, segment] of segments.entries()) {
+    const limit = i === segments.length - 1 ? MAX_SEGMENT_BYTES - room : MAX_SEGMENT_BYTES;
+    if (bytes(segment) > limit) {
+      return `has a ${i === segments.length - 1 ? 'file name' : 'folder name'} of ${bytes(segment)} bytes in UTF-8; at most ${limit} fit ` +
+        `(${MAX_SEGMENT_BYTES} per name${i === segments.length - 1 ? `, less room for "${VIDEO_EXTENSIONS[2]}${PART_SUFFIX}"` : ''})`;
+    }
+  }
+  if (storage === 's3' && bytes(s3Prefix) + bytes(name) + room > MAX_S3_KEY_BYTES) {
+    return `with the prefix "${s3Prefix}" makes an S3 key over ${MAX_S3_KEY_BYTES} bytes`;
+  }
+  return undefined;
+}
+
+/**
+ * The names of one job, checked against each other: the same name twice, a name that needs a
+ * folder where another writes a file (`grp` is stored as `grp.mp4`, so `grp.mp4/x` cannot be), and
+ * names that differ only in case (one file on macOS and Windows: a warning).
+ */
+export class OutputNameSet {
+  private readonly owners = new Map<string, string>();
+  private readonly byFolded = new Map<string, string>();
+  private readonly folders = new Map<string, string>();
+
+  /** Records `name` for `owner`; an error, a warning, or nothing. */
+  claim(name: string, owner: string): { error?: string; warning?: string } {
+    const first = this.owners.get(name);
+    if (first !== undefined) return { error: `would write the same output "${name}" as ${first}; make output.name unique, e.g. with {index} or {id}` };
+    for (const ext of VIDEO_EXTENSIONS) {
+      const folderOwner = this.folders.get(`${name}${ext}`);
+      if (folderOwner !== undefined) return { error: `writes "${name}${ext}", a folder that ${folderOwner} needs for its output` };
+    }
+    const segments = name.split('/');
+    for (let i = 1; i < segments.length; i++) {
+      const folder = segments.slice(0, i).join('/');
+      const ext = VIDEO_EXTENSIONS.find((e) => folder.endsWith(e));
+      const fileOwner = ext === undefined ? undefined : this.owners.get(folder.slice(0, -ext.length));
+      if (fileOwner !== undefined) return { error: `needs the folder "${folder}", where ${fileOwner} writes its video` };
+    }
+    this.owners.set(name, owner);
+    for (let i = 1; i < segments.length; i++) this.folders.set(segments.slice(0, i).join('/'), owner);
+    const folded = name.toLowerCase();
+    const sameButCase = this.byFolded.get(folded);
+    if (sameButCase === undefined) this.byFolded.set(folded, name);
+    else return { warning: `output "${name}" differs from "${sameButCase}" only in case: on macOS and Windows they are the same file` };
+    return {};
+  }
+}
