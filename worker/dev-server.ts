@@ -15,6 +15,8 @@ export interface DevServer {
   /** True when this process started it (or adopted an orphan) and will stop it. */
   owned: boolean;
   stop(): Promise<void>;
+  /** Resolves when a server this process started exits, with its exit code (foreground servers). */
+  exited?: Promise<number | null>;
 }
 
 interface ServerRecord {
@@ -22,8 +24,20 @@ interface ServerRecord {
   ownerPid: number;
   /** A server run by `reelflow server` belongs to that process; never adopted by others. */
   foreground: boolean;
+  /** The address it listens on (`--ip`); absent in records from before the option: 127.0.0.1. */
+  ip?: string;
   port: number;
   uiPort: number;
+}
+
+/** Where to reach a server listening on `ip` from this machine. */
+function reachableHost(ip = '127.0.0.1'): string {
+  return ip === '0.0.0.0' ? '127.0.0.1' : ip === '::' ? '::1' : ip;
+}
+
+function hostPort(ip: string | undefined, port: number): string {
+  const host = reachableHost(ip);
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 
@@ -36,9 +50,9 @@ function alive(pid: number): boolean {
   }
 }
 
-function portAnswers(port: number, timeoutMs = 500): Promise<boolean> {
+function portAnswers(port: number, timeoutMs = 500, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((done) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
+    const socket = createConnection({ host, port });
     const finish = (ok: boolean) => { socket.destroy(); done(ok); };
     socket.setTimeout(timeoutMs, () => finish(false));
     socket.once('connect', () => finish(true));
@@ -101,17 +115,17 @@ function writeRecord(file: string, record: ServerRecord): void {
   renameSync(`${file}.tmp`, file);
 }
 
-async function waitUntilAnswering(port: number, pid: number, logFile: string, timeoutMs: number): Promise<void> {
+async function waitUntilAnswering(host: string, port: number, pid: number, logFile: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (await portAnswers(port)) return;
+    if (await portAnswers(port, 500, host)) return;
     if (!alive(pid)) {
       const log = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
       throw new TemporalUnavailableError(`the Temporal development server exited during start-up. Its log (${logFile}):\n${log}`);
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new TemporalUnavailableError(`the Temporal development server did not answer on 127.0.0.1:${port} within ${timeoutMs / 1000} s (log: ${logFile})`);
+  throw new TemporalUnavailableError(`the Temporal development server did not answer on ${host}:${port} within ${timeoutMs / 1000} s (log: ${logFile})`);
 }
 
 function stopper(record: ServerRecord, recordFile: string): () => Promise<void> {
@@ -126,8 +140,10 @@ function stopper(record: ServerRecord, recordFile: string): () => Promise<void> 
 
 export interface DevServerOptions {
   stateDir: string;
-  /** `reelflow server`: this process owns the server for its whole life. */
+  /** `reelflow server`: this process owns the server for its whole life, and stays alive with it. */
   foreground?: boolean;
+  /** Address to listen on (default 127.0.0.1; 0.0.0.0 for a fleet's workers on other machines). */
+  ip?: string;
   port?: number;
   uiPort?: number;
   startTimeoutMs?: number;
@@ -138,12 +154,12 @@ export async function ensureDevServer(options: DevServerOptions): Promise<DevSer
   const dir = ensureWritableDir(join(options.stateDir, 'temporal'), 'state directory');
   const recordFile = join(dir, 'server.json');
   const existing = readRecord(recordFile);
-  if (existing && existing.pid > 0 && alive(existing.pid) && (await portAnswers(existing.port))) {
+  if (existing && existing.pid > 0 && alive(existing.pid) && (await portAnswers(existing.port, 500, reachableHost(existing.ip)))) {
     // A server whose owner died (kill -9 of `reelflow run`) is adopted, so it is stopped eventually.
     const adopt = !existing.foreground && !alive(existing.ownerPid);
     if (adopt) writeRecord(recordFile, { ...existing, ownerPid: process.pid });
     return {
-      address: `127.0.0.1:${existing.port}`, uiUrl: `http://127.0.0.1:${existing.uiPort}`,
+      address: hostPort(existing.ip, existing.port), uiUrl: `http://${hostPort(existing.ip, existing.uiPort)}`,
       owned: adopt, stop: adopt ? stopper(existing, recordFile) : async () => {},
     };
   }
@@ -152,20 +168,25 @@ export async function ensureDevServer(options: DevServerOptions): Promise<DevSer
   if (options.port && !(await portFree(options.port))) {
     throw new TemporalUnavailableError(`port ${options.port} for the Temporal development server is taken: choose another with --port`);
   }
+  const ip = options.ip ?? '127.0.0.1';
   const logFile = join(dir, 'server.log');
   const logFd = openSync(logFile, 'a');
   const child = spawn(temporalCliPath(), [
-    'server', 'start-dev', '--db-filename', join(dir, 'dev.sqlite'), '--ip', '127.0.0.1',
+    'server', 'start-dev', '--db-filename', join(dir, 'dev.sqlite'), '--ip', ip,
     '--port', String(port), '--ui-port', String(uiPort), '--log-level', 'warn',
     // WAL with synchronous=normal: a killed process loses nothing (only a power cut can drop the
     // last transactions), and the per-event fsyncs that made the server I/O-bound are gone.
     '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal',
   ], { stdio: ['ignore', logFd, logFd], detached: true });
   closeSync(logFd);
-  child.unref();
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  // A background server must not keep a finished command alive; `reelflow server` is kept alive by it.
+  if (!options.foreground) child.unref();
   if (child.pid === undefined) throw new TemporalUnavailableError('could not start the Temporal development server');
-  const record: ServerRecord = { pid: child.pid, ownerPid: process.pid, foreground: !!options.foreground, port, uiPort };
+  const record: ServerRecord = { pid: child.pid, ownerPid: process.pid, foreground: !!options.foreground, ip, port, uiPort };
   writeRecord(recordFile, record);
-  await waitUntilAnswering(port, child.pid, logFile, options.startTimeoutMs ?? 60_000);
-  return { address: `127.0.0.1:${port}`, uiUrl: `http://127.0.0.1:${uiPort}`, owned: true, stop: stopper(record, recordFile) };
+  await waitUntilAnswering(reachableHost(ip), port, child.pid, logFile, options.startTimeoutMs ?? 60_000);
+  return {
+    address: hostPort(ip, port), uiUrl: `http://${hostPort(ip, uiPort)}`, owned: true, stop: stopper(record, recordFile), exited,
+  };
 }

@@ -1,7 +1,7 @@
 // Where Temporal comes from (spec/cli.md): TEMPORAL_ADDRESS and Temporal's standard environment
 // configuration point at a real service and nothing is started; otherwise the embedded server.
 import { Client, Connection } from '@temporalio/client';
-import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { loadClientConfig, loadClientConnectConfig } from '@temporalio/envconfig';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
 import { ensureDevServer, type DevServer } from './dev-server';
 import { TemporalUnavailableError } from './errors';
@@ -18,9 +18,18 @@ export interface TemporalTarget {
   description: string;
 }
 
-/** TEMPORAL_ADDRESS or Temporal's own configuration names a service: nothing is started then. */
+/**
+ * TEMPORAL_ADDRESS or Temporal's own configuration names a service: nothing is started then. As for
+ * the Temporal CLI and SDKs, a `default` profile in the configuration file (on Linux
+ * `$XDG_CONFIG_HOME/temporalio/temporal.toml`, else `~/.config/temporalio/temporal.toml`) is enough.
+ */
 export function usesExternalService(env: NodeJS.ProcessEnv): boolean {
-  return Boolean(env.TEMPORAL_ADDRESS || env.TEMPORAL_PROFILE || env.TEMPORAL_CONFIG_FILE);
+  if (env.TEMPORAL_ADDRESS || env.TEMPORAL_PROFILE || env.TEMPORAL_CONFIG_FILE) return true;
+  try {
+    return 'default' in loadClientConfig({ overrideEnvVars: env as Record<string, string> }).profiles;
+  } catch {
+    return true; // an unreadable configuration file is reported when connecting, not ignored
+  }
 }
 
 /** Resolves the Temporal service, starting (or reusing) the embedded server when none is configured. */
@@ -31,7 +40,7 @@ export async function resolveTemporal(options: { startEmbedded?: boolean } = {})
     const address = config.connectionOptions.address ?? env.TEMPORAL_ADDRESS ?? 'localhost:7233';
     return {
       address, namespace: config.namespace ?? 'default', connectionOptions: { ...config.connectionOptions, address },
-      description: `the Temporal service at ${address} (from TEMPORAL_ADDRESS / Temporal environment configuration)`,
+      description: `the Temporal service at ${address} (from TEMPORAL_ADDRESS / Temporal's environment configuration or temporal.toml)`,
     };
   }
   const stateDir = stateDirectory(env);

