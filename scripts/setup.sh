@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything a fresh clone needs, idempotent and quick when already done:
 # npm dependencies, ffmpeg (real MP4s and poster frames), the Temporal CLI, the build.
-# --for-tests adds what the test suite needs: Debian's Chromium and a real S3-compatible server.
+# --for-tests adds what the test suite needs: Debian's Chromium, a real S3-compatible server and
+# the two real gateways (LiteLLM, new-api).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -24,5 +25,8 @@ bash scripts/build.sh
 if [ "${1:-}" = "--for-tests" ]; then
   bash scripts/browser.sh --print-path >/dev/null
   bash scripts/s3-server.sh --print-path >/dev/null
+  bash scripts/litellm.sh --print-path >/dev/null
+  bash scripts/new-api.sh --print-path >/dev/null
+  command -v tmux >/dev/null 2>&1 || { as_root apt-get install -y -qq tmux >/dev/null 2>&1 || { as_root apt-get update -qq >/dev/null 2>&1 && as_root apt-get install -y -qq tmux >/dev/null 2>&1; }; } || say "tmux could not be installed: the progress display's terminal test needs it"
 fi
 say "set-up done in $(( $(date +%s) - start )) s"

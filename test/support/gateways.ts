@@ -1,0 +1,227 @@
+// Real gateways for the gateway tests, each in front of a fake upstream (fake-upstream.ts), on
+// 127.0.0.1 and free ports: the LiteLLM proxy (scripts/litellm.sh) and new-api (scripts/new-api.sh),
+// both provisioned into the tool cache by the project's scripts. Each runs in its own process group
+// and is stopped by that group, so no worker process it forks outlives the test.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { stringify } from 'yaml';
+import type { FakeUpstream } from './fake-upstream';
+import { freePort } from './s3-server';
+
+export interface Gateway {
+  /** Root address, no path. */
+  url: string;
+  /** The key a client (reelflow) sends. */
+  key: string;
+  pid: number;
+  /** The gateway's recent output, for failure messages. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Model names the gateways serve; each maps to the same name at the fake upstream. */
+export const GATEWAY_MODELS = { openai: 'sora-2', general: 'seedance-1-0-pro-250528', messages: 'claude-sonnet-4-6' } as const;
+/** A model LiteLLM lists but the upstream does not know: shows how LiteLLM wraps upstream errors. */
+export const UPSTREAM_UNKNOWN_MODEL = 'upstream-unknown';
+
+const REPO = resolve(__dirname, '..', '..');
+const START_TIMEOUT_MS = 180_000;
+
+/** A provisioning script's `--print-path`, or the environment variable that overrides it. */
+async function provisioned(script: string, envVar: string): Promise<string> {
+  const fromEnv = process.env[envVar];
+  if (fromEnv) return fromEnv;
+  try {
+    const { stdout } = await promisify(execFile)('bash', [join(REPO, 'scripts', script), '--print-path'], { timeout: 30 * 60_000 });
+    return stdout.trim();
+  } catch (err) {
+    const stderr = (err as { stderr?: string }).stderr ?? '';
+    throw new Error(`cannot provision (scripts/${script} --print-path): ${stderr.trim() || String(err)}`);
+  }
+}
+
+/**
+ * The LiteLLM proxy with no database, a master key as the client key, and
+ * `router_settings.num_retries: 0`: its default (2) re-sends a create upstream after an upstream
+ * 500, three paid renders for one create.
+ */
+export async function startLiteLLM(upstream: FakeUpstream): Promise<Gateway> {
+  const binary = await provisioned('litellm.sh', 'REELFLOW_LITELLM_BIN');
+  const dir = await mkdtemp(join(tmpdir(), 'reelflow-litellm-'));
+  const key = `sk-litellm-${randomBytes(12).toString('hex')}`;
+  const openai = (name: string, upstreamModel: string) => ({
+    model_name: name, litellm_params: { model: `openai/${upstreamModel}`, api_base: `${upstream.url}/v1`, api_key: upstream.apiKey },
+  });
+  const config = {
+    model_list: [
+      openai(GATEWAY_MODELS.openai, GATEWAY_MODELS.openai),
+      openai(UPSTREAM_UNKNOWN_MODEL, 'no-such-model'),
+      { model_name: GATEWAY_MODELS.messages, litellm_params: { model: `anthropic/${GATEWAY_MODELS.messages}`, api_base: upstream.url, api_key: upstream.apiKey } },
+    ],
+    general_settings: { master_key: key },
+    router_settings: { num_retries: 0 },
+  };
+  await writeFile(join(dir, 'config.yaml'), stringify(config));
+  const port = await freePort();
+  const child = spawnGroup(binary, ['--config', join(dir, 'config.yaml'), '--host', '127.0.0.1', '--port', String(port), '--num_workers', '1'], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: dir,
+      // Offline: the bundled model price map instead of a download at every start, no telemetry.
+      LITELLM_LOCAL_MODEL_COST_MAP: 'True',
+      LITELLM_TELEMETRY: 'False',
+      NO_DOCS: 'True',
+      PYTHONUNBUFFERED: '1',
+    },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  return started(child.process, child.output, url, key, dir, `${url}/health/liveliness`);
+}
+
+export interface NewApiOptions {
+  /** The operator's ServerAddress setting; new-api's default is http://localhost:3000. */
+  serverAddress?: string;
+}
+
+/**
+ * new-api with SQLite in a temporary directory, configured headlessly through its admin API:
+ * first-run setup, a Seedance (54), a Sora (55) and an Anthropic (14) channel pointing at the fake
+ * upstream, per-call prices for their models, and a token with unlimited quota as the client key.
+ */
+export async function startNewApi(upstream: FakeUpstream, options: NewApiOptions = {}): Promise<Gateway> {
+  const binary = await provisioned('new-api.sh', 'REELFLOW_NEW_API_BIN');
+  const dir = await mkdtemp(join(tmpdir(), 'reelflow-new-api-'));
+  const port = await freePort();
+  const child = spawnGroup(binary, ['--port', String(port), '--log-dir', join(dir, 'logs')], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: dir,
+      SQLITE_PATH: `${join(dir, 'new-api.db')}?_busy_timeout=30000`,
+      SESSION_SECRET: randomBytes(16).toString('hex'),
+      TZ: 'UTC',
+    },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const gateway = await started(child.process, child.output, url, '', dir, `${url}/api/status`);
+  try {
+    const key = await configureNewApi(url, upstream, options);
+    return { ...gateway, key };
+  } catch (err) {
+    await gateway.stop();
+    throw err;
+  }
+}
+
+async function configureNewApi(url: string, upstream: FakeUpstream, options: NewApiOptions): Promise<string> {
+  const password = randomBytes(12).toString('hex');
+  await adminCall(url, 'POST', '/api/setup', { username: 'root', password, confirmPassword: password, SelfUseModeEnabled: false, DemoSiteEnabled: false });
+  const login = await fetch(`${url}/api/user/login`, { method: 'POST', body: JSON.stringify({ username: 'root', password }), headers: { 'content-type': 'application/json' } });
+  const user = (await login.json()) as { success: boolean; message: string; data?: { id: number } };
+  const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  if (!user.success || !user.data || !cookie) throw new Error(`new-api login failed: ${user.message}`);
+  const session = { cookie, 'New-Api-User': String(user.data.id) };
+
+  const channels = [
+    { type: 54, name: 'seedance', models: GATEWAY_MODELS.general },
+    { type: 55, name: 'sora', models: GATEWAY_MODELS.openai },
+    { type: 14, name: 'anthropic', models: GATEWAY_MODELS.messages },
+  ];
+  for (const channel of channels) {
+    await adminCall(url, 'POST', '/api/channel/', {
+      mode: 'single',
+      channel: { ...channel, key: upstream.apiKey, base_url: upstream.url, group: 'default', auto_ban: 0 },
+    }, session);
+  }
+  // Per-call prices: without one, a non-chat model is refused (and the default would do for video,
+  // but the Messages model has no default ratio). ModelPrice is one JSON map: merge into it.
+  const all = (await adminCall(url, 'GET', '/api/option/', undefined, session)) as Array<{ key: string; value: string }>;
+  const prices = JSON.parse(all.find((o) => o.key === 'ModelPrice')?.value ?? '{}') as Record<string, number>;
+  for (const model of Object.values(GATEWAY_MODELS)) prices[model] = 0.01;
+  await adminCall(url, 'PUT', '/api/option/', { key: 'ModelPrice', value: JSON.stringify(prices) }, session);
+  if (options.serverAddress) await adminCall(url, 'PUT', '/api/option/', { key: 'ServerAddress', value: options.serverAddress }, session);
+
+  await adminCall(url, 'POST', '/api/token/', { name: 'reelflow', remain_quota: 0, unlimited_quota: true, expired_time: -1 }, session);
+  const tokens = (await adminCall(url, 'GET', '/api/token/?p=1&size=10', undefined, session)) as { items: Array<{ name: string; key: string }> };
+  const token = tokens.items.find((t) => t.name === 'reelflow');
+  if (!token?.key) throw new Error('new-api created no readable token');
+  return `sk-${token.key}`;
+}
+
+/** One admin API call; new-api answers 200 with `success: false` on errors, so check that. */
+async function adminCall(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<unknown> {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let answer: { success?: boolean; message?: string; data?: unknown } = {};
+  try {
+    answer = JSON.parse(text) as typeof answer;
+  } catch {
+    // not JSON: reported below
+  }
+  if (!res.ok || answer.success !== true) throw new Error(`new-api ${method} ${path}: HTTP ${res.status} ${text.slice(0, 500)}`);
+  return answer.data;
+}
+
+function spawnGroup(binary: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): { process: ChildProcess; output: () => string } {
+  // detached: its own process group, so stopping the group also stops the workers it forks.
+  const child = spawn(binary, args, { ...options, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-16_000);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  return { process: child, output: () => output };
+}
+
+async function started(child: ChildProcess, output: () => string, url: string, key: string, dir: string, readyUrl: string): Promise<Gateway> {
+  const pid = child.pid ?? 0;
+  // A test process that dies early must not leave the gateway behind.
+  const killOnExit = () => killGroup(pid, 'SIGKILL');
+  process.once('exit', killOnExit);
+  const stop = async () => {
+    process.off('exit', killOnExit);
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      killGroup(pid, 'SIGTERM');
+      const timer = setTimeout(() => killGroup(pid, 'SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    // Forked workers may outlive the leader's exit: end the rest of the group too.
+    killGroup(pid, 'SIGKILL');
+    await rm(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      await stop();
+      throw new Error(`${readyUrl}: the gateway exited during start-up (${child.exitCode ?? child.signalCode}): ${output().trim()}`);
+    }
+    try {
+      if ((await fetch(readyUrl, { signal: AbortSignal.timeout(2000) })).ok) return { url, key, pid, output, stop };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await stop();
+  throw new Error(`${readyUrl}: the gateway was not ready within ${START_TIMEOUT_MS / 1000} s: ${output().trim()}`);
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    if (pid > 0) process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
