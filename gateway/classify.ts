@@ -6,7 +6,8 @@ import {
 } from './errors';
 import { redact } from './redact';
 
-export type GatewayOperation = 'create' | 'retrieve' | 'download' | 'message';
+/** What a call is for: decides its retry rules (creates) and how its failures read. */
+export type GatewayOperation = 'create' | 'retrieve' | 'download' | 'message' | 'reference';
 
 export type ErrorBodyShape = 'task' | 'openai' | 'anthropic' | 'empty' | 'html' | 'text';
 
@@ -104,9 +105,8 @@ export function classifyGatewayError(failure: HttpFailure): GatewayError {
   const serverMessage = body.message;
   const detail = serverMessage ? `: ${serverMessage}` : '';
   const at = baseUrl ? ` from ${baseUrl}` : '';
-  const init = { status, ...(baseUrl !== undefined ? { baseUrl } : {}), ...(serverMessage !== undefined ? { serverMessage } : {}) };
+  const init = { status, baseUrl, serverMessage };
   const retryAfterMs = parseRetryAfter(failure.headers?.['retry-after'], failure.nowMs ?? Date.now());
-  const withRetryAfter = retryAfterMs !== undefined ? { retryAfterMs } : {};
 
   if (status === 401) {
     const keyVar = failure.apiKeyEnv ? `the key in $${failure.apiKeyEnv}` : 'the configured API key';
@@ -118,24 +118,24 @@ export function classifyGatewayError(failure: HttpFailure): GatewayError {
       + 'check the token group the key was created in and its quota', init);
   }
   if (status === 429) {
-    return new RateLimitedError(`rate limited (HTTP 429${at}${detail})`, { ...init, ...withRetryAfter });
+    return new RateLimitedError(`rate limited (HTTP 429${at}${detail})`, { ...init, retryAfterMs });
   }
   if ((status === 404 || status === 503) && isModelNotFound(body)) {
     return new ModelUnavailableError(modelUnavailableMessage(model, status, `${at}${detail}`),
-      { ...init, ...(model !== undefined ? { model } : {}) });
+      { ...init, model });
   }
   if (status === 404 && (operation === 'create' || operation === 'message')) {
     return new ModelUnavailableError(modelUnavailableMessage(model, status, `${at}${detail}`),
-      { ...init, ...(model !== undefined ? { model } : {}) });
+      { ...init, model });
   }
   if (status === 404 || (status === 400 && isTaskNotFound(body))) {
     const what = taskId ? `task ${taskId}` : 'the task';
     return new TaskNotFoundError(`${what} was not found on the gateway (HTTP ${status}${at}${detail})`,
-      { ...init, ...(taskId !== undefined ? { taskId } : {}) });
+      { ...init, taskId });
   }
   if (status === 408 || status >= 500) {
     return new GatewayUnavailableError(`the gateway is unavailable (HTTP ${status}${at}${detail})`,
-      { ...init, ...withRetryAfter, requestSent: true });
+      { ...init, retryAfterMs, requestSent: true });
   }
   if (operation === 'download') {
     return new DownloadError(`the video could not be fetched (HTTP ${status}${at}${detail})`,

@@ -1,22 +1,25 @@
-// The GatewayClient: both video protocols, messages and downloads over one agent and one pool.
+// The GatewayClient: both video protocols, messages and downloads, every request one call of the
+// retry engine (retry.ts) over one agent and one pool of base addresses.
 import { basename } from 'node:path';
 import type { RenderRequest } from '../jobfile/plan';
+import { normaliseBaseUrl } from '../jobfile/values';
 import { parsePollAfter } from './backoff';
-import { call, makeLogger, type CallerDeps, type CallSpec } from './caller';
 import type {
-  CreatedTask, GatewayClient, GatewayClientOptions, MessageResult, TaskRef, TaskStatus, VideoDownload,
+  CreatedTask, GatewayClient, GatewayClientOptions, GatewayLog, MessageResult, TaskRef, TaskStatus, VideoDownload,
 } from './contract';
-import { openVideoStream, sourceOf, type DownloadDeps, type VideoTarget } from './download';
+import { openVideoStream } from './download';
 import { DownloadError, GatewayUnavailableError, InvalidRequestError, TaskNotFoundError } from './errors';
 import { buildGeneralCreateBody, GENERAL_CREATE_PATH, generalTaskPath, mimeTypeOf } from './general';
-import { discard, header, HttpTransport, readText, type HttpResponse } from './http';
-import { buildMessagesBody, MESSAGES_PATH, messagesHeaders, parseMessageBody } from './messages';
-import { extractTaskId, normalizeBaseUrl, parseTaskBody } from './normalize';
+import { discard, header, HttpTransport, readText, sourceOf, type HttpResponse } from './http';
+import { buildMessagesBody, MESSAGES_HEADERS, MESSAGES_PATH, parseMessageBody } from './messages';
+import { extractTaskId, parseTaskBody } from './normalize';
 import { buildOpenaiCreateBody, OPENAI_CREATE_PATH, openaiContentPath, openaiTaskPath, type ReferenceSource } from './openai';
 import { BaseUrlPool } from './pool';
-import { registerSecret } from './redact';
+import { redactedLog, registerSecret } from './redact';
+import { call, type CallSpec, type Engine, type Target } from './retry';
 
 const DEFAULT_GRACE_MS = 60_000;
+const JSON_HEADERS = { 'content-type': 'application/json' };
 
 async function readJson(response: HttpResponse, what: string, baseUrl: string): Promise<unknown> {
   const text = await readText(response.body);
@@ -29,26 +32,36 @@ async function readJson(response: HttpResponse, what: string, baseUrl: string): 
   }
 }
 
+/** The base addresses as the client uses them: normalised by the job file's one rule, a warning for each change. */
+function baseAddresses(raw: readonly string[], log: GatewayLog): string[] {
+  const bases = raw.map((value) => {
+    const check = normaliseBaseUrl(value);
+    if (!check.ok) throw new TypeError(`base address "${value.trim()}" ${check.problem}`);
+    if (check.removed.length > 0) {
+      log('warn', `base address "${value.trim()}": removed ${check.removed.join(' and ')}; using "${check.normalised}" `
+        + '(the client adds /v1/… itself)');
+    }
+    return check.normalised;
+  });
+  return [...new Set(bases)];
+}
+
 class Client implements GatewayClient {
   readonly baseUrls: readonly string[];
   readonly pool: BaseUrlPool;
   private readonly transport: HttpTransport;
-  private readonly deps: DownloadDeps;
+  private readonly engine: Engine;
   private readonly graceMs: number;
+  private readonly resumeAttempts: number;
   private readonly now: () => number;
 
-  constructor(private readonly options: GatewayClientOptions) {
+  constructor(options: GatewayClientOptions) {
     if (!options.apiKey) throw new InvalidRequestError(`no API key${options.apiKeyEnv ? ` in $${options.apiKeyEnv}` : ''}`);
     registerSecret(options.apiKey);
-    const log = makeLogger(options.log, [options.apiKey]);
-    const bases = options.baseUrls.map((raw) => normalizeBaseUrl(raw, (message) => log('warn', message)));
-    this.baseUrls = [...new Set(bases)];
+    const log = redactedLog(options.log, [options.apiKey]);
+    this.baseUrls = baseAddresses(options.baseUrls, log);
     this.now = options.now ?? Date.now;
-    this.pool = new BaseUrlPool(this.baseUrls, {
-      now: this.now,
-      ...(options.cooldownMs !== undefined ? { cooldownMs: options.cooldownMs } : {}),
-      ...(options.maxCooldownMs !== undefined ? { maxCooldownMs: options.maxCooldownMs } : {}),
-    });
+    this.pool = new BaseUrlPool(this.baseUrls, { now: this.now, cooldownMs: options.cooldownMs, maxCooldownMs: options.maxCooldownMs });
     const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
     this.transport = new HttpTransport({
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
@@ -56,10 +69,11 @@ class Client implements GatewayClient {
       bodyTimeoutMs: requestTimeoutMs,
     });
     this.graceMs = options.notExistGraceMs ?? DEFAULT_GRACE_MS;
-    const caller: CallerDeps = {
-      transport: this.transport, pool: this.pool, now: this.now, random: Math.random, log,
-      createRetries: options.createRetries ?? 'safe', headersTimeoutMs: requestTimeoutMs,
-      ...(options.apiKeyEnv !== undefined ? { apiKeyEnv: options.apiKeyEnv } : {}),
+    this.resumeAttempts = options.downloadResumeAttempts ?? 5;
+    this.engine = {
+      transport: this.transport, pool: this.pool, apiKey: options.apiKey, apiKeyEnv: options.apiKeyEnv,
+      authOrigins: new Set(this.baseUrls.map((b) => new URL(b).origin)),
+      createRetries: options.createRetries ?? 'safe', now: this.now, random: Math.random, log,
       limits: {
         maxAttempts: options.maxAttempts ?? Math.max(6, this.baseUrls.length * 2 + 2),
         deadlineMs: options.failoverDeadlineMs ?? 120_000,
@@ -67,74 +81,57 @@ class Client implements GatewayClient {
         maxWaitMs: options.maxRetryAfterMs ?? 60_000,
       },
     };
-    this.deps = {
-      ...caller, apiKey: options.apiKey, bodyTimeoutMs: requestTimeoutMs,
-      authOrigins: new Set(this.baseUrls.map((b) => new URL(b).origin)),
-      resumeAttempts: options.downloadResumeAttempts ?? 5,
-    };
-  }
-
-  private get bearer(): Record<string, string> {
-    return { authorization: `Bearer ${this.options.apiKey}` };
   }
 
   async createTask(request: RenderRequest): Promise<CreatedTask> {
-    const accept = async (response: HttpResponse, baseUrl: string): Promise<string> => {
-      const body = await readJson(response, 'the create', baseUrl);
+    const accept = async (response: HttpResponse, at: { baseUrl: string }): Promise<string> => {
+      const body = await readJson(response, 'the create', at.baseUrl);
       const taskId = extractTaskId(body);
-      if (!taskId) throw new GatewayUnavailableError(`${baseUrl} answered the create without a task id`, { baseUrl, status: response.status });
+      if (!taskId) throw new GatewayUnavailableError(`${at.baseUrl} answered the create without a task id`, { baseUrl: at.baseUrl, status: response.status });
       return taskId;
     };
+    const common = { operation: 'create', method: 'POST', credential: 'bearer', model: request.model, accept } as const;
     let spec: CallSpec<string>;
     if (request.protocol === 'openai') {
       spec = {
-        operation: 'create', method: 'POST', path: OPENAI_CREATE_PATH, headers: this.bearer, model: request.model, accept,
-        openBody: async () => buildOpenaiCreateBody(request, (url) => this.openRemoteReference(url)),
+        ...common, target: () => ({ path: OPENAI_CREATE_PATH }),
+        openBody: () => buildOpenaiCreateBody(request, (url) => this.openRemoteReference(url)),
       };
     } else {
       const body = await buildGeneralCreateBody(request);
-      spec = {
-        operation: 'create', method: 'POST', path: GENERAL_CREATE_PATH, model: request.model, accept,
-        headers: { ...this.bearer, 'content-type': 'application/json' },
-        openBody: () => Promise.resolve({ body }),
-      };
+      spec = { ...common, target: () => ({ path: GENERAL_CREATE_PATH }), openBody: () => Promise.resolve({ body, headers: JSON_HEADERS }) };
     }
-    const result = await call(this.deps, spec);
+    const result = await call(this.engine, spec);
     return { taskId: result.value, baseUrl: result.baseUrl, attempts: result.attempts };
   }
 
   /** A remote reference image for multipart upload: fetched with our agent, never with the key. */
   private async openRemoteReference(url: URL): Promise<ReferenceSource> {
-    let current = url;
-    for (let hop = 0; hop <= 5; hop += 1) {
-      const response = await this.transport.send({ url: current, method: 'GET' }, current.origin);
-      const location = header(response.headers, 'location');
-      if (response.status >= 300 && response.status < 400 && location) {
-        discard(response.body);
-        current = new URL(location, current);
-        continue;
-      }
-      if (response.status !== 200) {
-        discard(response.body);
-        throw new InvalidRequestError(`reference image ${sourceOf(current)} could not be fetched (HTTP ${response.status})`);
-      }
-      const length = Number(header(response.headers, 'content-length') ?? Number.NaN);
-      const name = basename(current.pathname) || 'reference';
-      return {
-        stream: response.body, filename: name, ...(Number.isFinite(length) ? { length } : {}),
-        contentType: header(response.headers, 'content-type')?.split(';')[0] ?? mimeTypeOf(name, 'image'),
-        dispose: () => discard(response.body),
-      };
-    }
-    throw new InvalidRequestError(`reference image ${sourceOf(url)}: too many redirects`);
+    const refused = (status: number, at: { url: URL }): never => {
+      throw new InvalidRequestError(`reference image ${sourceOf(at.url)} could not be fetched (HTTP ${status})`);
+    };
+    const { value } = await call(this.engine, {
+      operation: 'reference', method: 'GET', credential: 'none', followRedirects: true,
+      target: () => ({ url: url.href }),
+      accept: (response, at) => Promise.resolve(response.status === 200 ? { response, url: at.url } : refused(response.status, at)),
+      reject: refused,
+    });
+    const { response } = value;
+    const length = Number(header(response.headers, 'content-length') ?? Number.NaN);
+    const name = basename(value.url.pathname) || 'reference';
+    return {
+      stream: response.body, filename: name, length: Number.isFinite(length) ? length : undefined,
+      contentType: header(response.headers, 'content-type')?.split(';')[0] ?? mimeTypeOf(name, 'image'),
+      dispose: () => discard(response.body),
+    };
   }
 
   async getTask(ref: TaskRef, options: { createdAt?: number } = {}): Promise<TaskStatus> {
     const path = ref.protocol === 'openai' ? openaiTaskPath(ref.taskId) : generalTaskPath(ref.taskId);
     try {
-      const result = await call(this.deps, {
-        operation: 'retrieve', method: 'GET', path, headers: this.bearer, taskId: ref.taskId,
-        accept: async (response, baseUrl) => {
+      const result = await call(this.engine, {
+        operation: 'retrieve', method: 'GET', credential: 'bearer', taskId: ref.taskId, target: () => ({ path }),
+        accept: async (response, { baseUrl }) => {
           const body = await readJson(response, 'the status check', baseUrl);
           const wrapper = body as { code?: unknown; data?: unknown } | null;
           if (wrapper && wrapper.code === 'task_not_exist' && !wrapper.data) {
@@ -144,35 +141,32 @@ class Client implements GatewayClient {
         },
       });
       const { parsed, pollAfterMs } = result.value;
-      const status: TaskStatus = { taskId: ref.taskId, state: parsed.state, rawStatus: parsed.rawStatus, baseUrl: result.baseUrl };
-      if (parsed.progress !== undefined) status.progress = parsed.progress;
-      if (parsed.resultUrl !== undefined) status.resultUrl = parsed.resultUrl;
-      if (parsed.failReason !== undefined) status.failReason = parsed.failReason;
-      if (pollAfterMs !== undefined) status.pollAfterMs = pollAfterMs;
-      return status;
+      return {
+        taskId: ref.taskId, state: parsed.state, rawStatus: parsed.rawStatus, baseUrl: result.baseUrl,
+        progress: parsed.progress, resultUrl: parsed.resultUrl, failReason: parsed.failReason, pollAfterMs,
+      };
     } catch (error) {
       if (error instanceof TaskNotFoundError && options.createdAt !== undefined && this.now() - options.createdAt < this.graceMs) {
         return { taskId: ref.taskId, state: 'pending', rawStatus: 'task_not_exist', baseUrl: error.baseUrl ?? this.pool.pick() };
       }
       if (error instanceof TaskNotFoundError && options.createdAt !== undefined) {
         throw new TaskNotFoundError(`${error.message}; still missing ${Math.round((this.now() - options.createdAt) / 1000)} s after `
-          + 'creation, so it is taken as lost', { ...(error.status !== undefined ? { status: error.status } : {}),
-          ...(error.baseUrl !== undefined ? { baseUrl: error.baseUrl } : {}), taskId: ref.taskId });
+          + 'creation, so it is taken as lost', { status: error.status, baseUrl: error.baseUrl, taskId: ref.taskId });
       }
       throw error;
     }
   }
 
   /** A general-protocol result_url under a configured base is re-rooted on whichever base is healthy. */
-  private targetFor(url: string | undefined, ref: TaskRef): VideoTarget {
+  private targetFor(url: string | undefined, ref: TaskRef): Target {
     if (url) {
       const base = this.baseUrls.find((b) => url.startsWith(`${b}/`));
-      return base ? { kind: 'gateway', path: url.slice(base.length) } : { kind: 'url', url };
+      return base ? { path: url.slice(base.length) } : { url };
     }
-    return { kind: 'gateway', path: openaiContentPath(ref.taskId) };
+    return { path: openaiContentPath(ref.taskId) };
   }
 
-  private async freshTarget(ref: TaskRef): Promise<VideoTarget> {
+  private async freshTarget(ref: TaskRef): Promise<Target> {
     if (ref.protocol === 'openai') return this.targetFor(undefined, ref);
     const status = await this.getTask({ taskId: ref.taskId, protocol: ref.protocol });
     if (status.state !== 'succeeded') {
@@ -183,17 +177,16 @@ class Client implements GatewayClient {
 
   async openVideo(ref: TaskRef, options: { offset?: number; ifRange?: string; signal?: AbortSignal } = {}): Promise<VideoDownload> {
     const target = ref.protocol === 'general' && !ref.resultUrl ? await this.freshTarget(ref) : this.targetFor(ref.resultUrl, ref);
-    return openVideoStream(this.deps, target, {
-      taskId: ref.taskId, refresh: () => this.freshTarget(ref), ...(options.signal ? { signal: options.signal } : {}),
-    }, Math.max(0, Math.floor(options.offset ?? 0)), options.ifRange);
+    const context = { taskId: ref.taskId, signal: options.signal, refresh: () => this.freshTarget(ref), maxResumes: this.resumeAttempts };
+    return openVideoStream(this.engine, target, context, Math.max(0, Math.floor(options.offset ?? 0)), options.ifRange);
   }
 
   async createMessage(input: { model: string; maxTokens: number; system?: string; prompt: string }): Promise<MessageResult> {
     const body = buildMessagesBody(input);
-    const result = await call(this.deps, {
-      operation: 'message', method: 'POST', path: MESSAGES_PATH, headers: messagesHeaders(this.options.apiKey), model: input.model,
-      openBody: () => Promise.resolve({ body }),
-      accept: async (response, baseUrl) => {
+    const result = await call(this.engine, {
+      operation: 'message', method: 'POST', credential: 'x-api-key', model: input.model, target: () => ({ path: MESSAGES_PATH }),
+      openBody: () => Promise.resolve({ body, headers: MESSAGES_HEADERS }),
+      accept: async (response, { baseUrl }) => {
         const json = await readJson(response, 'the message', baseUrl);
         const parsed = parseMessageBody(json, input.model);
         if (!parsed) throw new GatewayUnavailableError(`${baseUrl} answered the message without content`, { baseUrl, status: response.status });

@@ -76,9 +76,9 @@ export interface GatewayClientOptions {
   apiKeyEnv?: string;
   /** TCP/TLS connect timeout per attempt, ms (default 10 000). */
   connectTimeoutMs?: number;
-  /** Requests per call across failovers, 429 waits not counted (default max(6, 2 x bases + 2)). */
+  /** Failed attempts per call (5xx, network, unreadable answers; default max(6, 2 x bases + 2)). See gateway/retry.ts. */
   maxAttempts?: number;
-  /** Wall time after which a call stops failing over, ms (default 120 000). */
+  /** Wall time of one call, ms: no retry wait runs past it, no attempt starts after it (default 120 000). */
   failoverDeadlineMs?: number;
   /** 429 retries per call on the same base (default 8). */
   maxRateLimitRetries?: number;
@@ -88,13 +88,15 @@ export interface GatewayClientOptions {
   cooldownMs?: number;
   /** Cooldown cap, ms (default 120 000). */
   maxCooldownMs?: number;
-  /** Resumes inside one openVideo body after cuts (default 5). */
+  /** Cuts one openVideo body resumes after (default 5). */
   downloadResumeAttempts?: number;
   /** Clock, epoch ms (tests). */
   now?: () => number;
   /** Warnings (normalisation) and retry/failover notes; already redacted. */
-  log?: (level: 'debug' | 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void;
+  log?: GatewayLog;
 }
+
+export type GatewayLog = (level: 'debug' | 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void;
 
 export interface GatewayClient {
   readonly baseUrls: readonly string[];

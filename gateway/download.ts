@@ -1,51 +1,35 @@
-// Streaming video download: manual redirects, Authorization only to base-address origins, Range
-// resume inside the returned stream, one refresh of an expired result_url.
+// Streaming video download. Each opening of the video is one call of the retry engine (failover,
+// retries, redirects, the key only to base-address origins); this file adds what is particular to
+// videos: Range from an offset, one refresh of an expired address, and resuming after a cut inside
+// the returned stream.
 import { Readable } from 'node:stream';
-import { backoffDelay } from './backoff';
-import { sleep, type CallerDeps } from './caller';
-import { classifyGatewayError, describeError } from './classify';
-import type { VideoDownload } from './contract';
-import { DownloadError, GatewayAbortedError, GatewayError, GatewayUnavailableError, RateLimitedError } from './errors';
-import { discard, header, networkError, readText, type HttpResponse, type ResponseBody } from './http';
+import { describeError } from './classify';
+import type { GatewayLog, VideoDownload } from './contract';
+import { DownloadError, GatewayAbortedError, GatewayError, GatewayUnavailableError } from './errors';
+import { discard, header, sourceOf, type HttpResponse, type ResponseBody } from './http';
+import { call, type Engine, type Target } from './retry';
 
-export interface DownloadDeps extends CallerDeps {
-  apiKey: string;
-  /** Origins of the configured base addresses: the only ones that get the key. */
-  authOrigins: ReadonlySet<string>;
-  bodyTimeoutMs: number;
-  resumeAttempts: number;
-}
-
-/** Where the bytes are: a path on whichever base is healthy, or a fixed address (CDN, pre-signed). */
-export type VideoTarget = { kind: 'gateway'; path: string } | { kind: 'url'; url: string };
-
-export interface OpenContext {
+export interface VideoContext {
   taskId: string;
   signal?: AbortSignal;
-  /** Asks the task again for a fresh address (once per download). */
-  refresh?: () => Promise<VideoTarget | undefined>;
+  /** Asks the task for a fresh address; used once per download. */
+  refresh: () => Promise<Target>;
+  /** Cuts the body resumes after before it gives up. */
+  maxResumes: number;
 }
 
 interface Opened {
   response: HttpResponse;
-  finalUrl: URL;
+  /** The address the bytes come from, after redirects. */
+  url: URL;
   baseUrl: string;
-}
-
-const MAX_REDIRECTS = 5;
-
-/** `https://user:pw@cdn/x.mp4?sig=…` -> `https://cdn/x.mp4`, for the manifest. */
-export function sourceOf(url: URL): string {
-  return `${url.origin}${url.pathname}`;
 }
 
 /** Parses `bytes 100-199/1000` (total may be `*`). */
 export function parseContentRange(value: string | undefined): { start: number; end: number; total?: number } | undefined {
   const m = /^bytes\s+(\d+)-(\d+)\/(\d+|\*)$/i.exec(value?.trim() ?? '');
   if (!m) return undefined;
-  const out: { start: number; end: number; total?: number } = { start: Number(m[1]), end: Number(m[2]) };
-  if (m[3] !== '*') out.total = Number(m[3]);
-  return out;
+  return { start: Number(m[1]), end: Number(m[2]), total: m[3] === '*' ? undefined : Number(m[3]) };
 }
 
 /** A strong ETag or a Last-Modified date, usable in If-Range (weak ETags are not). */
@@ -55,105 +39,60 @@ export function rangeValidator(headers: HttpResponse['headers']): string | undef
   return header(headers, 'last-modified');
 }
 
-export class VideoFetcher {
+/** One download's video: where it is now, and how to open it from a byte offset. */
+class Video {
   private refreshed = false;
 
-  constructor(private readonly deps: DownloadDeps, private target: VideoTarget, private readonly ctx: OpenContext) {}
+  constructor(private readonly engine: Engine, private target: Target, private readonly ctx: VideoContext) {}
 
-  /** One GET (following redirects) of the video from `from`, with failover and bounded retries. */
+  /** Opens the video from byte `from` (If-Range `ifRange`, when known): one engine call. */
   async open(from: number, ifRange: string | undefined): Promise<Opened> {
-    const { deps } = this;
-    const failed = new Set<string>();
-    let rateLimits = 0;
-    for (let attempt = 0; ; attempt += 1) {
-      if (this.ctx.signal?.aborted) throw new GatewayAbortedError();
-      const baseUrl = deps.pool.pick(failed);
-      const start = this.target.kind === 'gateway' ? new URL(`${baseUrl}${this.target.path}`) : new URL(this.target.url);
-      let error: GatewayError;
-      try {
-        const opened = await this.follow(start, from, ifRange, baseUrl);
-        const { status } = opened.response;
-        if (status === 200 || status === 206) {
-          if (this.target.kind === 'gateway') deps.pool.reportSuccess(baseUrl);
-          return opened;
+    let offset = from;
+    let validator = ifRange;
+    const result = await call(this.engine, {
+      operation: 'download', method: 'GET', credential: 'bearer', followRedirects: true,
+      taskId: this.ctx.taskId, signal: this.ctx.signal,
+      target: () => this.target,
+      headers: () => {
+        const headers: Record<string, string> = { accept: 'video/*, application/octet-stream;q=0.9, */*;q=0.5' };
+        if (offset > 0) headers.range = `bytes=${offset}-`;
+        if (offset > 0 && validator) headers['if-range'] = validator;
+        return headers;
+      },
+      accept: (response, at) => {
+        if (response.status !== 200 && response.status !== 206) {
+          throw new DownloadError(`the video could not be fetched (HTTP ${response.status} from ${sourceOf(at.url)})`,
+            { status: response.status, retryable: false });
         }
-        const text = await readText(opened.response.body, 64 * 1024).catch(() => '');
-        const expired = [403, 404, 410].includes(status) && !deps.authOrigins.has(opened.finalUrl.origin);
-        if (expired && this.ctx.refresh && !this.refreshed) {
+        return Promise.resolve({ response, url: at.url });
+      },
+      reject: async (status, at) => {
+        // Refused by an address outside the gateway: a signed URL that expired. The task gives a new one, once.
+        if ([403, 404, 410].includes(status) && !this.engine.authOrigins.has(at.url.origin)) {
+          if (this.refreshed) throw new DownloadError(`the video address expired (HTTP ${status}) and was already refreshed once`, { status });
           this.refreshed = true;
-          deps.log('info', `video address expired (HTTP ${status}); asking task ${this.ctx.taskId} for a fresh one`);
-          const fresh = await this.ctx.refresh();
-          if (!fresh) throw new DownloadError(`the video address expired (HTTP ${status}) and the task gave no new one`, { status });
-          this.target = fresh;
-          attempt -= 1;
-          continue;
+          this.engine.log('info', `video address expired (HTTP ${status}); asking task ${this.ctx.taskId} for a fresh one`);
+          this.target = await this.ctx.refresh();
+          return 'again';
         }
-        if (status === 416 && from > 0) {
+        if (status === 416 && offset > 0) {
           // Our offset is past the end (e.g. the representation changed): start over from 0.
-          from = 0;
-          ifRange = undefined;
-          continue;
+          offset = 0;
+          validator = undefined;
+          return 'again';
         }
-        error = classifyGatewayError({ status, body: text, headers: opened.response.headers, baseUrl, operation: 'download',
-          taskId: this.ctx.taskId, nowMs: deps.now() });
-        if (expired) error = new DownloadError(`the video address expired (HTTP ${status}) and was already refreshed once`, { status });
-      } catch (e) {
-        if (!(e instanceof GatewayError)) throw e;
-        error = e;
-      }
-      if (error instanceof GatewayAbortedError) throw error;
-      if (error instanceof RateLimitedError && rateLimits < deps.limits.maxRateLimitRetries) {
-        rateLimits += 1;
-        attempt -= 1;
-        await sleep(Math.min(deps.limits.maxWaitMs, error.retryAfterMs ?? backoffDelay(rateLimits, { random: deps.random })), this.ctx.signal);
-        continue;
-      }
-      if (!(error instanceof GatewayUnavailableError) || attempt + 1 >= deps.limits.maxAttempts) throw error;
-      if (this.target.kind === 'gateway') {
-        failed.add(baseUrl);
-        deps.pool.reportFailure(baseUrl, error.retryAfterMs ?? 0);
-      }
-      deps.log('warn', `video fetch failed: ${describeError(error)}; retrying`, { taskId: this.ctx.taskId, attempt });
-      const next = deps.pool.pick(failed);
-      if (this.target.kind === 'url' || !deps.pool.isHealthy(next)) {
-        await sleep(backoffDelay(attempt, { baseMs: 250, maxMs: 5_000, random: deps.random }), this.ctx.signal);
-      }
-    }
-  }
-
-  private async follow(start: URL, from: number, ifRange: string | undefined, baseUrl: string): Promise<Opened> {
-    const { deps } = this;
-    let url = start;
-    for (let hop = 0; ; hop += 1) {
-      const headers: Record<string, string> = { accept: 'video/*, application/octet-stream;q=0.9, */*;q=0.5' };
-      // The key goes only to the gateway's own origins, re-decided on every hop.
-      if (deps.authOrigins.has(url.origin)) headers.authorization = `Bearer ${deps.apiKey}`;
-      if (from > 0) {
-        headers.range = `bytes=${from}-`;
-        if (ifRange) headers['if-range'] = ifRange;
-      }
-      const response = await deps.transport.send({
-        url, method: 'GET', headers, headersTimeoutMs: deps.headersTimeoutMs, bodyTimeoutMs: deps.bodyTimeoutMs,
-        ...(this.ctx.signal ? { signal: this.ctx.signal } : {}),
-      }, deps.authOrigins.has(url.origin) ? baseUrl : url.origin);
-      const location = header(response.headers, 'location');
-      if (response.status >= 300 && response.status < 400 && response.status !== 304 && location) {
-        discard(response.body);
-        if (hop >= MAX_REDIRECTS) throw new DownloadError(`too many redirects fetching the video (last: ${sourceOf(url)})`);
-        url = new URL(location, url);
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new DownloadError('video redirect to a non-http(s) address');
-        continue;
-      }
-      return { response, finalUrl: url, baseUrl };
-    }
+        return undefined;
+      },
+    });
+    return { ...result.value, baseUrl: result.baseUrl };
   }
 }
 
 /** Opens the video and wraps it in a stream that resumes after cuts. */
-export async function openVideoStream(deps: DownloadDeps, target: VideoTarget, ctx: OpenContext,
+export async function openVideoStream(engine: Engine, target: Target, ctx: VideoContext,
   offset: number, ifRange: string | undefined): Promise<VideoDownload> {
-  const fetcher = new VideoFetcher(deps, target, ctx);
-  const first = await fetcher.open(offset, ifRange);
+  const video = new Video(engine, target, ctx);
+  const first = await video.open(offset, ifRange);
   const { response } = first;
   let start = 0;
   let total: number | undefined;
@@ -170,27 +109,21 @@ export async function openVideoStream(deps: DownloadDeps, target: VideoTarget, c
     total = length;
   }
   const validator = rangeValidator(response.headers);
-  const body = new ResumableBody(fetcher, response.body, {
-    position: start, ...(total !== undefined ? { total } : {}),
-    ...(validator !== undefined ? { validator } : {}),
-    maxResumes: deps.resumeAttempts, log: deps.log, random: deps.random, ...(ctx.signal ? { signal: ctx.signal } : {}),
-  });
-  const contentType = header(response.headers, 'content-type');
+  const body = new ResumableBody(video, response.body,
+    { position: start, total, validator, maxResumes: ctx.maxResumes, log: engine.log, signal: ctx.signal });
   return {
-    ...(validator !== undefined ? { validator } : {}),
-    body, offset: start, baseUrl: first.baseUrl, source: sourceOf(first.finalUrl),
-    ...(total !== undefined ? { totalBytes: total } : {}), ...(contentType !== undefined ? { contentType } : {}),
+    body, offset: start, totalBytes: total, validator, baseUrl: first.baseUrl, source: sourceOf(first.url),
+    contentType: header(response.headers, 'content-type'),
   };
 }
 
 interface ResumeOptions {
   position: number;
-  total?: number;
-  validator?: string;
+  total: number | undefined;
+  validator: string | undefined;
   maxResumes: number;
-  log: CallerDeps['log'];
-  random: () => number;
-  signal?: AbortSignal;
+  log: GatewayLog;
+  signal: AbortSignal | undefined;
 }
 
 /**
@@ -198,14 +131,14 @@ interface ResumeOptions {
  * video at the current position with Range + If-Range; if the server then sends the whole file
  * again, the bytes already delivered are skipped, so the consumer never sees a seam.
  */
-export class ResumableBody extends Readable {
+class ResumableBody extends Readable {
   private source: ResponseBody | undefined;
   private position: number;
   private skip = 0;
   private resumes = 0;
   private readonly options: ResumeOptions;
 
-  constructor(private readonly fetcher: VideoFetcher, first: ResponseBody, options: ResumeOptions) {
+  constructor(private readonly video: Video, first: ResponseBody, options: ResumeOptions) {
     super({ highWaterMark: 1 << 20 });
     this.options = options;
     this.position = options.position;
@@ -275,8 +208,8 @@ export class ResumableBody extends Readable {
 
   private async reopen(reason: unknown): Promise<void> {
     try {
-      await sleep(backoffDelay(this.resumes - 1, { baseMs: 100, maxMs: 2_000, random: this.options.random }), this.options.signal);
-      const { response } = await this.fetcher.open(this.position, this.options.validator);
+      // At once: a cut is not a refusal, and the engine backs off if the reopening fails.
+      const { response } = await this.video.open(this.position, this.options.validator);
       if (this.destroyed) {
         discard(response.body);
         return;
@@ -298,11 +231,10 @@ export class ResumableBody extends Readable {
       }
       this.attach(response.body);
     } catch (error) {
-      const wrapped = error instanceof GatewayError ? error
-        : networkError(error, { baseUrl: '', requestSent: true, ...(this.options.signal ? { signal: this.options.signal } : {}) });
-      this.destroy(wrapped instanceof GatewayError && !(wrapped instanceof GatewayUnavailableError) ? wrapped
-        : new DownloadError(`download cut at byte ${this.position} (${describeError(reason)}) and resuming failed: ${describeError(wrapped)}`,
-          { bytesReceived: this.bytesDelivered, cause: wrapped }));
+      // A final answer (key refused, video gone or changed, abort) ends the download as it is.
+      this.destroy(error instanceof GatewayError && !(error instanceof GatewayUnavailableError) ? error
+        : new DownloadError(`download cut at byte ${this.position} (${describeError(reason)}) and resuming failed: ${describeError(error)}`,
+          { bytesReceived: this.bytesDelivered, cause: error }));
     }
   }
 }

@@ -24,7 +24,6 @@ export interface GatewayErrorInit {
   code?: string;
   cause?: unknown;
   retryable?: boolean;
-  failoverSafe?: boolean;
 }
 
 /** A plain, redacted stand-in for a lower-level error (undici errors can reference request options). */
@@ -49,27 +48,21 @@ export abstract class GatewayError extends Error {
   readonly code?: string;
   /** Worth trying the same operation again later. */
   readonly retryable: boolean;
-  /** Safe to send the same request to another base address now. */
-  readonly failoverSafe: boolean;
-  /** Ends every item of the job, not only this one (401). */
-  readonly fatalForJob: boolean = false;
 
-  constructor(message: string, init: GatewayErrorInit, defaults: { retryable: boolean; failoverSafe: boolean }) {
+  constructor(message: string, init: GatewayErrorInit, defaults: { retryable: boolean }) {
     super(redact(message), init.cause !== undefined ? { cause: sanitizeCause(init.cause) } : undefined);
     this.name = new.target.name;
-    if (init.status !== undefined) this.status = init.status;
-    if (init.baseUrl !== undefined) this.baseUrl = init.baseUrl;
-    if (init.serverMessage !== undefined) this.serverMessage = redact(init.serverMessage);
-    if (init.code !== undefined) this.code = init.code;
+    this.status = init.status;
+    this.baseUrl = init.baseUrl;
+    this.serverMessage = init.serverMessage === undefined ? undefined : redact(init.serverMessage);
+    this.code = init.code;
     this.retryable = init.retryable ?? defaults.retryable;
-    this.failoverSafe = init.failoverSafe ?? defaults.failoverSafe;
     if (this.stack) this.stack = redact(this.stack);
   }
 
-  /** What the manifest and Temporal get. */
+  /** What the manifest and Temporal get (JSON leaves out the undefined fields). */
   toJSON(): { kind: GatewayErrorKind; message: string; status?: number; baseUrl?: string } {
-    return { kind: this.kind, message: this.message, ...(this.status !== undefined ? { status: this.status } : {}),
-      ...(this.baseUrl !== undefined ? { baseUrl: this.baseUrl } : {}) };
+    return { kind: this.kind, message: this.message, status: this.status, baseUrl: this.baseUrl };
   }
 }
 
@@ -81,9 +74,8 @@ function sanitizeCause(cause: unknown): unknown {
 /** 401: the key was refused. Stops the whole job. */
 export class AuthError extends GatewayError {
   readonly kind = 'auth';
-  override readonly fatalForJob = true;
   constructor(message: string, init: GatewayErrorInit = {}) {
-    super(message, init, { retryable: false, failoverSafe: false });
+    super(message, init, { retryable: false });
   }
 }
 
@@ -92,8 +84,8 @@ export class ModelUnavailableError extends GatewayError {
   readonly kind = 'model_unavailable';
   readonly model?: string;
   constructor(message: string, init: GatewayErrorInit & { model?: string } = {}) {
-    super(message, init, { retryable: false, failoverSafe: false });
-    if (init.model !== undefined) this.model = init.model;
+    super(message, init, { retryable: false });
+    this.model = init.model;
   }
 }
 
@@ -102,8 +94,8 @@ export class RateLimitedError extends GatewayError {
   readonly kind = 'rate_limited';
   readonly retryAfterMs?: number;
   constructor(message: string, init: GatewayErrorInit & { retryAfterMs?: number } = {}) {
-    super(message, init, { retryable: true, failoverSafe: false });
-    if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;
+    super(message, init, { retryable: true });
+    this.retryAfterMs = init.retryAfterMs;
   }
 }
 
@@ -114,9 +106,9 @@ export class GatewayUnavailableError extends GatewayError {
   readonly requestSent: boolean;
   readonly retryAfterMs?: number;
   constructor(message: string, init: GatewayErrorInit & { requestSent?: boolean; retryAfterMs?: number } = {}) {
-    super(message, init, { retryable: true, failoverSafe: true });
+    super(message, init, { retryable: true });
     this.requestSent = init.requestSent ?? true;
-    if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;
+    this.retryAfterMs = init.retryAfterMs;
   }
 }
 
@@ -124,7 +116,7 @@ export class GatewayUnavailableError extends GatewayError {
 export class InvalidRequestError extends GatewayError {
   readonly kind = 'invalid_request';
   constructor(message: string, init: GatewayErrorInit = {}) {
-    super(message, init, { retryable: false, failoverSafe: false });
+    super(message, init, { retryable: false });
   }
 }
 
@@ -133,8 +125,8 @@ export class TaskNotFoundError extends GatewayError {
   readonly kind = 'task_not_found';
   readonly taskId?: string;
   constructor(message: string, init: GatewayErrorInit & { taskId?: string } = {}) {
-    super(message, init, { retryable: false, failoverSafe: false });
-    if (init.taskId !== undefined) this.taskId = init.taskId;
+    super(message, init, { retryable: false });
+    this.taskId = init.taskId;
   }
 }
 
@@ -144,7 +136,7 @@ export class AmbiguousCreateError extends GatewayError {
   /** Create requests sent before giving up. */
   readonly attempts: number;
   constructor(message: string, init: GatewayErrorInit & { attempts?: number } = {}) {
-    super(message, init, { retryable: false, failoverSafe: false });
+    super(message, init, { retryable: false });
     this.attempts = init.attempts ?? 1;
   }
 }
@@ -153,7 +145,7 @@ export class AmbiguousCreateError extends GatewayError {
 export class QuotaOrPermissionError extends GatewayError {
   readonly kind = 'quota_or_permission';
   constructor(message: string, init: GatewayErrorInit = {}) {
-    super(message, init, { retryable: false, failoverSafe: false });
+    super(message, init, { retryable: false });
   }
 }
 
@@ -162,8 +154,8 @@ export class DownloadError extends GatewayError {
   readonly kind = 'download';
   readonly bytesReceived?: number;
   constructor(message: string, init: GatewayErrorInit & { bytesReceived?: number } = {}) {
-    super(message, init, { retryable: true, failoverSafe: true });
-    if (init.bytesReceived !== undefined) this.bytesReceived = init.bytesReceived;
+    super(message, init, { retryable: true });
+    this.bytesReceived = init.bytesReceived;
   }
 }
 
@@ -171,7 +163,7 @@ export class DownloadError extends GatewayError {
 export class GatewayAbortedError extends GatewayError {
   readonly kind = 'aborted';
   constructor(message = 'the request was aborted', init: GatewayErrorInit = {}) {
-    super(message, init, { retryable: false, failoverSafe: false });
+    super(message, init, { retryable: false });
   }
 }
 

@@ -24,8 +24,6 @@ export interface SendOptions {
   headers?: Record<string, string>;
   body?: RequestBody;
   signal?: AbortSignal;
-  headersTimeoutMs?: number;
-  bodyTimeoutMs?: number;
 }
 
 export type ResponseBody = Dispatcher.ResponseData['body'];
@@ -114,7 +112,7 @@ export function networkError(error: unknown, context: { baseUrl: string; request
   const when = notSent ? 'before the request was sent' : 'after the request was sent';
   return new GatewayUnavailableError(`${context.baseUrl}: ${what}${code ? ` (${code})` : ''} ${when}`, {
     baseUrl: context.baseUrl,
-    ...(code !== undefined ? { code } : {}),
+    code,
     requestSent: !notSent,
     cause: new CauseSummary(error),
   });
@@ -151,16 +149,14 @@ export class HttpTransport {
       // 1 MiB read buffers: with undici's default the body stream stalls on small chunks and a
       // 1 GiB download ran at ~0.4x curl; JSON answers are far smaller, so nothing changes for them.
       highWaterMark: 1 << 20,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.headersTimeoutMs !== undefined ? { headersTimeout: options.headersTimeoutMs } : {}),
-      ...(options.bodyTimeoutMs !== undefined ? { bodyTimeout: options.bodyTimeoutMs } : {}),
+      signal: options.signal,
     };
     probes.set(opts, probe);
     try {
       const response = await this.dispatcher.request(opts);
       return { status: response.statusCode, headers: response.headers, body: response.body };
     } catch (error) {
-      throw networkError(error, { baseUrl, requestSent: probe.started, ...(options.signal ? { signal: options.signal } : {}) });
+      throw networkError(error, { baseUrl, requestSent: probe.started, signal: options.signal });
     }
   }
 
@@ -199,6 +195,11 @@ const noop = (): void => undefined;
 export function discard(body: ResponseBody): void {
   body.on('error', noop);
   body.dump({ limit: 64 * 1024 }).catch(noop);
+}
+
+/** `https://user:pw@cdn/x.mp4?sig=…` -> `https://cdn/x.mp4`: an address fit for messages and the manifest. */
+export function sourceOf(url: URL): string {
+  return `${url.origin}${url.pathname}`;
 }
 
 export function header(headers: IncomingHttpHeaders, name: string): string | undefined {

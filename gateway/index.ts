@@ -7,11 +7,8 @@ export {
   isGatewayError, type GatewayErrorKind,
 } from './errors';
 export { classifyGatewayError, parseErrorBody, type ErrorBody, type HttpFailure, type GatewayOperation } from './classify';
-export {
-  normalizeBaseUrl, extractTaskId, mapTaskStatus, parseProgress, parseTaskBody, isTerminalState, type ParsedTask,
-} from './normalize';
+export { extractTaskId, mapTaskStatus, parseProgress, parseTaskBody, isTerminalState, type ParsedTask } from './normalize';
 export { BaseUrlPool, type BaseUrlPoolOptions, type BaseHealth } from './pool';
 export { parseRetryAfter, parsePollAfter, backoffDelay } from './backoff';
 export { redact, redactObject, registerSecret } from './redact';
-export { verifyingStream, VerifyingStream, type VerifyingStreamOptions } from './hash';
-export { createRetryIsSafe } from './caller';
+export { createRetryIsSafe } from './retry';

@@ -10,9 +10,8 @@ export interface MessageInput {
   prompt: string;
 }
 
-export function messagesHeaders(apiKey: string): Record<string, string> {
-  return { 'x-api-key': apiKey, 'anthropic-version': ANTHROPIC_VERSION, 'content-type': 'application/json' };
-}
+/** Besides the key, which the engine sends as `x-api-key` (and as nothing else). */
+export const MESSAGES_HEADERS: Readonly<Record<string, string>> = { 'anthropic-version': ANTHROPIC_VERSION, 'content-type': 'application/json' };
 
 export function buildMessagesBody(input: MessageInput): string {
   const body: Record<string, unknown> = {

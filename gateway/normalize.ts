@@ -1,45 +1,7 @@
-// Pure readers of what gateways send: base addresses, task ids, statuses, progress, result URLs.
+// Pure readers of what gateways send: task ids, statuses, progress, result URLs.
 import type { TaskState } from './contract';
 
-/**
- * `https://gw.example.com/v1/` -> `https://gw.example.com`. Strips a trailing slash and a trailing
- * `/v1` (users paste both); `warn` is called at most once per address. Throws on anything not http(s).
- */
-export function normalizeBaseUrl(raw: string, warn?: (message: string) => void): string {
-  const trimmed = raw.trim();
-  let url: URL;
-  try {
-    url = new URL(trimmed);
-  } catch {
-    throw new TypeError(`base address "${trimmed}" is not a URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TypeError(`base address "${trimmed}" must start with http:// or https://`);
-  }
-  if (url.username || url.password) throw new TypeError('base address must not contain credentials');
-  const notes: string[] = [];
-  let path = url.pathname;
-  if (/\/+$/.test(trimmed.replace(/[?#].*$/, ''))) notes.push('the trailing slash');
-  path = path.replace(/\/+$/, '');
-  if (/\/v1$/i.test(path)) {
-    path = path.slice(0, -3).replace(/\/+$/, '');
-    notes.push('the trailing /v1');
-  }
-  if (url.search || url.hash) notes.push('the query string');
-  const normalized = `${url.origin}${path}`;
-  if (notes.length > 0) {
-    warn?.(`base address "${trimmed}": removed ${notes.join(' and ')}; using "${normalized}" (the client adds /v1/… itself)`);
-  }
-  return normalized;
-}
-
-/** `http://a:1/x` -> `http://a:1`; undefined when the text is not an http(s) URL. */
-export function originOf(address: string): string | undefined {
-  const url = parseHttpUrl(address);
-  return url?.origin;
-}
-
-export function parseHttpUrl(text: unknown): URL | undefined {
+function parseHttpUrl(text: unknown): URL | undefined {
   if (typeof text !== 'string' || text.length === 0) return undefined;
   try {
     const url = new URL(text);

@@ -1,5 +1,6 @@
 // Keeps the API key out of every message, log line and thrown object. The client registers its
 // key here once, so error constructors redact it even when a caller forgets to pass it.
+import type { GatewayLog } from './contract';
 
 const REDACTED = '[REDACTED]';
 const registered = new Set<string>();
@@ -72,4 +73,16 @@ function walk(value: unknown, secrets: readonly string[] | undefined, depth: num
     out[k] = SECRET_KEYS.test(k) && v !== undefined && v !== null ? REDACTED : walk(v, secrets, depth + 1, seen);
   }
   return out;
+}
+
+/** The client's log: every message and field redacted; a logger that throws never breaks a call. */
+export function redactedLog(log: GatewayLog | undefined, secrets: readonly string[]): GatewayLog {
+  if (!log) return () => undefined;
+  return (level, message, fields) => {
+    try {
+      log(level, redact(message, secrets), fields ? redactObject(fields, secrets) : undefined);
+    } catch {
+      // A broken logger must not break a call.
+    }
+  };
 }

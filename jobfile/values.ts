@@ -40,29 +40,34 @@ export function classifySource(value: string): SourceKind | undefined {
   return 'local';
 }
 
-export interface BaseUrlCheck {
-  ok: boolean;
-  normalised?: string;
-  problem?: string;
-}
+/** A usable gateway base address and what normalising removed from it, or why the value is not one. */
+export type BaseUrlCheck = { ok: true; normalised: string; removed: string[] } | { ok: false; problem: string };
 
 /**
- * A gateway base address: http(s), no credentials, query or fragment. A trailing slash and a
- * trailing `/v1` are normalised away (the caller warns). Model names are never touched here.
+ * The one rule for gateway base addresses, used by the job file, the gateway client and doctor:
+ * http(s), no credentials, no query or fragment. Surrounding spaces, trailing slashes and one
+ * trailing `/v1` are removed (users paste them; the client adds `/v1/…` itself); `removed` names the
+ * last two for the caller's warning. Model names are never touched here.
  */
 export function normaliseBaseUrl(value: string): BaseUrlCheck {
+  const text = value.trim();
   let u: URL;
   try {
-    u = new URL(value);
+    u = new URL(text);
   } catch {
     return { ok: false, problem: 'is not a URL' };
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return { ok: false, problem: `uses ${u.protocol.slice(0, -1)}, not http or https` };
   if (u.username || u.password) return { ok: false, problem: 'contains credentials: never put them in a job file; the key goes in the environment' };
-  if (u.search || u.hash || value.includes('?') || value.includes('#')) return { ok: false, problem: 'has a query or fragment' };
+  if (u.search || u.hash || text.includes('?') || text.includes('#')) return { ok: false, problem: 'has a query or fragment' };
+  const removed: string[] = [];
+  if (text.endsWith('/')) removed.push('the trailing slash');
   let path = u.pathname.replace(/\/+$/, '');
-  if (/\/v1$/i.test(path)) path = path.slice(0, -3).replace(/\/+$/, '');
-  return { ok: true, normalised: `${u.protocol}//${u.host}${path}` };
+  if (/\/v1$/i.test(path)) {
+    path = path.slice(0, -3).replace(/\/+$/, '');
+    removed.push('the trailing /v1');
+  }
+  return { ok: true, normalised: `${u.origin}${path}`, removed };
 }
 
 /** Why an output name (after placeholders) would escape its directory; undefined when it is safe. */

@@ -3,7 +3,7 @@
 // max_tokens 1. Nothing here ever creates a video task: every accepted create is a paid render.
 import { randomBytes } from 'node:crypto';
 import { isModelNotFound, parseErrorBody } from '../../gateway/classify';
-import { normalizeBaseUrl } from '../../gateway/normalize';
+import { normaliseBaseUrl } from '../../jobfile/values';
 import type { EnhanceSettings } from '../../jobfile/plan';
 import { type Check, fail, ok, warn } from './check';
 import { explainNetwork, type Prober, type ProbeResult } from './http';
@@ -44,16 +44,14 @@ function taskNotFound(text: string): boolean {
   return body.code === 'task_not_exist' || /task[_ ]not[_ ](exist|found)/i.test(body.message ?? '');
 }
 
-/** What the job file's loader said about each normalised address, in the words of gateway/normalize. */
+/** What the job file's loader said about each normalised address, in the words of normaliseBaseUrl. */
 export function normalisationNotes(warnings: readonly string[]): Map<string, string> {
   const notes = new Map<string, string>();
   for (const w of warnings) {
     const m = /base address "([^"]+)" normalised to "([^"]+)"/.exec(w);
     if (!m?.[1] || !m[2]) continue;
-    let removed = '';
-    try {
-      normalizeBaseUrl(m[1], (message) => { removed = /removed ([^;]+);/.exec(message)?.[1] ?? ''; });
-    } catch { /* the loader accepted it; keep the plain note */ }
+    const check = normaliseBaseUrl(m[1]);
+    const removed = check.ok ? check.removed.join(' and ') : '';
     notes.set(m[2], `normalised from "${m[1]}"${removed ? ` (removed ${removed})` : ''}`);
   }
   return notes;

@@ -106,7 +106,6 @@ describe('creation follows protocol §6', () => {
     try {
       await assert.rejects(bad.createTask(render('bad-key')), (e: unknown) => {
         assert.ok(e instanceof AuthError);
-        assert.equal(e.fatalForJob, true);
         assert.equal(e.status, 401);
         assert.match(e.message, /\$REELFLOW_TEST_KEY/);
         assert.ok(!`${e.message}${String(e.stack)}${JSON.stringify(e)}`.includes(wrong));

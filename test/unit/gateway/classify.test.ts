@@ -5,7 +5,7 @@ import {
   AuthError, type GatewayError, GatewayUnavailableError, InvalidRequestError, ModelUnavailableError, QuotaOrPermissionError,
   RateLimitedError, TaskNotFoundError, DownloadError,
 } from '../../../gateway/errors';
-import { createRetryIsSafe } from '../../../gateway/caller';
+import { createRetryIsSafe } from '../../../gateway/retry';
 
 const BASE = 'http://127.0.0.1:8787';
 const bodies = {
@@ -43,7 +43,6 @@ describe('classifyGatewayError', () => {
     const e = classify(401, bodies.openai, { apiKeyEnv: 'GATEWAY_API_KEY', operation: 'create' });
     assert.ok(e instanceof AuthError);
     assert.equal(e.kind, 'auth');
-    assert.equal(e.fatalForJob, true);
     assert.equal(e.retryable, false);
     assert.equal(e.status, 401);
     assert.equal(e.baseUrl, BASE);
@@ -75,7 +74,7 @@ describe('classifyGatewayError', () => {
     const e = classify(503, body, { model: 'veo-3', operation: 'create' });
     assert.ok(e instanceof ModelUnavailableError);
     assert.match(e.message, catalogAdvice);
-    assert.equal(e.failoverSafe, false);
+    assert.ok(!(e instanceof GatewayUnavailableError), 'a missing model is no reason to fail over');
     const byText = classify(503, '{"error":{"message":"No available channel for model veo-3 under group vip"}}', { model: 'veo-3' });
     assert.ok(byText instanceof ModelUnavailableError);
   });
@@ -99,7 +98,6 @@ describe('classifyGatewayError', () => {
     assert.ok(e instanceof RateLimitedError);
     assert.equal((e as RateLimitedError).retryAfterMs, 2000);
     assert.equal(e.retryable, true);
-    assert.equal(e.failoverSafe, false);
     const d = classifyGatewayError({ status: 429, headers: { 'retry-after': 'Thu, 01 Jan 1970 00:00:05 GMT' }, nowMs: 1000 });
     assert.equal((d as RateLimitedError).retryAfterMs, 4000);
     assert.equal((classify(429, bodies.anthropic) as RateLimitedError).retryAfterMs, undefined);
@@ -111,7 +109,6 @@ describe('classifyGatewayError', () => {
       assert.ok(e instanceof GatewayUnavailableError);
       assert.equal(e.kind, 'gateway_unavailable');
       assert.equal(e.retryable, true);
-      assert.equal(e.failoverSafe, true);
       assert.equal(e.status, status);
     });
   }

@@ -1,31 +1,24 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { createGatewayClient } from '../../../gateway/client';
 import {
-  extractTaskId, isTerminalState, mapTaskStatus, normalizeBaseUrl, parseProgress, parseTaskBody,
+  extractTaskId, isTerminalState, mapTaskStatus, parseProgress, parseTaskBody,
 } from '../../../gateway/normalize';
 
-describe('normalizeBaseUrl', () => {
-  const cases: [string, string, number][] = [
-    ['https://gw.example.com', 'https://gw.example.com', 0],
-    ['https://gw.example.com/', 'https://gw.example.com', 1],
-    ['https://gw.example.com/v1', 'https://gw.example.com', 1],
-    ['https://gw.example.com/v1/', 'https://gw.example.com', 1],
-    ['https://gw.example.com/V1', 'https://gw.example.com', 1],
-    ['  http://127.0.0.1:8787/v1  ', 'http://127.0.0.1:8787', 1],
-    ['https://gw.example.com/proxy/v1', 'https://gw.example.com/proxy', 1],
-    ['https://gw.example.com/v1beta', 'https://gw.example.com/v1beta', 0],
-  ];
-  for (const [input, expected, warnings] of cases) {
-    it(`${input} -> ${expected} with ${warnings} warning(s)`, () => {
-      const seen: string[] = [];
-      assert.equal(normalizeBaseUrl(input, (m) => seen.push(m)), expected);
-      assert.equal(seen.length, warnings);
-      if (warnings) assert.match(seen[0] ?? '', /removed/);
-    });
-  }
-  it('rejects non-http addresses', () => {
-    assert.throws(() => normalizeBaseUrl('ftp://x'), /http/);
-    assert.throws(() => normalizeBaseUrl('not a url'), /not a URL/);
+describe('the client takes base addresses by the job file rule (jobfile/values normaliseBaseUrl)', () => {
+  it('normalises with one warning per changed address and drops duplicates', async () => {
+    const warnings: string[] = [];
+    const client = createGatewayClient({ baseUrls: ['http://127.0.0.1:9/v1/', 'http://127.0.0.1:9', 'http://127.0.0.2:9'],
+      apiKey: 'sk-unit-normalise-0123', log: (_level, message) => warnings.push(message) });
+    await client.close();
+    assert.deepEqual(client.baseUrls, ['http://127.0.0.1:9', 'http://127.0.0.2:9']);
+    assert.deepEqual(warnings, ['base address "http://127.0.0.1:9/v1/": removed the trailing slash and the trailing /v1; '
+      + 'using "http://127.0.0.1:9" (the client adds /v1/… itself)']);
+  });
+  it('refuses what the job file refuses', () => {
+    for (const bad of ['ftp://x', 'not a url', 'http://127.0.0.1:9/?k=1']) {
+      assert.throws(() => createGatewayClient({ baseUrls: [bad], apiKey: 'sk-unit-normalise-0123' }), TypeError, bad);
+    }
   });
 });
 

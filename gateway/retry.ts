@@ -1,0 +1,290 @@
+// The one retry engine of gateway/ (protocol §5 and §6). Every request the client makes is one
+// `call`: creates, status checks, messages, each opening of a video (first and after a cut) and
+// remote reference images. A call is a loop of attempts. Each attempt asks the call where to go
+// (a path under whichever base is healthy now, or a fixed address), sends one request through
+// `exchange`, the one place that follows redirects and decides whether the key goes along, and
+// judges the answer. Reads fail over freely; a create is sent again only when the last one was
+// provably not processed (or always, if the job allows it); 429 waits and retries on the same base
+// without counting as a base failure.
+//
+// The budget of one call, with the client's defaults (N base addresses, T the request timeout):
+//   requests  a call ends at its maxAttempts-th failed attempt (5xx, network, unreadable answer;
+//             default max(6, 2N + 2)) or its (maxRateLimitRetries + 1)-th 429 (default 8 + 1), so
+//             it sends at most maxAttempts + maxRateLimitRetries requests: 14 for N <= 2, 18 for
+//             N = 3. Following a redirect (downloads, references: at most 5) is part of its attempt.
+//   time      no wait runs past the deadline (default 120 s) and no attempt starts after it, so a
+//             call lasts at most the deadline plus one attempt (10 s connect + T to the headers).
+// Per kind of call:
+//   create        `safe`: one request that may have reached a gateway; another only after a failure
+//                 that proves nothing was processed (connection refused, 429, 503 + Retry-After).
+//                 `always`: up to maxAttempts creates that may each have been processed. An openai
+//                 create with a remote reference image first makes a reference call per attempt.
+//   status check, messages: the whole budget, failing over between bases.
+//   download      each opening of the video is one call; once per download it may also restart
+//                 from byte 0 (416) and ask the task for a fresh address (one status check call).
+//                 The body reopens (one more call) after each of up to downloadResumeAttempts
+//                 (default 5) cuts.
+//   reference     GET of a remote reference image, never with the key: network failures are
+//                 retried within the budget, an HTTP error is final.
+// Temporal multiplies all of this by the maximumAttempts of the activity above (workflows/
+// activities.ts): a status check activity with 3 attempts may send 3 x 14 requests, and its
+// startToCloseTimeout should exceed one call's time, or Temporal cuts the engine short.
+import { setTimeout as delay } from 'node:timers/promises';
+import { backoffDelay } from './backoff';
+import { classifyGatewayError, describeError, type GatewayOperation } from './classify';
+import type { GatewayLog } from './contract';
+import {
+  AmbiguousCreateError, DownloadError, GatewayAbortedError, GatewayError, GatewayUnavailableError, InvalidRequestError,
+  RateLimitedError,
+} from './errors';
+import {
+  discard, header, networkError, readText, sourceOf, type HttpResponse, type HttpTransport, type RequestBody,
+} from './http';
+import type { BaseUrlPool } from './pool';
+
+export interface CallLimits {
+  /** Failed attempts per call (5xx, network, unreadable answers) before giving up. */
+  maxAttempts: number;
+  /** Wall time of a call, ms: no wait runs past it and no attempt starts after it. */
+  deadlineMs: number;
+  /** 429 answers per call that are waited out and retried. */
+  maxRateLimitRetries: number;
+  /** Cap on one Retry-After or backoff wait, ms. */
+  maxWaitMs: number;
+}
+
+/** What all calls of one client share. */
+export interface Engine {
+  transport: HttpTransport;
+  pool: BaseUrlPool;
+  apiKey: string;
+  /** Origins of the configured base addresses: the only ones the key is ever sent to. */
+  authOrigins: ReadonlySet<string>;
+  /** The variable the key came from (never the key), for the 401 message. */
+  apiKeyEnv?: string;
+  createRetries: 'safe' | 'always';
+  limits: CallLimits;
+  now: () => number;
+  random: () => number;
+  log: GatewayLog;
+}
+
+/** Where an attempt goes: a path under whichever base is healthy now (fails over), or a fixed address. */
+export type Target = { path: string } | { url: string };
+
+export interface PreparedBody {
+  body: RequestBody;
+  headers?: Record<string, string>;
+  dispose?: () => void;
+}
+
+/** Where an answer came from: the base the attempt was made for, and the address after redirects. */
+export interface Answered {
+  baseUrl: string;
+  url: URL;
+}
+
+export interface CallSpec<T> {
+  operation: GatewayOperation;
+  method: 'GET' | 'POST';
+  /** Asked before every attempt, so a call can move (a refreshed video address). */
+  target: () => Target;
+  /** The header that carries the key, sent only to base-address origins. */
+  credential: 'bearer' | 'x-api-key' | 'none';
+  /** Other headers, asked before every attempt (a download's Range moves). */
+  headers?: () => Record<string, string>;
+  /** A fresh body for every attempt (streams cannot be replayed). If it fails, nothing was sent. */
+  openBody?: () => Promise<PreparedBody>;
+  followRedirects?: boolean;
+  model?: string;
+  taskId?: string;
+  signal?: AbortSignal;
+  /** Turns a 2xx answer into the result; throw GatewayUnavailableError when it is unreadable. */
+  accept(response: HttpResponse, at: Answered): Promise<T>;
+  /**
+   * Sees an error status before it is classified (the body is already read). Returns 'again' to
+   * send at once, not counted, after changing what `target` or `headers` give; may throw the error
+   * that ends the call.
+   */
+  reject?(status: number, at: Answered): Promise<'again' | undefined>;
+}
+
+export interface CallResult<T> {
+  value: T;
+  baseUrl: string;
+  /** Requests sent, including 429-refused and provably unsent ones. */
+  attempts: number;
+}
+
+const MAX_REDIRECTS = 5;
+const AGAIN = Symbol('again');
+
+async function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (ms <= 0) return;
+  try {
+    await delay(ms, undefined, { signal });
+  } catch {
+    throw new GatewayAbortedError();
+  }
+}
+
+/** Whether a failed create may be sent again under the protocol's §6 rules. */
+export function createRetryIsSafe(error: GatewayError): boolean {
+  if (error instanceof RateLimitedError) return true;
+  if (error instanceof GatewayUnavailableError) {
+    if (!error.requestSent) return true;
+    return error.status === 503 && error.retryAfterMs !== undefined;
+  }
+  return false;
+}
+
+/** Runs one call to its result or its final error (see the budget above). */
+export async function call<T>(engine: Engine, spec: CallSpec<T>): Promise<CallResult<T>> {
+  const { pool, limits, log } = engine;
+  const started = engine.now();
+  const failedHere = new Set<string>();
+  let attempts = 0;
+  let failures = 0;
+  let rateLimits = 0;
+  let sticky: string | undefined;
+  // Set in `always` mode once a create may have been processed: every later failure is ambiguous too.
+  let mayHaveCreated: string | undefined;
+  const final = (error: GatewayError): GatewayError => (mayHaveCreated === undefined || error instanceof GatewayAbortedError
+    ? error
+    : new AmbiguousCreateError(`${mayHaveCreated}; retries exhausted`, { status: error.status, baseUrl: error.baseUrl, attempts, cause: error }));
+
+  for (;;) {
+    if (spec.signal?.aborted) throw new GatewayAbortedError();
+    const target = spec.target();
+    const baseUrl = sticky ?? pool.pick(failedHere);
+    sticky = undefined;
+    const url = 'path' in target ? new URL(`${baseUrl}${target.path}`) : new URL(target.url);
+    const body = spec.openBody ? await spec.openBody() : undefined;
+    attempts += 1;
+    let error: GatewayError;
+    try {
+      const outcome = await attempt(engine, spec, { baseUrl, url }, body);
+      if (outcome === AGAIN) continue;
+      if ('path' in target) pool.reportSuccess(baseUrl);
+      return { value: outcome.value, baseUrl, attempts };
+    } catch (e) {
+      if (!(e instanceof GatewayError)) throw e;
+      error = e;
+    } finally {
+      body?.dispose?.();
+    }
+
+    const left = limits.deadlineMs - (engine.now() - started);
+    if (error instanceof RateLimitedError) {
+      rateLimits += 1;
+      const wait = Math.min(limits.maxWaitMs,
+        error.retryAfterMs ?? backoffDelay(rateLimits - 1, { baseMs: 1_000, maxMs: limits.maxWaitMs, random: engine.random }));
+      if (rateLimits > limits.maxRateLimitRetries || wait > left) throw final(error);
+      log('info', `rate limited by ${error.baseUrl ?? baseUrl}; retrying there in ${wait} ms`, { operation: spec.operation, attempt: attempts });
+      await sleep(wait, spec.signal);
+      sticky = baseUrl;
+      continue;
+    }
+    if (!(error instanceof GatewayUnavailableError)) throw final(error);
+
+    failures += 1;
+    if ('path' in target) {
+      failedHere.add(baseUrl);
+      const cooldown = pool.reportFailure(baseUrl, error.retryAfterMs ?? 0);
+      log('warn', `${spec.operation} failed on ${baseUrl}: ${describeError(error)}; base cooling down ${cooldown} ms`,
+        { operation: spec.operation, attempt: attempts });
+    } else {
+      log('warn', `${spec.operation} failed: ${describeError(error)}`, { operation: spec.operation, attempt: attempts });
+    }
+    if (spec.operation === 'create' && !createRetryIsSafe(error)) {
+      const reason = `the create request may have been processed (${error.message})`;
+      if (engine.createRetries !== 'always') {
+        throw new AmbiguousCreateError(`${reason}; not retried automatically`, { status: error.status, baseUrl, attempts, cause: error });
+      }
+      mayHaveCreated = reason;
+    }
+    if (failures >= limits.maxAttempts || left <= 0) throw final(error);
+    // The next healthy base is tried at once; a cooling one (or a fixed address) after a backoff.
+    const next = pool.pick(failedHere);
+    if ('url' in target || !pool.isHealthy(next)) {
+      const backoff = Math.max(error.retryAfterMs ?? 0,
+        backoffDelay(failures - 1, { baseMs: 250, maxMs: limits.maxWaitMs, random: engine.random }));
+      const cooling = 'path' in target ? pool.cooldownRemaining(next) : Infinity;
+      await sleep(Math.min(cooling, left, limits.maxWaitMs, backoff), spec.signal);
+    }
+  }
+}
+
+/** One attempt: send, then judge the answer. Throws the attempt's failure. */
+async function attempt<T>(engine: Engine, spec: CallSpec<T>, start: Answered, body: PreparedBody | undefined,
+): Promise<{ value: T } | typeof AGAIN> {
+  const { response, at } = await exchange(engine, spec, start, body);
+  if (response.status >= 200 && response.status < 300) {
+    try {
+      return { value: await spec.accept(response, at) };
+    } catch (e) {
+      discard(response.body);
+      if (e instanceof GatewayError) throw e;
+      throw networkError(e, { baseUrl: servedBy(engine, at), requestSent: true, signal: spec.signal });
+    }
+  }
+  let text = '';
+  try {
+    text = await readText(response.body, 64 * 1024);
+  } catch {
+    // An unreadable error body still has a status.
+  }
+  if ((await spec.reject?.(response.status, at)) === 'again') return AGAIN;
+  throw classifyGatewayError({
+    status: response.status, body: text, headers: response.headers, baseUrl: servedBy(engine, at), operation: spec.operation,
+    model: spec.model, taskId: spec.taskId, apiKeyEnv: engine.apiKeyEnv, nowMs: engine.now(),
+  });
+}
+
+/**
+ * One request and, for calls that follow them, its redirects. The key goes only to the origins of
+ * the configured base addresses, decided again on every hop: a redirect to a CDN or a pre-signed
+ * address never carries it.
+ */
+async function exchange<T>(engine: Engine, spec: CallSpec<T>, start: Answered, body: PreparedBody | undefined,
+): Promise<{ response: HttpResponse; at: Answered }> {
+  let at = start;
+  for (let hop = 0; ; hop += 1) {
+    const headers = { ...spec.headers?.(), ...body?.headers, ...credential(engine, spec.credential, at.url) };
+    const response = await engine.transport.send(
+      { url: at.url, method: spec.method, headers, body: body?.body ?? null, signal: spec.signal }, servedBy(engine, at));
+    const location = header(response.headers, 'location');
+    const redirected = response.status >= 300 && response.status < 400 && response.status !== 304;
+    if (!spec.followRedirects || !redirected || !location) return { response, at };
+    discard(response.body);
+    if (hop >= MAX_REDIRECTS) throw unusable(spec.operation, `too many redirects (the last to ${sourceOf(at.url)})`);
+    at = { baseUrl: at.baseUrl, url: redirectTarget(location, at.url, spec.operation) };
+  }
+}
+
+function redirectTarget(location: string, from: URL, operation: GatewayOperation): URL {
+  let next: URL | undefined;
+  try {
+    next = new URL(location, from);
+  } catch {
+    // Reported below with the non-http(s) ones.
+  }
+  if (next?.protocol !== 'http:' && next?.protocol !== 'https:') {
+    throw unusable(operation, `a redirect from ${sourceOf(from)} to something other than an http(s) address`);
+  }
+  return next;
+}
+
+function credential(engine: Engine, kind: CallSpec<unknown>['credential'], url: URL): Record<string, string> {
+  if (kind === 'none' || !engine.authOrigins.has(url.origin)) return {};
+  return kind === 'bearer' ? { authorization: `Bearer ${engine.apiKey}` } : { 'x-api-key': engine.apiKey };
+}
+
+/** The base an answer counts for, or the foreign origin (CDN) that gave it. */
+function servedBy(engine: Engine, at: Answered): string {
+  return engine.authOrigins.has(at.url.origin) ? at.baseUrl : at.url.origin;
+}
+
+function unusable(operation: GatewayOperation, message: string): GatewayError {
+  return operation === 'download' ? new DownloadError(`the video could not be fetched: ${message}`) : new InvalidRequestError(message);
+}
