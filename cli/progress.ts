@@ -3,6 +3,7 @@
 import type { Client } from '@temporalio/client';
 import type { JobProgress, RenderStatus } from '../workflows/types';
 import { color, formatDuration } from './output';
+import { displayWidth, fitWidth, padToWidth, plainText } from './terminal-text';
 
 const SHOWN_ITEMS = 8;
 
@@ -10,6 +11,44 @@ export async function itemStatuses(client: Client, progress: JobProgress, limit:
   const shown = progress.inFlight.slice(0, limit);
   const answers = await Promise.allSettled(shown.map((i) => client.workflow.getHandle(i.workflowId).query<RenderStatus>('itemStatus')));
   return answers.flatMap((a) => (a.status === 'fulfilled' ? [a.value] : []));
+}
+
+/**
+ * Terminal rows a printed line takes at `columns` wide: how the terminal wraps it, or rewraps it
+ * when the window gets narrower (xterm, VTE, iTerm2, tmux reflow their screen on a resize). A wide
+ * character that does not fit at the end of a row moves whole to the next one.
+ */
+export function rowsTaken(line: string, columns: number): number {
+  let rows = 1;
+  let column = 0;
+  for (const ch of plainText(line)) {
+    const w = displayWidth(ch);
+    if (column + w > columns) {
+      rows++;
+      column = 0;
+    }
+    column += w;
+  }
+  return rows;
+}
+
+export interface TerminalSize {
+  columns: number;
+  rows: number;
+}
+
+/**
+ * The lines of one frame for a terminal of `size`. Every line fits in one row, so the frame takes
+ * as many rows as it has lines; and the frame fits the screen, since rows scrolled above it cannot
+ * be erased. The last column stays empty: a character the terminal draws wider than we count (an
+ * East Asian ambiguous one) then still does not wrap.
+ */
+export function layoutFrame(header: string, items: string[], moreInFlight: number, size: TerminalSize): string[] {
+  // Header, items, the "more" line and the row the cursor rests on.
+  const shown = items.slice(0, Math.max(0, size.rows - 3));
+  const more = moreInFlight + items.length - shown.length;
+  const lines = [header, ...shown, ...(more > 0 ? [color.dim(`  … and ${more} more in flight`)] : [])];
+  return lines.map((line) => fitWidth(line, size.columns - 1));
 }
 
 export function progressBar(done: number, total: number, width = 24): string {
@@ -21,7 +60,7 @@ export function summaryLine(p: JobProgress, ratePerSec?: number): string {
   const c = p.counts;
   const done = c.succeeded + c.failed + c.timed_out + c.canceled + c.unknown + c.skipped;
   const parts = [
-    `${p.job}: ${done}/${p.total}`,
+    `${plainText(p.job)}: ${done}/${p.total}`,
     color.green(`${c.succeeded} ok`),
     ...(c.skipped ? [`${c.skipped} already done`] : []),
     ...(c.failed ? [color.red(`${c.failed} failed`)] : []),
@@ -37,18 +76,32 @@ export function summaryLine(p: JobProgress, ratePerSec?: number): string {
 
 function itemLine(s: RenderStatus): string {
   const pct = s.progress !== undefined ? ` ${String(Math.round(s.progress)).padStart(3)}%` : '';
-  const base = s.baseUrl ? color.dim(` via ${s.baseUrl}`) : '';
-  return `  ${s.key.padEnd(14)} ${s.phase.padEnd(11)}${pct}${s.polls ? color.dim(` polls ${s.polls}`) : ''}${base}`;
+  const base = s.baseUrl ? color.dim(` via ${plainText(s.baseUrl)}`) : '';
+  return `  ${padToWidth(plainText(s.key), 14)} ${s.phase.padEnd(11)}${pct}${s.polls ? color.dim(` polls ${s.polls}`) : ''}${base}`;
 }
+
+/** Where the display writes: stderr, or in tests a stand-in that records what it is given. */
+export type ProgressOutput = Pick<NodeJS.WriteStream, 'write' | 'columns' | 'rows' | 'on' | 'off'>;
 
 /** Redraws in place on a terminal; prints a line every `plainEveryMs` (or on change) otherwise. */
 export class ProgressView {
-  private lastLines = 0;
+  /** The lines on screen now, as written: erasing them needs their rows at the current width. */
+  private drawn: string[] = [];
+  /** What the last frame showed, laid out again when the terminal is resized. */
+  private frame?: { header: string; items: string[]; more: number };
+  /** Bumped by clear(): a render that was waiting for item statuses meanwhile draws nothing. */
+  private generation = 0;
+  private readonly onResize = () => this.draw();
   private lastPlain = '';
   private lastPlainAt = 0;
   private samples: Array<{ at: number; done: number }> = [];
 
-  constructor(private readonly client: Client, private readonly tty: boolean, private readonly plainEveryMs = 5_000) {}
+  constructor(
+    private readonly client: Client,
+    private readonly tty: boolean,
+    private readonly plainEveryMs = 5_000,
+    private readonly out: ProgressOutput = process.stderr,
+  ) {}
 
   async render(progress: JobProgress): Promise<void> {
     const c = progress.counts;
@@ -61,22 +114,43 @@ export class ProgressView {
     const headline = summaryLine(progress, rate);
     if (!this.tty) {
       if (headline !== this.lastPlain && now - this.lastPlainAt >= this.plainEveryMs) {
-        process.stderr.write(`${headline}\n`);
+        this.out.write(`${headline}\n`);
         this.lastPlain = headline;
         this.lastPlainAt = now;
       }
       return;
     }
+    const generation = this.generation;
     const items = await itemStatuses(this.client, progress, SHOWN_ITEMS);
-    const lines = [`${progressBar(done + c.skipped, progress.total)} ${headline}`, ...items.map(itemLine)];
-    if (progress.inFlight.length > items.length) lines.push(color.dim(`  … and ${progress.inFlight.length - items.length} more in flight`));
-    this.clear();
-    process.stderr.write(`${lines.join('\n')}\n`);
-    this.lastLines = lines.length;
+    if (generation !== this.generation) return;
+    if (!this.frame) this.out.on('resize', this.onResize);
+    this.frame = { header: `${progressBar(done + c.skipped, progress.total)} ${headline}`, items: items.map(itemLine), more: progress.inFlight.length - items.length };
+    this.draw();
   }
 
+  /** Erases the frame; the display stays off until the next render. */
   clear(): void {
-    if (this.tty && this.lastLines > 0) process.stderr.write(`\u001b[${this.lastLines}A\u001b[0J`);
-    this.lastLines = 0;
+    this.generation++;
+    this.frame = undefined;
+    this.out.off('resize', this.onResize);
+    if (this.drawn.length > 0) this.out.write(this.erasure());
+    this.drawn = [];
+  }
+
+  /** Replaces the frame on screen with the current one, laid out for the terminal's size now. */
+  private draw(): void {
+    if (!this.frame) return;
+    const size = { columns: this.out.columns || 80, rows: this.out.rows || 24 };
+    const lines = layoutFrame(this.frame.header, this.frame.items, this.frame.more, size);
+    // One write: the terminal never shows the screen erased but not yet drawn.
+    this.out.write(`${this.erasure()}${lines.map((line) => `${line}\n`).join('')}`);
+    this.drawn = lines;
+  }
+
+  /** Moves up over the rows the frame takes at the current width and erases to the end of the screen. */
+  private erasure(): string {
+    const columns = this.out.columns || 80;
+    const rows = this.drawn.reduce((sum, line) => sum + rowsTaken(line, columns), 0);
+    return rows > 0 ? `\r\u001b[${rows}A\u001b[0J` : '';
   }
 }

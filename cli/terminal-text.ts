@@ -48,18 +48,22 @@ export function displayWidth(text: string): number {
   return width;
 }
 
-/** `text` cut to at most `width` columns, with `…` where it was cut. */
+// One colour code or one character: a cut never splits a code (the terminal would eat what follows).
+// eslint-disable-next-line no-control-regex -- as above
+const SGR_OR_CHAR = /\u001b\[[0-9;]*m|[\s\S]/gu;
+
+/** `text` cut to at most `width` columns, with `…` where it was cut; colour codes take no room, and one left open is closed. */
 export function fitWidth(text: string, width: number): string {
   if (displayWidth(text) <= width) return text;
   let out = '';
   let used = 0;
-  for (const ch of text) {
-    const w = charWidth(ch.codePointAt(0)!);
+  for (const [piece] of text.matchAll(SGR_OR_CHAR)) {
+    const w = piece.startsWith('\u001b[') ? 0 : charWidth(piece.codePointAt(0)!);
     if (used + w > width - 1) break;
-    out += ch;
+    out += piece;
     used += w;
   }
-  return `${out}…`;
+  return `${out}…${CSI_SGR.test(text) ? '\u001b[0m' : ''}`;
 }
 
 /** `text` padded with spaces to `width` columns (wide characters counted as two). */

@@ -1,0 +1,126 @@
+// The live progress display in a real terminal: `reelflow run` inside a narrow tmux pane, whose
+// screen is captured while the job runs, after a resize and after it ends. Long item ids make
+// every line longer than the pane, which is where a redraw that counts logical lines leaves stale rows.
+// Ids and job names are ASCII (the job file allows nothing else); wide characters are unit-tested.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { reelflowBin } from '../support/cli';
+import { useTemporalAndSimulator } from '../support/e2e';
+import { tempDir, writeJob } from '../support/jobs';
+
+const run = promisify(execFile);
+const KEY = 'sk-test-progress-terminal-00000';
+const NAME = 'a-job-name-long-enough-to-push-the-summary-past-forty-columns';
+const IDS = ['alpha', 'bravo', 'charlie'].map((w) => `${w}-an-item-id-that-is-far-wider-than-a-forty-column-pane`);
+const HEADER = /^\[[#-]{24}\] /;
+
+/** A tmux server of its own (socket in `dir`), one pane running `command`; kill() stops that server only. */
+async function startTerminal(dir: string, command: string, size: { columns: number; rows: number }, env: NodeJS.ProcessEnv) {
+  const socket = join(dir, 'tmux.sock');
+  const tmux = (...args: string[]) => run('tmux', ['-S', socket, ...args], { encoding: 'utf8' });
+  // -f /dev/null: none of the user's configuration; -u and a UTF-8 locale: wide characters as in a user's terminal.
+  await run('tmux', ['-S', socket, '-f', '/dev/null', '-u', 'new-session', '-d', '-x', String(size.columns), '-y', String(size.rows), command],
+    { env: { ...env, LANG: 'C.UTF-8', TMUX: undefined, NO_COLOR: undefined } });
+  return {
+    /**
+     * The pane's rows, those scrolled into its history first (a resize scrolls some there), trailing
+     * blank rows dropped; `joined`: rows that wrapped joined into their lines.
+     */
+    async screen(joined = false): Promise<string[]> {
+      const { stdout } = await tmux('capture-pane', '-p', '-S', '-', ...(joined ? ['-J'] : []));
+      const rows = stdout.split('\n').map((r) => r.trimEnd());
+      while (rows.length > 0 && rows.at(-1) === '') rows.pop();
+      return rows;
+    },
+    resize: (columns: number) => tmux('resize-window', '-x', String(columns)),
+    kill: () => tmux('kill-server').catch(() => undefined),
+  };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * A screen holding exactly the run's two opening notes and then one whole frame: the header once,
+ * then only item rows, each id at most once, none wider than the pane.
+ */
+function assertOneFrame(rows: string[], columns: number): void {
+  const screen = rows.join('\n');
+  const headers = rows.flatMap((r, i) => (HEADER.test(r) ? [i] : []));
+  assert.equal(headers.length, 1, `one header row expected:\n${screen}`);
+  for (const id of IDS) assert.ok(rows.filter((r) => r.startsWith(`  ${id.slice(0, 10)}`)).length <= 1, `${id} shown twice:\n${screen}`);
+  const above = rows.slice(0, headers[0]).join('');
+  assert.match(above, new RegExp(`^${NAME}: started 3 item\\(s\\) -> \\S+Temporal web UI: \\S+$`), `only the notes above the frame:\n${screen}`);
+  for (const row of rows.slice(headers[0]! + 1)) assert.match(row, /^ {2}\S/, `only item rows below the header:\n${screen}`);
+  for (const row of rows) assert.ok([...row].length <= columns, `row wider than the pane: ${row}`);
+}
+
+/**
+ * assertOneFrame on the screen, checked again for up to 2 s while it fails: a capture may fall
+ * between a resize and the redraw it causes. Stale rows stay on screen, so they still fail it.
+ */
+async function expectOneFrame(term: Awaited<ReturnType<typeof startTerminal>>, columns: number): Promise<void> {
+  const deadline = Date.now() + 2_000;
+  for (;;) {
+    try {
+      return assertOneFrame(await term.screen(), columns);
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+describe('reelflow run: the live progress display in a real terminal (tmux)', () => {
+  const e2e = useTemporalAndSimulator(KEY, { ports: [0], renderMs: [12000, 14000], seed: 14 });
+
+  it('redraws in place in a 40-column pane with wrapping lines, after a resize, and leaves no frame behind', async () => {
+    const dir = tempDir();
+    const job = writeJob(dir, { name: NAME, baseUrls: e2e.sim.urls, items: IDS.map((id) => ({ id, prompt: `terminal ${id}` })) });
+    const exitFile = join(dir, 'exit-code');
+    // The pane stays open after the command so its last screen can be read.
+    const command = `'${process.execPath}' '${reelflowBin}' run '${job}'; echo $? > '${exitFile}'; exec sleep 600`;
+    const term = await startTerminal(dir, command, { columns: 40, rows: 30 }, e2e.env);
+    try {
+      // Several redraws (every 500 ms) with all three items in flight, each screen checked.
+      await until('three items in flight', async () => {
+        const rows = await term.screen();
+        return IDS.every((id) => rows.some((r) => r.includes(id.slice(0, 10)))) || undefined;
+      });
+      for (let i = 0; i < 4; i++) {
+        await new Promise((r) => setTimeout(r, 600));
+        await expectOneFrame(term, 40);
+      }
+
+      // A narrower terminal rewraps what is on screen; the display redraws for the new width.
+      await term.resize(30);
+      await expectOneFrame(term, 30);
+      await new Promise((r) => setTimeout(r, 1200));
+      await expectOneFrame(term, 30);
+
+      const code = await until('the run to end', async () => {
+        try { return readFileSync(exitFile, 'utf8').trim(); } catch { return undefined; }
+      });
+      assert.equal(code, '0');
+      // The frame is gone: the notes, then the outcome, nothing else.
+      const final = await term.screen(true);
+      assert.equal(final.length, 3, `notes and outcome only:\n${final.join('\n')}`);
+      assert.match(final[0]!, new RegExp(`^${NAME}: started 3 item\\(s\\) -> `));
+      assert.match(final[1]!, /^Temporal web UI: /);
+      assert.match(final[2]!, new RegExp(`^${NAME}: 3 of 3 succeeded in `));
+    } finally {
+      await term.kill();
+    }
+  });
+});
