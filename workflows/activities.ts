@@ -21,10 +21,15 @@ export const recording = proxyLocalActivities<typeof activities>({
 // Which failures are final is decided once, by each gateway error class (`retryable`), and carried
 // as ApplicationFailure.nonRetryable by activities/failures.ts: no list of type names here.
 
-/** Gateway calls whose timeouts follow the job's request_timeout. */
+/**
+ * Gateway calls. One gateway call lasts at most its 120 s deadline plus one attempt (10 s to connect
+ * and request_timeout to the headers) and sends at most 14 requests with two base addresses
+ * (gateway/retry.ts), so each activity's startToCloseTimeout leaves it that time, and its Temporal
+ * attempts multiply the requests: a status check 3 x 14, a prompt rewrite 2 x 14.
+ */
 export function gatewayActivities(settings: JobSettings) {
-  const perCall = settings.gateway.requestTimeoutMs;
-  const createOptions = { startToCloseTimeout: perCall * 4 + 30_000, retry: { maximumAttempts: 1 } };
+  const oneCall = settings.gateway.requestTimeoutMs + 140_000;
+  const createOptions = { startToCloseTimeout: oneCall, retry: { maximumAttempts: 1 } };
   return {
     // Creation is the one non-idempotent call: a single Temporal attempt. The gateway client
     // retries inside it only where the protocol says a retry is safe (protocol page, section 6).
@@ -36,16 +41,16 @@ export function gatewayActivities(settings: JobSettings) {
     // Status checks are read-only, so they run as local activities: most of a render's events
     // were check round trips, and the history server is what limits throughput.
     check: proxyLocalActivities<typeof activities>({
-      startToCloseTimeout: perCall * 3 + 10_000,
-      retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 8 },
+      startToCloseTimeout: oneCall,
+      retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 3 },
     }),
     enhance: proxyActivities<typeof activities>({
-      startToCloseTimeout: perCall * 3 + 30_000,
-      retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 5 },
+      startToCloseTimeout: oneCall,
+      retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 2 },
     }),
     download: proxyActivities<typeof activities>({
       startToCloseTimeout: '2 hours',
-      heartbeatTimeout: Math.max(perCall, 30_000),
+      heartbeatTimeout: Math.max(settings.gateway.requestTimeoutMs, 30_000),
       retry: {
         initialInterval: '2s', maximumInterval: '1 minute',
         maximumAttempts: Math.max(1, settings.retries.download),
