@@ -1,15 +1,19 @@
+// The one place sha256 is taken of a video: on its way to storage (DigestStream, both backends) or
+// from a file already on disk (hashFilePrefix: a resumed part's kept bytes, a file the manifest
+// does not know). It runs on the main thread: on the download bench (BENCHMARKS.md, 2026-11-24) a
+// hashing thread was no faster, at loopback speed or at 100 MB/s, and cost more CPU and memory.
 import { createHash, type Hash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { Transform, type TransformCallback } from 'node:stream';
 import { SizeMismatchError } from './errors';
+import { StorageError } from './storage';
 
 export interface DigestOptions {
   /** Object name, for error messages. */
   name: string;
-  /** Bytes already in the object before this stream (a resumed write); they are not re-counted here. */
-  startBytes?: number;
-  /** Hash state already fed with the first `startBytes` bytes. */
-  hash?: Hash;
-  /** Fail unless the object ends at exactly this many bytes (counting `startBytes`). */
+  /** A resumed write: the bytes already stored, and a hash fed with them (see hashFilePrefix). */
+  resumed?: { bytes: number; hash: Hash };
+  /** Fail unless the object ends at exactly this many bytes (counting the resumed ones). */
   expectedBytes?: number;
   onProgress?: (bytesSoFar: number) => void;
   /**
@@ -39,8 +43,8 @@ export class DigestStream extends Transform {
 
   constructor(private readonly options: DigestOptions) {
     super(options.passChunks ? { writableHighWaterMark: 1 << 20, readableObjectMode: true, readableHighWaterMark: 16 } : { highWaterMark: 1 << 20 });
-    this.hash = options.hash ?? createHash('sha256');
-    this.total = options.startBytes ?? 0;
+    this.hash = options.resumed?.hash ?? createHash('sha256');
+    this.total = options.resumed?.bytes ?? 0;
   }
 
   get bytes(): number {
@@ -76,4 +80,18 @@ export class DigestStream extends Transform {
     this.digestHex = this.hash.digest('hex');
     callback();
   }
+}
+
+/** A sha256 fed with a file's first `bytes` bytes (all of it when undefined). */
+export async function hashFilePrefix(path: string, bytes?: number): Promise<Hash> {
+  const hash = createHash('sha256');
+  if (bytes === 0) return hash;
+  const stream = createReadStream(path, { highWaterMark: 1 << 20, ...(bytes !== undefined ? { end: bytes - 1 } : {}) });
+  let seen = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    seen += chunk.length;
+  }
+  if (bytes !== undefined && seen !== bytes) throw new StorageError(`cannot hash ${path}: it ends at byte ${seen}, before byte ${bytes}`);
+  return hash;
 }

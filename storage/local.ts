@@ -1,12 +1,13 @@
 // Local directory storage. A video only ever appears under its final name complete and durable:
-// bytes stream into `<name>.part` (see part-file: staged in blocks, written with O_DIRECT where
-// possible, hashed on a thread of their own for big files), the part is fsynced, renamed, and the
-// directory fsynced. A cut download keeps its `.part`, so the next attempt resumes with Range.
+// bytes are hashed on their way (see digest) into `<name>.part` (see part-file), the part is fsynced,
+// renamed, and the directory fsynced. A cut download keeps its `.part`, so the next attempt resumes
+// with Range.
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, stat, truncate } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { finished, type Readable } from 'node:stream';
-import { hashFilePrefix } from './block-hasher';
+import { pipeline } from 'node:stream/promises';
+import { DigestStream, hashFilePrefix } from './digest';
 import { SizeMismatchError, errnoCode, errorMessage } from './errors';
 import type { ManifestRow } from './manifest';
 import { ManifestDigests, encodeManifestRow, parseManifest } from './manifest-codec';
@@ -56,38 +57,38 @@ export class LocalStorage implements Storage {
     const partPath = finalPath + PART_SUFFIX;
     const dir = dirname(finalPath);
     const resumeFrom = options.resumeFrom ?? 0;
+    let digest: DigestStream;
     try {
       const created = await mkdir(dir, { recursive: true });
       if (created !== undefined) await fsyncDirs(dirname(created), dir);
       await trimPartForResume(name, partPath, resumeFrom);
+      digest = new DigestStream({
+        name, resumed: { bytes: resumeFrom, hash: await hashFilePrefix(partPath, resumeFrom) },
+        expectedBytes: options.expectedBytes, onProgress: options.onProgress, checkShortAtEnd: false,
+      });
     } catch (err) {
       body.destroy();
       throw err instanceof StorageError ? err : fsError(`cannot prepare ${partPath}`, err);
     }
 
-    const sink = new PartFileWriter(partPath, {
-      name, startBytes: resumeFrom,
-      ...(options.expectedBytes !== undefined ? { expectedBytes: options.expectedBytes } : {}),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    });
-    // The body is piped by hand: when it fails (a cut download) the sink is ended, not
-    // destroyed, so it still writes (and fsyncs) every byte that arrived and the part is kept whole.
+    // The body is piped by hand: when it fails (a cut download) the digest is ended, not
+    // destroyed, so every byte that arrived still reaches the part (written and fsynced) for a resume.
     let bodyError: unknown;
     finished(body, (err) => {
       if (!err) return;
       bodyError ??= err;
-      if (!sink.writableEnded) sink.end();
+      if (!digest.writableEnded) digest.end();
     });
-    body.pipe(sink);
+    body.pipe(digest);
     try {
-      await finishedWriting(sink);
+      await pipeline(digest, new PartFileWriter(partPath, resumeFrom));
     } catch (err) {
-      body.unpipe(sink);
+      body.unpipe(digest);
       body.destroy();
       // Too many bytes: the part is not a prefix of the expected object, so resuming it is useless.
-      if (sink.sizeError && err === sink.sizeError) {
+      if (digest.sizeError && err === digest.sizeError) {
         await rm(partPath, { force: true });
-        throw sink.sizeError;
+        throw digest.sizeError;
       }
       await fsyncFile(partPath).catch(() => undefined);
       throw fsError(`cannot write ${partPath}`, err);
@@ -95,17 +96,17 @@ export class LocalStorage implements Storage {
     // The caller classifies its own body's error (e.g. a cut download, to resume with Range).
     if (bodyError !== undefined) throw bodyError;
     // A short body: every byte that came is in the part, durable, ready for a resume.
-    if (options.expectedBytes !== undefined && sink.bytes !== options.expectedBytes) {
-      throw new SizeMismatchError(name, options.expectedBytes, sink.bytes, true);
+    if (options.expectedBytes !== undefined && digest.bytes !== options.expectedBytes) {
+      throw new SizeMismatchError(name, options.expectedBytes, digest.bytes, true);
     }
-    const sha256 = await sink.sha256();
+    const sha256 = digest.sha256;
     try {
       await rename(partPath, finalPath);
       await fsyncDirs(dir, dir);
     } catch (err) {
       throw fsError(`cannot commit ${finalPath}`, err);
     }
-    return { name, bytes: sink.bytes, sha256, location: finalPath };
+    return { name, bytes: digest.bytes, sha256, location: finalPath };
   }
 
   /** Appends one line with one write (O_APPEND) and fsyncs; serialised per file within the process. */
@@ -259,13 +260,6 @@ async function trimPartForResume(name: string, partPath: string, resumeFrom: num
     throw new StorageError(`${name}: cannot resume at byte ${resumeFrom}: the kept partial write has ${have} bytes`);
   }
   if (have > resumeFrom) await truncate(partPath, resumeFrom);
-}
-
-/** Resolves once the sink has written and fsynced everything; rejects with its error. */
-function finishedWriting(sink: PartFileWriter): Promise<void> {
-  return new Promise((resolve, reject) => {
-    finished(sink, { readable: false }, (err) => (err ? reject(err) : resolve()));
-  });
 }
 
 type FileHandle = Awaited<ReturnType<typeof open>>;

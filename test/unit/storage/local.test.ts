@@ -43,7 +43,7 @@ describe('LocalStorage writes', () => {
     const storage = new LocalStorage(freshDir());
     const body = new PassThrough();
     const writing = storage.write('a.mp4', body);
-    // More than one staging block (2 MiB when the size is unknown), so that some bytes reach the .part file now.
+    // Bytes that reach the .part file now, while the body is still open.
     body.write(randomBytes(3_000_000));
     try {
       // However long a loaded machine takes to land the first block in the .part file.
