@@ -25,6 +25,7 @@ bash scripts/build.sh
 if [ "${1:-}" = "--for-tests" ]; then
   bash scripts/browser.sh --print-path >/dev/null
   bash scripts/s3-server.sh --print-path >/dev/null
+  bash scripts/test-server.sh --print-path >/dev/null
   bash scripts/litellm.sh --print-path >/dev/null
   bash scripts/new-api.sh --print-path >/dev/null
   command -v tmux >/dev/null 2>&1 || { as_root apt-get install -y -qq tmux >/dev/null 2>&1 || { as_root apt-get update -qq >/dev/null 2>&1 && as_root apt-get install -y -qq tmux >/dev/null 2>&1; }; } || say "tmux could not be installed: the progress display's terminal test needs it"
