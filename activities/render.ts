@@ -1,4 +1,6 @@
 // Gateway activities: enhance, create, check. Thin: build the client, call it, translate errors.
+// Each passes the activity's cancellation signal, so a Temporal timeout or cancel closes the socket.
+import { Context } from '@temporalio/activity';
 import type { CreatedTask } from '../gateway';
 import type { JobSettings, Protocol, RenderRequest } from '../jobfile/plan';
 import { gatewayFor } from './context';
@@ -10,7 +12,7 @@ export function enhancePrompt(input: { settings: JobSettings; prompt: string }):
     const enhance = input.settings.enhance!;
     const result = await gatewayFor(input.settings).createMessage({
       model: enhance.model, maxTokens: enhance.maxTokens, system: enhance.system, prompt: input.prompt,
-    });
+    }, { signal: Context.current().cancellationSignal });
     const text = result.text.trim();
     // An empty rewrite would render nothing useful: keep the user's own prompt instead.
     return text.length > 0 ? text : input.prompt;
@@ -41,7 +43,7 @@ export interface TaskCheck {
 function createThrough(input: CreateInput, around: (send: () => Promise<CreatedTask>) => Promise<CreatedTask>): Promise<CreatedTaskInfo> {
   return translated(async () => {
     const gateway = gatewayFor(input.settings);
-    const created = await around(() => gateway.createTask(input.request));
+    const created = await around(() => gateway.createTask(input.request, { signal: Context.current().cancellationSignal }));
     return { taskId: created.taskId, baseUrl: created.baseUrl, createdAt: Date.now() };
   });
 }
@@ -67,7 +69,7 @@ export function createTask(input: CreateInput): Promise<CreatedTaskInfo> {
 export function checkTask(input: { settings: JobSettings; taskId: string; protocol: Protocol; createdAt: number }): Promise<TaskCheck> {
   return translated(async () => {
     const status = await gatewayFor(input.settings).getTask(
-      { taskId: input.taskId, protocol: input.protocol }, { createdAt: input.createdAt });
+      { taskId: input.taskId, protocol: input.protocol }, { createdAt: input.createdAt, signal: Context.current().cancellationSignal });
     return {
       state: status.state, baseUrl: status.baseUrl, progress: status.progress, resultUrl: status.resultUrl,
       failReason: status.failReason, pollAfterMs: status.pollAfterMs,

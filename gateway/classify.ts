@@ -5,6 +5,7 @@ import {
   RateLimitedError, TaskNotFoundError, DownloadError, type GatewayError,
 } from './errors';
 import { redact } from './redact';
+import { gatewayText } from './redact';
 
 /** What a call is for: decides its retry rules (creates) and how its failures read. */
 export type GatewayOperation = 'create' | 'retrieve' | 'download' | 'message' | 'reference';
@@ -20,12 +21,7 @@ export interface ErrorBody {
   type?: string;
 }
 
-const MAX_MESSAGE = 300;
-
-function clip(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > MAX_MESSAGE ? `${flat.slice(0, MAX_MESSAGE)}…` : flat;
-}
+const clip = (text: string): string => gatewayText(text);
 
 function str(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value : undefined;

@@ -46,6 +46,9 @@ function baseAddresses(raw: readonly string[], log: GatewayLog): string[] {
   return [...new Set(bases)];
 }
 
+/** What a create's exchange may take beyond the request timeout: uploading reference files. */
+const CREATE_UPLOAD_ALLOWANCE_MS = 90_000;
+
 class Client implements GatewayClient {
   readonly baseUrls: readonly string[];
   readonly pool: BaseUrlPool;
@@ -53,6 +56,11 @@ class Client implements GatewayClient {
   private readonly engine: Engine;
   private readonly graceMs: number;
   private readonly resumeAttempts: number;
+  /**
+   * The deadline of one whole exchange: twice the job's request_timeout. undici answers a silent
+   * server after request_timeout itself; this catches one that keeps sending a byte at a time.
+   */
+  private readonly exchangeTimeoutMs: number;
   private readonly now: () => number;
 
   constructor(options: GatewayClientOptions) {
@@ -63,6 +71,7 @@ class Client implements GatewayClient {
     this.now = options.now ?? Date.now;
     this.pool = new BaseUrlPool(this.baseUrls, { now: this.now, cooldownMs: options.cooldownMs, maxCooldownMs: options.maxCooldownMs });
     const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+    this.exchangeTimeoutMs = 2 * requestTimeoutMs;
     this.transport = new HttpTransport({
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
       headersTimeoutMs: requestTimeoutMs,
@@ -83,14 +92,18 @@ class Client implements GatewayClient {
     };
   }
 
-  async createTask(request: RenderRequest): Promise<CreatedTask> {
+  async createTask(request: RenderRequest, options: { signal?: AbortSignal } = {}): Promise<CreatedTask> {
     const accept = async (response: HttpResponse, at: { baseUrl: string }): Promise<string> => {
       const body = await readJson(response, 'the create', at.baseUrl);
       const taskId = extractTaskId(body);
       if (!taskId) throw new GatewayUnavailableError(`${at.baseUrl} answered the create without a task id`, { baseUrl: at.baseUrl, status: response.status });
       return taskId;
     };
-    const common = { operation: 'create', method: 'POST', credential: 'bearer', model: request.model, accept } as const;
+    // A create may upload reference files, so its exchange gets more than a status check's.
+    const common = {
+      operation: 'create', method: 'POST', credential: 'bearer', model: request.model, accept, signal: options.signal,
+      exchangeTimeoutMs: this.exchangeTimeoutMs + CREATE_UPLOAD_ALLOWANCE_MS,
+    } as const;
     let spec: CallSpec<string>;
     if (request.protocol === 'openai') {
       spec = {
@@ -126,11 +139,12 @@ class Client implements GatewayClient {
     };
   }
 
-  async getTask(ref: TaskRef, options: { createdAt?: number } = {}): Promise<TaskStatus> {
+  async getTask(ref: TaskRef, options: { createdAt?: number; signal?: AbortSignal } = {}): Promise<TaskStatus> {
     const path = ref.protocol === 'openai' ? openaiTaskPath(ref.taskId) : generalTaskPath(ref.taskId);
     try {
       const result = await call(this.engine, {
         operation: 'retrieve', method: 'GET', credential: 'bearer', taskId: ref.taskId, target: () => ({ path }),
+        signal: options.signal, exchangeTimeoutMs: this.exchangeTimeoutMs,
         accept: async (response, { baseUrl }) => {
           const body = await readJson(response, 'the status check', baseUrl);
           const wrapper = body as { code?: unknown; data?: unknown } | null;
@@ -157,13 +171,22 @@ class Client implements GatewayClient {
     }
   }
 
-  /** A general-protocol result_url under a configured base is re-rooted on whichever base is healthy. */
+  /**
+   * Where a finished video is fetched. A result_url that is this task's content endpoint, on any
+   * host, is fetched through the job's own base addresses with the key: new-api builds it from its
+   * ServerAddress setting, which often differs from the address clients use. Any other result_url,
+   * even on the gateway's own host, is fetched as it is, without the key.
+   */
   private targetFor(url: string | undefined, ref: TaskRef): Target {
-    if (url) {
-      const base = this.baseUrls.find((b) => url.startsWith(`${b}/`));
-      return base ? { path: url.slice(base.length) } : { url };
+    const content = openaiContentPath(ref.taskId);
+    if (!url) return { path: content };
+    let pathname: string | undefined;
+    try {
+      pathname = new URL(url).pathname;
+    } catch {
+      throw new DownloadError(`the gateway gave an unusable video address for task ${ref.taskId}`);
     }
-    return { path: openaiContentPath(ref.taskId) };
+    return pathname.endsWith(content) ? { path: content } : { url };
   }
 
   private async freshTarget(ref: TaskRef): Promise<Target> {
@@ -181,10 +204,11 @@ class Client implements GatewayClient {
     return openVideoStream(this.engine, target, context, Math.max(0, Math.floor(options.offset ?? 0)), options.ifRange);
   }
 
-  async createMessage(input: { model: string; maxTokens: number; system?: string; prompt: string }): Promise<MessageResult> {
+  async createMessage(input: { model: string; maxTokens: number; system?: string; prompt: string }, options: { signal?: AbortSignal } = {}): Promise<MessageResult> {
     const body = buildMessagesBody(input);
     const result = await call(this.engine, {
       operation: 'message', method: 'POST', credential: 'x-api-key', model: input.model, target: () => ({ path: MESSAGES_PATH }),
+      signal: options.signal, exchangeTimeoutMs: this.exchangeTimeoutMs,
       openBody: () => Promise.resolve({ body, headers: MESSAGES_HEADERS }),
       accept: async (response, { baseUrl }) => {
         const json = await readJson(response, 'the message', baseUrl);

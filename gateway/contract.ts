@@ -100,11 +100,11 @@ export type GatewayLog = (level: 'debug' | 'info' | 'warn', message: string, fie
 
 export interface GatewayClient {
   readonly baseUrls: readonly string[];
-  createTask(request: RenderRequest): Promise<CreatedTask>;
+  createTask(request: RenderRequest, options?: { signal?: AbortSignal }): Promise<CreatedTask>;
   /** `createdAt` (epoch ms) lets the client apply the task_not_exist grace period. */
-  getTask(ref: TaskRef, options?: { createdAt?: number }): Promise<TaskStatus>;
+  getTask(ref: TaskRef, options?: { createdAt?: number; signal?: AbortSignal }): Promise<TaskStatus>;
   /** Opens the finished video. On 403/404/410 from an expired result_url it asks the task once for a fresh one. */
   openVideo(ref: TaskRef, options?: { offset?: number; ifRange?: string; signal?: AbortSignal }): Promise<VideoDownload>;
-  createMessage(input: { model: string; maxTokens: number; system?: string; prompt: string }): Promise<MessageResult>;
+  createMessage(input: { model: string; maxTokens: number; system?: string; prompt: string }, options?: { signal?: AbortSignal }): Promise<MessageResult>;
   close(): Promise<void>;
 }

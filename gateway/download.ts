@@ -8,6 +8,7 @@ import type { GatewayLog, VideoDownload } from './contract';
 import { DownloadError, GatewayAbortedError, GatewayError, GatewayUnavailableError } from './errors';
 import { discard, header, sourceOf, type HttpResponse, type ResponseBody } from './http';
 import { call, type Engine, type Target } from './retry';
+import { checkVideoStart } from './video-check';
 
 export interface VideoContext {
   taskId: string;
@@ -108,6 +109,7 @@ export async function openVideoStream(engine: Engine, target: Target, ctx: Video
   } else if (Number.isFinite(length)) {
     total = length;
   }
+  if (start === 0) await checkVideoStart(response, sourceOf(first.url));
   const validator = rangeValidator(response.headers);
   const body = new ResumableBody(video, response.body,
     { position: start, total, validator, maxResumes: ctx.maxResumes, log: engine.log, signal: ctx.signal });

@@ -1,5 +1,11 @@
 // Pure readers of what gateways send: task ids, statuses, progress, result URLs.
 import type { TaskState } from './contract';
+import { gatewayText } from './redact';
+
+/** A failure reason is kept to this many characters (it travels in history, the manifest and the report). */
+const MAX_FAIL_REASON = 1_000;
+/** Longer than any real pre-signed address; a longer one is not taken as an address at all. */
+const MAX_URL = 16 * 1024;
 
 function parseHttpUrl(text: unknown): URL | undefined {
   if (typeof text !== 'string' || text.length === 0) return undefined;
@@ -109,13 +115,13 @@ export function parseTaskBody(body: unknown): ParsedTask {
   const progress = parseProgress(task.progress);
   if (progress !== undefined) result.progress = progress;
   const resultUrlRaw = nonEmptyString(task.result_url);
-  if (mapped.state === 'succeeded') {
+  if (mapped.state === 'succeeded' && (resultUrlRaw?.length ?? 0) <= MAX_URL) {
     const url = parseHttpUrl(resultUrlRaw);
     if (url) result.resultUrl = url.href;
   } else if (mapped.state === 'failed') {
     const reason = nonEmptyString(task.fail_reason) ?? errorMessageOf(task.error) ?? nonEmptyString(task.result_url)
       ?? mapped.impliedReason ?? `the gateway reported status ${rawStatus || 'failed'}`;
-    result.failReason = reason;
+    result.failReason = gatewayText(reason, MAX_FAIL_REASON);
   }
   return result;
 }

@@ -86,3 +86,14 @@ export function redactedLog(log: GatewayLog | undefined, secrets: readonly strin
     }
   };
 }
+
+/**
+ * Text a gateway wrote (a failure reason, an error message) as it may be kept: redacted (a gateway
+ * that echoes the Authorization header would otherwise put the key into workflow history, the
+ * manifest and the report), on one line, and at most `max` characters, so twenty of them stay far
+ * under Temporal's payload limit whatever a gateway sends.
+ */
+export function gatewayText(text: string, max = 300): string {
+  const flat = redact(text.length > 4 * max ? text.slice(0, 4 * max) : text).replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}

@@ -31,7 +31,7 @@
 // startToCloseTimeout should exceed one call's time, or Temporal cuts the engine short.
 import { setTimeout as delay } from 'node:timers/promises';
 import { backoffDelay } from './backoff';
-import { classifyGatewayError, describeError, type GatewayOperation } from './classify';
+import { classifyGatewayError, describeError, parseErrorBody, type GatewayOperation } from './classify';
 import type { GatewayLog } from './contract';
 import {
   AmbiguousCreateError, DownloadError, GatewayAbortedError, GatewayError, GatewayUnavailableError, InvalidRequestError,
@@ -96,6 +96,12 @@ export interface CallSpec<T> {
   /** A fresh body for every attempt (streams cannot be replayed). If it fails, nothing was sent. */
   openBody?: () => Promise<PreparedBody>;
   followRedirects?: boolean;
+  /**
+   * A deadline for one attempt's whole exchange, answer body included, ms. undici's timeouts reset
+   * on every byte, so without it a gateway that trickles a byte a second holds the call for ever.
+   * Not for downloads, whose bodies are long: their activity's heartbeat watches them.
+   */
+  exchangeTimeoutMs?: number;
   model?: string;
   taskId?: string;
   signal?: AbortSignal;
@@ -161,15 +167,21 @@ export async function call<T>(engine: Engine, spec: CallSpec<T>): Promise<CallRe
     const url = 'path' in target ? new URL(`${baseUrl}${target.path}`) : new URL(target.url);
     const body = spec.openBody ? await spec.openBody() : undefined;
     attempts += 1;
+    const timer = spec.exchangeTimeoutMs === undefined ? undefined : AbortSignal.timeout(spec.exchangeTimeoutMs);
+    const signal = timer && spec.signal ? AbortSignal.any([spec.signal, timer]) : timer ?? spec.signal;
     let error: GatewayError;
     try {
-      const outcome = await attempt(engine, spec, { baseUrl, url }, body);
+      // The key goes only to the protocol's own endpoints: a path on a configured base address.
+      const outcome = await attempt(engine, { ...spec, signal }, { baseUrl, url }, body, 'path' in target);
       if (outcome === AGAIN) continue;
       if ('path' in target) pool.reportSuccess(baseUrl);
       return { value: outcome.value, baseUrl, attempts };
     } catch (e) {
       if (!(e instanceof GatewayError)) throw e;
-      error = e;
+      error = timer?.aborted && !spec.signal?.aborted
+        ? new GatewayUnavailableError(`${baseUrl}: no complete answer within ${spec.exchangeTimeoutMs! / 1000} s (the deadline of a whole exchange)`,
+          { baseUrl, requestSent: true, code: 'EXCHANGE_TIMEOUT' })
+        : e;
     } finally {
       body?.dispose?.();
     }
@@ -217,8 +229,8 @@ export async function call<T>(engine: Engine, spec: CallSpec<T>): Promise<CallRe
 
 /** One attempt: send, then judge the answer. Throws the attempt's failure. */
 async function attempt<T>(engine: Engine, spec: CallSpec<T>, start: Answered, body: PreparedBody | undefined,
-): Promise<{ value: T } | typeof AGAIN> {
-  const { response, at } = await exchange(engine, spec, start, body);
+  toEndpoint: boolean): Promise<{ value: T } | typeof AGAIN> {
+  const { response, at, keySent } = await exchange(engine, spec, start, body, toEndpoint);
   if (response.status >= 200 && response.status < 300) {
     try {
       return { value: await spec.accept(response, at) };
@@ -235,6 +247,14 @@ async function attempt<T>(engine: Engine, spec: CallSpec<T>, start: Answered, bo
     // An unreadable error body still has a status.
   }
   if ((await spec.reject?.(response.status, at)) === 'again') return AGAIN;
+  const refused = response.status === 401 || response.status === 403;
+  if ((refused && !keySent) || (spec.operation === 'download' && response.status === 403)) {
+    // A host that never received the key cannot be refusing it, and a 403 for a finished video is
+    // about that video (new-api's fetch guard: "request blocked: port … is not allowed"), not quota.
+    const said = parseErrorBody(text).message;
+    throw unusable(spec.operation, `${sourceOf(at.url)} refused it (HTTP ${response.status}${said ? `: ${said}` : ''})`
+      + (keySent ? '' : '; it was not sent the gateway key, so the key is not the problem'));
+  }
   throw classifyGatewayError({
     status: response.status, body: text, headers: response.headers, baseUrl: servedBy(engine, at), operation: spec.operation,
     model: spec.model, taskId: spec.taskId, apiKeyEnv: engine.apiKeyEnv, nowMs: engine.now(),
@@ -242,20 +262,23 @@ async function attempt<T>(engine: Engine, spec: CallSpec<T>, start: Answered, bo
 }
 
 /**
- * One request and, for calls that follow them, its redirects. The key goes only to the origins of
- * the configured base addresses, decided again on every hop: a redirect to a CDN or a pre-signed
- * address never carries it.
+ * One request and, for calls that follow them, its redirects. The key goes with the first request
+ * only, and only when it is to one of the protocol's endpoints (`toEndpoint`: a path on a configured
+ * base): never to an address a gateway handed out (result_url), never on a followed redirect, even
+ * one back to the gateway's own origin, which could name any path there.
  */
 async function exchange<T>(engine: Engine, spec: CallSpec<T>, start: Answered, body: PreparedBody | undefined,
-): Promise<{ response: HttpResponse; at: Answered }> {
+  toEndpoint: boolean): Promise<{ response: HttpResponse; at: Answered; keySent: boolean }> {
   let at = start;
   for (let hop = 0; ; hop += 1) {
-    const headers = { ...spec.headers?.(), ...body?.headers, ...credential(engine, spec.credential, at.url) };
+    const key = hop === 0 && toEndpoint ? credential(engine, spec.credential, at.url) : {};
+    const keySent = Object.keys(key).length > 0;
+    const headers = { ...spec.headers?.(), ...body?.headers, ...key };
     const response = await engine.transport.send(
       { url: at.url, method: spec.method, headers, body: body?.body ?? null, signal: spec.signal }, servedBy(engine, at));
     const location = header(response.headers, 'location');
     const redirected = response.status >= 300 && response.status < 400 && response.status !== 304;
-    if (!spec.followRedirects || !redirected || !location) return { response, at };
+    if (!spec.followRedirects || !redirected || !location) return { response, at, keySent };
     discard(response.body);
     if (hop >= MAX_REDIRECTS) throw unusable(spec.operation, `too many redirects (the last to ${sourceOf(at.url)})`);
     at = { baseUrl: at.baseUrl, url: redirectTarget(location, at.url, spec.operation) };

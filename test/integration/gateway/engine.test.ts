@@ -1,59 +1,13 @@
 // The retry engine (gateway/retry.ts) against scripted HTTP servers on loopback: each test decides
 // request by request what the "gateway" answers, and asserts on what reached it.
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import {
   AmbiguousCreateError, GatewayUnavailableError, InvalidRequestError, RateLimitedError, createGatewayClient,
 } from '../../../gateway/index';
 import type { GatewayClientOptions } from '../../../gateway/contract';
+import { json, scripted, type Scripted } from '../../support/scripted-gateway';
 import { KEY, digest, render } from './helpers';
-
-interface Seen {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-}
-
-interface Scripted {
-  url: string;
-  seen: Seen[];
-  close(): Promise<void>;
-}
-
-/** `answer` gets each request (its body already read) and its index on this server. */
-type Answer = (req: IncomingMessage, res: ServerResponse, n: number) => void;
-
-const servers: Scripted[] = [];
-after(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-});
-
-async function scripted(answer: Answer): Promise<Scripted> {
-  const seen: Seen[] = [];
-  const server = createServer((req, res) => {
-    const n = seen.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers }) - 1;
-    req.resume();
-    req.on('end', () => answer(req, res, n));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const handle: Scripted = {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-  servers.push(handle);
-  return handle;
-}
-
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-}
 
 const RUNNING = { task_id: 't1', status: 'IN_PROGRESS', progress: '50%' };
 const CREATED = { task_id: 't1' };
@@ -164,11 +118,14 @@ describe('the retry engine: creates (protocol §6)', () => {
   });
 });
 
+/** The first bytes of an MP4 (an ftyp box): downloads check that a video starts like one. */
+const MP4_HEAD = Buffer.from('000000146674797069736f6d00000200', 'hex');
+
 describe('the retry engine: keys and redirects', () => {
   it('messages carry the key as x-api-key only; a redirect to another origin never carries it', async () => {
     const cdn = await scripted((_q, res) => {
-      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': '4' });
-      res.end('mp4!');
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(MP4_HEAD.length) });
+      res.end(MP4_HEAD);
     });
     const a = await scripted((req, res) => {
       if (req.url === '/v1/messages') json(res, 200, { type: 'message', model: 'm', content: [{ type: 'text', text: 'ok' }] });
@@ -182,7 +139,7 @@ describe('the retry engine: keys and redirects', () => {
     assert.equal(a.seen[0]?.headers['x-api-key'], KEY);
     assert.equal(a.seen[0]?.headers.authorization, undefined);
     const video = await c.openVideo({ taskId: 'v1', protocol: 'openai' });
-    assert.equal((await digest(video.body)).bytes, 4);
+    assert.equal((await digest(video.body)).bytes, MP4_HEAD.length);
     assert.equal(video.source, `${cdn.url}/v.mp4`);
     assert.equal(a.seen[1]?.headers.authorization, `Bearer ${KEY}`);
     assert.equal(cdn.seen[0]?.headers.authorization, undefined);
@@ -190,7 +147,7 @@ describe('the retry engine: keys and redirects', () => {
 });
 
 describe('the retry engine: downloads resume through it', () => {
-  const video = Buffer.alloc(256 * 1024, 7);
+  const video = Buffer.concat([MP4_HEAD, Buffer.alloc(256 * 1024 - MP4_HEAD.length, 7)]);
   const etag = '"v1"';
   const half = 100_000;
 

@@ -82,7 +82,7 @@ describe('failover between base addresses', () => {
     try {
       const t0 = Date.now();
       await assert.rejects(h.client.getTask({ taskId: 'task_x', protocol: 'general' }), (e: unknown) => {
-        assert.ok(e instanceof GatewayUnavailableError);
+        assert.ok(e instanceof GatewayUnavailableError, String(e));
         assert.equal(e.requestSent, false);
         assert.equal(e.code, 'ECONNREFUSED');
         return true;

@@ -1,0 +1,72 @@
+// Only a video is a video: a gateway that answers a download with an error page, a JSON document
+// or anything else would otherwise be stored under the video's name and recorded as succeeded.
+import { DownloadError } from './errors';
+import { discard, readText, type HttpResponse, type ResponseBody } from './http';
+import { redact } from './redact';
+
+/** Bytes read to recognise a container; every real video is longer. */
+const HEAD_BYTES = 12;
+
+/** Content types that are never a video, whatever the bytes. */
+const NOT_VIDEO_TYPE = /^(application\/(json|problem\+json|xml)|text\/)/i;
+
+/** How the first bytes of each container reelflow accepts look (ISO BMFF: MP4, MOV, M4V; Matroska: WebM, MKV). */
+function isKnownContainer(head: Buffer): boolean {
+  if (head.length >= 8 && ['ftyp', 'moov', 'mdat', 'free', 'skip', 'wide', 'pnot'].includes(head.toString('latin1', 4, 8))) return true;
+  return head.length >= 4 && head.readUInt32BE(0) === 0x1a45dfa3;
+}
+
+/** A short, printable, redacted sample of what came instead of a video. */
+function sample(bytes: Buffer): string {
+  const text = redact(bytes.toString('utf8')).replace(/[^\x20-\x7e]+/g, ' ').trim();
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+/**
+ * Reads the first `n` bytes of `body` and puts them back, so the stream is whole for its reader.
+ * A body that ends sooner is returned as it is and not put back (it is refused as too short).
+ */
+async function peek(body: ResponseBody, n: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  while (size < n) {
+    const chunk = body.read() as Buffer | null;
+    if (chunk !== null) {
+      chunks.push(chunk);
+      size += chunk.length;
+      continue;
+    }
+    if (body.readableEnded) break;
+    await new Promise<void>((resolve, reject) => {
+      const done = () => { body.off('readable', done); body.off('end', done); body.off('error', reject); resolve(); };
+      body.once('readable', done);
+      body.once('end', done);
+      body.once('error', reject);
+    });
+  }
+  const head = Buffer.concat(chunks, size);
+  // In the same tick as the last read: the stream has not emitted 'end' yet, so unshift is allowed.
+  if (size >= n) body.unshift(head);
+  return head;
+}
+
+/**
+ * Checks the start of a download (byte 0) before anything is stored: its content type, then its
+ * first bytes. Throws a final DownloadError that says what was received instead.
+ */
+export async function checkVideoStart(response: HttpResponse, source: string): Promise<void> {
+  const type = String(response.headers['content-type'] ?? '').split(';')[0]!.trim();
+  if (NOT_VIDEO_TYPE.test(type)) {
+    const text = await readText(response.body, 2048).catch(() => '');
+    throw new DownloadError(`${source} sent ${type} instead of a video: ${sample(Buffer.from(text)) || '(empty)'}`, { retryable: false });
+  }
+  const head = await peek(response.body, HEAD_BYTES);
+  if (head.length < HEAD_BYTES) {
+    throw new DownloadError(`${source} sent ${head.length} bytes, too few to be a video${head.length ? `: ${sample(head)}` : ''}`, { retryable: false });
+  }
+  if (!isKnownContainer(head)) {
+    discard(response.body);
+    throw new DownloadError(`${source} sent something that is not a video (its first bytes are no MP4, MOV, WebM or MKV): `
+      + `${sample(head) || '(empty)'}`, { retryable: false });
+  }
+}
