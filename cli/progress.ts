@@ -4,12 +4,13 @@ import type { Client } from '@temporalio/client';
 import type { JobProgress, RenderStatus } from '../workflows/types';
 import { color, formatDuration } from './output';
 import { displayWidth, fitWidth, padToWidth, plainText } from './terminal-text';
+import { itemStatusQuery, type RenderWorkflow } from '../workflows/render';
 
 const SHOWN_ITEMS = 8;
 
 export async function itemStatuses(client: Client, progress: JobProgress, limit: number): Promise<RenderStatus[]> {
   const shown = progress.inFlight.slice(0, limit);
-  const answers = await Promise.allSettled(shown.map((i) => client.workflow.getHandle(i.workflowId).query<RenderStatus>('itemStatus')));
+  const answers = await Promise.allSettled(shown.map((i) => client.workflow.getHandle<typeof RenderWorkflow>(i.workflowId).query(itemStatusQuery)));
   return answers.flatMap((a) => (a.status === 'fulfilled' ? [a.value] : []));
 }
 

@@ -12,6 +12,7 @@ import { temporalCliPath } from '../worker/dev-server';
 import { connectClient, connectWorker } from '../worker/temporal';
 import { createReelflowWorker, runWorkerUntil } from '../worker/worker';
 import { jobWorkflowId } from '../workflows/ids';
+import { JobWorkflow } from '../workflows/job';
 import type { JobInput } from '../workflows/types';
 
 const out = join(__dirname, '..', 'test', 'fixtures', 'histories');
@@ -43,7 +44,7 @@ async function main(): Promise<void> {
   let stop!: () => void;
   const running = runWorkerUntil(worker, new Promise<void>((r) => { stop = r; }));
   const start = (name: string, input: Omit<JobInput, 'jobFile'> & { jobFile: string }) =>
-    client.workflow.start('JobWorkflow', { taskQueue: 'record', workflowId: jobWorkflowId(name), args: [input] });
+    client.workflow.start(JobWorkflow, { taskQueue: 'record', workflowId: jobWorkflowId(name), args: [input] });
   try {
     const dir = tempDir();
     const items = (p: string, n: number) => Array.from({ length: n }, (_, i) => ({ id: `${p}${i + 1}`, prompt: `${p} ${i + 1}` }));

@@ -146,18 +146,20 @@ export class LocalStorage implements Storage {
     }
     try {
       const st = await fh.stat();
-      const sameFile = cursor !== undefined && cursor.ino === st.ino && cursor.born === st.birthtimeMs && st.size >= cursor.offset;
-      const continued = sameFile ? await readAfter(fh, cursor, st.size) : undefined;
+      const at = cursor as LocalCursor | undefined;
+      const sameFile = at !== undefined && at.ino === st.ino && at.born === st.birthtimeMs && st.size >= at.offset;
+      const continued = sameFile ? await readAfter(fh, at, st.size) : undefined;
       const fromStart = continued === undefined;
       // `bytes` starts with the cursor's tail when continuing; the new tail comes from the same
       // read, so a file rewritten between two reads cannot pair one file's offset with another's bytes.
       const bytes = continued ?? (await readRange(fh, 0, st.size));
-      const skip = fromStart ? 0 : cursor!.tail.length;
+      const skip = fromStart ? 0 : at!.tail.length;
       const parsed = parseManifest(bytes.subarray(skip));
       const consumedEnd = skip + parsed.completeLength;
       const tail = Buffer.from(bytes.subarray(Math.max(0, consumedEnd - MANIFEST_TAIL_BYTES), consumedEnd));
-      const offset = (fromStart ? 0 : cursor!.offset) + parsed.completeLength;
-      return { rows: parsed.rows, fromStart, cursor: { ino: st.ino, born: st.birthtimeMs, offset, tail } };
+      const offset = (fromStart ? 0 : at!.offset) + parsed.completeLength;
+      const next: LocalCursor = { ino: st.ino, born: st.birthtimeMs, offset, tail };
+      return { rows: parsed.rows, fromStart, cursor: next as unknown as ManifestCursor };
     } catch (err) {
       throw fsError(`cannot read ${this.manifestPath}`, err);
     } finally {
@@ -244,10 +246,24 @@ async function readRange(fh: FileHandle, from: number, to: number): Promise<Buff
 }
 
 /**
+ * Where a reader of the local manifest got to: which file (inode and birth time: a deleted file's
+ * inode number is soon reused) and the bytes read, with the last of those bytes. Some file systems
+ * report no birth time, and a file rewritten in place keeps its inode: a reader that finds other
+ * bytes before its offset knows the file is not the one it was reading.
+ */
+interface LocalCursor {
+  ino: number;
+  born: number;
+  offset: number;
+  /** Up to the last 64 bytes before `offset`. */
+  tail: Buffer;
+}
+
+/**
  * The cursor's tail and every byte after it, or undefined when the bytes before the offset are not
  * the ones it saw (another file; a rewrite that kept those 64 bytes, timestamps included, is not seen).
  */
-async function readAfter(fh: FileHandle, cursor: ManifestCursor, size: number): Promise<Buffer | undefined> {
+async function readAfter(fh: FileHandle, cursor: LocalCursor, size: number): Promise<Buffer | undefined> {
   const bytes = await readRange(fh, cursor.offset - cursor.tail.length, size);
   return bytes.subarray(0, cursor.tail.length).equals(cursor.tail) ? bytes : undefined;
 }

@@ -24,19 +24,10 @@ export interface WriteOptions {
   onProgress?: (bytesSoFar: number) => void;
 }
 
-/**
- * Where a reader of a local manifest got to: which file (inode and birth time: a deleted file's
- * inode number is soon reused) and the bytes read, with the last of those bytes. Some file systems
- * report no birth time, and a file rewritten in place keeps its inode: a reader that finds other
- * bytes before its offset knows the file is not the one it was reading.
- */
-export interface ManifestCursor {
-  ino: number;
-  born: number;
-  offset: number;
-  /** Up to the last 64 bytes before `offset`. */
-  tail: Buffer;
-}
+declare const manifestCursor: unique symbol;
+
+/** Where a reader of a manifest got to. Opaque: only the storage that made it looks inside. */
+export type ManifestCursor = { readonly [manifestCursor]: true };
 
 export interface ManifestPage {
   rows: ManifestRow[];

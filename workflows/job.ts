@@ -7,10 +7,10 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { FailureType, JOB_FATAL_FAILURES } from '../activities/failure-types';
+import type { PlanItem } from '../jobfile/plan';
 import { bookkeeping } from './activities';
 import { renderWorkflowId } from './ids';
 import { RenderWorkflow, itemDoneSignal } from './render';
-import type { PlanItem } from '../jobfile/plan';
 import type { ItemOutcome, JobCarry, JobInput, JobProgress, JobResult, StateCounts } from './types';
 
 export const progressQuery = defineQuery<JobProgress>('progress');
@@ -20,32 +20,154 @@ const PAGE_SIZE = 100;
 /** Default bound on events per run, well under Temporal's 50k and the 10k this project allows. */
 const HISTORY_BUDGET = 8_000;
 const MEDIAN_WINDOW = 25;
+const RECENT_FAILURES = 20;
 
-function emptyCounts(): StateCounts {
-  return { succeeded: 0, failed: 0, timed_out: 0, canceled: 0, unknown: 0, skipped: 0 };
-}
-
-function median(values: number[] | undefined): number | undefined {
-  if (!values || values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
+type Page = Awaited<ReturnType<typeof bookkeeping.readPlanItems>>;
 
 export async function JobWorkflow(input: JobInput): Promise<JobResult> {
-  const self = workflowInfo();
-  const carry: JobCarry = input.carry ?? {
+  const job = new Job(input, input.carry ?? (await firstRun(input)));
+  setHandler(itemDoneSignal, (outcome) => job.reported(outcome));
+  setHandler(cancelSignal, () => { job.carry.canceled = true; });
+  setHandler(progressQuery, () => job.progress());
+
+  if ((await job.fillWindow()) === 'continue-as-new') return job.continueAsNew();
+  if ((await job.drainWindow()) === 'continue-as-new') return job.continueAsNew();
+  job.state = 'completed';
+  await condition(allHandlersFinished);
+  const { carry } = job;
+  return {
+    job: job.settings.job, total: carry.prepared.itemCount, counts: carry.counts, startedAt: carry.startedAt,
+    finishedAt: Date.now(), fatal: carry.fatal, canceled: carry.canceled,
+  };
+}
+
+async function firstRun(input: JobInput): Promise<JobCarry> {
+  return {
     prepared: await bookkeeping.preparePlan({ jobFile: input.jobFile, runDate: input.runDate, startedAt: Date.now() }),
     cursor: 0, counts: emptyCounts(), inFlight: {}, renderSamples: {}, recentFailures: [],
     startedAt: Date.now(), lastCreateAt: 0, canceled: false, runs: 1,
   };
-  const { prepared } = carry;
-  const historyBudget = input.historyBudget ?? HISTORY_BUDGET;
-  const { settings } = prepared;
-  /** Outcomes that arrived before their startChild call returned (a child can finish that fast). */
-  const early = new Map<string, ItemOutcome>();
-  let state: JobProgress['state'] = 'running';
+}
 
-  const settle = (workflowId: string, outcome: ItemOutcome) => {
+/** One run of the job: what it carries across continue-as-new, and the window's moves. */
+class Job {
+  state: JobProgress['state'] = 'running';
+  readonly settings: JobCarry['prepared']['settings'];
+  private readonly self = workflowInfo().workflowId;
+  private readonly historyBudget: number;
+  /** Outcomes that arrived before their startChild call returned (a child can finish that fast). */
+  private readonly early = new Map<string, ItemOutcome>();
+  private readonly canceledInFlight = new Set<string>();
+
+  constructor(private readonly input: JobInput, readonly carry: JobCarry) {
+    this.settings = carry.prepared.settings;
+    this.historyBudget = input.historyBudget ?? HISTORY_BUDGET;
+  }
+
+  private stopping(): boolean {
+    return this.carry.canceled || this.carry.fatal !== undefined;
+  }
+
+  private inFlightCount(): number {
+    return Object.keys(this.carry.inFlight).length;
+  }
+
+  private historyFull(): boolean {
+    return workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > this.historyBudget;
+  }
+
+  /** Starts items page by page while the window has room, until all are started or the job stops. */
+  async fillWindow(): Promise<'done' | 'continue-as-new'> {
+    const { carry, settings } = this;
+    let page: Page | undefined;
+    let pageAt = 0;
+    while (!this.stopping() && carry.cursor < carry.prepared.itemCount) {
+      if (page && pageAt >= page.items.length) {
+        // Whatever this page did not return was already done: count it as skipped.
+        carry.counts.skipped += page.nextOffset - carry.cursor;
+        carry.cursor = page.nextOffset;
+        page = undefined;
+        continue;
+      }
+      if (!page) {
+        page = await bookkeeping.readPlanItems({
+          jobFile: this.input.jobFile, runDate: carry.prepared.runDate, digest: carry.prepared.digest, offset: carry.cursor,
+          limit: PAGE_SIZE, retryStates: this.input.retryStates ?? [], output: settings.output,
+        });
+        pageAt = 0;
+        continue;
+      }
+      await condition(() => this.stopping() || this.inFlightCount() < settings.concurrency.maxInFlight);
+      if (this.stopping()) break;
+      const cpm = settings.concurrency.createsPerMinute;
+      if (cpm) {
+        // creates_per_minute: children create right after they start, so pace the starts.
+        const wait = carry.lastCreateAt + 60_000 / cpm - Date.now();
+        if (wait > 0) await sleep(wait);
+        carry.lastCreateAt = Date.now();
+      }
+      // Fill every free slot in this one workflow task: the starts go out together, so a window of
+      // 100 fills in one or two server round trips instead of one round trip per child.
+      const free = cpm ? 1 : settings.concurrency.maxInFlight - this.inFlightCount();
+      const batch = page.items.slice(pageAt, pageAt + free);
+      pageAt += batch.length;
+      for (const item of batch) {
+        // Items between the cursor and this one were filtered out of the page as already done.
+        carry.counts.skipped += item.index - 1 - carry.cursor;
+        carry.cursor = item.index;
+        carry.inFlight[renderWorkflowId(this.self, item.key)] = { key: item.key, index: item.index, model: item.request.model };
+      }
+      await Promise.all(batch.map((item) => this.startRender(item)));
+      if (this.historyFull()) return 'continue-as-new';
+    }
+    return 'done';
+  }
+
+  /** Waits for the window to drain, canceling in-flight children once the job stops early. */
+  async drainWindow(): Promise<'done' | 'continue-as-new'> {
+    while (this.inFlightCount() > 0) {
+      if (this.stopping()) {
+        this.state = this.carry.canceled ? 'canceling' : 'stopping';
+        await this.cancelInFlight();
+      }
+      await condition(() => this.inFlightCount() === 0 || workflowInfo().historyLength > this.historyBudget
+        || (this.stopping() && Object.keys(this.carry.inFlight).some((id) => !this.canceledInFlight.has(id))));
+      // Long waits continue as new too, so history stays bounded.
+      if (this.inFlightCount() > 0 && workflowInfo().historyLength > this.historyBudget) return 'continue-as-new';
+    }
+    return 'done';
+  }
+
+  async continueAsNew(): Promise<never> {
+    await condition(allHandlersFinished);
+    return continueAsNew<typeof JobWorkflow>({ ...this.input, carry: { ...this.carry, runs: this.carry.runs + 1 } });
+  }
+
+  /** A child's outcome, by signal; it may come before its startChild call has returned. */
+  reported(outcome: ItemOutcome): void {
+    const id = renderWorkflowId(this.self, outcome.key);
+    if (this.carry.inFlight[id]) this.settle(id, outcome);
+    else this.early.set(id, outcome);
+  }
+
+  progress(): JobProgress {
+    const { carry } = this;
+    const { counts, prepared } = carry;
+    const done = counts.succeeded + counts.failed + counts.timed_out + counts.canceled + counts.unknown;
+    const inFlight = Object.entries(carry.inFlight).map(([workflowId, v]) => ({ workflowId, ...v }));
+    const elapsed = Date.now() - carry.startedAt;
+    const remaining = prepared.itemCount - done - counts.skipped;
+    return {
+      job: this.settings.job, state: carry.canceled && this.state === 'running' ? 'canceling' : this.state, total: prepared.itemCount,
+      started: carry.cursor, runs: carry.runs, fatal: carry.fatal, startedAt: carry.startedAt,
+      counts: { ...counts, in_flight: inFlight.length, pending: Math.max(0, prepared.itemCount - carry.cursor) },
+      inFlight, recentFailures: carry.recentFailures,
+      etaMs: done > 0 && remaining > 0 ? Math.round((elapsed / done) * remaining) : undefined,
+    };
+  }
+
+  private settle(workflowId: string, outcome: ItemOutcome): void {
+    const { carry } = this;
     delete carry.inFlight[workflowId];
     carry.counts[outcome.state] += 1;
     if (outcome.renderMs !== undefined) {
@@ -55,126 +177,49 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
     }
     if (outcome.state !== 'succeeded') {
       carry.recentFailures.push(outcome);
-      if (carry.recentFailures.length > 20) carry.recentFailures.shift();
+      if (carry.recentFailures.length > RECENT_FAILURES) carry.recentFailures.shift();
       if (outcome.error && JOB_FATAL_FAILURES.has(outcome.error.kind) && !carry.fatal) carry.fatal = outcome.error.message;
     }
-  };
-
-  setHandler(itemDoneSignal, (outcome) => {
-    const id = renderWorkflowId(self.workflowId, outcome.key);
-    if (carry.inFlight[id]) settle(id, outcome);
-    else early.set(id, outcome);
-  });
-  setHandler(cancelSignal, () => {
-    carry.canceled = true;
-  });
-  setHandler(progressQuery, (): JobProgress => {
-    const done = carry.counts.succeeded + carry.counts.failed + carry.counts.timed_out + carry.counts.canceled + carry.counts.unknown;
-    const inFlight = Object.entries(carry.inFlight).map(([workflowId, v]) => ({ workflowId, ...v }));
-    const elapsed = Date.now() - carry.startedAt;
-    const remaining = prepared.itemCount - done - carry.counts.skipped;
-    return {
-      job: settings.job, state: carry.canceled && state === 'running' ? 'canceling' : state, total: prepared.itemCount,
-      started: carry.cursor, runs: carry.runs, fatal: carry.fatal, startedAt: carry.startedAt,
-      counts: { ...carry.counts, in_flight: inFlight.length, pending: Math.max(0, prepared.itemCount - carry.cursor) },
-      inFlight, recentFailures: carry.recentFailures,
-      etaMs: done > 0 && remaining > 0 ? Math.round((elapsed / done) * remaining) : undefined,
-    };
-  });
+  }
 
   /** Starts one item's RenderWorkflow; a child already running under its id will report to us anyway. */
-  const startRender = async (item: PlanItem): Promise<void> => {
-    const childId = renderWorkflowId(self.workflowId, item.key);
+  private async startRender(item: PlanItem): Promise<void> {
+    const childId = renderWorkflowId(this.self, item.key);
     try {
       await startChild(RenderWorkflow, {
         workflowId: childId,
-        args: [{ jobWorkflowId: self.workflowId, item, settings, medianRenderMs: median(carry.renderSamples[item.request.model]) }],
+        args: [{ jobWorkflowId: this.self, item, settings: this.settings, medianRenderMs: median(this.carry.renderSamples[item.request.model]) }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
       });
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError) return;
-      settle(childId, { key: item.key, index: item.index, model: item.request.model, state: 'failed',
+      this.settle(childId, { key: item.key, index: item.index, model: item.request.model, state: 'failed',
         error: { kind: FailureType.startFailed, message: `could not start the item's workflow: ${(error as Error).message}` } });
       return;
     }
-    const earlyOutcome = early.get(childId);
-    if (earlyOutcome) { early.delete(childId); settle(childId, earlyOutcome); }
-  };
-
-  const canceledInFlight = new Set<string>();
-  const stopping = () => carry.canceled || carry.fatal !== undefined;
-  let page: Awaited<ReturnType<typeof bookkeeping.readPlanItems>> | undefined;
-  let pageAt = 0;
-
-  while (!stopping() && carry.cursor < prepared.itemCount) {
-    if (page && pageAt >= page.items.length) {
-      // Whatever this page did not return was already done: count it as skipped.
-      carry.counts.skipped += page.nextOffset - carry.cursor;
-      carry.cursor = page.nextOffset;
-      page = undefined;
-      continue;
-    }
-    if (!page) {
-      page = await bookkeeping.readPlanItems({
-        jobFile: input.jobFile, runDate: prepared.runDate, digest: prepared.digest, offset: carry.cursor,
-        limit: PAGE_SIZE, retryStates: input.retryStates ?? [], output: settings.output,
-      });
-      pageAt = 0;
-      continue;
-    }
-    await condition(() => stopping() || Object.keys(carry.inFlight).length < settings.concurrency.maxInFlight);
-    if (stopping()) break;
-    const cpm = settings.concurrency.createsPerMinute;
-    if (cpm) {
-      // creates_per_minute: children create right after they start, so pace the starts.
-      const wait = carry.lastCreateAt + 60_000 / cpm - Date.now();
-      if (wait > 0) await sleep(wait);
-      carry.lastCreateAt = Date.now();
-    }
-    // Fill every free slot in this one workflow task: the starts go out together, so a window of
-    // 100 fills in one or two server round trips instead of one round trip per child.
-    const free = cpm ? 1 : settings.concurrency.maxInFlight - Object.keys(carry.inFlight).length;
-    const batch = page.items.slice(pageAt, pageAt + free);
-    pageAt += batch.length;
-    for (const item of batch) {
-      // Items between the cursor and this one were filtered out of the page as already done.
-      carry.counts.skipped += item.index - 1 - carry.cursor;
-      carry.cursor = item.index;
-      carry.inFlight[renderWorkflowId(self.workflowId, item.key)] = { key: item.key, index: item.index, model: item.request.model };
-    }
-    await Promise.all(batch.map((item) => startRender(item)));
-
-    if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > historyBudget) {
-      await condition(allHandlersFinished);
-      return continueAsNew<typeof JobWorkflow>({ ...input, carry: { ...carry, runs: carry.runs + 1 } });
+    const earlyOutcome = this.early.get(childId);
+    if (earlyOutcome) {
+      this.early.delete(childId);
+      this.settle(childId, earlyOutcome);
     }
   }
 
-  // Stop early: cancel in-flight children; they record `canceled` and report back.
-  const cancelInFlight = async () => {
-    for (const id of Object.keys(carry.inFlight)) {
-      if (canceledInFlight.has(id)) continue;
-      canceledInFlight.add(id);
+  /** Stop early: cancel in-flight children; they record `canceled` and report back. */
+  private async cancelInFlight(): Promise<void> {
+    for (const id of Object.keys(this.carry.inFlight)) {
+      if (this.canceledInFlight.has(id)) continue;
+      this.canceledInFlight.add(id);
       await getExternalWorkflowHandle(id).cancel().catch(() => undefined);
     }
-  };
-  // Wait for the window to drain; long waits continue as new too, so history stays bounded.
-  while (Object.keys(carry.inFlight).length > 0) {
-    if (stopping()) {
-      state = carry.canceled ? 'canceling' : 'stopping';
-      await cancelInFlight();
-    }
-    await condition(() => Object.keys(carry.inFlight).length === 0 || workflowInfo().historyLength > historyBudget
-      || (stopping() && Object.keys(carry.inFlight).some((id) => !canceledInFlight.has(id))));
-    if (Object.keys(carry.inFlight).length > 0 && workflowInfo().historyLength > historyBudget) {
-      await condition(allHandlersFinished);
-      return continueAsNew<typeof JobWorkflow>({ ...input, carry: { ...carry, runs: carry.runs + 1 } });
-    }
   }
-  state = 'completed';
-  await condition(allHandlersFinished);
-  return {
-    job: settings.job, total: prepared.itemCount, counts: carry.counts, startedAt: carry.startedAt,
-    finishedAt: Date.now(), fatal: carry.fatal, canceled: carry.canceled,
-  };
+}
+
+function emptyCounts(): StateCounts {
+  return { succeeded: 0, failed: 0, timed_out: 0, canceled: 0, unknown: 0, skipped: 0 };
+}
+
+function median(values: number[] | undefined): number | undefined {
+  if (!values || values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
 }

@@ -12,6 +12,7 @@ import { startTestTemporal, type TestTemporal } from '../../test/support/tempora
 import { TASK_QUEUE } from '../../cli/task-queue';
 import { connectClient } from '../../worker/temporal';
 import { jobWorkflowId } from '../../workflows/ids';
+import { JobWorkflow } from '../../workflows/job';
 import type { JobInput, JobResult } from '../../workflows/types';
 import type { ManifestRow } from '../../storage/manifest';
 
@@ -162,7 +163,7 @@ export async function runJob(stack: Stack, spec: Omit<JobSpec, 'baseUrls'> & { b
   const workflowId = jobWorkflowId(spec.name);
   const input: JobInput = { jobFile, runDate: '2026-01-01', ...(options.historyBudget ? { historyBudget: options.historyBudget } : {}) };
   const startedAt = Date.now();
-  const handle = await stack.client.workflow.start('JobWorkflow', { taskQueue: TASK_QUEUE, workflowId, args: [input] });
+  const handle = await stack.client.workflow.start(JobWorkflow, { taskQueue: TASK_QUEUE, workflowId, args: [input] });
   options.onStarted?.();
   const result = (await handle.result()) as JobResult;
   const resultAt = Date.now();
