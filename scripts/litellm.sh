@@ -26,13 +26,8 @@ install() {
   if [ -f "$done_marker" ] && [ -x "$bin" ]; then return 0; fi
   python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null \
     || die "cannot install LiteLLM: it needs python3 >= 3.10 on PATH, with its venv module" 3
-  mkdir -p "$REELFLOW_TOOL_CACHE"
-  # Serialise concurrent installs (parallel test runs, several engineers).
-  exec 9>"$dest_dir.lock"
-  if command -v flock >/dev/null 2>&1; then
-    flock 9 || true
-    if [ -f "$done_marker" ] && [ -x "$bin" ]; then return 0; fi
-  fi
+  lock_tool "$dest_dir"
+  if [ -f "$done_marker" ] && [ -x "$bin" ]; then return 0; fi
   rm -rf "$dest_dir"
   say "installing litellm[proxy]==$LITELLM_VERSION from PyPI into $dest_dir (a minute or two, once)..."
   local start=$SECONDS
@@ -48,10 +43,4 @@ install() {
   say "installed $bin in $((SECONDS - start))s"
 }
 
-case "${1:-}" in
-  --print-path) install; printf '%s\n' "$bin" ;;
-  --build) install ;;
-  -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' ;;
-  '') sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
-  *) die "unknown option: $1 (use --print-path or --build)" 2 ;;
-esac
+tool_main install "$bin" 9 "$@"

@@ -23,12 +23,8 @@ build() {
   if [ -x "$bin" ]; then return 0; fi
   command -v go >/dev/null 2>&1 || die "cannot build new-api: no Go on PATH (install Go >= 1.25: https://go.dev/dl)" 3
   mkdir -p "$dest_dir"
-  # Serialise concurrent builds (parallel test runs, several engineers).
-  exec 9>"$dest_dir.lock"
-  if command -v flock >/dev/null 2>&1; then
-    flock 9 || true
-    if [ -x "$bin" ]; then return 0; fi
-  fi
+  lock_tool "$dest_dir"
+  if [ -x "$bin" ]; then return 0; fi
   say "building new-api $NEW_API_VERSION with $(go version | awk '{print $3}') into $dest_dir (a few minutes on a cold cache)..."
   local start=$SECONDS tmp src
   tmp="$(mktemp -d "$dest_dir/.build.XXXXXX")"
@@ -58,10 +54,4 @@ build() {
   say "built $bin in $((SECONDS - start))s"
 }
 
-case "${1:-}" in
-  --print-path) build; printf '%s\n' "$bin" ;;
-  --build) build ;;
-  -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' ;;
-  '') sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
-  *) die "unknown option: $1 (use --print-path or --build)" 2 ;;
-esac
+tool_main build "$bin" 9 "$@"

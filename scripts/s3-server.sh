@@ -50,13 +50,8 @@ build() {
   if [ -x "$bin" ]; then return 0; fi
   ensure_go || die "cannot build the S3 test server: no Go toolchain on PATH and none could be fetched from the Go module proxy (install golang >= 1.24)" 3
   mkdir -p "$dest_dir"
-  local lock="$dest_dir.lock"
-  # Serialise concurrent builds (parallel test runs, several engineers).
-  exec 9>"$lock"
-  if command -v flock >/dev/null 2>&1; then
-    flock 9 || true
-    if [ -x "$bin" ]; then return 0; fi
-  fi
+  lock_tool "$dest_dir"
+  if [ -x "$bin" ]; then return 0; fi
   say "building MinIO $MINIO_VERSION with $(go version | awk '{print $3}') into $dest_dir (several minutes on a cold cache)..."
   local tmp
   tmp="$(mktemp -d "$dest_dir/.build.XXXXXX")"
@@ -71,10 +66,4 @@ build() {
   say "built $bin in $((SECONDS - start))s"
 }
 
-case "${1:-}" in
-  --print-path) build; printf '%s\n' "$bin" ;;
-  --build) build ;;
-  -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' ;;
-  '') sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
-  *) die "unknown option: $1 (use --print-path or --build)" 2 ;;
-esac
+tool_main build "$bin" 10 "$@"

@@ -23,12 +23,8 @@ provision() {
   command -v java >/dev/null 2>&1 || die "cannot provide the time-skipping test server: no java on PATH (install a JRE >= 11, e.g. Debian's openjdk-17-jre-headless)" 3
   command -v mvn >/dev/null 2>&1 || die "cannot provide the time-skipping test server: no mvn on PATH (install Maven, e.g. Debian's maven)" 3
   mkdir -p "$dest_dir"
-  # Serialise concurrent set-ups (parallel test runs, several engineers).
-  exec 9>"$dest_dir.lock"
-  if command -v flock >/dev/null 2>&1; then
-    flock 9 || true
-    if [ -x "$launcher" ]; then return 0; fi
-  fi
+  lock_tool "$dest_dir"
+  if [ -x "$launcher" ]; then return 0; fi
   say "fetching Temporal's test server $VERSION and its dependencies from Maven Central into $dest_dir (once)..."
   local tmp
   tmp="$(mktemp -d "$dest_dir/.fetch.XXXXXX")"
@@ -66,8 +62,4 @@ EOF
   say "test server ready: $launcher"
 }
 
-case "${1:-}" in
-  --print-path) provision; printf '%s\n' "$launcher" ;;
-  -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' ;;
-  *) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
-esac
+tool_main provision "$launcher" 11 "$@"
