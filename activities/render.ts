@@ -1,7 +1,7 @@
 // Gateway activities: enhance, create, check. Thin: build the client, call it, translate errors.
 // Each passes the activity's cancellation signal, so a Temporal timeout or cancel closes the socket.
 import { Context } from '@temporalio/activity';
-import type { CreatedTask } from '../gateway';
+import type { CreatedTask, TaskStatus } from '../gateway';
 import type { JobSettings, Protocol, RenderRequest } from '../jobfile/plan';
 import { gatewayFor } from './context';
 import { sendAfterMarking } from './create-marker';
@@ -30,14 +30,8 @@ export interface CreatedTaskInfo {
   createdAt: number;
 }
 
-export interface TaskCheck {
-  state: 'pending' | 'running' | 'succeeded' | 'failed' | 'unknown';
-  baseUrl: string;
-  progress?: number;
-  resultUrl?: string;
-  failReason?: string;
-  pollAfterMs?: number;
-}
+/** What a status check tells the workflow: the gateway's task status without its display fields. */
+export type TaskCheck = Pick<TaskStatus, 'state' | 'baseUrl' | 'progress' | 'resultUrl' | 'failReason' | 'pollAfterMs'>;
 
 /** One create through the job's gateway client; `around` runs the call that sends it. */
 function createThrough(input: CreateInput, around: (send: () => Promise<CreatedTask>) => Promise<CreatedTask>): Promise<CreatedTaskInfo> {

@@ -1,4 +1,5 @@
 // Messages endpoint (§4): exactly the headers reelflow promises, and a reader for the answer.
+import type { MessageResult, ServedBy } from './contract';
 
 export const MESSAGES_PATH = '/v1/messages';
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -23,12 +24,7 @@ export function buildMessagesBody(input: MessageInput): string {
   return JSON.stringify(body);
 }
 
-export interface ParsedMessage {
-  text: string;
-  model: string;
-  stopReason?: string;
-  usage?: { inputTokens?: number; outputTokens?: number };
-}
+export type ParsedMessage = Omit<MessageResult, keyof ServedBy>;
 
 /** Joins the text blocks of a Messages response; undefined when the body is not a message. */
 export function parseMessageBody(body: unknown, requestedModel: string): ParsedMessage | undefined {
