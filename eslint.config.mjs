@@ -5,8 +5,19 @@ import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 // Workflows run in Temporal's deterministic sandbox: no Node, no network, no clock, no I/O libraries.
-const ioModules = ['undici', 'pino', 'yaml', 'commander', 'playwright-core', '@aws-sdk/*', '@temporalio/client',
-  '@temporalio/worker', '@temporalio/activity', 'openai', '@anthropic-ai/sdk'];
+const ioModules = [
+  'undici',
+  'pino',
+  'yaml',
+  'commander',
+  'playwright-core',
+  '@aws-sdk/*',
+  '@temporalio/client',
+  '@temporalio/worker',
+  '@temporalio/activity',
+  'openai',
+  '@anthropic-ai/sdk',
+];
 
 /** Which source folders each folder may import. Anything else is a lint error. */
 const LAYERS = {
@@ -27,7 +38,12 @@ function layerPatterns(folder, allowed) {
   const up = (f) => [`../${f}`, `../${f}/*`, `../../${f}`, `../../${f}/*`];
   const patterns = [];
   if (forbidden.length > 0) {
-    patterns.push({ group: forbidden.flatMap(up), message: allowed.length ? `${folder}/ may import only ${allowed.join(', ')} (eslint.config.mjs LAYERS).` : `${folder}/ imports nothing from the other folders.` });
+    patterns.push({
+      group: forbidden.flatMap(up),
+      message: allowed.length
+        ? `${folder}/ may import only ${allowed.join(', ')} (eslint.config.mjs LAYERS).`
+        : `${folder}/ imports nothing from the other folders.`,
+    });
   }
   if (['jobfile', 'gateway', 'storage', 'sim'].includes(folder)) {
     patterns.push({ group: ['@temporalio/*'], message: `${folder}/ knows nothing of Temporal.` });
@@ -36,8 +52,11 @@ function layerPatterns(folder, allowed) {
     patterns.push({ group: ioModules, message: 'workflows/ must stay deterministic: no network or I/O libraries.' });
     // Values from I/O layers would be bundled into the sandbox; only types cross, and the
     // dependency-free failure type names.
-    patterns.push({ group: ['../gateway/*', '../storage/*', '../activities/*', '!../activities/failure-types'],
-      allowTypeImports: true, message: 'workflows/ may import only types from I/O layers.' });
+    patterns.push({
+      group: ['../gateway/*', '../storage/*', '../activities/*', '!../activities/failure-types'],
+      allowTypeImports: true,
+      message: 'workflows/ may import only types from I/O layers.',
+    });
   }
   return patterns;
 }
@@ -49,9 +68,18 @@ export default tseslint.config(
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
-      '@typescript-eslint/no-floating-promises': ['error', {
-        allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }],
-      }],
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            {
+              from: 'package',
+              package: 'node:test',
+              name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'],
+            },
+          ],
+        },
+      ],
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
@@ -61,15 +89,22 @@ export default tseslint.config(
   // the folder graph free of cycles. sim/ shares nothing with the client it tests.
   ...Object.entries(LAYERS).map(([folder, allowed]) => ({
     files: [`${folder}/**/*.ts`],
-    rules: { 'no-restricted-imports': ['error', { paths: folder === 'workflows' ? workflowBuiltins : [], patterns: layerPatterns(folder, allowed) }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: folder === 'workflows' ? workflowBuiltins : [], patterns: layerPatterns(folder, allowed) },
+      ],
+    },
   })),
   {
     files: ['workflows/**/*.ts'],
     rules: {
-      'no-restricted-globals': ['error',
+      'no-restricted-globals': [
+        'error',
         { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' },
         { name: 'fetch', message: 'Workflows do no I/O: call an activity.' },
-        { name: 'process', message: 'Workflows must not read the process environment.' }],
+        { name: 'process', message: 'Workflows must not read the process environment.' },
+      ],
     },
   },
 );

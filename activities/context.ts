@@ -20,12 +20,16 @@ export function gatewayFor(settings: JobSettings): GatewayClient {
     const apiKey = process.env[gateway.apiKeyEnv];
     if (!apiKey) {
       throw ApplicationFailure.create({
-        type: FailureType.missingKey, nonRetryable: true,
+        type: FailureType.missingKey,
+        nonRetryable: true,
         message: `the environment variable ${gateway.apiKeyEnv} (gateway.api_key_env) is not set on the worker: export the gateway key there`,
       });
     }
     client = createGatewayClient({
-      baseUrls: gateway.baseUrls, apiKey, apiKeyEnv: gateway.apiKeyEnv, requestTimeoutMs: gateway.requestTimeoutMs,
+      baseUrls: gateway.baseUrls,
+      apiKey,
+      apiKeyEnv: gateway.apiKeyEnv,
+      requestTimeoutMs: gateway.requestTimeoutMs,
       createRetries: retries.create,
       log: (level, message, fields) => log[level](message, { ...fields, component: 'gateway' }),
     });

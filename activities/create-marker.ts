@@ -37,7 +37,8 @@ export async function sendAfterMarking<T>(send: () => Promise<T>): Promise<T> {
     await context.client.activity.heartbeat(context.info.taskToken, CREATE_SENDING);
   } catch (error) {
     throw ApplicationFailure.create({
-      type: FailureType.createNotSent, nonRetryable: true,
+      type: FailureType.createNotSent,
+      nonRetryable: true,
       message: `the create was not sent: Temporal could not record that it was about to be (${(error as Error).message})`,
     });
   }

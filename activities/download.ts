@@ -6,7 +6,10 @@ import { gatewayFor, storageFor } from './context';
 import { translated } from './failures';
 
 const EXTENSIONS: Record<string, string> = {
-  'video/mp4': '.mp4', 'video/quicktime': '.mov', 'video/webm': '.webm', 'video/x-matroska': '.mkv',
+  'video/mp4': '.mp4',
+  'video/quicktime': '.mov',
+  'video/webm': '.webm',
+  'video/x-matroska': '.mkv',
 };
 
 export interface DownloadInput {

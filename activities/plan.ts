@@ -57,14 +57,21 @@ export function planDigest(plan: Plan): string {
 async function loadPlan(jobFile: string, runDate: string): Promise<{ plan: Plan; digest: string }> {
   // The cached plan stands while the file is unchanged (same size and modification time), so an
   // edit during a run is still caught by the digest check of readPlanItems.
-  const version = await stat(jobFile).then((st) => `${st.size}:${st.mtimeMs}`, () => 'missing');
+  const version = await stat(jobFile).then(
+    (st) => `${st.size}:${st.mtimeMs}`,
+    () => 'missing',
+  );
   const cacheKey = `${jobFile}\u0000${runDate}\u0000${version}`;
   const cached = plans.get(cacheKey);
   if (cached) return cached;
   const result = await loadJobFile(jobFile, { runDate });
   if (!result.ok) {
     const lines = result.errors.slice(0, 10).map((e) => `${e.file}:${e.line}:${e.column}: ${e.message}`);
-    throw ApplicationFailure.create({ type: FailureType.jobFileInvalid, nonRetryable: true, message: `the job file is not valid:\n${lines.join('\n')}` });
+    throw ApplicationFailure.create({
+      type: FailureType.jobFileInvalid,
+      nonRetryable: true,
+      message: `the job file is not valid:\n${lines.join('\n')}`,
+    });
   }
   const entry = { plan: result.plan, digest: planDigest(result.plan) };
   plans.clear(); // one plan at a time is what a worker needs; keeps memory flat for 10k-item jobs
@@ -90,13 +97,19 @@ export async function preparePlan(input: { jobFile: string; runDate?: string; st
  * not done: running the job again continues it.
  */
 export async function readPlanItems(input: {
-  jobFile: string; runDate: string; digest: string; offset: number; limit: number;
-  retryStates: ItemEndState[]; output: OutputSettings;
+  jobFile: string;
+  runDate: string;
+  digest: string;
+  offset: number;
+  limit: number;
+  retryStates: ItemEndState[];
+  output: OutputSettings;
 }): Promise<{ items: PlanItem[]; nextOffset: number }> {
   const { plan, digest } = await loadPlan(input.jobFile, input.runDate);
   if (digest !== input.digest) {
     throw ApplicationFailure.create({
-      type: FailureType.jobFileChanged, nonRetryable: true,
+      type: FailureType.jobFileChanged,
+      nonRetryable: true,
       message: `${input.jobFile} changed while its job was running: cancel the job (reelflow cancel) and run it again`,
     });
   }

@@ -10,9 +10,15 @@ import { translated } from './failures';
 export function enhancePrompt(input: { settings: JobSettings; prompt: string }): Promise<string> {
   return translated(async () => {
     const enhance = input.settings.enhance!;
-    const result = await gatewayFor(input.settings).createMessage({
-      model: enhance.model, maxTokens: enhance.maxTokens, system: enhance.system, prompt: input.prompt,
-    }, { signal: Context.current().cancellationSignal });
+    const result = await gatewayFor(input.settings).createMessage(
+      {
+        model: enhance.model,
+        maxTokens: enhance.maxTokens,
+        system: enhance.system,
+        prompt: input.prompt,
+      },
+      { signal: Context.current().cancellationSignal },
+    );
     const text = result.text.trim();
     // An empty rewrite would render nothing useful: keep the user's own prompt instead.
     return text.length > 0 ? text : input.prompt;
@@ -63,10 +69,16 @@ export function createTask(input: CreateInput): Promise<CreatedTaskInfo> {
 export function checkTask(input: { settings: JobSettings; taskId: string; protocol: Protocol; createdAt: number }): Promise<TaskCheck> {
   return translated(async () => {
     const status = await gatewayFor(input.settings).getTask(
-      { taskId: input.taskId, protocol: input.protocol }, { createdAt: input.createdAt, signal: Context.current().cancellationSignal });
+      { taskId: input.taskId, protocol: input.protocol },
+      { createdAt: input.createdAt, signal: Context.current().cancellationSignal },
+    );
     return {
-      state: status.state, baseUrl: status.baseUrl, progress: status.progress, resultUrl: status.resultUrl,
-      failReason: status.failReason, pollAfterMs: status.pollAfterMs,
+      state: status.state,
+      baseUrl: status.baseUrl,
+      progress: status.progress,
+      resultUrl: status.resultUrl,
+      failReason: status.failReason,
+      pollAfterMs: status.pollAfterMs,
     };
   });
 }

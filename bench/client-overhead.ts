@@ -18,7 +18,13 @@ async function main(): Promise<void> {
   const client = createGatewayClient({ baseUrls: sim.urls, apiKey: KEY });
   const agent = new Agent({ keepAliveTimeout: 10_000 });
   try {
-    const created = await client.createTask({ model: 'seedance-1-0-pro-250528', protocol: 'general', prompt: 'overhead', seconds: '5', references: [] });
+    const created = await client.createTask({
+      model: 'seedance-1-0-pro-250528',
+      protocol: 'general',
+      prompt: 'overhead',
+      seconds: '5',
+      references: [],
+    });
     const ref = { taskId: created.taskId, protocol: 'general' as const };
     const url = `${sim.urls[0] ?? ''}/v1/video/generations/${created.taskId}`;
     const headers = { authorization: `Bearer ${KEY}` };
@@ -38,9 +44,19 @@ async function main(): Promise<void> {
     const overhead = Math.max(0, clientUs - rawUs);
     console.log(`raw undici GET + simulator: ${rawUs.toFixed(0)} µs CPU per call`);
     console.log(`client.getTask + simulator: ${clientUs.toFixed(0)} µs CPU per call`);
-    console.log(JSON.stringify({ figure: 'client_cpu_overhead_per_status_check', value: Number(overhead.toFixed(1)), unit: 'µs',
-      baseline: Number(rawUs.toFixed(1)), ratio: Number((clientUs / rawUs).toFixed(3)), target: '< 1000 µs', meets: overhead < 1000,
-      totalWithSimUs: Number(clientUs.toFixed(1)), calls: N }));
+    console.log(
+      JSON.stringify({
+        figure: 'client_cpu_overhead_per_status_check',
+        value: Number(overhead.toFixed(1)),
+        unit: 'µs',
+        baseline: Number(rawUs.toFixed(1)),
+        ratio: Number((clientUs / rawUs).toFixed(3)),
+        target: '< 1000 µs',
+        meets: overhead < 1000,
+        totalWithSimUs: Number(clientUs.toFixed(1)),
+        calls: N,
+      }),
+    );
   } finally {
     await agent.close();
     await client.close();

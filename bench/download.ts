@@ -29,7 +29,12 @@ import type { WriteResult } from '../storage/storage';
 import { median } from './lib/report';
 
 const { values: flags } = parseArgs({
-  options: { serve: { type: 'boolean' }, rounds: { type: 'string', default: '3' }, mbps: { type: 'string', default: '100' }, compare: { type: 'string', multiple: true, default: [] } },
+  options: {
+    serve: { type: 'boolean' },
+    rounds: { type: 'string', default: '3' },
+    mbps: { type: 'string', default: '100' },
+    compare: { type: 'string', multiple: true, default: [] },
+  },
   allowPositionals: true,
 });
 const BYTES = Number(process.env.BENCH_VIDEO_BYTES ?? 1024 ** 3);
@@ -60,10 +65,13 @@ async function serve(): Promise<void> {
   const sim = await startSimulator({ keys: [KEY], renderMs: 10, videoBytes: BYTES });
   const target = new URL(sim.urls[0] ?? '');
   const proxy = createServer((req, res) => {
-    const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      pipeline(answer, paced(PACED_MBPS * 1e6), res).catch(() => res.destroy());
-    });
+    const upstream = request(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        pipeline(answer, paced(PACED_MBPS * 1e6), res).catch(() => res.destroy());
+      },
+    );
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });
@@ -79,8 +87,10 @@ async function serve(): Promise<void> {
 }
 
 async function startChildSim(): Promise<{ url: string; pacedUrl: string; stop: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', __filename, '--serve', '--mbps', String(PACED_MBPS)],
-    { stdio: ['pipe', 'pipe', 'inherit'], env: process.env });
+  const child = spawn(process.execPath, ['--import', 'tsx', __filename, '--serve', '--mbps', String(PACED_MBPS)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: process.env,
+  });
   let out = '';
   for await (const chunk of child.stdout) {
     out += String(chunk);
@@ -113,7 +123,9 @@ function curlContestant(dir: string): Contestant {
     async download(url) {
       const file = join(dir, 'curl.mp4');
       const t0 = process.hrtime.bigint();
-      const bytes = Number((await run('curl', ['-s', '-o', file, '-w', '%{size_download}', '-H', `Authorization: Bearer ${KEY}`, url])).stdout);
+      const bytes = Number(
+        (await run('curl', ['-s', '-o', file, '-w', '%{size_download}', '-H', `Authorization: Bearer ${KEY}`, url])).stdout,
+      );
       const handle = await open(file, 'r+');
       try {
         await handle.sync();
@@ -140,7 +152,9 @@ function clientContestant(label: string, taskId: string, dir: string, write: Wri
       global.gc?.();
       const rss0 = process.memoryUsage().rss;
       let peak = rss0;
-      const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 50);
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, process.memoryUsage().rss);
+      }, 50);
       const cpu0 = process.cpuUsage();
       const t0 = process.hrtime.bigint();
       const video = await client.openVideo({ taskId, protocol: 'openai' });
@@ -151,7 +165,13 @@ function clientContestant(label: string, taskId: string, dir: string, write: Wri
       peak = Math.max(peak, process.memoryUsage().rss);
       const bytes = (await stat(written.location)).size;
       await rm(written.location);
-      return { seconds, bytes, sha256: written.sha256, cpuPerGiB: ((cpu.user + cpu.system) / 1e6) * (GIB / bytes), rssGrowthMiB: (peak - rss0) / MIB };
+      return {
+        seconds,
+        bytes,
+        sha256: written.sha256,
+        cpuPerGiB: ((cpu.user + cpu.system) / 1e6) * (GIB / bytes),
+        rssGrowthMiB: (peak - rss0) / MIB,
+      };
     },
   };
 }
@@ -167,9 +187,11 @@ const mibs = (r: Run): number => BYTES / MIB / r.seconds;
 
 function summary(label: string, runs: Run[], baseline: number): string {
   const rate = median(runs.map(mibs));
-  const client = runs[0]?.cpuPerGiB === undefined ? ''
-    : `, ${median(runs.map((r) => r.cpuPerGiB!)).toFixed(2)} CPU-s/GiB, RSS growth median ${median(runs.map((r) => r.rssGrowthMiB!)).toFixed(1)} `
-      + `max ${Math.max(...runs.map((r) => r.rssGrowthMiB!)).toFixed(1)} MiB`;
+  const client =
+    runs[0]?.cpuPerGiB === undefined
+      ? ''
+      : `, ${median(runs.map((r) => r.cpuPerGiB!)).toFixed(2)} CPU-s/GiB, RSS growth median ${median(runs.map((r) => r.rssGrowthMiB!)).toFixed(1)} ` +
+        `max ${Math.max(...runs.map((r) => r.rssGrowthMiB!)).toFixed(1)} MiB`;
   return `  ${label.padEnd(14)} ${rate.toFixed(0).padStart(5)} MiB/s  ${(rate / baseline).toFixed(3)} x curl + fsync${client}`;
 }
 
@@ -211,9 +233,12 @@ async function main(): Promise<void> {
           const contestant = contestants[c]!;
           const result = await contestant.download(setting.url, setting.client);
           if (result.bytes !== BYTES) throw new Error(`${contestant.label}: ${result.bytes} bytes, want ${BYTES}`);
-          if ((sha256 ??= result.sha256) !== result.sha256) throw new Error(`${contestant.label}: sha256 ${result.sha256}, others ${sha256}`);
+          if ((sha256 ??= result.sha256) !== result.sha256)
+            throw new Error(`${contestant.label}: sha256 ${result.sha256}, others ${sha256}`);
           runs[s]![c]!.push(result);
-          line.push(`${contestant.label} ${mibs(result).toFixed(0)} MiB/s${result.cpuPerGiB === undefined ? '' : ` (${result.cpuPerGiB.toFixed(2)} CPU-s/GiB, RSS +${result.rssGrowthMiB!.toFixed(1)} MiB)`}`);
+          line.push(
+            `${contestant.label} ${mibs(result).toFixed(0)} MiB/s${result.cpuPerGiB === undefined ? '' : ` (${result.cpuPerGiB.toFixed(2)} CPU-s/GiB, RSS +${result.rssGrowthMiB!.toFixed(1)} MiB)`}`,
+          );
         }
         console.log(`round ${round + 1}, ${setting.label}: ${line.join('; ')}`);
       }
@@ -231,10 +256,22 @@ async function main(): Promise<void> {
     const unpaced = ratios[0]!;
     const ratio = unpaced.value / unpaced.baseline;
     const pacedRatio = ratios[1] ? Number((ratios[1].value / ratios[1].baseline).toFixed(3)) : null;
-    console.log(JSON.stringify({ figure: 'download_1gib_throughput_vs_curl', value: Number(unpaced.value.toFixed(1)), unit: 'MiB/s',
-      baseline: Number(unpaced.baseline.toFixed(1)), ratio: Number(ratio.toFixed(3)), target: '>= 0.9 x curl, RSS growth <= 64 MiB',
-      meets: ratio >= 0.9 && growthMiB <= 64, rssGrowthMiB: Number(growthMiB.toFixed(1)), rounds: ROUNDS,
-      cpuPerGiB: Number(median(runs[0]![1]!.map((r) => r.cpuPerGiB!)).toFixed(2)), pacedMBps: PACED_MBPS || null, pacedRatio }));
+    console.log(
+      JSON.stringify({
+        figure: 'download_1gib_throughput_vs_curl',
+        value: Number(unpaced.value.toFixed(1)),
+        unit: 'MiB/s',
+        baseline: Number(unpaced.baseline.toFixed(1)),
+        ratio: Number(ratio.toFixed(3)),
+        target: '>= 0.9 x curl, RSS growth <= 64 MiB',
+        meets: ratio >= 0.9 && growthMiB <= 64,
+        rssGrowthMiB: Number(growthMiB.toFixed(1)),
+        rounds: ROUNDS,
+        cpuPerGiB: Number(median(runs[0]![1]!.map((r) => r.cpuPerGiB!)).toFixed(2)),
+        pacedMBps: PACED_MBPS || null,
+        pacedRatio,
+      }),
+    );
   } finally {
     await client.close();
     await pacedClient.close();

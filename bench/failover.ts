@@ -15,10 +15,20 @@ const TARGET_ADDED_MS = 1000;
 const mean = (v: number[]): number => v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
 
 /** Mean latency of paced status checks (20 per second) over `durationMs`, and the bases that served them. */
-async function pacedChecks(sim: SimHandleExt, durationMs: number, primary: PortMode | null): Promise<{ meanMs: number; maxMs: number; calls: number; bases: Set<string> }> {
+async function pacedChecks(
+  sim: SimHandleExt,
+  durationMs: number,
+  primary: PortMode | null,
+): Promise<{ meanMs: number; maxMs: number; calls: number; bases: Set<string> }> {
   const client = createGatewayClient({ baseUrls: sim.urls, apiKey: BENCH_KEY, requestTimeoutMs: 2_000, connectTimeoutMs: 2_000 });
   try {
-    const { taskId } = await client.createTask({ model: 'seedance-1-0-pro-250528', protocol: 'general', prompt: `failover probe ${primary ?? 'up'}`, seconds: '5', references: [] });
+    const { taskId } = await client.createTask({
+      model: 'seedance-1-0-pro-250528',
+      protocol: 'general',
+      prompt: `failover probe ${primary ?? 'up'}`,
+      seconds: '5',
+      references: [],
+    });
     const ref = { taskId, protocol: 'general' as const };
     await client.getTask(ref); // warm connections
     if (primary) await sim.setPortMode(0, primary);
@@ -50,12 +60,17 @@ function perItem(run: JobRun): { meanMs: number; calls: number } {
 
 async function main(): Promise<void> {
   const o = intFlags({ items: 100, 'max-in-flight': 50, 'render-ms': 2000, 'calls-seconds': 20 });
-  say(`failover: ${o.items} items, ${o['render-ms']} ms renders, max_in_flight ${o['max-in-flight']}, two base addresses; ${machineLine()}`);
+  say(
+    `failover: ${o.items} items, ${o['render-ms']} ms renders, max_in_flight ${o['max-in-flight']}, two base addresses; ${machineLine()}`,
+  );
   const stack = await startStack({ ports: [0, 0], renderMs: o['render-ms'], seed: 9 });
   try {
     const spec = (name: string) => ({
-      name, items: items(name, o.items), maxInFlight: o['max-in-flight'],
-      polling: 'polling:\n  initial: 1s\n  max: 5s\n  timeout: 10m', extra: 'retries:\n  download: 5',
+      name,
+      items: items(name, o.items),
+      maxInFlight: o['max-in-flight'],
+      polling: 'polling:\n  initial: 1s\n  max: 5s\n  timeout: 10m',
+      extra: 'retries:\n  download: 5',
     });
     const baseline = await runJob(stack, spec('failover-baseline'));
     // The primary dies once a quarter of the items have been created.
@@ -77,22 +92,37 @@ async function main(): Promise<void> {
     const afterKill = failed.rows.filter((r) => Date.parse(r.finished_at) > killedAt);
     const onAlternate = afterKill.filter((r) => r.base_url && !r.base_url.includes(`:${primaryPort}`)).length;
     const addedPerCallJob = (hit.meanMs - base.meanMs) / hit.calls;
-    say(`job without failure: ${baseline.rows.length} items, ${(base.meanMs / 1000).toFixed(2)} s per item (create->recorded), ${base.calls.toFixed(1)} calls/item`);
-    say(`job with the primary killed: ${notOk.length} of ${failed.rows.length} items not succeeded, ${(hit.meanMs / 1000).toFixed(2)} s per item; ${onAlternate} of ${afterKill.length} items finished after the kill were served by the alternate`);
-    say(`  -> added per item ${(hit.meanMs - base.meanMs).toFixed(0)} ms, per call ${addedPerCallJob.toFixed(0)} ms (job level, includes Temporal noise)`);
+    say(
+      `job without failure: ${baseline.rows.length} items, ${(base.meanMs / 1000).toFixed(2)} s per item (create->recorded), ${base.calls.toFixed(1)} calls/item`,
+    );
+    say(
+      `job with the primary killed: ${notOk.length} of ${failed.rows.length} items not succeeded, ${(hit.meanMs / 1000).toFixed(2)} s per item; ${onAlternate} of ${afterKill.length} items finished after the kill were served by the alternate`,
+    );
+    say(
+      `  -> added per item ${(hit.meanMs - base.meanMs).toFixed(0)} ms, per call ${addedPerCallJob.toFixed(0)} ms (job level, includes Temporal noise)`,
+    );
 
     await pacedChecks(stack.sim, 2000, null); // warm-up (JIT, connections)
     const up = await pacedChecks(stack.sim, o['calls-seconds'] * 1000, null);
     const refused = await pacedChecks(stack.sim, o['calls-seconds'] * 1000, 'refuse');
     const hung = await pacedChecks(stack.sim, o['calls-seconds'] * 1000, 'hang');
-    say(`gateway client, status checks every 50 ms for ${o['calls-seconds']} s: both up ${up.meanMs.toFixed(2)} ms/call; primary refusing ${refused.meanMs.toFixed(2)} ms/call (max ${refused.maxMs.toFixed(0)} ms, ${refused.calls} calls); primary hanging ${hung.meanMs.toFixed(2)} ms/call (max ${hung.maxMs.toFixed(0)} ms)`);
+    say(
+      `gateway client, status checks every 50 ms for ${o['calls-seconds']} s: both up ${up.meanMs.toFixed(2)} ms/call; primary refusing ${refused.meanMs.toFixed(2)} ms/call (max ${refused.maxMs.toFixed(0)} ms, ${refused.calls} calls); primary hanging ${hung.meanMs.toFixed(2)} ms/call (max ${hung.maxMs.toFixed(0)} ms)`,
+    );
     const added = refused.meanMs - up.meanMs;
     emit({
-      figure: 'failover_added_latency_per_call', value: added, unit: 'ms', baseline: up.meanMs, ratio: refused.meanMs / up.meanMs,
+      figure: 'failover_added_latency_per_call',
+      value: added,
+      unit: 'ms',
+      baseline: up.meanMs,
+      ratio: refused.meanMs / up.meanMs,
       target: `0 items failed; < ${TARGET_ADDED_MS} ms added per call once the primary is in cooldown`,
       meets: notOk.length === 0 && added < TARGET_ADDED_MS && hung.meanMs - up.meanMs < TARGET_ADDED_MS,
-      itemsFailed: notOk.length, items: failed.rows.length, addedPerCallJobMs: Number(addedPerCallJob.toFixed(1)),
-      addedPerCallHangMs: Number((hung.meanMs - up.meanMs).toFixed(2)), maxCallHangMs: Number(hung.maxMs.toFixed(0)),
+      itemsFailed: notOk.length,
+      items: failed.rows.length,
+      addedPerCallJobMs: Number(addedPerCallJob.toFixed(1)),
+      addedPerCallHangMs: Number((hung.meanMs - up.meanMs).toFixed(2)),
+      maxCallHangMs: Number(hung.maxMs.toFixed(0)),
     });
   } finally {
     await stack.stop();

@@ -12,19 +12,29 @@ const TARGET = 1.1;
 
 async function main(): Promise<void> {
   const o = intFlags({ items: 400, 'render-ms': 5000, 'max-in-flight': 100, 'initial-ms': 5000 });
-  say(`makespan: ${o.items} items, ${o['render-ms']} ms renders, max_in_flight ${o['max-in-flight']}, polling.initial ${o['initial-ms']} ms; ${machineLine()}`);
+  say(
+    `makespan: ${o.items} items, ${o['render-ms']} ms renders, max_in_flight ${o['max-in-flight']}, polling.initial ${o['initial-ms']} ms; ${machineLine()}`,
+  );
   const stack = await startStack({ ports: [0], renderMs: o['render-ms'], seed: 7 });
   try {
     // Temporal's own cost here: the same workflow shape, a 5 s timer in place of the render, and
     // activities that do nothing. Its makespan is the best any one-child-per-item design gets here.
     const floor = await runFloor({
-      address: stack.temporal.address, client: stack.client, serverPid: stack.temporal.serverPid,
-      items: o.items, window: o['max-in-flight'], firstCheckMs: o['render-ms'],
+      address: stack.temporal.address,
+      client: stack.client,
+      serverPid: stack.temporal.serverPid,
+      items: o.items,
+      window: o['max-in-flight'],
+      firstCheckMs: o['render-ms'],
     });
-    say(`Temporal floor (same workflow shape, ${seconds(o['render-ms'])} timer, no-op activities): makespan ${seconds(floor.wallMs)}; CPU per item: server ${(floor.serverCpuMs / o.items).toFixed(1)} ms, worker ${(floor.workerCpuMs / o.items).toFixed(1)} ms`);
+    say(
+      `Temporal floor (same workflow shape, ${seconds(o['render-ms'])} timer, no-op activities): makespan ${seconds(floor.wallMs)}; CPU per item: server ${(floor.serverCpuMs / o.items).toFixed(1)} ms, worker ${(floor.workerCpuMs / o.items).toFixed(1)} ms`,
+    );
 
     const run = await runJob(stack, {
-      name: 'bench-makespan', items: items('makespan', o.items), maxInFlight: o['max-in-flight'],
+      name: 'bench-makespan',
+      items: items('makespan', o.items),
+      maxInFlight: o['max-in-flight'],
       polling: `polling:\n  initial: ${o['initial-ms']}ms\n  max: 10s\n  timeout: 10m`,
     });
     const succeeded = run.rows.filter((r) => r.state === 'succeeded').length;
@@ -36,13 +46,27 @@ async function main(): Promise<void> {
     const itemMs = run.rows.map((r) => Date.parse(r.finished_at) - Date.parse(r.created_at!)).sort((a, b) => a - b);
     const firstCreate = Math.min(...run.rows.map((r) => Date.parse(r.created_at!)));
     say(`first create ${seconds(firstCreate - run.startedAt)} after start (plan preparation, first page, worker pick-up)`);
-    say(`per item create->recorded: median ${seconds(itemMs[Math.floor(itemMs.length / 2)]!)}, p95 ${seconds(itemMs[Math.floor(itemMs.length * 0.95)]!)}; ${polls.toFixed(2)} checks/item`);
-    say(`makespan ${seconds(makespan)} (job result after ${seconds(run.resultAt - run.startedAt)}); ideal ${waves} waves x ${seconds(o['render-ms'])} = ${seconds(ideal)}`);
+    say(
+      `per item create->recorded: median ${seconds(itemMs[Math.floor(itemMs.length / 2)]!)}, p95 ${seconds(itemMs[Math.floor(itemMs.length * 0.95)]!)}; ${polls.toFixed(2)} checks/item`,
+    );
+    say(
+      `makespan ${seconds(makespan)} (job result after ${seconds(run.resultAt - run.startedAt)}); ideal ${waves} waves x ${seconds(o['render-ms'])} = ${seconds(ideal)}`,
+    );
     emit({
-      figure: 'makespan_400x5s_window100', value: makespan / 1000, unit: 's', baseline: ideal / 1000, ratio: makespan / ideal,
-      target: `<= ${TARGET} x ideal`, meets: makespan / ideal <= TARGET,
-      items: o.items, renderMs: o['render-ms'], maxInFlight: o['max-in-flight'],
-      temporalFloorS: floor.wallMs / 1000, floorRatio: Number((floor.wallMs / ideal).toFixed(3)), pollingInitialMs: o['initial-ms'], checksPerItem: Number(polls.toFixed(2)),
+      figure: 'makespan_400x5s_window100',
+      value: makespan / 1000,
+      unit: 's',
+      baseline: ideal / 1000,
+      ratio: makespan / ideal,
+      target: `<= ${TARGET} x ideal`,
+      meets: makespan / ideal <= TARGET,
+      items: o.items,
+      renderMs: o['render-ms'],
+      maxInFlight: o['max-in-flight'],
+      temporalFloorS: floor.wallMs / 1000,
+      floorRatio: Number((floor.wallMs / ideal).toFixed(3)),
+      pollingInitialMs: o['initial-ms'],
+      checksPerItem: Number(polls.toFixed(2)),
     });
   } finally {
     await stack.stop();

@@ -20,13 +20,21 @@ async function main(): Promise<void> {
   const sampler = setInterval(() => {
     const m = stack.worker.memory();
     let done = 0;
-    try { done = readManifest(join(stack.dir, 'bench-memory')).rows.length; } catch { /* no manifest yet */ }
-    timeline.push(`${seconds(Date.now() - t0)}: ${done} items ended, worker RSS ${(m.rss / MIB).toFixed(0)} MiB (peak ${(m.peak / MIB).toFixed(0)} MiB)`);
+    try {
+      done = readManifest(join(stack.dir, 'bench-memory')).rows.length;
+    } catch {
+      /* no manifest yet */
+    }
+    timeline.push(
+      `${seconds(Date.now() - t0)}: ${done} items ended, worker RSS ${(m.rss / MIB).toFixed(0)} MiB (peak ${(m.peak / MIB).toFixed(0)} MiB)`,
+    );
     process.stderr.write(`${timeline[timeline.length - 1]!}\n`);
   }, 30_000);
   try {
     const run = await runJob(stack, {
-      name: 'bench-memory', items: items('memory', o.items), maxInFlight: o['max-in-flight'],
+      name: 'bench-memory',
+      items: items('memory', o.items),
+      maxInFlight: o['max-in-flight'],
       polling: 'polling:\n  initial: 500ms\n  max: 2s\n  timeout: 10m',
     });
     clearInterval(sampler);
@@ -40,7 +48,9 @@ async function main(): Promise<void> {
     for (const l of timeline) say(l);
     say(`${ok} of ${o.items} items succeeded in ${seconds(took)} (${(o.items / (took / 1000)).toFixed(1)} items/s)`);
     say(`worker peak RSS (VmHWM) ${(mem.peak / MIB).toFixed(0)} MiB, at the end ${(mem.rss / MIB).toFixed(0)} MiB`);
-    say(`${executions.length} executions listed: ${jobRuns.length} runs of the job (continue-as-new), largest history ${largest.historyLength} events (${largest.workflowId}), largest child ${largestChild} events`);
+    say(
+      `${executions.length} executions listed: ${jobRuns.length} runs of the job (continue-as-new), largest history ${largest.historyLength} events (${largest.workflowId}), largest child ${largestChild} events`,
+    );
     if (ok !== o.items) {
       for (const r of run.rows.filter((row) => row.state !== 'succeeded').slice(0, 20)) {
         say(`not succeeded: ${r.key} ${r.state} task ${r.task_id ?? '-'} ${r.error ? `${r.error.kind}: ${r.error.message}` : ''}`);
@@ -48,13 +58,22 @@ async function main(): Promise<void> {
       if (run.rows.length < o.items) say(`${o.items - run.rows.length} items have no manifest row at all`);
       keepWorkerLog(stack.temporal.stateDir);
     }
-    if (executions.length !== jobRuns.length + o.items) say(`note: visibility listed ${executions.length - jobRuns.length} children for ${o.items} items`);
+    if (executions.length !== jobRuns.length + o.items)
+      say(`note: visibility listed ${executions.length - jobRuns.length} children for ${o.items} items`);
     emit({
-      figure: 'worker_peak_rss_and_largest_history', value: mem.peak / MIB, unit: 'MiB', baseline: null, ratio: mem.peak / MIB / TARGET_RSS_MIB,
+      figure: 'worker_peak_rss_and_largest_history',
+      value: mem.peak / MIB,
+      unit: 'MiB',
+      baseline: null,
+      ratio: mem.peak / MIB / TARGET_RSS_MIB,
       target: `< ${TARGET_RSS_MIB} MiB worker RSS; <= ${TARGET_EVENTS} events in any history`,
       meets: mem.peak / MIB < TARGET_RSS_MIB && largest.historyLength <= TARGET_EVENTS && ok === o.items,
-      largestHistoryEvents: largest.historyLength, jobRuns: jobRuns.length, largestChildEvents: largestChild,
-      items: o.items, succeeded: ok, jobSeconds: Number((took / 1000).toFixed(1)),
+      largestHistoryEvents: largest.historyLength,
+      jobRuns: jobRuns.length,
+      largestChildEvents: largestChild,
+      items: o.items,
+      succeeded: ok,
+      jobSeconds: Number((took / 1000).toFixed(1)),
     });
   } finally {
     clearInterval(sampler);

@@ -38,11 +38,15 @@ async function main(): Promise<void> {
   const min = Math.round(30_000 / o.scale);
   const max = Math.round(120_000 / o.scale);
   const fixedMs = 5_000 / o.scale;
-  say(`polls: ${o.items} items, renders ${min}-${max} ms (30-120 s scaled by 1/${o.scale}), max_in_flight ${o['max-in-flight']}; ${machineLine()}`);
+  say(
+    `polls: ${o.items} items, renders ${min}-${max} ms (30-120 s scaled by 1/${o.scale}), max_in_flight ${o['max-in-flight']}; ${machineLine()}`,
+  );
   const stack = await startStack({ ports: [0], renderMs: [min, max], seed: o.seed });
   try {
     const run = await runJob(stack, {
-      name: 'bench-polls', items: items('polls', o.items), maxInFlight: o['max-in-flight'],
+      name: 'bench-polls',
+      items: items('polls', o.items),
+      maxInFlight: o['max-in-flight'],
       polling: `polling:\n  initial: ${10_000 / o.scale}ms\n  max: ${60_000 / o.scale}ms\n  timeout: 10m`,
     });
     const stats = stack.sim.stats();
@@ -57,7 +61,9 @@ async function main(): Promise<void> {
       if (renderMs === undefined) throw new Error(`task ${row.task_id} not in the replayed simulator timeline (sim/ changed its dice?)`);
       const created = Date.parse(row.created_at);
       // Cross-check the replay against the simulator's own report (seconds resolution).
-      const r = await request(`${stack.sim.urls[0]!}/v1/video/generations/${row.task_id}`, { headers: { authorization: `Bearer ${BENCH_KEY}` } });
+      const r = await request(`${stack.sim.urls[0]!}/v1/video/generations/${row.task_id}`, {
+        headers: { authorization: `Bearer ${BENCH_KEY}` },
+      });
       const { data } = (await r.body.json()) as { data: { finish_time: number } };
       if (Math.abs(data.finish_time - Math.floor((created + renderMs) / 1000)) > 1) {
         throw new Error(`replayed render time of ${row.task_id} disagrees with the simulator's finish_time`);
@@ -71,22 +77,37 @@ async function main(): Promise<void> {
     const avg = mean(checks);
     const baseAvg = mean(baseChecks);
     const p95Late = pct(late, 0.95);
-    say(`reelflow: ${avg.toFixed(2)} checks/task (max ${Math.max(...checks)}), noticed late by ${(mean(late) * 100).toFixed(1)} % of render time on average, p95 ${(p95Late * 100).toFixed(1)} %, max ${(Math.max(...late) * 100).toFixed(1)} %`);
+    say(
+      `reelflow: ${avg.toFixed(2)} checks/task (max ${Math.max(...checks)}), noticed late by ${(mean(late) * 100).toFixed(1)} % of render time on average, p95 ${(p95Late * 100).toFixed(1)} %, max ${(Math.max(...late) * 100).toFixed(1)} %`,
+    );
     // Items created before any other had finished had no median hint; the rest had one.
     const firstEnd = Math.min(...run.rows.map((r) => Date.parse(r.finished_at)));
     const early = run.rows.map((r, i) => ({ hinted: Date.parse(r.created_at!) >= firstEnd, late: late[i]!, checks: checks[i]! }));
     for (const hinted of [false, true]) {
       const g = early.filter((e) => e.hinted === hinted);
-      if (g.length > 0) say(`  ${hinted ? 'with' : 'without'} the job's median hint: ${g.length} tasks, ${mean(g.map((e) => e.checks)).toFixed(2)} checks/task, late by ${(mean(g.map((e) => e.late)) * 100).toFixed(1)} % on average`);
+      if (g.length > 0)
+        say(
+          `  ${hinted ? 'with' : 'without'} the job's median hint: ${g.length} tasks, ${mean(g.map((e) => e.checks)).toFixed(2)} checks/task, late by ${(mean(g.map((e) => e.late)) * 100).toFixed(1)} % on average`,
+        );
     }
-    say(`fixed 5 s interval (computed on the same render times): ${baseAvg.toFixed(2)} checks/task, late by ${(mean(baseLate) * 100).toFixed(1)} % on average, p95 ${(pct(baseLate, 0.95) * 100).toFixed(1)} %`);
+    say(
+      `fixed 5 s interval (computed on the same render times): ${baseAvg.toFixed(2)} checks/task, late by ${(mean(baseLate) * 100).toFixed(1)} % on average, p95 ${(pct(baseLate, 0.95) * 100).toFixed(1)} %`,
+    );
     say(`render-time replay checked against the simulator's finish_time for all ${run.rows.length} tasks`);
     emit({
-      figure: 'status_checks_per_task_30_120s', value: avg, unit: 'checks/task', baseline: baseAvg, ratio: avg / baseAvg,
-      target: '<= 4 checks/task avg, completion noticed within 10 % of render time (p95)', meets: avg <= 4 && p95Late <= 0.1,
-      lateMeanPct: Number((mean(late) * 100).toFixed(2)), lateP95Pct: Number((p95Late * 100).toFixed(2)),
-      lateMaxPct: Number((Math.max(...late) * 100).toFixed(2)), baselineLateMeanPct: Number((mean(baseLate) * 100).toFixed(2)),
-      scale: o.scale, items: o.items,
+      figure: 'status_checks_per_task_30_120s',
+      value: avg,
+      unit: 'checks/task',
+      baseline: baseAvg,
+      ratio: avg / baseAvg,
+      target: '<= 4 checks/task avg, completion noticed within 10 % of render time (p95)',
+      meets: avg <= 4 && p95Late <= 0.1,
+      lateMeanPct: Number((mean(late) * 100).toFixed(2)),
+      lateP95Pct: Number((p95Late * 100).toFixed(2)),
+      lateMaxPct: Number((Math.max(...late) * 100).toFixed(2)),
+      baselineLateMeanPct: Number((mean(baseLate) * 100).toFixed(2)),
+      scale: o.scale,
+      items: o.items,
     });
   } finally {
     await stack.stop();

@@ -22,8 +22,7 @@ const CONCURRENCY = 32;
 const TARGET_CHECKS = 2000;
 const TARGET_DOWNLOAD_RATIO = 0.9;
 
-function line(figure: string, value: number, unit: string, baseline: number | null, target: number, meets: boolean,
-  note?: string): string {
+function line(figure: string, value: number, unit: string, baseline: number | null, target: number, meets: boolean, note?: string): string {
   const ratio = baseline ? Number((value / baseline).toFixed(3)) : Number((value / target).toFixed(3));
   return JSON.stringify({ figure, value: Number(value.toFixed(1)), unit, baseline, ratio, target, meets, ...(note ? { note } : {}) });
 }
@@ -34,13 +33,17 @@ async function serve(): Promise<void> {
   console.log(`URL ${sim.urls[0] as string}`);
   process.stdin.resume();
   process.stdin.on('end', () => {
-    sim.close().then(() => process.exit(0), () => process.exit(1));
+    sim.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   });
 }
 
 async function startChild(): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, [...process.execArgv, __filename, '--serve', '--size', String(SIZE)],
-    { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...process.execArgv, __filename, '--serve', '--size', String(SIZE)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const rl = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const base = await new Promise<string>((resolve, reject) => {
     rl.on('line', (l) => {
@@ -58,8 +61,12 @@ async function main(): Promise<void> {
   try {
     const ids: string[] = [];
     for (let i = 0; i < 100; i++) {
-      const r = await request(`${base}/v1/video/generations`, { method: 'POST', headers, dispatcher: agent,
-        body: JSON.stringify({ model: 'sora-2', prompt: `bench ${i}`, seconds: '4', metadata: { resolution: '480p' } }) });
+      const r = await request(`${base}/v1/video/generations`, {
+        method: 'POST',
+        headers,
+        dispatcher: agent,
+        body: JSON.stringify({ model: 'sora-2', prompt: `bench ${i}`, seconds: '4', metadata: { resolution: '480p' } }),
+      });
       ids.push(((await r.body.json()) as { id: string }).id);
     }
     // Warm-up, then the measured run.
@@ -67,14 +74,16 @@ async function main(): Promise<void> {
       let next = 0;
       let failures = 0;
       const t0 = process.hrtime.bigint();
-      await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-        while (next < count) {
-          const id = ids[next++ % ids.length] as string;
-          const r = await request(`${base}/v1/video/generations/${id}`, { headers, dispatcher: agent });
-          await r.body.text();
-          if (r.statusCode !== 200) failures++;
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          while (next < count) {
+            const id = ids[next++ % ids.length] as string;
+            const r = await request(`${base}/v1/video/generations/${id}`, { headers, dispatcher: agent });
+            await r.body.text();
+            if (r.statusCode !== 200) failures++;
+          }
+        }),
+      );
       if (failures > 0) throw new Error(`${failures} status checks failed`);
       return Number(process.hrtime.bigint() - t0) / 1e9;
     };
@@ -98,11 +107,16 @@ async function main(): Promise<void> {
     };
     // Asynchronous: the simulator must keep serving while curl runs.
     // curl reads the key from stdin (-H @-) so it never shows in the process list.
-    const viaCurl = (): Promise<number> => new Promise<string>((resolve, reject) => {
-      const c = execFile('curl', ['-s', '-o', '/dev/null', '-H', '@-', '-w', '%{speed_download}', url],
-        { timeout: 120_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
-      c.stdin?.end(`Authorization: Bearer ${KEY}\n`);
-    }).then((speed) => Number(speed) / 1024 / 1024);
+    const viaCurl = (): Promise<number> =>
+      new Promise<string>((resolve, reject) => {
+        const c = execFile(
+          'curl',
+          ['-s', '-o', '/dev/null', '-H', '@-', '-w', '%{speed_download}', url],
+          { timeout: 120_000 },
+          (err, stdout) => (err ? reject(err) : resolve(stdout)),
+        );
+        c.stdin?.end(`Authorization: Bearer ${KEY}\n`);
+      }).then((speed) => Number(speed) / 1024 / 1024);
     // Best of two, interleaved: the machine is shared, so single runs are noisy.
     let mbps = 0;
     let curlMbps: number | null = 0;
@@ -115,15 +129,26 @@ async function main(): Promise<void> {
       }
     }
     console.log(`download (undici): ${(SIZE / 1024 ** 2).toFixed(0)} MiB video, best of 2 = ${mbps.toFixed(0)} MiB/s`);
-    console.log(curlMbps === null ? 'download (curl): curl not available, no baseline'
-      : `download (curl, same URL): best of 2 = ${curlMbps.toFixed(0)} MiB/s`);
+    console.log(
+      curlMbps === null
+        ? 'download (curl): curl not available, no baseline'
+        : `download (curl, same URL): best of 2 = ${curlMbps.toFixed(0)} MiB/s`,
+    );
     const stats = (await (await request(`${base}/__sim/stats`, { dispatcher: agent })).body.json()) as SimStatsExt;
     console.log(`simulator served ${(stats.bytesServed / 1024 ** 2).toFixed(0)} MiB, ${stats.tasksCreated} tasks`);
     console.log(line('sim status checks per second', perSec, 'checks/s', null, TARGET_CHECKS, perSec >= TARGET_CHECKS));
     const ratio = curlMbps ? mbps / curlMbps : 0;
-    console.log(line('sim download throughput', mbps, 'MiB/s', curlMbps === null ? null : Number(curlMbps.toFixed(1)),
-      TARGET_DOWNLOAD_RATIO, curlMbps !== null && ratio >= TARGET_DOWNLOAD_RATIO,
-      'value: a Node (undici) client; baseline: curl on the same URL, i.e. the rate the simulator itself can serve'));
+    console.log(
+      line(
+        'sim download throughput',
+        mbps,
+        'MiB/s',
+        curlMbps === null ? null : Number(curlMbps.toFixed(1)),
+        TARGET_DOWNLOAD_RATIO,
+        curlMbps !== null && ratio >= TARGET_DOWNLOAD_RATIO,
+        'value: a Node (undici) client; baseline: curl on the same URL, i.e. the rate the simulator itself can serve',
+      ),
+    );
   } finally {
     await agent.close();
     child.stdin?.end();

@@ -65,7 +65,12 @@ interface Run {
 /** CPU seconds the whole machine has been busy (all cores, /proc/stat); 0 where unavailable. */
 async function machineCpuSeconds(): Promise<number> {
   try {
-    const [user, nice, system, , , irq, softirq, steal] = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = (await readFile('/proc/stat', 'utf8'))
+      .split('\n')[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
     const CLOCK_TICKS_PER_SECOND = 100;
     return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) / CLOCK_TICKS_PER_SECOND;
   } catch {
@@ -102,7 +107,7 @@ async function measure(storage: Storage, name: string, serverPid?: number): Prom
  */
 async function settle(serverPid: number | undefined): Promise<void> {
   const deadline = Date.now() + 10_000;
-  for (let before = processCpuSeconds(serverPid); Date.now() < deadline; ) {
+  for (let before = processCpuSeconds(serverPid); Date.now() < deadline;) {
     await sleep(250);
     const now = processCpuSeconds(serverPid);
     if (now - before < 0.02) return;
@@ -150,7 +155,9 @@ async function main(): Promise<void> {
     );
     await local.checkWritable();
     await s3.checkWritable();
-    process.stderr.write(`storage bench: ${(TOTAL / 1024 ** 2).toFixed(0)} MiB per write, ${ROUNDS} round(s), S3 server ${server.endpoint}\n`);
+    process.stderr.write(
+      `storage bench: ${(TOTAL / 1024 ** 2).toFixed(0)} MiB per write, ${ROUNDS} round(s), S3 server ${server.endpoint}\n`,
+    );
     const writeLocal = async (): Promise<Run> => {
       await settle(server.pid);
       const run = await measure(local, 'video.mp4');
@@ -176,9 +183,13 @@ async function main(): Promise<void> {
     const value = best(s3Runs);
     const ratio = value.mbps / baseline.mbps;
     const rssMax = Math.max(...localRuns.map((r) => r.rssGrowthMB), ...s3Runs.map((r) => r.rssGrowthMB));
-    console.log(`best local ${fmt(baseline)}; best S3 ${fmt(value)}; ratio ${ratio.toFixed(2)} (target >= ${TARGET}); max RSS growth ${rssMax.toFixed(1)} MB`);
+    console.log(
+      `best local ${fmt(baseline)}; best S3 ${fmt(value)}; ratio ${ratio.toFixed(2)} (target >= ${TARGET}); max RSS growth ${rssMax.toFixed(1)} MB`,
+    );
     const [localMedian, s3Median] = [median(localRuns).mbps, median(s3Runs).mbps];
-    console.log(`median local ${localMedian.toFixed(1)} MB/s; median S3 ${s3Median.toFixed(1)} MB/s; ratio of medians ${(s3Median / localMedian).toFixed(2)}`);
+    console.log(
+      `median local ${localMedian.toFixed(1)} MB/s; median S3 ${s3Median.toFixed(1)} MB/s; ratio of medians ${(s3Median / localMedian).toFixed(2)}`,
+    );
     console.log(
       JSON.stringify({
         figure: 's3_upload_throughput_vs_local_disk',

@@ -31,28 +31,32 @@ async function promisePool(base: string, n: number, concurrency: number, pollMs:
   let next = 0;
   const t0 = Date.now();
   try {
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next < n) {
-        const i = next++;
-        const created = await request(`${base}/v1/video/generations`, {
-          method: 'POST', headers, dispatcher: agent,
-          body: JSON.stringify({ model: 'seedance-1-0-pro-250528', prompt: `pool prompt ${i}`, seconds: '5' }),
-        });
-        const { id } = (await created.body.json()) as { id: string };
-        let url = '';
-        for (let polls = 0; polls < 1000 && !url; polls++) {
-          await sleep(pollMs);
-          const r = await request(`${base}/v1/video/generations/${id}`, { headers, dispatcher: agent });
-          const { data } = (await r.body.json()) as { data: { status: string; result_url: string } };
-          if (data.status === 'SUCCESS') url = data.result_url;
-          else if (data.status === 'FAILURE') throw new Error(`pool item ${i} failed`);
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < n) {
+          const i = next++;
+          const created = await request(`${base}/v1/video/generations`, {
+            method: 'POST',
+            headers,
+            dispatcher: agent,
+            body: JSON.stringify({ model: 'seedance-1-0-pro-250528', prompt: `pool prompt ${i}`, seconds: '5' }),
+          });
+          const { id } = (await created.body.json()) as { id: string };
+          let url = '';
+          for (let polls = 0; polls < 1000 && !url; polls++) {
+            await sleep(pollMs);
+            const r = await request(`${base}/v1/video/generations/${id}`, { headers, dispatcher: agent });
+            const { data } = (await r.body.json()) as { data: { status: string; result_url: string } };
+            if (data.status === 'SUCCESS') url = data.result_url;
+            else if (data.status === 'FAILURE') throw new Error(`pool item ${i} failed`);
+          }
+          const video = await request(url, { headers, dispatcher: agent });
+          if (video.statusCode !== 200) throw new Error(`download ${video.statusCode}`);
+          await pipeline(video.body, createWriteStream(join(dir, `${i}.mp4`)));
+          doneAt.push(Date.now());
         }
-        const video = await request(url, { headers, dispatcher: agent });
-        if (video.statusCode !== 200) throw new Error(`download ${video.statusCode}`);
-        await pipeline(video.body, createWriteStream(join(dir, `${i}.mp4`)));
-        doneAt.push(Date.now());
-      }
-    }));
+      }),
+    );
     return { doneAt, wallMs: Date.now() - t0 };
   } finally {
     await agent.close();
@@ -62,22 +66,34 @@ async function promisePool(base: string, n: number, concurrency: number, pollMs:
 
 async function main(): Promise<void> {
   const o = intFlags({ items: 2000, concurrency: 100, 'video-bytes': 1024 * 1024, 'poll-ms': 100 });
-  say(`throughput: ${o.items} items, instant renders, ${o['video-bytes']} B videos, concurrency ${o.concurrency}, first check after ${o['poll-ms']} ms; ${machineLine()}`);
+  say(
+    `throughput: ${o.items} items, instant renders, ${o['video-bytes']} B videos, concurrency ${o.concurrency}, first check after ${o['poll-ms']} ms; ${machineLine()}`,
+  );
   const stack = await startStack({ ports: [0], renderMs: 0, videoBytes: o['video-bytes'], seed: 3 });
   try {
     const pool = await promisePool(stack.sim.urls[0]!, o.items, o.concurrency, o['poll-ms']);
     const poolRate = sustained(pool.doneAt);
-    say(`baseline Promise pool: ${o.items} items in ${seconds(pool.wallMs)} = ${(o.items / (pool.wallMs / 1000)).toFixed(1)} items/s overall, ${poolRate.toFixed(1)} items/s sustained`);
+    say(
+      `baseline Promise pool: ${o.items} items in ${seconds(pool.wallMs)} = ${(o.items / (pool.wallMs / 1000)).toFixed(1)} items/s overall, ${poolRate.toFixed(1)} items/s sustained`,
+    );
 
     // Temporal's own ceiling here: the same workflow shape with activities that do nothing.
     const floor = await runFloor({
-      address: stack.temporal.address, client: stack.client, serverPid: stack.temporal.serverPid,
-      items: o.items, window: o.concurrency, firstCheckMs: o['poll-ms'],
+      address: stack.temporal.address,
+      client: stack.client,
+      serverPid: stack.temporal.serverPid,
+      items: o.items,
+      window: o.concurrency,
+      firstCheckMs: o['poll-ms'],
     });
-    say(`Temporal floor (same workflow shape, no-op activities, same server): ${o.items} items in ${seconds(floor.wallMs)} = ${floor.itemsPerSecond.toFixed(1)} items/s; CPU per item: server ${(floor.serverCpuMs / o.items).toFixed(1)} ms, worker ${(floor.workerCpuMs / o.items).toFixed(1)} ms`);
+    say(
+      `Temporal floor (same workflow shape, no-op activities, same server): ${o.items} items in ${seconds(floor.wallMs)} = ${floor.itemsPerSecond.toFixed(1)} items/s; CPU per item: server ${(floor.serverCpuMs / o.items).toFixed(1)} ms, worker ${(floor.workerCpuMs / o.items).toFixed(1)} ms`,
+    );
 
     const run = await runJob(stack, {
-      name: 'bench-throughput', items: items('throughput', o.items), maxInFlight: o.concurrency,
+      name: 'bench-throughput',
+      items: items('throughput', o.items),
+      maxInFlight: o.concurrency,
       polling: `polling:\n  initial: ${o['poll-ms']}ms\n  max: 2s\n  timeout: 10m`,
     });
     const ok = run.rows.filter((r) => r.state === 'succeeded' && r.bytes === o['video-bytes']).length;
@@ -85,13 +101,23 @@ async function main(): Promise<void> {
     const wall = run.lastFileAt - run.startedAt;
     const rate = sustained(run.rows.map((r) => Date.parse(r.finished_at)));
     const mem = stack.worker.memory();
-    say(`reelflow (Temporal + worker process): ${o.items} items in ${seconds(wall)} = ${(o.items / (wall / 1000)).toFixed(1)} items/s overall, ${rate.toFixed(1)} items/s sustained; worker peak RSS ${(mem.peak / 2 ** 20).toFixed(0)} MiB`);
+    say(
+      `reelflow (Temporal + worker process): ${o.items} items in ${seconds(wall)} = ${(o.items / (wall / 1000)).toFixed(1)} items/s overall, ${rate.toFixed(1)} items/s sustained; worker peak RSS ${(mem.peak / 2 ** 20).toFixed(0)} MiB`,
+    );
     emit({
-      figure: 'throughput_instant_renders_1mib', value: rate, unit: 'items/s', baseline: poolRate, ratio: rate / poolRate,
-      target: `>= ${TARGET} items/s`, meets: rate >= TARGET,
-      overall: Number((o.items / (wall / 1000)).toFixed(1)), baselineOverall: Number((o.items / (pool.wallMs / 1000)).toFixed(1)),
-      items: o.items, concurrency: o.concurrency,
-      temporalFloor: Number(floor.itemsPerSecond.toFixed(1)), ratioToFloor: Number((o.items / (wall / 1000) / floor.itemsPerSecond).toFixed(3)),
+      figure: 'throughput_instant_renders_1mib',
+      value: rate,
+      unit: 'items/s',
+      baseline: poolRate,
+      ratio: rate / poolRate,
+      target: `>= ${TARGET} items/s`,
+      meets: rate >= TARGET,
+      overall: Number((o.items / (wall / 1000)).toFixed(1)),
+      baselineOverall: Number((o.items / (pool.wallMs / 1000)).toFixed(1)),
+      items: o.items,
+      concurrency: o.concurrency,
+      temporalFloor: Number(floor.itemsPerSecond.toFixed(1)),
+      ratioToFloor: Number((o.items / (wall / 1000) / floor.itemsPerSecond).toFixed(3)),
     });
   } finally {
     await stack.stop();

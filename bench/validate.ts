@@ -65,17 +65,32 @@ async function main(): Promise<void> {
       t = performance.now();
       const r = await loadJobFile(file, { runDate: '2025-01-01' });
       loads.push(performance.now() - t);
-      if (!r.ok) throw new Error(`bench job is invalid: ${r.errors.slice(0, 3).map((e) => e.message).join('; ')}`);
+      if (!r.ok)
+        throw new Error(
+          `bench job is invalid: ${r.errors
+            .slice(0, 3)
+            .map((e) => e.message)
+            .join('; ')}`,
+        );
       if (r.plan.items.length !== ITEMS) throw new Error(`expected ${ITEMS} items, got ${r.plan.items.length}`);
     }
     const value = Math.round(median(loads));
     const baseline = Math.round(median(parses));
-    process.stdout.write(`validate ${ITEMS} items (${(text.length / 1024).toFixed(0)} KiB): runs ${loads.map((x) => x.toFixed(0)).join(', ')} ms; ` +
-      `yaml.parse alone ${parses.map((x) => x.toFixed(0)).join(', ')} ms\n`);
-    process.stdout.write(`${JSON.stringify({
-      figure: `validate a ${ITEMS}-item job file (median of ${RUNS})`, value, unit: 'ms',
-      baseline, ratio: baseline > 0 ? Number((value / baseline).toFixed(2)) : null, target: TARGET_MS, meets: value < TARGET_MS,
-    })}\n`);
+    process.stdout.write(
+      `validate ${ITEMS} items (${(text.length / 1024).toFixed(0)} KiB): runs ${loads.map((x) => x.toFixed(0)).join(', ')} ms; ` +
+        `yaml.parse alone ${parses.map((x) => x.toFixed(0)).join(', ')} ms\n`,
+    );
+    process.stdout.write(
+      `${JSON.stringify({
+        figure: `validate a ${ITEMS}-item job file (median of ${RUNS})`,
+        value,
+        unit: 'ms',
+        baseline,
+        ratio: baseline > 0 ? Number((value / baseline).toFixed(2)) : null,
+        target: TARGET_MS,
+        meets: value < TARGET_MS,
+      })}\n`,
+    );
   } finally {
     if (!process.env.BENCH_KEEP) rmSync(dir, { recursive: true, force: true });
     else process.stdout.write(`kept ${dir}\n`);

@@ -17,7 +17,9 @@ export async function loadPlanOrExplain(jobFile: string, runDate?: string): Prom
   const result = await loadJobFile(path, { runDate });
   if (!result.ok) {
     const lines = result.errors.map((e) => formatJobFileError(e));
-    throw new UsageError(`${jobFile} is not a valid job file (${result.errors.length} problem${result.errors.length === 1 ? '' : 's'}):\n${lines.join('\n')}`);
+    throw new UsageError(
+      `${jobFile} is not a valid job file (${result.errors.length} problem${result.errors.length === 1 ? '' : 's'}):\n${lines.join('\n')}`,
+    );
   }
   return result.plan;
 }
@@ -27,7 +29,10 @@ export function looksLikeFile(target: string): boolean {
 }
 
 /** The workflow id a target names: a job file's job, or an id (with or without the `reelflow-` prefix). */
-export async function resolveJob(client: Client | undefined, target: string): Promise<{ workflowId: string; jobFile: string; runDate?: string }> {
+export async function resolveJob(
+  client: Client | undefined,
+  target: string,
+): Promise<{ workflowId: string; jobFile: string; runDate?: string }> {
   if (looksLikeFile(target)) {
     const plan = await loadPlanOrExplain(target);
     const workflowId = jobWorkflowId(plan.job);
@@ -58,7 +63,11 @@ export async function resolveJob(client: Client | undefined, target: string): Pr
  * A scheduled run's id is the job's id plus its scheduled time, and it writes under that run's
  * `{date}`: the newest run, manual or scheduled, is the one a user asks about.
  */
-async function newestScheduledRun(client: Client, workflowId: string, timeZone: string): Promise<{ workflowId: string; runDate: string } | undefined> {
+async function newestScheduledRun(
+  client: Client,
+  workflowId: string,
+  timeZone: string,
+): Promise<{ workflowId: string; runDate: string } | undefined> {
   let newest: { workflowId: string; startTime: Date } | undefined;
   const query = `WorkflowType = '${JobWorkflow.name}' AND WorkflowId STARTS_WITH '${workflowId}'`;
   for await (const w of client.workflow.list({ query })) {

@@ -27,11 +27,21 @@ export const color = {
   wrap(code: number, text: string): string {
     return this.enabled ? `\u001b[${code}m${text}\u001b[0m` : text;
   },
-  green(text: string) { return this.wrap(32, text); },
-  red(text: string) { return this.wrap(31, text); },
-  yellow(text: string) { return this.wrap(33, text); },
-  dim(text: string) { return this.wrap(2, text); },
-  bold(text: string) { return this.wrap(1, text); },
+  green(text: string) {
+    return this.wrap(32, text);
+  },
+  red(text: string) {
+    return this.wrap(31, text);
+  },
+  yellow(text: string) {
+    return this.wrap(33, text);
+  },
+  dim(text: string) {
+    return this.wrap(2, text);
+  },
+  bold(text: string) {
+    return this.wrap(1, text);
+  },
 };
 
 export function formatDuration(ms: number): string {
@@ -46,6 +56,9 @@ export function formatBytes(bytes: number): string {
   const units = ['B', 'KB', 'MB', 'GB', 'TB'];
   let value = bytes;
   let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) { value /= 1000; unit++; }
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
   return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
 }

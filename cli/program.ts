@@ -45,7 +45,7 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode = exitCodeFor(error);
     if (error instanceof CommanderError) return; // commander has printed its message already
     const verbose = process.env.REELFLOW_VERBOSE === '1';
-    const text = verbose && error instanceof Error && error.stack ? error.stack : (error as Error).message ?? String(error);
+    const text = verbose && error instanceof Error && error.stack ? error.stack : ((error as Error).message ?? String(error));
     process.stderr.write(`reelflow: ${redact(text)}\n`);
   }
 }

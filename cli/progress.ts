@@ -10,7 +10,9 @@ const SHOWN_ITEMS = 8;
 
 export async function itemStatuses(client: Client, progress: JobProgress, limit: number): Promise<RenderStatus[]> {
   const shown = progress.inFlight.slice(0, limit);
-  const answers = await Promise.allSettled(shown.map((i) => client.workflow.getHandle<typeof RenderWorkflow>(i.workflowId).query(itemStatusQuery)));
+  const answers = await Promise.allSettled(
+    shown.map((i) => client.workflow.getHandle<typeof RenderWorkflow>(i.workflowId).query(itemStatusQuery)),
+  );
   return answers.flatMap((a) => (a.status === 'fulfilled' ? [a.value] : []));
 }
 
@@ -125,7 +127,11 @@ export class ProgressView {
     const items = await itemStatuses(this.client, progress, SHOWN_ITEMS);
     if (generation !== this.generation) return;
     if (!this.frame) this.out.on('resize', this.onResize);
-    this.frame = { header: `${progressBar(done + c.skipped, progress.total)} ${headline}`, items: items.map(itemLine), more: progress.inFlight.length - items.length };
+    this.frame = {
+      header: `${progressBar(done + c.skipped, progress.total)} ${headline}`,
+      items: items.map(itemLine),
+      more: progress.inFlight.length - items.length,
+    };
     this.draw();
   }
 

@@ -25,12 +25,16 @@ export async function openSession(options: { worker?: boolean } = {}): Promise<S
     if (options.worker) {
       const connection = await connectWorker(target);
       worker = await createReelflowWorker({ connection, namespace: target.namespace, taskQueue: TASK_QUEUE });
-      const stop = new Promise<void>((resolve) => { releaseWorker = resolve; });
+      const stop = new Promise<void>((resolve) => {
+        releaseWorker = resolve;
+      });
       workerDone = runWorkerUntil(worker, stop).finally(() => connection.close());
     }
     const connected = client;
     return {
-      client: connected, target, worker,
+      client: connected,
+      target,
+      worker,
       async close(closeOptions = {}) {
         releaseWorker();
         await workerDone?.catch(() => undefined);

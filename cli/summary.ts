@@ -25,7 +25,11 @@ export async function readOutcome(plan: Plan): Promise<JobOutcome> {
   let bytes = 0;
   for (const item of plan.items) {
     const row = latest.get(item.key);
-    if (!row) { counts.not_rendered++; missing.push(item.key); continue; }
+    if (!row) {
+      counts.not_rendered++;
+      missing.push(item.key);
+      continue;
+    }
     counts[row.state]++;
     bytes += row.bytes ?? 0;
     rows.push(row);
@@ -49,11 +53,16 @@ export function describeOutcome(outcome: JobOutcome, jobFile: string, elapsedMs?
     const reason = row.error ? `${row.error.kind}: ${plainText(row.error.message)}` : row.state;
     lines.push(`  ${color.red(row.state.padEnd(9))} #${row.index} ${plainText(row.key)}  ${reason}`);
   }
-  if (outcome.missing.length) lines.push(`  ${outcome.missing.length} item(s) not rendered yet: run \`reelflow run ${jobFile}\` to continue`);
+  if (outcome.missing.length)
+    lines.push(`  ${outcome.missing.length} item(s) not rendered yet: run \`reelflow run ${jobFile}\` to continue`);
   if (c.failed || c.timed_out) lines.push(color.dim(`  render failed ones again: reelflow run ${jobFile} --retry-failed`));
   if (c.unknown) {
-    lines.push(color.dim(`  unknown = the gateway may or may not have started the render (it may be billed): ` +
-      `check the gateway's console, then reelflow run ${jobFile} --retry-unknown`));
+    lines.push(
+      color.dim(
+        `  unknown = the gateway may or may not have started the render (it may be billed): ` +
+          `check the gateway's console, then reelflow run ${jobFile} --retry-unknown`,
+      ),
+    );
   }
   return lines;
 }

@@ -15,7 +15,10 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2
 
 /** One line of plain text: every escape sequence and control character removed, line breaks and tabs made spaces. */
 export function plainText(text: string): string {
-  return text.replace(ESCAPE_SEQUENCE, '').replace(/[\n\t]/g, ' ').replace(CONTROL, '');
+  return text
+    .replace(ESCAPE_SEQUENCE, '')
+    .replace(/[\n\t]/g, ' ')
+    .replace(CONTROL, '');
 }
 
 /** Text for a terminal that may carry our own colours: colour codes (SGR) stay, every other escape and control goes; line breaks stay. */
@@ -28,15 +31,21 @@ export function terminalText(text: string): string {
 
 /** Columns a character takes in a terminal: East Asian wide and fullwidth forms and most emoji take two. */
 function charWidth(codePoint: number): number {
-  const zeroWidth = (codePoint >= 0x0300 && codePoint <= 0x036f) || (codePoint >= 0x200b && codePoint <= 0x200f) ||
+  const zeroWidth =
+    (codePoint >= 0x0300 && codePoint <= 0x036f) ||
+    (codePoint >= 0x200b && codePoint <= 0x200f) ||
     (codePoint >= 0xfe00 && codePoint <= 0xfe0f);
   if (zeroWidth) return 0;
   if (codePoint < 0x1100) return 1;
   const wide =
-    (codePoint >= 0x1100 && codePoint <= 0x115f) || (codePoint >= 0x2e80 && codePoint <= 0xa4cf && codePoint !== 0x303f) ||
-    (codePoint >= 0xac00 && codePoint <= 0xd7a3) || (codePoint >= 0xf900 && codePoint <= 0xfaff) ||
-    (codePoint >= 0xfe30 && codePoint <= 0xfe4f) || (codePoint >= 0xff00 && codePoint <= 0xff60) ||
-    (codePoint >= 0xffe0 && codePoint <= 0xffe6) || (codePoint >= 0x1f300 && codePoint <= 0x1faff) ||
+    (codePoint >= 0x1100 && codePoint <= 0x115f) ||
+    (codePoint >= 0x2e80 && codePoint <= 0xa4cf && codePoint !== 0x303f) ||
+    (codePoint >= 0xac00 && codePoint <= 0xd7a3) ||
+    (codePoint >= 0xf900 && codePoint <= 0xfaff) ||
+    (codePoint >= 0xfe30 && codePoint <= 0xfe4f) ||
+    (codePoint >= 0xff00 && codePoint <= 0xff60) ||
+    (codePoint >= 0xffe0 && codePoint <= 0xffe6) ||
+    (codePoint >= 0x1f300 && codePoint <= 0x1faff) ||
     (codePoint >= 0x20000 && codePoint <= 0x3fffd);
   return wide ? 2 : 1;
 }

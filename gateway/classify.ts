@@ -1,8 +1,15 @@
 // HTTP failures -> error classes. Status first, then body (protocol page §5). Pure: no I/O.
 import { parseRetryAfter } from './backoff';
 import {
-  AuthError, GatewayUnavailableError, InvalidRequestError, ModelUnavailableError, QuotaOrPermissionError,
-  RateLimitedError, TaskNotFoundError, DownloadError, type GatewayError,
+  AuthError,
+  GatewayUnavailableError,
+  InvalidRequestError,
+  ModelUnavailableError,
+  QuotaOrPermissionError,
+  RateLimitedError,
+  TaskNotFoundError,
+  DownloadError,
+  type GatewayError,
 } from './errors';
 import { redact } from './redact';
 import { gatewayText } from './redact';
@@ -65,8 +72,10 @@ export function parseErrorBody(text: string | undefined): ErrorBody {
 }
 
 export function isModelNotFound(body: ErrorBody): boolean {
-  return body.code === 'model_not_found' || /no available channel|model_not_found|model .* not found|model does not exist/i
-    .test(body.message ?? '');
+  return (
+    body.code === 'model_not_found' ||
+    /no available channel|model_not_found|model .* not found|model does not exist/i.test(body.message ?? '')
+  );
 }
 
 function isTaskNotFound(body: ErrorBody): boolean {
@@ -90,8 +99,10 @@ export interface HttpFailure {
 
 export function modelUnavailableMessage(model: string | undefined, status: number, detail: string): string {
   const name = model ? `model "${model}"` : 'the model';
-  return `${name} is not available to this key (HTTP ${status}${detail}): check the model name against the catalog `
-    + 'and that the key was created in the matching token group';
+  return (
+    `${name} is not available to this key (HTTP ${status}${detail}): check the model name against the catalog ` +
+    'and that the key was created in the matching token group'
+  );
 }
 
 /** Maps an HTTP error response to its error class. */
@@ -110,32 +121,37 @@ export function classifyGatewayError(failure: HttpFailure): GatewayError {
   }
   if (status === 403) {
     const name = model ? `model "${model}"` : 'this model';
-    return new QuotaOrPermissionError(`the key may not use ${name} or its quota is exhausted (HTTP 403${at}${detail}): `
-      + 'check the token group the key was created in and its quota', init);
+    return new QuotaOrPermissionError(
+      `the key may not use ${name} or its quota is exhausted (HTTP 403${at}${detail}): ` +
+        'check the token group the key was created in and its quota',
+      init,
+    );
   }
   if (status === 429) {
     return new RateLimitedError(`rate limited (HTTP 429${at}${detail})`, { ...init, retryAfterMs });
   }
   if ((status === 404 || status === 503) && isModelNotFound(body)) {
-    return new ModelUnavailableError(modelUnavailableMessage(model, status, `${at}${detail}`),
-      { ...init, model });
+    return new ModelUnavailableError(modelUnavailableMessage(model, status, `${at}${detail}`), { ...init, model });
   }
   if (status === 404 && (operation === 'create' || operation === 'message')) {
-    return new ModelUnavailableError(modelUnavailableMessage(model, status, `${at}${detail}`),
-      { ...init, model });
+    return new ModelUnavailableError(modelUnavailableMessage(model, status, `${at}${detail}`), { ...init, model });
   }
   if (status === 404 || (status === 400 && isTaskNotFound(body))) {
     const what = taskId ? `task ${taskId}` : 'the task';
-    return new TaskNotFoundError(`${what} was not found on the gateway (HTTP ${status}${at}${detail})`,
-      { ...init, taskId });
+    return new TaskNotFoundError(`${what} was not found on the gateway (HTTP ${status}${at}${detail})`, { ...init, taskId });
   }
   if (status === 408 || status >= 500) {
-    return new GatewayUnavailableError(`the gateway is unavailable (HTTP ${status}${at}${detail})`,
-      { ...init, retryAfterMs, requestSent: true });
+    return new GatewayUnavailableError(`the gateway is unavailable (HTTP ${status}${at}${detail})`, {
+      ...init,
+      retryAfterMs,
+      requestSent: true,
+    });
   }
   if (operation === 'download') {
-    return new DownloadError(`the video could not be fetched (HTTP ${status}${at}${detail})`,
-      { ...init, retryable: status === 400 || status === 409 || status === 425 });
+    return new DownloadError(`the video could not be fetched (HTTP ${status}${at}${detail})`, {
+      ...init,
+      retryable: status === 400 || status === 409 || status === 425,
+    });
   }
   return new InvalidRequestError(`the gateway rejected the request (HTTP ${status}${at}${detail})`, init);
 }

@@ -5,7 +5,14 @@ import type { RenderRequest } from '../jobfile/plan';
 import { normaliseBaseUrl } from '../jobfile/values';
 import { parsePollAfter } from './backoff';
 import type {
-  CreatedTask, GatewayClient, GatewayClientOptions, GatewayLog, MessageResult, TaskRef, TaskStatus, VideoDownload,
+  CreatedTask,
+  GatewayClient,
+  GatewayClientOptions,
+  GatewayLog,
+  MessageResult,
+  TaskRef,
+  TaskStatus,
+  VideoDownload,
 } from './contract';
 import { openVideoStream } from './download';
 import { DownloadError, GatewayUnavailableError, InvalidRequestError, TaskNotFoundError } from './errors';
@@ -27,7 +34,9 @@ async function readJson(response: HttpResponse, what: string, baseUrl: string): 
     return JSON.parse(text) as unknown;
   } catch {
     throw new GatewayUnavailableError(`${baseUrl} answered ${what} with HTTP ${response.status} but no JSON`, {
-      status: response.status, baseUrl, requestSent: true,
+      status: response.status,
+      baseUrl,
+      requestSent: true,
     });
   }
 }
@@ -38,8 +47,11 @@ function baseAddresses(raw: readonly string[], log: GatewayLog): string[] {
     const check = normaliseBaseUrl(value);
     if (!check.ok) throw new TypeError(`base address "${value.trim()}" ${check.problem}`);
     if (check.removed.length > 0) {
-      log('warn', `base address "${value.trim()}": removed ${check.removed.join(' and ')}; using "${check.normalised}" `
-        + '(the client adds /v1/… itself)');
+      log(
+        'warn',
+        `base address "${value.trim()}": removed ${check.removed.join(' and ')}; using "${check.normalised}" ` +
+          '(the client adds /v1/… itself)',
+      );
     }
     return check.normalised;
   });
@@ -80,9 +92,15 @@ class Client implements GatewayClient {
     this.graceMs = options.notExistGraceMs ?? DEFAULT_GRACE_MS;
     this.resumeAttempts = options.downloadResumeAttempts ?? 5;
     this.engine = {
-      transport: this.transport, pool: this.pool, apiKey: options.apiKey, apiKeyEnv: options.apiKeyEnv,
+      transport: this.transport,
+      pool: this.pool,
+      apiKey: options.apiKey,
+      apiKeyEnv: options.apiKeyEnv,
       authOrigins: new Set(this.baseUrls.map((b) => new URL(b).origin)),
-      createRetries: options.createRetries ?? 'safe', now: this.now, random: Math.random, log,
+      createRetries: options.createRetries ?? 'safe',
+      now: this.now,
+      random: Math.random,
+      log,
       limits: {
         maxAttempts: options.maxAttempts ?? Math.max(6, this.baseUrls.length * 2 + 2),
         deadlineMs: options.failoverDeadlineMs ?? 120_000,
@@ -96,18 +114,28 @@ class Client implements GatewayClient {
     const accept = async (response: HttpResponse, at: { baseUrl: string }): Promise<string> => {
       const body = await readJson(response, 'the create', at.baseUrl);
       const taskId = extractTaskId(body);
-      if (!taskId) throw new GatewayUnavailableError(`${at.baseUrl} answered the create without a task id`, { baseUrl: at.baseUrl, status: response.status });
+      if (!taskId)
+        throw new GatewayUnavailableError(`${at.baseUrl} answered the create without a task id`, {
+          baseUrl: at.baseUrl,
+          status: response.status,
+        });
       return taskId;
     };
     // A create may upload reference files, so its exchange gets more than a status check's.
     const common = {
-      operation: 'create', method: 'POST', credential: 'bearer', model: request.model, accept, signal: options.signal,
+      operation: 'create',
+      method: 'POST',
+      credential: 'bearer',
+      model: request.model,
+      accept,
+      signal: options.signal,
       exchangeTimeoutMs: this.exchangeTimeoutMs + CREATE_UPLOAD_ALLOWANCE_MS,
     } as const;
     let spec: CallSpec<string>;
     if (request.protocol === 'openai') {
       spec = {
-        ...common, target: () => ({ path: OPENAI_CREATE_PATH }),
+        ...common,
+        target: () => ({ path: OPENAI_CREATE_PATH }),
         openBody: () => buildOpenaiCreateBody(request, (url) => this.openRemoteReference(url)),
       };
     } else {
@@ -124,7 +152,10 @@ class Client implements GatewayClient {
       throw new InvalidRequestError(`reference image ${sourceOf(at.url)} could not be fetched (HTTP ${status})`);
     };
     const { value } = await call(this.engine, {
-      operation: 'reference', method: 'GET', credential: 'none', followRedirects: true,
+      operation: 'reference',
+      method: 'GET',
+      credential: 'none',
+      followRedirects: true,
       target: () => ({ url: url.href }),
       accept: (response, at) => Promise.resolve(response.status === 200 ? { response, url: at.url } : refused(response.status, at)),
       reject: refused,
@@ -133,7 +164,9 @@ class Client implements GatewayClient {
     const length = Number(header(response.headers, 'content-length') ?? Number.NaN);
     const name = basename(value.url.pathname) || 'reference';
     return {
-      stream: response.body, filename: name, length: Number.isFinite(length) ? length : undefined,
+      stream: response.body,
+      filename: name,
+      length: Number.isFinite(length) ? length : undefined,
       contentType: header(response.headers, 'content-type')?.split(';')[0] ?? mimeTypeOf(name, 'image'),
       dispose: () => discard(response.body),
     };
@@ -143,29 +176,47 @@ class Client implements GatewayClient {
     const path = ref.protocol === 'openai' ? openaiTaskPath(ref.taskId) : generalTaskPath(ref.taskId);
     try {
       const result = await call(this.engine, {
-        operation: 'retrieve', method: 'GET', credential: 'bearer', taskId: ref.taskId, target: () => ({ path }),
-        signal: options.signal, exchangeTimeoutMs: this.exchangeTimeoutMs,
+        operation: 'retrieve',
+        method: 'GET',
+        credential: 'bearer',
+        taskId: ref.taskId,
+        target: () => ({ path }),
+        signal: options.signal,
+        exchangeTimeoutMs: this.exchangeTimeoutMs,
         accept: async (response, { baseUrl }) => {
           const body = await readJson(response, 'the status check', baseUrl);
           const wrapper = body as { code?: unknown; data?: unknown } | null;
           if (wrapper && wrapper.code === 'task_not_exist' && !wrapper.data) {
-            throw new TaskNotFoundError(`task ${ref.taskId} was not found on the gateway`, { baseUrl, taskId: ref.taskId, status: response.status });
+            throw new TaskNotFoundError(`task ${ref.taskId} was not found on the gateway`, {
+              baseUrl,
+              taskId: ref.taskId,
+              status: response.status,
+            });
           }
           return { parsed: parseTaskBody(body), pollAfterMs: parsePollAfter(response.headers, this.now()) };
         },
       });
       const { parsed, pollAfterMs } = result.value;
       return {
-        taskId: ref.taskId, state: parsed.state, rawStatus: parsed.rawStatus, baseUrl: result.baseUrl,
-        progress: parsed.progress, resultUrl: parsed.resultUrl, failReason: parsed.failReason, pollAfterMs,
+        taskId: ref.taskId,
+        state: parsed.state,
+        rawStatus: parsed.rawStatus,
+        baseUrl: result.baseUrl,
+        progress: parsed.progress,
+        resultUrl: parsed.resultUrl,
+        failReason: parsed.failReason,
+        pollAfterMs,
       };
     } catch (error) {
       if (error instanceof TaskNotFoundError && options.createdAt !== undefined && this.now() - options.createdAt < this.graceMs) {
         return { taskId: ref.taskId, state: 'pending', rawStatus: 'task_not_exist', baseUrl: error.baseUrl ?? this.pool.pick() };
       }
       if (error instanceof TaskNotFoundError && options.createdAt !== undefined) {
-        throw new TaskNotFoundError(`${error.message}; still missing ${Math.round((this.now() - options.createdAt) / 1000)} s after `
-          + 'creation, so it is taken as lost', { status: error.status, baseUrl: error.baseUrl, taskId: ref.taskId });
+        throw new TaskNotFoundError(
+          `${error.message}; still missing ${Math.round((this.now() - options.createdAt) / 1000)} s after ` +
+            'creation, so it is taken as lost',
+          { status: error.status, baseUrl: error.baseUrl, taskId: ref.taskId },
+        );
       }
       throw error;
     }
@@ -204,16 +255,25 @@ class Client implements GatewayClient {
     return openVideoStream(this.engine, target, context, Math.max(0, Math.floor(options.offset ?? 0)), options.ifRange);
   }
 
-  async createMessage(input: { model: string; maxTokens: number; system?: string; prompt: string }, options: { signal?: AbortSignal } = {}): Promise<MessageResult> {
+  async createMessage(
+    input: { model: string; maxTokens: number; system?: string; prompt: string },
+    options: { signal?: AbortSignal } = {},
+  ): Promise<MessageResult> {
     const body = buildMessagesBody(input);
     const result = await call(this.engine, {
-      operation: 'message', method: 'POST', credential: 'x-api-key', model: input.model, target: () => ({ path: MESSAGES_PATH }),
-      signal: options.signal, exchangeTimeoutMs: this.exchangeTimeoutMs,
+      operation: 'message',
+      method: 'POST',
+      credential: 'x-api-key',
+      model: input.model,
+      target: () => ({ path: MESSAGES_PATH }),
+      signal: options.signal,
+      exchangeTimeoutMs: this.exchangeTimeoutMs,
       openBody: () => Promise.resolve({ body, headers: MESSAGES_HEADERS }),
       accept: async (response, { baseUrl }) => {
         const json = await readJson(response, 'the message', baseUrl);
         const parsed = parseMessageBody(json, input.model);
-        if (!parsed) throw new GatewayUnavailableError(`${baseUrl} answered the message without content`, { baseUrl, status: response.status });
+        if (!parsed)
+          throw new GatewayUnavailableError(`${baseUrl} answered the message without content`, { baseUrl, status: response.status });
         return parsed;
       },
     });

@@ -105,6 +105,9 @@ export interface GatewayClient {
   getTask(ref: TaskRef, options?: { createdAt?: number; signal?: AbortSignal }): Promise<TaskStatus>;
   /** Opens the finished video. On 403/404/410 from an expired result_url it asks the task once for a fresh one. */
   openVideo(ref: TaskRef, options?: { offset?: number; ifRange?: string; signal?: AbortSignal }): Promise<VideoDownload>;
-  createMessage(input: { model: string; maxTokens: number; system?: string; prompt: string }, options?: { signal?: AbortSignal }): Promise<MessageResult>;
+  createMessage(
+    input: { model: string; maxTokens: number; system?: string; prompt: string },
+    options?: { signal?: AbortSignal },
+  ): Promise<MessageResult>;
   close(): Promise<void>;
 }

@@ -44,15 +44,23 @@ export function rangeValidator(headers: HttpResponse['headers']): string | undef
 class Video {
   private refreshed = false;
 
-  constructor(private readonly engine: Engine, private target: Target, private readonly ctx: VideoContext) {}
+  constructor(
+    private readonly engine: Engine,
+    private target: Target,
+    private readonly ctx: VideoContext,
+  ) {}
 
   /** Opens the video from byte `from` (If-Range `ifRange`, when known): one engine call. */
   async open(from: number, ifRange: string | undefined): Promise<Opened> {
     let offset = from;
     let validator = ifRange;
     const result = await call(this.engine, {
-      operation: 'download', method: 'GET', credential: 'bearer', followRedirects: true,
-      taskId: this.ctx.taskId, signal: this.ctx.signal,
+      operation: 'download',
+      method: 'GET',
+      credential: 'bearer',
+      followRedirects: true,
+      taskId: this.ctx.taskId,
+      signal: this.ctx.signal,
       target: () => this.target,
       headers: () => {
         const headers: Record<string, string> = { accept: 'video/*, application/octet-stream;q=0.9, */*;q=0.5' };
@@ -62,15 +70,18 @@ class Video {
       },
       accept: (response, at) => {
         if (response.status !== 200 && response.status !== 206) {
-          throw new DownloadError(`the video could not be fetched (HTTP ${response.status} from ${sourceOf(at.url)})`,
-            { status: response.status, retryable: false });
+          throw new DownloadError(`the video could not be fetched (HTTP ${response.status} from ${sourceOf(at.url)})`, {
+            status: response.status,
+            retryable: false,
+          });
         }
         return Promise.resolve({ response, url: at.url });
       },
       reject: async (status, at) => {
         // Refused by an address outside the gateway: a signed URL that expired. The task gives a new one, once.
         if ([403, 404, 410].includes(status) && !this.engine.authOrigins.has(at.url.origin)) {
-          if (this.refreshed) throw new DownloadError(`the video address expired (HTTP ${status}) and was already refreshed once`, { status });
+          if (this.refreshed)
+            throw new DownloadError(`the video address expired (HTTP ${status}) and was already refreshed once`, { status });
           this.refreshed = true;
           this.engine.log('info', `video address expired (HTTP ${status}); asking task ${this.ctx.taskId} for a fresh one`);
           this.target = await this.ctx.refresh();
@@ -90,8 +101,13 @@ class Video {
 }
 
 /** Opens the video and wraps it in a stream that resumes after cuts. */
-export async function openVideoStream(engine: Engine, target: Target, ctx: VideoContext,
-  offset: number, ifRange: string | undefined): Promise<VideoDownload> {
+export async function openVideoStream(
+  engine: Engine,
+  target: Target,
+  ctx: VideoContext,
+  offset: number,
+  ifRange: string | undefined,
+): Promise<VideoDownload> {
   const video = new Video(engine, target, ctx);
   const first = await video.open(offset, ifRange);
   const { response } = first;
@@ -111,10 +127,21 @@ export async function openVideoStream(engine: Engine, target: Target, ctx: Video
   }
   if (start === 0) await checkVideoStart(response, sourceOf(first.url));
   const validator = rangeValidator(response.headers);
-  const body = new ResumableBody(video, response.body,
-    { position: start, total, validator, maxResumes: ctx.maxResumes, log: engine.log, signal: ctx.signal });
+  const body = new ResumableBody(video, response.body, {
+    position: start,
+    total,
+    validator,
+    maxResumes: ctx.maxResumes,
+    log: engine.log,
+    signal: ctx.signal,
+  });
   return {
-    body, offset: start, totalBytes: total, validator, baseUrl: first.baseUrl, source: sourceOf(first.url),
+    body,
+    offset: start,
+    totalBytes: total,
+    validator,
+    baseUrl: first.baseUrl,
+    source: sourceOf(first.url),
     contentType: header(response.headers, 'content-type'),
   };
 }
@@ -140,7 +167,11 @@ class ResumableBody extends Readable {
   private resumes = 0;
   private readonly options: ResumeOptions;
 
-  constructor(private readonly video: Video, first: ResponseBody, options: ResumeOptions) {
+  constructor(
+    private readonly video: Video,
+    first: ResponseBody,
+    options: ResumeOptions,
+  ) {
     super({ highWaterMark: 1 << 20 });
     this.options = options;
     this.position = options.position;
@@ -200,8 +231,12 @@ class ResumableBody extends Readable {
     }
     this.resumes += 1;
     if (this.resumes > this.options.maxResumes) {
-      this.destroy(new DownloadError(`download cut at byte ${this.position} and not resumable after ${this.options.maxResumes} attempts: `
-        + describeError(reason), { bytesReceived: this.bytesDelivered, cause: reason }));
+      this.destroy(
+        new DownloadError(
+          `download cut at byte ${this.position} and not resumable after ${this.options.maxResumes} attempts: ` + describeError(reason),
+          { bytesReceived: this.bytesDelivered, cause: reason },
+        ),
+      );
       return;
     }
     this.options.log('info', `download cut at byte ${this.position} (${describeError(reason)}); resuming`, { attempt: this.resumes });
@@ -234,9 +269,14 @@ class ResumableBody extends Readable {
       this.attach(response.body);
     } catch (error) {
       // A final answer (key refused, video gone or changed, abort) ends the download as it is.
-      this.destroy(error instanceof GatewayError && !(error instanceof GatewayUnavailableError) ? error
-        : new DownloadError(`download cut at byte ${this.position} (${describeError(reason)}) and resuming failed: ${describeError(error)}`,
-          { bytesReceived: this.bytesDelivered, cause: error }));
+      this.destroy(
+        error instanceof GatewayError && !(error instanceof GatewayUnavailableError)
+          ? error
+          : new DownloadError(
+              `download cut at byte ${this.position} (${describeError(reason)}) and resuming failed: ${describeError(error)}`,
+              { bytesReceived: this.bytesDelivered, cause: error },
+            ),
+      );
     }
   }
 }

@@ -11,13 +11,28 @@ export function generalTaskPath(taskId: string): string {
 }
 
 const MIME_BY_EXT: Record<string, string> = {
-  '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.gif': 'image/gif',
-  '.bmp': 'image/bmp', '.mp4': 'video/mp4', '.mov': 'video/quicktime', '.webm': 'video/webm', '.mkv': 'video/x-matroska',
-  '.mp3': 'audio/mpeg', '.wav': 'audio/wav', '.m4a': 'audio/mp4', '.ogg': 'audio/ogg', '.flac': 'audio/flac', '.aac': 'audio/aac',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.webp': 'image/webp',
+  '.gif': 'image/gif',
+  '.bmp': 'image/bmp',
+  '.mp4': 'video/mp4',
+  '.mov': 'video/quicktime',
+  '.webm': 'video/webm',
+  '.mkv': 'video/x-matroska',
+  '.mp3': 'audio/mpeg',
+  '.wav': 'audio/wav',
+  '.m4a': 'audio/mp4',
+  '.ogg': 'audio/ogg',
+  '.flac': 'audio/flac',
+  '.aac': 'audio/aac',
 };
 
 const FALLBACK_MIME: Record<ReferenceAsset['kind'], string> = {
-  image: 'image/png', video: 'video/mp4', audio: 'audio/mpeg',
+  image: 'image/png',
+  video: 'video/mp4',
+  audio: 'audio/mpeg',
 };
 
 export function mimeTypeOf(path: string, kind: ReferenceAsset['kind']): string {
@@ -56,9 +71,12 @@ async function contentItem(asset: ReferenceAsset): Promise<ContentItem> {
   const url = asset.local ? await dataUrlOf(asset) : asset.source;
   const role = asset.role || `reference_${asset.kind}`;
   switch (asset.kind) {
-    case 'image': return { type: 'image_url', image_url: { url }, role };
-    case 'video': return { type: 'video_url', video_url: { url }, role };
-    case 'audio': return { type: 'audio_url', audio_url: { url }, role };
+    case 'image':
+      return { type: 'image_url', image_url: { url }, role };
+    case 'video':
+      return { type: 'video_url', video_url: { url }, role };
+    case 'audio':
+      return { type: 'audio_url', audio_url: { url }, role };
   }
 }
 

@@ -42,17 +42,23 @@ interface Probe {
 const probes = new WeakMap<object, Probe>();
 
 class ProbeHandler implements Dispatcher.DispatchHandler {
-  constructor(private readonly inner: Dispatcher.DispatchHandler, private readonly probe: Probe) {}
+  constructor(
+    private readonly inner: Dispatcher.DispatchHandler,
+    private readonly probe: Probe,
+  ) {}
   onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
     this.probe.started = true;
     this.inner.onRequestStart?.(controller, context);
   }
-  onRequestUpgrade(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders,
-    socket: Duplex): void {
+  onRequestUpgrade(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders, socket: Duplex): void {
     this.inner.onRequestUpgrade?.(controller, statusCode, headers, socket);
   }
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders,
-    statusMessage?: string): void {
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+    statusMessage?: string,
+  ): void {
     this.inner.onResponseStart?.(controller, statusCode, headers, statusMessage);
   }
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -73,9 +79,21 @@ const probeInterceptor: Dispatcher.DispatcherComposeInterceptor = (dispatch) => 
 
 /** Errors that happen before a request can reach any server. */
 const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN',
-  'UND_ERR_CONNECT_TIMEOUT', 'EPROTO', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EPROTO',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
 function errorCode(error: unknown): string | undefined {

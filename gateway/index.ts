@@ -2,9 +2,20 @@
 export type * from './contract';
 export { createGatewayClient } from './client';
 export {
-  GatewayError, AuthError, ModelUnavailableError, RateLimitedError, GatewayUnavailableError, InvalidRequestError,
-  TaskNotFoundError, AmbiguousCreateError, QuotaOrPermissionError, DownloadError, GatewayAbortedError, CauseSummary,
-  isGatewayError, type GatewayErrorKind,
+  GatewayError,
+  AuthError,
+  ModelUnavailableError,
+  RateLimitedError,
+  GatewayUnavailableError,
+  InvalidRequestError,
+  TaskNotFoundError,
+  AmbiguousCreateError,
+  QuotaOrPermissionError,
+  DownloadError,
+  GatewayAbortedError,
+  CauseSummary,
+  isGatewayError,
+  type GatewayErrorKind,
 } from './errors';
 export { classifyGatewayError, parseErrorBody, type ErrorBody, type HttpFailure, type GatewayOperation } from './classify';
 export { extractTaskId, mapTaskStatus, parseProgress, parseTaskBody, isTerminalState, type ParsedTask } from './normalize';

@@ -12,7 +12,10 @@ export interface MessageInput {
 }
 
 /** Besides the key, which the engine sends as `x-api-key` (and as nothing else). */
-export const MESSAGES_HEADERS: Readonly<Record<string, string>> = { 'anthropic-version': ANTHROPIC_VERSION, 'content-type': 'application/json' };
+export const MESSAGES_HEADERS: Readonly<Record<string, string>> = {
+  'anthropic-version': ANTHROPIC_VERSION,
+  'content-type': 'application/json',
+};
 
 export function buildMessagesBody(input: MessageInput): string {
   const body: Record<string, unknown> = {
@@ -32,8 +35,10 @@ export function parseMessageBody(body: unknown, requestedModel: string): ParsedM
   const b = body as Record<string, unknown>;
   if (!Array.isArray(b.content)) return undefined;
   const text = b.content
-    .filter((c): c is { type: 'text'; text: string } => !!c && typeof c === 'object'
-      && (c as { type?: unknown }).type === 'text' && typeof (c as { text?: unknown }).text === 'string')
+    .filter(
+      (c): c is { type: 'text'; text: string } =>
+        !!c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' && typeof (c as { text?: unknown }).text === 'string',
+    )
     .map((c) => c.text)
     .join('');
   const out: ParsedMessage = { text, model: typeof b.model === 'string' && b.model ? b.model : requestedModel };

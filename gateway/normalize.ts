@@ -38,11 +38,21 @@ export function extractTaskId(body: unknown): string | undefined {
 }
 
 const STATE_BY_STATUS: Record<string, TaskState> = {
-  not_start: 'pending', submitted: 'pending', queued: 'pending', pending: 'pending',
-  in_progress: 'running', processing: 'running', running: 'running',
-  success: 'succeeded', succeeded: 'succeeded', completed: 'succeeded',
-  failure: 'failed', failed: 'failed',
-  cancelled: 'failed', canceled: 'failed', expired: 'failed',
+  not_start: 'pending',
+  submitted: 'pending',
+  queued: 'pending',
+  pending: 'pending',
+  in_progress: 'running',
+  processing: 'running',
+  running: 'running',
+  success: 'succeeded',
+  succeeded: 'succeeded',
+  completed: 'succeeded',
+  failure: 'failed',
+  failed: 'failed',
+  cancelled: 'failed',
+  canceled: 'failed',
+  expired: 'failed',
   unknown: 'unknown',
 };
 
@@ -63,7 +73,13 @@ export interface MappedStatus {
  * not terminal); anything unrecognised is taken as still running.
  */
 export function mapTaskStatus(raw: unknown): MappedStatus {
-  const key = typeof raw === 'string' ? raw.trim().toLowerCase().replace(/[\s-]+/g, '_') : '';
+  const key =
+    typeof raw === 'string'
+      ? raw
+          .trim()
+          .toLowerCase()
+          .replace(/[\s-]+/g, '_')
+      : '';
   const state = STATE_BY_STATUS[key] ?? 'running';
   const impliedReason = IMPLIED_REASON[key];
   return impliedReason ? { state, impliedReason } : { state };
@@ -119,8 +135,12 @@ export function parseTaskBody(body: unknown): ParsedTask {
     const url = parseHttpUrl(resultUrlRaw);
     if (url) result.resultUrl = url.href;
   } else if (mapped.state === 'failed') {
-    const reason = nonEmptyString(task.fail_reason) ?? errorMessageOf(task.error) ?? nonEmptyString(task.result_url)
-      ?? mapped.impliedReason ?? `the gateway reported status ${rawStatus || 'failed'}`;
+    const reason =
+      nonEmptyString(task.fail_reason) ??
+      errorMessageOf(task.error) ??
+      nonEmptyString(task.result_url) ??
+      mapped.impliedReason ??
+      `the gateway reported status ${rawStatus || 'failed'}`;
     result.failReason = gatewayText(reason, MAX_FAIL_REASON);
   }
   return result;

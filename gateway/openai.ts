@@ -49,8 +49,13 @@ async function openLocal(asset: ReferenceAsset): Promise<ReferenceSource> {
     throw new InvalidRequestError(`reference file ${asset.source} cannot be read: ${(error as Error).message}`);
   }
   const stream = createReadStream(asset.source, { highWaterMark: 256 * 1024 });
-  return { stream, length: size, filename: basename(asset.source), contentType: mimeTypeOf(asset.source, asset.kind),
-    dispose: () => stream.destroy() };
+  return {
+    stream,
+    length: size,
+    filename: basename(asset.source),
+    contentType: mimeTypeOf(asset.source, asset.kind),
+    dispose: () => stream.destroy(),
+  };
 }
 
 function openDataUrl(source: string): ReferenceSource {
@@ -80,7 +85,10 @@ export async function openReference(asset: ReferenceAsset, openRemote: RemoteOpe
  * source. Content-Length is set when every part's size is known.
  */
 export async function buildOpenaiCreateBody(request: RenderRequest, openRemote: RemoteOpener): Promise<MultipartBody> {
-  const fields: [string, string][] = [['model', request.model], ['prompt', request.prompt]];
+  const fields: [string, string][] = [
+    ['model', request.model],
+    ['prompt', request.prompt],
+  ];
   const seconds = secondsString(request.seconds);
   if (seconds !== undefined) fields.push(['seconds', seconds]);
   if (request.size !== undefined) fields.push(['size', request.size]);
@@ -88,18 +96,28 @@ export async function buildOpenaiCreateBody(request: RenderRequest, openRemote: 
   const reference = image ? await openReference(image, openRemote) : undefined;
 
   const boundary = `----reelflow${randomBytes(12).toString('hex')}`;
-  const parts: Buffer[] = fields.map(([name, value]) => Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(name)}"\r\n\r\n${value}\r\n`, 'utf8'));
-  const fileHead = reference ? Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="input_reference"; `
-    + `filename="${escapeName(reference.filename)}"\r\nContent-Type: ${reference.contentType}\r\n\r\n`, 'utf8') : undefined;
+  const parts: Buffer[] = fields.map(([name, value]) =>
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${escapeName(name)}"\r\n\r\n${value}\r\n`, 'utf8'),
+  );
+  const fileHead = reference
+    ? Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="input_reference"; ` +
+          `filename="${escapeName(reference.filename)}"\r\nContent-Type: ${reference.contentType}\r\n\r\n`,
+        'utf8',
+      )
+    : undefined;
   const fileTail = reference ? Buffer.from('\r\n', 'utf8') : undefined;
   const closing = Buffer.from(`--${boundary}--\r\n`, 'utf8');
 
   const headers: Record<string, string> = { 'content-type': `multipart/form-data; boundary=${boundary}` };
   const known = !reference || reference.length !== undefined;
   if (known) {
-    const total = parts.reduce((n, p) => n + p.length, 0) + (fileHead?.length ?? 0) + (reference?.length ?? 0)
-      + (fileTail?.length ?? 0) + closing.length;
+    const total =
+      parts.reduce((n, p) => n + p.length, 0) +
+      (fileHead?.length ?? 0) +
+      (reference?.length ?? 0) +
+      (fileTail?.length ?? 0) +
+      closing.length;
     headers['content-length'] = String(total);
   }
 

@@ -94,6 +94,8 @@ export function redactedLog(log: GatewayLog | undefined, secrets: readonly strin
  * under Temporal's payload limit whatever a gateway sends.
  */
 export function gatewayText(text: string, max = 300): string {
-  const flat = redact(text.length > 4 * max ? text.slice(0, 4 * max) : text).replace(/\s+/g, ' ').trim();
+  const flat = redact(text.length > 4 * max ? text.slice(0, 4 * max) : text)
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }

@@ -34,12 +34,15 @@ import { backoffDelay } from './backoff';
 import { classifyGatewayError, describeError, parseErrorBody, type GatewayOperation } from './classify';
 import type { GatewayLog } from './contract';
 import {
-  AmbiguousCreateError, DownloadError, GatewayAbortedError, GatewayError, GatewayUnavailableError, InvalidRequestError,
+  AmbiguousCreateError,
+  DownloadError,
+  GatewayAbortedError,
+  GatewayError,
+  GatewayUnavailableError,
+  InvalidRequestError,
   RateLimitedError,
 } from './errors';
-import {
-  discard, header, networkError, readText, sourceOf, type HttpResponse, type HttpTransport, type RequestBody,
-} from './http';
+import { discard, header, networkError, readText, sourceOf, type HttpResponse, type HttpTransport, type RequestBody } from './http';
 import type { BaseUrlPool } from './pool';
 
 export interface CallLimits {
@@ -155,9 +158,15 @@ export async function call<T>(engine: Engine, spec: CallSpec<T>): Promise<CallRe
   let sticky: string | undefined;
   // Set in `always` mode once a create may have been processed: every later failure is ambiguous too.
   let mayHaveCreated: string | undefined;
-  const final = (error: GatewayError): GatewayError => (mayHaveCreated === undefined || error instanceof GatewayAbortedError
-    ? error
-    : new AmbiguousCreateError(`${mayHaveCreated}; retries exhausted`, { status: error.status, baseUrl: error.baseUrl, attempts, cause: error }));
+  const final = (error: GatewayError): GatewayError =>
+    mayHaveCreated === undefined || error instanceof GatewayAbortedError
+      ? error
+      : new AmbiguousCreateError(`${mayHaveCreated}; retries exhausted`, {
+          status: error.status,
+          baseUrl: error.baseUrl,
+          attempts,
+          cause: error,
+        });
 
   for (;;) {
     if (spec.signal?.aborted) throw new GatewayAbortedError();
@@ -168,7 +177,7 @@ export async function call<T>(engine: Engine, spec: CallSpec<T>): Promise<CallRe
     const body = spec.openBody ? await spec.openBody() : undefined;
     attempts += 1;
     const timer = spec.exchangeTimeoutMs === undefined ? undefined : AbortSignal.timeout(spec.exchangeTimeoutMs);
-    const signal = timer && spec.signal ? AbortSignal.any([spec.signal, timer]) : timer ?? spec.signal;
+    const signal = timer && spec.signal ? AbortSignal.any([spec.signal, timer]) : (timer ?? spec.signal);
     let error: GatewayError;
     try {
       // The key goes only to the protocol's own endpoints: a path on a configured base address.
@@ -178,10 +187,13 @@ export async function call<T>(engine: Engine, spec: CallSpec<T>): Promise<CallRe
       return { value: outcome.value, baseUrl, attempts };
     } catch (e) {
       if (!(e instanceof GatewayError)) throw e;
-      error = timer?.aborted && !spec.signal?.aborted
-        ? new GatewayUnavailableError(`${baseUrl}: no complete answer within ${spec.exchangeTimeoutMs! / 1000} s (the deadline of a whole exchange)`,
-          { baseUrl, requestSent: true, code: 'EXCHANGE_TIMEOUT' })
-        : e;
+      error =
+        timer?.aborted && !spec.signal?.aborted
+          ? new GatewayUnavailableError(
+              `${baseUrl}: no complete answer within ${spec.exchangeTimeoutMs! / 1000} s (the deadline of a whole exchange)`,
+              { baseUrl, requestSent: true, code: 'EXCHANGE_TIMEOUT' },
+            )
+          : e;
     } finally {
       body?.dispose?.();
     }
@@ -189,10 +201,15 @@ export async function call<T>(engine: Engine, spec: CallSpec<T>): Promise<CallRe
     const left = limits.deadlineMs - (engine.now() - started);
     if (error instanceof RateLimitedError) {
       rateLimits += 1;
-      const wait = Math.min(limits.maxWaitMs,
-        error.retryAfterMs ?? backoffDelay(rateLimits - 1, { baseMs: 1_000, maxMs: limits.maxWaitMs, random: engine.random }));
+      const wait = Math.min(
+        limits.maxWaitMs,
+        error.retryAfterMs ?? backoffDelay(rateLimits - 1, { baseMs: 1_000, maxMs: limits.maxWaitMs, random: engine.random }),
+      );
       if (rateLimits > limits.maxRateLimitRetries || wait > left) throw final(error);
-      log('info', `rate limited by ${error.baseUrl ?? baseUrl}; retrying there in ${wait} ms`, { operation: spec.operation, attempt: attempts });
+      log('info', `rate limited by ${error.baseUrl ?? baseUrl}; retrying there in ${wait} ms`, {
+        operation: spec.operation,
+        attempt: attempts,
+      });
       await sleep(wait, spec.signal);
       sticky = baseUrl;
       continue;
@@ -203,8 +220,10 @@ export async function call<T>(engine: Engine, spec: CallSpec<T>): Promise<CallRe
     if ('path' in target) {
       failedHere.add(baseUrl);
       const cooldown = pool.reportFailure(baseUrl, error.retryAfterMs ?? 0);
-      log('warn', `${spec.operation} failed on ${baseUrl}: ${describeError(error)}; base cooling down ${cooldown} ms`,
-        { operation: spec.operation, attempt: attempts });
+      log('warn', `${spec.operation} failed on ${baseUrl}: ${describeError(error)}; base cooling down ${cooldown} ms`, {
+        operation: spec.operation,
+        attempt: attempts,
+      });
     } else {
       log('warn', `${spec.operation} failed: ${describeError(error)}`, { operation: spec.operation, attempt: attempts });
     }
@@ -219,8 +238,10 @@ export async function call<T>(engine: Engine, spec: CallSpec<T>): Promise<CallRe
     // The next healthy base is tried at once; a cooling one (or a fixed address) after a backoff.
     const next = pool.pick(failedHere);
     if ('url' in target || !pool.isHealthy(next)) {
-      const backoff = Math.max(error.retryAfterMs ?? 0,
-        backoffDelay(failures - 1, { baseMs: 250, maxMs: limits.maxWaitMs, random: engine.random }));
+      const backoff = Math.max(
+        error.retryAfterMs ?? 0,
+        backoffDelay(failures - 1, { baseMs: 250, maxMs: limits.maxWaitMs, random: engine.random }),
+      );
       const cooling = 'path' in target ? pool.cooldownRemaining(next) : Infinity;
       await sleep(Math.min(cooling, left, limits.maxWaitMs, backoff), spec.signal);
     }
@@ -228,8 +249,13 @@ export async function call<T>(engine: Engine, spec: CallSpec<T>): Promise<CallRe
 }
 
 /** One attempt: send, then judge the answer. Throws the attempt's failure. */
-async function attempt<T>(engine: Engine, spec: CallSpec<T>, start: Answered, body: PreparedBody | undefined,
-  toEndpoint: boolean): Promise<{ value: T } | typeof AGAIN> {
+async function attempt<T>(
+  engine: Engine,
+  spec: CallSpec<T>,
+  start: Answered,
+  body: PreparedBody | undefined,
+  toEndpoint: boolean,
+): Promise<{ value: T } | typeof AGAIN> {
   const { response, at, keySent } = await exchange(engine, spec, start, body, toEndpoint);
   if (response.status >= 200 && response.status < 300) {
     try {
@@ -252,12 +278,22 @@ async function attempt<T>(engine: Engine, spec: CallSpec<T>, start: Answered, bo
     // A host that never received the key cannot be refusing it, and a 403 for a finished video is
     // about that video (new-api's fetch guard: "request blocked: port … is not allowed"), not quota.
     const said = parseErrorBody(text).message;
-    throw unusable(spec.operation, `${sourceOf(at.url)} refused it (HTTP ${response.status}${said ? `: ${said}` : ''})`
-      + (keySent ? '' : '; it was not sent the gateway key, so the key is not the problem'));
+    throw unusable(
+      spec.operation,
+      `${sourceOf(at.url)} refused it (HTTP ${response.status}${said ? `: ${said}` : ''})` +
+        (keySent ? '' : '; it was not sent the gateway key, so the key is not the problem'),
+    );
   }
   throw classifyGatewayError({
-    status: response.status, body: text, headers: response.headers, baseUrl: servedBy(engine, at), operation: spec.operation,
-    model: spec.model, taskId: spec.taskId, apiKeyEnv: engine.apiKeyEnv, nowMs: engine.now(),
+    status: response.status,
+    body: text,
+    headers: response.headers,
+    baseUrl: servedBy(engine, at),
+    operation: spec.operation,
+    model: spec.model,
+    taskId: spec.taskId,
+    apiKeyEnv: engine.apiKeyEnv,
+    nowMs: engine.now(),
   });
 }
 
@@ -267,15 +303,22 @@ async function attempt<T>(engine: Engine, spec: CallSpec<T>, start: Answered, bo
  * base): never to an address a gateway handed out (result_url), never on a followed redirect, even
  * one back to the gateway's own origin, which could name any path there.
  */
-async function exchange<T>(engine: Engine, spec: CallSpec<T>, start: Answered, body: PreparedBody | undefined,
-  toEndpoint: boolean): Promise<{ response: HttpResponse; at: Answered; keySent: boolean }> {
+async function exchange<T>(
+  engine: Engine,
+  spec: CallSpec<T>,
+  start: Answered,
+  body: PreparedBody | undefined,
+  toEndpoint: boolean,
+): Promise<{ response: HttpResponse; at: Answered; keySent: boolean }> {
   let at = start;
   for (let hop = 0; ; hop += 1) {
     const key = hop === 0 && toEndpoint ? credential(engine, spec.credential, at.url) : {};
     const keySent = Object.keys(key).length > 0;
     const headers = { ...spec.headers?.(), ...body?.headers, ...key };
     const response = await engine.transport.send(
-      { url: at.url, method: spec.method, headers, body: body?.body ?? null, signal: spec.signal }, servedBy(engine, at));
+      { url: at.url, method: spec.method, headers, body: body?.body ?? null, signal: spec.signal },
+      servedBy(engine, at),
+    );
     const location = header(response.headers, 'location');
     const redirected = response.status >= 300 && response.status < 400 && response.status !== 304;
     if (!spec.followRedirects || !redirected || !location) return { response, at, keySent };

@@ -18,7 +18,9 @@ function isKnownContainer(head: Buffer): boolean {
 
 /** A short, printable, redacted sample of what came instead of a video. */
 function sample(bytes: Buffer): string {
-  const text = redact(bytes.toString('utf8')).replace(/[^\x20-\x7e]+/g, ' ').trim();
+  const text = redact(bytes.toString('utf8'))
+    .replace(/[^\x20-\x7e]+/g, ' ')
+    .trim();
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
@@ -38,7 +40,12 @@ async function peek(body: ResponseBody, n: number): Promise<Buffer> {
     }
     if (body.readableEnded) break;
     await new Promise<void>((resolve, reject) => {
-      const done = () => { body.off('readable', done); body.off('end', done); body.off('error', reject); resolve(); };
+      const done = () => {
+        body.off('readable', done);
+        body.off('end', done);
+        body.off('error', reject);
+        resolve();
+      };
       body.once('readable', done);
       body.once('end', done);
       body.once('error', reject);
@@ -55,18 +62,24 @@ async function peek(body: ResponseBody, n: number): Promise<Buffer> {
  * first bytes. Throws a final DownloadError that says what was received instead.
  */
 export async function checkVideoStart(response: HttpResponse, source: string): Promise<void> {
-  const type = String(response.headers['content-type'] ?? '').split(';')[0]!.trim();
+  const type = String(response.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim();
   if (NOT_VIDEO_TYPE.test(type)) {
     const text = await readText(response.body, 2048).catch(() => '');
     throw new DownloadError(`${source} sent ${type} instead of a video: ${sample(Buffer.from(text)) || '(empty)'}`, { retryable: false });
   }
   const head = await peek(response.body, HEAD_BYTES);
   if (head.length < HEAD_BYTES) {
-    throw new DownloadError(`${source} sent ${head.length} bytes, too few to be a video${head.length ? `: ${sample(head)}` : ''}`, { retryable: false });
+    throw new DownloadError(`${source} sent ${head.length} bytes, too few to be a video${head.length ? `: ${sample(head)}` : ''}`, {
+      retryable: false,
+    });
   }
   if (!isKnownContainer(head)) {
     discard(response.body);
-    throw new DownloadError(`${source} sent something that is not a video (its first bytes are no MP4, MOV, WebM or MKV): `
-      + `${sample(head) || '(empty)'}`, { retryable: false });
+    throw new DownloadError(
+      `${source} sent something that is not a video (its first bytes are no MP4, MOV, WebM or MKV): ` + `${sample(head) || '(empty)'}`,
+      { retryable: false },
+    );
   }
 }

@@ -32,10 +32,14 @@ export const nodeFiles: FileAccess = {
       return readFileSync(path, 'utf8');
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
-      const why = err.code === 'ENOENT' ? 'no such file'
-        : err.code === 'EISDIR' ? 'it is a directory'
-          : err.code === 'EACCES' ? 'permission denied'
-            : err.message;
+      const why =
+        err.code === 'ENOENT'
+          ? 'no such file'
+          : err.code === 'EISDIR'
+            ? 'it is a directory'
+            : err.code === 'EACCES'
+              ? 'permission denied'
+              : err.message;
       return new Error(why);
     }
   },

@@ -20,8 +20,20 @@ interface FieldSpec {
   shortest?: number;
 }
 
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September',
-  'October', 'November', 'December'];
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 type FieldName = 'second' | 'minute' | 'hour' | 'dayOfMonth' | 'month' | 'dayOfWeek' | 'year';
@@ -40,18 +52,22 @@ const FIVE: readonly FieldName[] = ['minute', 'hour', 'dayOfMonth', 'month', 'da
 const LAYOUTS: Record<number, readonly FieldName[]> = { 5: FIVE, 6: [...FIVE, 'year'], 7: ['second', ...FIVE, 'year'] };
 
 const MACROS = new Map([
-  ['@yearly', '0 0 1 1 *'], ['@annually', '0 0 1 1 *'], ['@monthly', '0 0 1 * *'], ['@weekly', '0 0 * * 0'],
-  ['@daily', '0 0 * * *'], ['@midnight', '0 0 * * *'], ['@hourly', '0 * * * *'],
+  ['@yearly', '0 0 1 1 *'],
+  ['@annually', '0 0 1 1 *'],
+  ['@monthly', '0 0 1 * *'],
+  ['@weekly', '0 0 * * 0'],
+  ['@daily', '0 0 * * *'],
+  ['@midnight', '0 0 * * *'],
+  ['@hourly', '0 * * * *'],
 ]);
 const MAX_COMMENT = 200;
 const WHOLE = /^\+?[0-9]+$/; // as Go's strconv.Atoi reads it (a "-" is a range)
 
-const SHAPES = '5 fields (minute hour day-of-month month day-of-week) such as "0 3 * * *", 6 (year last), ' +
+const SHAPES =
+  '5 fields (minute hour day-of-month month day-of-week) such as "0 3 * * *", 6 (year last), ' +
   `7 (second first, year last), ${[...MACROS.keys()].join(' ')} or "@every 6h"`;
 
-type Parsed =
-  | { kind: 'calendar'; zone?: string; fields: Calendar }
-  | { kind: 'interval'; every: string; offsetMs: number };
+type Parsed = { kind: 'calendar'; zone?: string; fields: Calendar } | { kind: 'interval'; every: string; offsetMs: number };
 
 /** A cron string split as Temporal does: the zone of a CRON_TZ= or TZ= prefix, and the rest. */
 export function splitCronZone(cron: string): { zone?: string; expression: string } {
@@ -101,7 +117,8 @@ function parseInterval(body: string): Parsed | string {
   const offset = slash < 0 || slash === rest.length - 1 ? undefined : rest.slice(slash + 1); // "6h/" has none
   const everyMs = durationMs(every);
   const offsetMs = offset === undefined ? 0 : durationMs(offset);
-  if (everyMs === undefined) return `@every needs an interval such as "@every 6h", "@every 90m" or "@every 1d/3h" (an offset after "/"), got "${body}"`;
+  if (everyMs === undefined)
+    return `@every needs an interval such as "@every 6h", "@every 90m" or "@every 1d/3h" (an offset after "/"), got "${body}"`;
   if (offsetMs === undefined) return `@every offset "${offset}" is not a duration such as "30m" or "3h"`;
   if (everyMs < 1000) return `@every interval must be at least 1s, got "${every}"`;
   if (offsetMs < 0) return `@every offset must not be negative, got "${offset}"`;
@@ -109,7 +126,7 @@ function parseInterval(body: string): Parsed | string {
   return { kind: 'interval', every, offsetMs };
 }
 
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1e3, m: 6e4, h: 36e5, d: 864e5 };
+const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1e3, m: 6e4, h: 36e5, d: 864e5 };
 const DURATION_PART = /(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h|d)/g;
 
 /** A Go duration ("90m", "1h30m", "1.5h") with Temporal's extra unit d (24h), in milliseconds. */
@@ -126,7 +143,7 @@ function durationMs(text: string): number | undefined {
 /** A value of a field: a whole number or, where the field has names, a name or its prefix. */
 function value(text: string, spec: FieldSpec): number | string {
   const lower = text.toLowerCase();
-  const named = text.length >= (spec.shortest ?? Infinity) ? spec.names?.findIndex((n) => n.toLowerCase().startsWith(lower)) ?? -1 : -1;
+  const named = text.length >= (spec.shortest ?? Infinity) ? (spec.names?.findIndex((n) => n.toLowerCase().startsWith(lower)) ?? -1) : -1;
   const n = named >= 0 ? spec.min + named : WHOLE.test(text) ? Number(text) : undefined;
   if (n === undefined) {
     const names = spec.names ? ` or a name such as "${spec.names[1]?.slice(0, 3).toUpperCase()}"` : '';
@@ -140,7 +157,8 @@ function checkField(text: string, spec: FieldSpec): string | undefined {
   for (const part of text.split(',')) {
     const [range = '', step, extra] = part.split('/');
     if (extra !== undefined) return `${spec.name} field "${part}" has more than one "/"`;
-    if (step !== undefined && !(WHOLE.test(step) && Number(step) >= 1)) return `${spec.name} step "${step}" must be a whole number of at least 1`;
+    if (step !== undefined && !(WHOLE.test(step) && Number(step) >= 1))
+      return `${spec.name} step "${step}" must be a whole number of at least 1`;
     if (range === '*') continue;
     const [from = '', to, more] = range.split('-');
     if (more !== undefined) return `${spec.name} field "${part}" has more than one "-"`;
@@ -168,17 +186,20 @@ export function describeCron(cron: string, timezone: string): string {
 }
 
 function listWords(text: string, spec: FieldSpec, word: (n: number) => string): string {
-  return text.split(',').map((part) => {
-    const [range = '*', step] = part.split('/');
-    const [a = '', b] = range.split('-');
-    const name = (v: string): string => {
-      const n = value(v, spec);
-      return typeof n === 'number' ? word(n) : v;
-    };
-    // "x/y" runs from x to the field's maximum.
-    const span = range === '*' ? '' : b !== undefined ? `${name(a)} through ${name(b)}` : name(a);
-    return step === undefined ? span : `every ${Number(step)}${span ? ` from ${span}` : ''}`;
-  }).join(', ');
+  return text
+    .split(',')
+    .map((part) => {
+      const [range = '*', step] = part.split('/');
+      const [a = '', b] = range.split('-');
+      const name = (v: string): string => {
+        const n = value(v, spec);
+        return typeof n === 'number' ? word(n) : v;
+      };
+      // "x/y" runs from x to the field's maximum.
+      const span = range === '*' ? '' : b !== undefined ? `${name(a)} through ${name(b)}` : name(a);
+      return step === undefined ? span : `every ${Number(step)}${span ? ` from ${span}` : ''}`;
+    })
+    .join(', ');
 }
 
 function pad(n: string): string {
@@ -189,11 +210,16 @@ function timeWords({ second, minute, hour }: Calendar): string {
   if (WHOLE.test(second) && WHOLE.test(minute) && WHOLE.test(hour)) {
     return `at ${pad(hour)}:${pad(minute)}${Number(second) === 0 ? '' : `:${pad(second)}`}`;
   }
-  const seconds = second === '*' ? 'every second' : /^\*\/[0-9]+$/.test(second) ? `every ${second.slice(2)} seconds`
-    : `at second ${listWords(second, FIELDS.second, String)}`;
+  const seconds =
+    second === '*'
+      ? 'every second'
+      : /^\*\/[0-9]+$/.test(second)
+        ? `every ${second.slice(2)} seconds`
+        : `at second ${listWords(second, FIELDS.second, String)}`;
   if (minute === '*' && hour === '*' && seconds.startsWith('every')) return seconds; // "every 10 seconds" says it all
   let time: string;
-  if (WHOLE.test(minute) && hour === '*') time = Number(minute) === 0 ? 'every hour, on the hour' : `every hour at minute ${Number(minute)}`;
+  if (WHOLE.test(minute) && hour === '*')
+    time = Number(minute) === 0 ? 'every hour, on the hour' : `every hour at minute ${Number(minute)}`;
   else if (minute === '*' && hour === '*') time = 'every minute';
   else if (/^\*\/[0-9]+$/.test(minute) && hour === '*') time = `every ${minute.slice(2)} minutes`;
   else {

@@ -55,18 +55,31 @@ interface Variant {
 }
 
 /** Expands every source once per matrix combination, in order: sources first, combinations inside. */
-export function expandItems(data: JobFileData, ctx: Ctx, sources: readonly ItemSource[], jobValues: ReadonlyMap<string, string>): PlanItem[] {
+export function expandItems(
+  data: JobFileData,
+  ctx: Ctx,
+  sources: readonly ItemSource[],
+  jobValues: ReadonlyMap<string, string>,
+): PlanItem[] {
   const combos = combinations(matrixAxes(data, ctx, jobValues));
   const total = sources.length * combos.length;
   if (total > MAX_ITEMS) {
-    ctx.errors.push(ctx.pos.error(data.matrix ? ['matrix'] : ['items'], `the job expands to ${total} items; at most ${MAX_ITEMS} are allowed`));
+    ctx.errors.push(
+      ctx.pos.error(data.matrix ? ['matrix'] : ['items'], `the job expands to ${total} items; at most ${MAX_ITEMS} are allowed`),
+    );
     return [];
   }
   const defaults = data.defaults ?? {};
   const run: Expansion = {
-    data, ctx, jobValues, nameIsBad: staticNameProblem(data.output.name),
+    data,
+    ctx,
+    jobValues,
+    nameIsBad: staticNameProblem(data.output.name),
     unusedDefaults: new Set((['resolution', 'ratio', 'size'] as const).filter((k) => defaults[k] !== undefined)),
-    fileChecks: new Map(), ids: new Map(), keys: new Map(), outputs: new OutputNameSet(),
+    fileChecks: new Map(),
+    ids: new Map(),
+    keys: new Map(),
+    outputs: new OutputNameSet(),
   };
   if (run.nameIsBad) ctx.errors.push(ctx.pos.error(['output', 'name'], `output name "${data.output.name}" ${run.nameIsBad}`));
   const items: PlanItem[] = [];
@@ -92,7 +105,11 @@ export function expandItems(data: JobFileData, ctx: Ctx, sources: readonly ItemS
     }
   }
   for (const k of run.unusedDefaults) {
-    warn(ctx, ['defaults', k], `defaults.${k} is not used by any item: each sets its own (or the matrix does), or uses a protocol without ${k} (${k} is ${ONLY[k] ?? ''} only)`);
+    warn(
+      ctx,
+      ['defaults', k],
+      `defaults.${k} is not used by any item: each sets its own (or the matrix does), or uses a protocol without ${k} (${k} is ${ONLY[k] ?? ''} only)`,
+    );
   }
   return items;
 }
@@ -106,7 +123,13 @@ function noteId(run: Expansion, src: ItemSource): void {
 }
 
 /** A parameter's value and where it was set: matrix, then the item, its model's entry, defaults. */
-function pickParam(data: JobFileData, src: ItemSource, combo: ReadonlyMap<string, Scalar>, k: ParamKey, model?: string): { value: Scalar; level: Level } | undefined {
+function pickParam(
+  data: JobFileData,
+  src: ItemSource,
+  combo: ReadonlyMap<string, Scalar>,
+  k: ParamKey,
+  model?: string,
+): { value: Scalar; level: Level } | undefined {
   const fromMatrix = combo.get(k);
   if (fromMatrix !== undefined) return { value: fromMatrix, level: 'matrix' };
   const own = src.item[k as keyof typeof src.item];
@@ -122,7 +145,14 @@ function pickParam(data: JobFileData, src: ItemSource, combo: ReadonlyMap<string
  * A matrix parameter the item's protocol does not have is left out for this item (like defaults):
  * the item is rendered once per combination of the axes that apply to it.
  */
-function applicableAxes(run: Expansion, src: ItemSource, fullCombo: ReadonlyMap<string, Scalar>, model: string, protocol: Protocol, reported: Set<string>) {
+function applicableAxes(
+  run: Expansion,
+  src: ItemSource,
+  fullCombo: ReadonlyMap<string, Scalar>,
+  model: string,
+  protocol: Protocol,
+  reported: Set<string>,
+) {
   const combo = new Map(fullCombo);
   const dropped = new Map<string, string>();
   for (const k of combo.keys()) {
@@ -132,7 +162,11 @@ function applicableAxes(run: Expansion, src: ItemSource, fullCombo: ReadonlyMap<
     dropped.set(k, `matrix.${k} does not apply to this item (model ${model}, ${protocol} protocol)`);
     if (!reported.has(k)) {
       reported.add(k);
-      warn(run.ctx, locPath(src), `matrix.${k} does not apply to ${src.label} (model ${model}, ${protocol} protocol): it is rendered once per remaining combination`);
+      warn(
+        run.ctx,
+        locPath(src),
+        `matrix.${k} does not apply to ${src.label} (model ${model}, ${protocol} protocol): it is rendered once per remaining combination`,
+      );
     }
   }
   return { combo, dropped };
@@ -156,9 +190,12 @@ function expandVariant(run: Expansion, v: Variant): PlanItem | undefined {
   const hashedRefs = addReferences(run, v, values, noId, request);
   if (!hashedRefs || !ok) return undefined;
 
-  const key = item.id !== undefined
-    ? (v.combo.size > 0 ? `${item.id}.${comboSuffix([...v.combo.values()])}` : item.id)
-    : shortHash({ ...request, references: hashedRefs });
+  const key =
+    item.id !== undefined
+      ? v.combo.size > 0
+        ? `${item.id}.${comboSuffix([...v.combo.values()])}`
+        : item.id
+      : shortHash({ ...request, references: hashedRefs });
   values.set('id', item.id ?? key);
   if (!claimKey(run, src, key)) return undefined;
   const outputName = claimOutputName(run, v, values);
@@ -179,8 +216,12 @@ function applyParams(run: Expansion, v: Variant, request: RenderRequest): boolea
     if (only && only !== v.protocol) {
       if (got.level === 'defaults') continue;
       const msg = `${k} applies only to the ${only} protocol, but `;
-      if (got.level === 'item') run.ctx.errors.push(v.src.locate([k], `${msg}this item uses the ${v.protocol} protocol; ${INSTEAD[k] ?? ''}`));
-      else if (got.level === 'model') run.ctx.errors.push(run.ctx.pos.error(['models', v.model, k], `${msg}model ${v.model} uses the ${v.protocol} protocol; ${INSTEAD[k] ?? ''}`));
+      if (got.level === 'item')
+        run.ctx.errors.push(v.src.locate([k], `${msg}this item uses the ${v.protocol} protocol; ${INSTEAD[k] ?? ''}`));
+      else if (got.level === 'model')
+        run.ctx.errors.push(
+          run.ctx.pos.error(['models', v.model, k], `${msg}model ${v.model} uses the ${v.protocol} protocol; ${INSTEAD[k] ?? ''}`),
+        );
       ok = false;
       continue;
     }
@@ -207,7 +248,13 @@ function placeholderValues(run: Expansion, v: Variant) {
 }
 
 /** Adds the item's references to the request; their written form (for the key), or undefined on a problem. */
-function addReferences(run: Expansion, v: Variant, values: ReadonlyMap<string, string>, noId: ReadonlyMap<string, string>, request: RenderRequest) {
+function addReferences(
+  run: Expansion,
+  v: Variant,
+  values: ReadonlyMap<string, string>,
+  noId: ReadonlyMap<string, string>,
+  request: RenderRequest,
+) {
   const { ctx } = run;
   const { src, model, protocol } = v;
   const hashed: { kind: AssetKind; role: string; source: string }[] = [];
@@ -228,13 +275,15 @@ function addReferences(run: Expansion, v: Variant, values: ReadonlyMap<string, s
     if (accepted && !accepted.includes(kind)) {
       problem(at, `model ${model} does not accept ${kind} references (models.${model}.assets: ${accepted.join(', ') || 'none'})`);
     }
-    if (protocol === 'openai' && kind !== 'image') problem(at, `the openai protocol takes only image references (sent as input_reference), got ${kind}`);
+    if (protocol === 'openai' && kind !== 'image')
+      problem(at, `the openai protocol takes only image references (sent as input_reference), got ${kind}`);
     let source = written;
     if (sourceKind === 'local') {
       source = resolve(ctx.dir, written);
       const outOfScope = readScopeProblem(ctx, source, run.data.references.allow_outside);
       if (outOfScope) problem(at, outOfScope);
-      else if (!localFileExists(run, source)) problem(at, `${kind} file "${written}" does not exist (looked for ${source}, relative to the job file)`);
+      else if (!localFileExists(run, source))
+        problem(at, `${kind} file "${written}" does not exist (looked for ${source}, relative to the job file)`);
     }
     const role = ref.role ?? `reference_${kind}`;
     const asset: ReferenceAsset = { kind, role, source, local: sourceKind === 'local' };
@@ -265,9 +314,14 @@ function claimKey(run: Expansion, src: ItemSource, key: string): boolean {
     return true;
   }
   if (id !== undefined && run.ids.get(id) !== src) return false; // reported as a duplicate id
-  run.ctx.errors.push(src.locate([], id !== undefined
-    ? `${src.label} has the same key "${key}" as ${firstKey}`
-    : `${src.label} renders exactly the same request as ${firstKey} (same model, prompt, parameters and references); remove one or give each an id`));
+  run.ctx.errors.push(
+    src.locate(
+      [],
+      id !== undefined
+        ? `${src.label} has the same key "${key}" as ${firstKey}`
+        : `${src.label} renders exactly the same request as ${firstKey} (same model, prompt, parameters and references); remove one or give each an id`,
+    ),
+  );
   return false;
 }
 
@@ -281,7 +335,9 @@ function claimOutputName(run: Expansion, v: Variant, values: ReadonlyMap<string,
     return undefined;
   }
   const { output } = run.data;
-  const problem = run.nameIsBad ? undefined : outputNameProblem(name.value) ?? storedNameProblem(name.value, output.storage, output.s3?.prefix);
+  const problem = run.nameIsBad
+    ? undefined
+    : (outputNameProblem(name.value) ?? storedNameProblem(name.value, output.storage, output.s3?.prefix));
   if (problem) {
     ctx.errors.push(src.locate([], `output name "${name.value}" of ${src.label} ${problem}`));
     return undefined;
@@ -307,6 +363,8 @@ function locPath(src: ItemSource): (string | number)[] {
 
 /** A problem the name template has whatever the placeholders hold (literal `..`, leading `/`). */
 function staticNameProblem(template: string): string | undefined {
-  const literal = parseTemplate(template).map((p) => (typeof p === 'string' ? p : 'x')).join('');
+  const literal = parseTemplate(template)
+    .map((p) => (typeof p === 'string' ? p : 'x'))
+    .join('');
   return outputNameProblem(literal);
 }

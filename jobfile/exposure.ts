@@ -6,7 +6,8 @@ import { warn } from './context';
 import type { JobFileData } from './schema';
 
 /** Variables that hold other services' credentials by convention. */
-const OTHER_SERVICE_VARIABLE = /^(AWS_|AZURE_|ARM_|GOOGLE_|GCP_|GCLOUD_|GITHUB_|GH_|GITLAB_|NPM_|DOCKER_|SLACK_|STRIPE_|TWILIO_|HEROKU_|VAULT_|SSH_|KUBE|DATABASE_URL|PG|MYSQL_|REDIS_)|SECRET|PASSWORD|PASSWD|PRIVATE/i;
+const OTHER_SERVICE_VARIABLE =
+  /^(AWS_|AZURE_|ARM_|GOOGLE_|GCP_|GCLOUD_|GITHUB_|GH_|GITLAB_|NPM_|DOCKER_|SLACK_|STRIPE_|TWILIO_|HEROKU_|VAULT_|SSH_|KUBE|DATABASE_URL|PG|MYSQL_|REDIS_)|SECRET|PASSWORD|PASSWD|PRIVATE/i;
 
 function isLoopback(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
@@ -16,8 +17,12 @@ function isLoopback(hostname: string): boolean {
 export function warnAboutKeyExposure(data: JobFileData, ctx: Ctx): void {
   const variable = data.gateway.api_key_env;
   if (OTHER_SERVICE_VARIABLE.test(variable)) {
-    warn(ctx, ['gateway', 'api_key_env'], `gateway.api_key_env names ${variable}, which looks like another service's credential: ` +
-      "its value is sent to the gateway as the key. Use a variable of the gateway's own, such as GATEWAY_API_KEY");
+    warn(
+      ctx,
+      ['gateway', 'api_key_env'],
+      `gateway.api_key_env names ${variable}, which looks like another service's credential: ` +
+        "its value is sent to the gateway as the key. Use a variable of the gateway's own, such as GATEWAY_API_KEY",
+    );
   }
   data.gateway.base_urls.forEach((url, i) => {
     let parsed: URL;
@@ -27,7 +32,11 @@ export function warnAboutKeyExposure(data: JobFileData, ctx: Ctx): void {
       return; // the schema has reported it
     }
     if (parsed.protocol === 'http:' && !isLoopback(parsed.hostname)) {
-      warn(ctx, ['gateway', 'base_urls', i], `${url} is plain http on a host that is not loopback: the key and every prompt cross the network unencrypted; use https://`);
+      warn(
+        ctx,
+        ['gateway', 'base_urls', i],
+        `${url} is plain http on a host that is not loopback: the key and every prompt cross the network unencrypted; use https://`,
+      );
     }
   });
 }

@@ -62,8 +62,14 @@ function keyLabel(path: Path): string {
 }
 
 const EXPECTED: Record<string, string> = {
-  string: 'text', number: 'a number', int: 'a whole number', boolean: 'true or false', object: 'a map',
-  array: 'a list', record: 'a map', literal: 'a fixed value',
+  string: 'text',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  object: 'a map',
+  array: 'a list',
+  record: 'a map',
+  literal: 'a fixed value',
 };
 
 function generic(issue: z.core.$ZodIssue): string {
@@ -94,8 +100,13 @@ function generic(issue: z.core.$ZodIssue): string {
 }
 
 /** One positioned error per problem; an unknown-keys issue becomes one error per key. */
-export function issuesToErrors(issues: readonly z.core.$ZodIssue[], schema: z.ZodType, locate: Locate, basePath: Path = [],
-  root = 'the job file'): JobFileError[] {
+export function issuesToErrors(
+  issues: readonly z.core.$ZodIssue[],
+  schema: z.ZodType,
+  locate: Locate,
+  basePath: Path = [],
+  root = 'the job file',
+): JobFileError[] {
   const out: JobFileError[] = [];
   // A missing key that an unknown key in the same map is a typo of is reported once, as the typo.
   const typoFor = new Set<string>();

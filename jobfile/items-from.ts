@@ -79,7 +79,11 @@ export function parseCsvCells(text: string): { records: Cell[][]; problems: Pars
     } else {
       while (i < n && text[i] !== ',' && text[i] !== '\n' && !(text[i] === '\r' && text[i + 1] === '\n')) {
         if (text[i] === '"') {
-          problems.push({ line, column: col, message: 'a quote inside an unquoted field: quote the whole field and double the quote ("")' });
+          problems.push({
+            line,
+            column: col,
+            message: 'a quote inside an unquoted field: quote the whole field and double the quote ("")',
+          });
         }
         value += text[i];
         i++;
@@ -174,13 +178,16 @@ export function jsonlRows(text: string): RowsResult {
 
 export function txtRows(text: string): RowsResult {
   const rows: Row[] = [];
-  text.replace(/^\ufeff/, '').split('\n').forEach((raw, k) => {
-    const lineText = raw.replace(/\r$/, '');
-    if (lineText.trim() === '') return;
-    const column = lineText.length - lineText.trimStart().length + 1;
-    const pos = { line: k + 1, column };
-    rows.push({ ...pos, values: { prompt: lineText.trim() }, at: { prompt: pos } });
-  });
+  text
+    .replace(/^\ufeff/, '')
+    .split('\n')
+    .forEach((raw, k) => {
+      const lineText = raw.replace(/\r$/, '');
+      if (lineText.trim() === '') return;
+      const column = lineText.length - lineText.trimStart().length + 1;
+      const pos = { line: k + 1, column };
+      rows.push({ ...pos, values: { prompt: lineText.trim() }, at: { prompt: pos } });
+    });
   return { rows, problems: [] };
 }
 

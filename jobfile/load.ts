@@ -32,12 +32,14 @@ function byPosition(a: JobFileError, b: JobFileError, jobFile: string): number {
 /** Sorted by file (the job file first), line, column; exact repeats removed. */
 export function sortErrors(errors: readonly JobFileError[], jobFile: string): JobFileError[] {
   const seen = new Set<string>();
-  return [...errors].sort((a, b) => byPosition(a, b, jobFile)).filter((e) => {
-    const k = `${e.file}\u0000${e.line}\u0000${e.column}\u0000${e.message}`;
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
+  return [...errors]
+    .sort((a, b) => byPosition(a, b, jobFile))
+    .filter((e) => {
+      const k = `${e.file}\u0000${e.line}\u0000${e.column}\u0000${e.message}`;
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
 }
 
 /** Warnings (`file:line:column: warning: ...`) in position order. */
@@ -46,11 +48,13 @@ function sortWarnings(warnings: readonly string[]): string[] {
     const m = /:(\d+):(\d+): warning:/.exec(w);
     return m ? [Number(m[1]), Number(m[2])] : [0, 0];
   };
-  return [...warnings].sort((a, b) => {
-    const [la, ca] = at(a);
-    const [lb, cb] = at(b);
-    return la - lb || ca - cb;
-  }).map(cleanMessage);
+  return [...warnings]
+    .sort((a, b) => {
+      const [la, ca] = at(a);
+      const [lb, cb] = at(b);
+      return la - lb || ca - cb;
+    })
+    .map(cleanMessage);
 }
 
 const KEY_IN_TEXT = /\bsk-[A-Za-z0-9_-]{16,}/;
@@ -59,7 +63,12 @@ const KEY_IN_TEXT = /\bsk-[A-Za-z0-9_-]{16,}/;
 function scanForKeys(value: unknown, path: PropertyKey[], ctx: Ctx): void {
   if (typeof value === 'string') {
     if (KEY_IN_TEXT.test(value) && !(path[0] === 'gateway' && path[1] === 'api_key_env')) {
-      ctx.errors.push(ctx.pos.error(path, 'this looks like an API key: never put a key in a job file; put it in the environment variable named by gateway.api_key_env'));
+      ctx.errors.push(
+        ctx.pos.error(
+          path,
+          'this looks like an API key: never put a key in a job file; put it in the environment variable named by gateway.api_key_env',
+        ),
+      );
     }
   } else if (Array.isArray(value)) {
     value.forEach((v, i) => scanForKeys(v, [...path, i], ctx));
@@ -80,8 +89,14 @@ export async function loadJobFile(path: string, options: LoadOptions = {}): Prom
     text = await readFile(path, 'utf8');
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'it is a directory'
-      : err.code === 'EACCES' ? 'permission denied' : err.message;
+    const why =
+      err.code === 'ENOENT'
+        ? 'no such file'
+        : err.code === 'EISDIR'
+          ? 'it is a directory'
+          : err.code === 'EACCES'
+            ? 'permission denied'
+            : err.message;
     return { ok: false, errors: [{ file, line: 0, column: 0, message: `cannot read the job file: ${why}` }], warnings: [] };
   }
   return parseJobFile(text, path, options);
@@ -101,7 +116,12 @@ export function parseJobFile(text: string, path: string, options: LoadOptions = 
     const e = yamlError(file, w);
     return `${e.file}:${e.line}:${e.column}: warning: ${e.message}`;
   });
-  if (doc.errors.length > 0) return failure(doc.errors.map((e) => yamlError(file, e)), warnings, file);
+  if (doc.errors.length > 0)
+    return failure(
+      doc.errors.map((e) => yamlError(file, e)),
+      warnings,
+      file,
+    );
 
   let raw: unknown;
   try {
@@ -110,7 +130,11 @@ export function parseJobFile(text: string, path: string, options: LoadOptions = 
     return failure([{ file, line: 1, column: 1, message: `YAML: ${(e as Error).message}` }], warnings, file);
   }
   if (raw === null || raw === undefined) {
-    return failure([{ file, line: 1, column: 1, message: 'the job file is empty: it needs at least name, gateway and items' }], warnings, file);
+    return failure(
+      [{ file, line: 1, column: 1, message: 'the job file is empty: it needs at least name, gateway and items' }],
+      warnings,
+      file,
+    );
   }
   const job = typeof raw === 'object' && typeof (raw as { name?: unknown }).name === 'string' ? (raw as { name: string }).name : undefined;
   const ctx: Ctx = { file, dir: dirname(resolve(path)), pos, errors: [], warnings, fs: options.files ?? nodeFiles, runDate };

@@ -27,8 +27,10 @@ export function storedNameProblem(name: string, storage: Storage, s3Prefix = '')
   for (const [i, segment] of segments.entries()) {
     const limit = i === segments.length - 1 ? MAX_SEGMENT_BYTES - room : MAX_SEGMENT_BYTES;
     if (bytes(segment) > limit) {
-      return `has a ${i === segments.length - 1 ? 'file name' : 'folder name'} of ${bytes(segment)} bytes in UTF-8; at most ${limit} fit ` +
-        `(${MAX_SEGMENT_BYTES} per name${i === segments.length - 1 ? `, less room for "${VIDEO_EXTENSIONS[2]}${PART_SUFFIX}"` : ''})`;
+      return (
+        `has a ${i === segments.length - 1 ? 'file name' : 'folder name'} of ${bytes(segment)} bytes in UTF-8; at most ${limit} fit ` +
+        `(${MAX_SEGMENT_BYTES} per name${i === segments.length - 1 ? `, less room for "${VIDEO_EXTENSIONS[2]}${PART_SUFFIX}"` : ''})`
+      );
     }
   }
   if (storage === 's3' && bytes(s3Prefix) + bytes(name) + room > MAX_S3_KEY_BYTES) {
@@ -50,7 +52,8 @@ export class OutputNameSet {
   /** Records `name` for `owner`; an error, a warning, or nothing. */
   claim(name: string, owner: string): { error?: string; warning?: string } {
     const first = this.owners.get(name);
-    if (first !== undefined) return { error: `would write the same output "${name}" as ${first}; make output.name unique, e.g. with {index} or {id}` };
+    if (first !== undefined)
+      return { error: `would write the same output "${name}" as ${first}; make output.name unique, e.g. with {index} or {id}` };
     for (const ext of VIDEO_EXTENSIONS) {
       const folderOwner = this.folders.get(`${name}${ext}`);
       if (folderOwner !== undefined) return { error: `writes "${name}${ext}", a folder that ${folderOwner} needs for its output` };

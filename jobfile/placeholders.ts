@@ -40,8 +40,12 @@ export function placeholderNames(template: string): string[] {
 export type RenderResult = { ok: true; value: string } | { ok: false; problem: string };
 
 /** Fills a template from `values`; `unavailable` names placeholders known but not allowed here (with why). */
-export function renderTemplate(template: string, values: ReadonlyMap<string, string>, where: string,
-  unavailable?: ReadonlyMap<string, string>): RenderResult {
+export function renderTemplate(
+  template: string,
+  values: ReadonlyMap<string, string>,
+  where: string,
+  unavailable?: ReadonlyMap<string, string>,
+): RenderResult {
   let out = '';
   for (const part of parseTemplate(template)) {
     if (typeof part === 'string') {
@@ -59,7 +63,10 @@ export function renderTemplate(template: string, values: ReadonlyMap<string, str
       };
     }
     if (part.format !== undefined && part.width === undefined) {
-      return { ok: false, problem: `placeholder {${part.name}:${part.format}} in ${where} has an unknown format; use a zero-padded width such as {${part.name}:03}` };
+      return {
+        ok: false,
+        problem: `placeholder {${part.name}:${part.format}} in ${where} has an unknown format; use a zero-padded width such as {${part.name}:03}`,
+      };
     }
     out += part.width !== undefined && /^[0-9]+$/.test(value) ? value.padStart(part.width, '0') : value;
   }

@@ -4,16 +4,25 @@ import { z } from 'zod';
 import { cronProblem, isValidTimeZone, knownTimeZones } from './cron';
 import { nearest, show, looksLikeApiKey } from './text';
 import {
-  BUCKET_RE, classifySource, DIGITS_RE, ENV_NAME_RE, ID_RE, NAME_RE, normaliseBaseUrl, parseDuration,
-  PLACEHOLDER_NAME_RE, RATIO_RE, RESOLUTION_RE, SIZE_RE,
+  BUCKET_RE,
+  classifySource,
+  DIGITS_RE,
+  ENV_NAME_RE,
+  ID_RE,
+  NAME_RE,
+  normaliseBaseUrl,
+  parseDuration,
+  PLACEHOLDER_NAME_RE,
+  RATIO_RE,
+  RESOLUTION_RE,
+  SIZE_RE,
 } from './values';
 
 type Input = { input?: unknown };
 
 /** A message function: the allowed form and what was found; undefined when the key is missing. */
 function says(label: string, allowed: string) {
-  return (iss: Input): string | undefined =>
-    iss.input === undefined ? undefined : `${label} must be ${allowed}, got ${show(iss.input)}`;
+  return (iss: Input): string | undefined => (iss.input === undefined ? undefined : `${label} must be ${allowed}, got ${show(iss.input)}`);
 }
 
 function pattern(label: string, re: RegExp, allowed: string) {
@@ -36,8 +45,11 @@ function flag(label: string) {
 
 function count(label: string, min: number, max: number) {
   const allowed = `a whole number from ${min} to ${max}`;
-  return z.number({ error: says(label, allowed) }).int({ error: says(label, allowed) })
-    .min(min, { error: says(label, allowed) }).max(max, { error: says(label, allowed) });
+  return z
+    .number({ error: says(label, allowed) })
+    .int({ error: says(label, allowed) })
+    .min(min, { error: says(label, allowed) })
+    .max(max, { error: says(label, allowed) });
 }
 
 /** Records report their own type errors; a bad key is reported by the key schema. */
@@ -52,18 +64,21 @@ function text(label: string) {
 
 export function duration(label: string) {
   const allowed = 'a duration such as "500ms", "10s", "5m" or "2h"';
-  return z.string({ error: says(label, allowed) })
+  return z
+    .string({ error: says(label, allowed) })
     .refine((v) => parseDuration(v) !== undefined, { error: says(label, allowed) })
     .meta({ pattern: '^([0-9]+h)?([0-9]+m)?([0-9]+s)?([0-9]+ms)?$', examples: ['500ms', '10s', '5m', '2h'] });
 }
 
 const digitsMessage = says('seconds', 'a string of digits such as "5"');
-export const secondsSchema = z.union([z.string(), z.number()], { error: digitsMessage })
+export const secondsSchema = z
+  .union([z.string(), z.number()], { error: digitsMessage })
   .pipe(z.transform((v) => String(v)))
   .pipe(z.string().regex(DIGITS_RE, { error: digitsMessage }))
   .meta({ description: 'Length in seconds: a string of digits (a bare number is converted).', examples: ['5'] });
 
-export const modelName = z.string({ error: says('model', 'a model name') })
+export const modelName = z
+  .string({ error: says('model', 'a model name') })
   .min(1, { error: () => 'model must not be empty' })
   .regex(/^\S+$/, { error: says('model', 'a model name without spaces') });
 export const protocolSchema = oneOf('protocol', ['general', 'openai']);
@@ -82,52 +97,82 @@ export const requestParams = {
   watermark: flag('watermark').optional(),
 };
 export type ParamKey = keyof typeof requestParams | 'model' | 'protocol';
-export const PARAM_KEYS: readonly ParamKey[] = ['model', 'protocol', 'seconds', 'resolution', 'ratio', 'size', 'generate_audio', 'watermark'];
+export const PARAM_KEYS: readonly ParamKey[] = [
+  'model',
+  'protocol',
+  'seconds',
+  'resolution',
+  'ratio',
+  'size',
+  'generate_audio',
+  'watermark',
+];
 export const paramSchemas: Record<ParamKey, z.ZodType> = {
-  model: modelName, protocol: protocolSchema, seconds: secondsSchema, resolution: resolutionSchema,
-  ratio: ratioSchema, size: sizeSchema, generate_audio: flag('generate_audio'), watermark: flag('watermark'),
+  model: modelName,
+  protocol: protocolSchema,
+  seconds: secondsSchema,
+  resolution: resolutionSchema,
+  ratio: ratioSchema,
+  size: sizeSchema,
+  generate_audio: flag('generate_audio'),
+  watermark: flag('watermark'),
 };
 
 function sourceOf(kind: string) {
   const allowed = 'an http(s) URL, a data: URL or a local path';
-  return z.string({ error: says(kind, allowed) })
+  return z
+    .string({ error: says(kind, allowed) })
     .min(1, { error: () => `${kind} must not be empty` })
     .refine((v) => classifySource(v) !== undefined, { error: says(kind, allowed) });
 }
 
 const ROLES = ['reference_image', 'reference_video', 'reference_audio'] as const;
-export const referenceSchema = z.strictObject({
-  image: sourceOf('image').optional(),
-  video: sourceOf('video').optional(),
-  audio: sourceOf('audio').optional(),
-  role: oneOf('role', ROLES).optional().meta({ description: 'defaults to reference_<kind>; must match the kind' }),
-}, { error: says('a reference', 'a map with one of image, video, audio') }).superRefine((ref, ctx) => {
-  const kinds = (['image', 'video', 'audio'] as const).filter((k) => ref[k] !== undefined);
-  if (kinds.length !== 1) {
-    ctx.addIssue({
-      code: 'custom',
-      message: kinds.length === 0
-        ? 'a reference needs one of image, video or audio'
-        : `a reference takes exactly one of image, video or audio, got ${kinds.join(' and ')}; use one entry per asset`,
-    });
-    return;
-  }
-  const kind = kinds[0] as string;
-  if (ref.role !== undefined && ref.role !== `reference_${kind}`) {
-    const article = kind === 'image' || kind === 'audio' ? 'an' : 'a';
-    ctx.addIssue({ code: 'custom', path: ['role'], message: `role of ${article} ${kind} reference must be reference_${kind}, got "${ref.role}"` });
-  }
-});
+export const referenceSchema = z
+  .strictObject(
+    {
+      image: sourceOf('image').optional(),
+      video: sourceOf('video').optional(),
+      audio: sourceOf('audio').optional(),
+      role: oneOf('role', ROLES).optional().meta({ description: 'defaults to reference_<kind>; must match the kind' }),
+    },
+    { error: says('a reference', 'a map with one of image, video, audio') },
+  )
+  .superRefine((ref, ctx) => {
+    const kinds = (['image', 'video', 'audio'] as const).filter((k) => ref[k] !== undefined);
+    if (kinds.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          kinds.length === 0
+            ? 'a reference needs one of image, video or audio'
+            : `a reference takes exactly one of image, video or audio, got ${kinds.join(' and ')}; use one entry per asset`,
+      });
+      return;
+    }
+    const kind = kinds[0] as string;
+    if (ref.role !== undefined && ref.role !== `reference_${kind}`) {
+      const article = kind === 'image' || kind === 'audio' ? 'an' : 'a';
+      ctx.addIssue({
+        code: 'custom',
+        path: ['role'],
+        message: `role of ${article} ${kind} reference must be reference_${kind}, got "${ref.role}"`,
+      });
+    }
+  });
 
-export const itemSchema = z.strictObject({
-  id: pattern('id', ID_RE, '1 to 64 of A-Z a-z 0-9 . _ -').optional()
-    .meta({ description: 'stable identity; default: a hash of the resolved item' }),
-  prompt: text('prompt'),
-  model: modelName.optional(),
-  protocol: protocolSchema.optional(),
-  ...requestParams,
-  references: z.array(referenceSchema, { error: says('references', 'a list of references') }).optional(),
-}, { error: says('an item', 'a map with at least a prompt') });
+export const itemSchema = z.strictObject(
+  {
+    id: pattern('id', ID_RE, '1 to 64 of A-Z a-z 0-9 . _ -')
+      .optional()
+      .meta({ description: 'stable identity; default: a hash of the resolved item' }),
+    prompt: text('prompt'),
+    model: modelName.optional(),
+    protocol: protocolSchema.optional(),
+    ...requestParams,
+    references: z.array(referenceSchema, { error: says('references', 'a list of references') }).optional(),
+  },
+  { error: says('an item', 'a map with at least a prompt') },
+);
 export type ItemInput = z.output<typeof itemSchema>;
 export const ITEM_KEYS = Object.keys(itemSchema.shape);
 
@@ -136,64 +181,99 @@ const placeholderKey = z.string().regex(PLACEHOLDER_NAME_RE, {
 });
 const scalar = z.union([z.string(), z.number(), z.boolean()], { error: says('a value', 'text, a number or true/false') });
 
-export const gatewaySchema = z.strictObject({
-  base_urls: z.array(
-    z.string({ error: says('a base address', 'an http(s) URL') }).superRefine((v, ctx) => {
-      const check = normaliseBaseUrl(v);
-      if (!check.ok) {
-        const advice = check.problem?.includes('credentials') ? '' : '; use an http(s) URL such as "https://gw.example.com"';
-        ctx.addIssue({ code: 'custom', message: `base address ${check.problem?.includes('credentials') ? 'with user:password' : show(v)} ${check.problem ?? 'is invalid'}${advice}` });
-      }
-    }),
-    { error: says('base_urls', 'a list of http(s) URLs') },
-  ).min(1, { error: () => 'base_urls needs at least one address' })
-    .meta({ description: 'primary first, then alternates of the same service' }),
-  api_key_env: z.string({ error: says('api_key_env', 'the name of an environment variable') }).superRefine((v, ctx) => {
-    if (looksLikeApiKey(v)) {
-      ctx.addIssue({ code: 'custom', message: 'api_key_env looks like an API key: never put the key in a job file; put it in the environment (export GATEWAY_API_KEY=...) and write the variable name here' });
-    } else if (!ENV_NAME_RE.test(v)) {
-      ctx.addIssue({ code: 'custom', message: `api_key_env must be the name of an environment variable such as "GATEWAY_API_KEY", got ${show(v)}` });
-    }
-  }).default('GATEWAY_API_KEY'),
-  request_timeout: duration('request_timeout').default('30s'),
-}, { error: says('gateway', 'a map') });
-
-export const defaultsSchema = z.strictObject({
-  model: modelName.optional(),
-  protocol: protocolSchema.optional(),
-  ...requestParams,
-}, { error: says('defaults', 'a map') });
-
-export const modelSchema = z.strictObject({
-  protocol: protocolSchema.optional(),
-  assets: z.array(assetKind, { error: says('assets', 'a list of image, video, audio') }).optional()
-    .meta({ description: 'reference kinds this model accepts' }),
-  ...requestParams,
-}, { error: says('a model entry', 'a map') });
-
-export const modelsSchema = z.record(
-  z.string().regex(/^\S+$/, { error: () => 'a model name has no spaces' }),
-  modelSchema,
-  { error: recordSays('models', 'a map from model name to its settings') },
+export const gatewaySchema = z.strictObject(
+  {
+    base_urls: z
+      .array(
+        z.string({ error: says('a base address', 'an http(s) URL') }).superRefine((v, ctx) => {
+          const check = normaliseBaseUrl(v);
+          if (!check.ok) {
+            const advice = check.problem?.includes('credentials') ? '' : '; use an http(s) URL such as "https://gw.example.com"';
+            ctx.addIssue({
+              code: 'custom',
+              message: `base address ${check.problem?.includes('credentials') ? 'with user:password' : show(v)} ${check.problem ?? 'is invalid'}${advice}`,
+            });
+          }
+        }),
+        { error: says('base_urls', 'a list of http(s) URLs') },
+      )
+      .min(1, { error: () => 'base_urls needs at least one address' })
+      .meta({ description: 'primary first, then alternates of the same service' }),
+    api_key_env: z
+      .string({ error: says('api_key_env', 'the name of an environment variable') })
+      .superRefine((v, ctx) => {
+        if (looksLikeApiKey(v)) {
+          ctx.addIssue({
+            code: 'custom',
+            message:
+              'api_key_env looks like an API key: never put the key in a job file; put it in the environment (export GATEWAY_API_KEY=...) and write the variable name here',
+          });
+        } else if (!ENV_NAME_RE.test(v)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `api_key_env must be the name of an environment variable such as "GATEWAY_API_KEY", got ${show(v)}`,
+          });
+        }
+      })
+      .default('GATEWAY_API_KEY'),
+    request_timeout: duration('request_timeout').default('30s'),
+  },
+  { error: says('gateway', 'a map') },
 );
+
+export const defaultsSchema = z.strictObject(
+  {
+    model: modelName.optional(),
+    protocol: protocolSchema.optional(),
+    ...requestParams,
+  },
+  { error: says('defaults', 'a map') },
+);
+
+export const modelSchema = z.strictObject(
+  {
+    protocol: protocolSchema.optional(),
+    assets: z
+      .array(assetKind, { error: says('assets', 'a list of image, video, audio') })
+      .optional()
+      .meta({ description: 'reference kinds this model accepts' }),
+    ...requestParams,
+  },
+  { error: says('a model entry', 'a map') },
+);
+
+export const modelsSchema = z.record(z.string().regex(/^\S+$/, { error: () => 'a model name has no spaces' }), modelSchema, {
+  error: recordSays('models', 'a map from model name to its settings'),
+});
 
 export const varsSchema = z.record(placeholderKey, scalar, { error: recordSays('vars', 'a map of names to values') });
 
-export const enhanceSchema = z.strictObject({
-  model: modelName,
-  max_tokens: count('max_tokens', 1, 100_000).default(400),
-  system: z.string({ error: says('system', 'text') }).optional(),
-}, { error: says('enhance', 'a map') });
+export const enhanceSchema = z.strictObject(
+  {
+    model: modelName,
+    max_tokens: count('max_tokens', 1, 100_000).default(400),
+    system: z.string({ error: says('system', 'text') }).optional(),
+  },
+  { error: says('enhance', 'a map') },
+);
 
-export const itemsFromSchema = z.strictObject({
-  file: text('file').meta({ description: '.csv (header row names item keys), .jsonl (one object a line), .txt (one prompt a line)' }),
-  format: oneOf('format', ['csv', 'jsonl', 'txt']).optional().meta({ description: 'default: from the file extension' }),
-}, { error: says('items_from', 'a map with file') });
+export const itemsFromSchema = z.strictObject(
+  {
+    file: text('file').meta({ description: '.csv (header row names item keys), .jsonl (one object a line), .txt (one prompt a line)' }),
+    format: oneOf('format', ['csv', 'jsonl', 'txt']).optional().meta({ description: 'default: from the file extension' }),
+  },
+  { error: says('items_from', 'a map with file') },
+);
 
-export const referencesSchema = z.strictObject({
-  allow_outside: z.boolean({ error: says('allow_outside', 'true or false') }).default(false)
-    .meta({ description: "let local references and items_from name files outside the job file's folder (never /proc, /sys or /dev)" }),
-}, { error: says('references', 'a map with allow_outside') });
+export const referencesSchema = z.strictObject(
+  {
+    allow_outside: z
+      .boolean({ error: says('allow_outside', 'true or false') })
+      .default(false)
+      .meta({ description: "let local references and items_from name files outside the job file's folder (never /proc, /sys or /dev)" }),
+  },
+  { error: says('references', 'a map with allow_outside') },
+);
 
 export const matrixSchema = z.record(
   placeholderKey,
@@ -201,77 +281,113 @@ export const matrixSchema = z.record(
   { error: recordSays('matrix', 'a map of names to lists of values') },
 );
 
-export const concurrencySchema = z.strictObject({
-  max_in_flight: count('max_in_flight', 1, 2000).default(20),
-  creates_per_minute: count('creates_per_minute', 1, 100_000).optional(),
-}, { error: says('concurrency', 'a map') });
+export const concurrencySchema = z.strictObject(
+  {
+    max_in_flight: count('max_in_flight', 1, 2000).default(20),
+    creates_per_minute: count('creates_per_minute', 1, 100_000).optional(),
+  },
+  { error: says('concurrency', 'a map') },
+);
 
-export const pollingSchema = z.strictObject({
-  initial: duration('initial').default('10s'),
-  max: duration('max').default('60s'),
-  timeout: duration('timeout').default('2h'),
-}, { error: says('polling', 'a map') });
+export const pollingSchema = z.strictObject(
+  {
+    initial: duration('initial').default('10s'),
+    max: duration('max').default('60s'),
+    timeout: duration('timeout').default('2h'),
+  },
+  { error: says('polling', 'a map') },
+);
 
-export const retriesSchema = z.strictObject({
-  create: oneOf('create', ['safe', 'always']).default('safe'),
-  download: count('download', 1, 100).default(5),
-}, { error: says('retries', 'a map') });
+export const retriesSchema = z.strictObject(
+  {
+    create: oneOf('create', ['safe', 'always']).default('safe'),
+    download: count('download', 1, 100).default(5),
+  },
+  { error: says('retries', 'a map') },
+);
 
-export const s3Schema = z.strictObject({
-  bucket: pattern('bucket', BUCKET_RE, 'an S3 bucket name (3-63 of a-z 0-9 . -)'),
-  prefix: z.string({ error: says('prefix', 'text') }).default(''),
-  region: pattern('region', /^[a-z0-9-]{2,32}$/, 'a region such as "us-east-1"').default('us-east-1'),
-  endpoint: z.string({ error: says('endpoint', 'an http(s) URL') })
-    .refine((v) => normaliseBaseUrl(v).ok, { error: says('endpoint', 'an http(s) URL such as "http://127.0.0.1:9000"') }).optional(),
-  force_path_style: flag('force_path_style').default(false),
-}, { error: says('s3', 'a map') });
+export const s3Schema = z.strictObject(
+  {
+    bucket: pattern('bucket', BUCKET_RE, 'an S3 bucket name (3-63 of a-z 0-9 . -)'),
+    prefix: z.string({ error: says('prefix', 'text') }).default(''),
+    region: pattern('region', /^[a-z0-9-]{2,32}$/, 'a region such as "us-east-1"').default('us-east-1'),
+    endpoint: z
+      .string({ error: says('endpoint', 'an http(s) URL') })
+      .refine((v) => normaliseBaseUrl(v).ok, { error: says('endpoint', 'an http(s) URL such as "http://127.0.0.1:9000"') })
+      .optional(),
+    force_path_style: flag('force_path_style').default(false),
+  },
+  { error: says('s3', 'a map') },
+);
 
-export const outputSchema = z.strictObject({
-  storage: oneOf('storage', ['local', 's3']).default('local'),
-  dir: text('dir').default('./out/{job}'),
-  name: text('name').default('{index:03}-{id}'),
-  s3: s3Schema.optional(),
-}, { error: says('output', 'a map') });
+export const outputSchema = z.strictObject(
+  {
+    storage: oneOf('storage', ['local', 's3']).default('local'),
+    dir: text('dir').default('./out/{job}'),
+    name: text('name').default('{index:03}-{id}'),
+    s3: s3Schema.optional(),
+  },
+  { error: says('output', 'a map') },
+);
 
-export const scheduleSchema = z.strictObject({
-  cron: z.string({ error: says('cron', 'a cron expression such as "0 3 * * *"') }).superRefine((v, ctx) => {
-    const problem = cronProblem(v);
-    if (problem) ctx.addIssue({ code: 'custom', message: `cron ${problem}` });
-  }).meta({
-    description: "Temporal's cron: 5 fields (minute hour day-of-month month day-of-week), 6 (year last) or 7 " +
-      '(second first, year last); day-of-month and day-of-week must both match. Also @daily-style shorthands, ' +
-      '"@every 6h[/offset]", a CRON_TZ=<zone> prefix instead of timezone, and a "# comment" at the end.',
-    examples: ['0 3 * * *', '30 6 * * MON-FRI', '@every 6h', 'CRON_TZ=Europe/Berlin 0 3 * * *'],
-  }),
-  timezone: z.string({ error: says('timezone', 'an IANA time zone such as "Europe/Berlin"') }).superRefine((v, ctx) => {
-    if (!isValidTimeZone(v)) {
-      const hint = nearest(v, knownTimeZones());
-      ctx.addIssue({ code: 'custom', message: `timezone must be an IANA time zone such as "Europe/Berlin", got ${show(v)}${hint ? `; did you mean "${hint}"?` : ''}` });
-    }
-  }).optional().meta({ description: 'IANA time zone of the cron; default UTC, or the zone of a CRON_TZ= prefix' }),
-  overlap: oneOf('overlap', ['skip', 'buffer_one', 'allow_all']).default('skip'),
-}, { error: says('schedule', 'a map') });
+export const scheduleSchema = z.strictObject(
+  {
+    cron: z
+      .string({ error: says('cron', 'a cron expression such as "0 3 * * *"') })
+      .superRefine((v, ctx) => {
+        const problem = cronProblem(v);
+        if (problem) ctx.addIssue({ code: 'custom', message: `cron ${problem}` });
+      })
+      .meta({
+        description:
+          "Temporal's cron: 5 fields (minute hour day-of-month month day-of-week), 6 (year last) or 7 " +
+          '(second first, year last); day-of-month and day-of-week must both match. Also @daily-style shorthands, ' +
+          '"@every 6h[/offset]", a CRON_TZ=<zone> prefix instead of timezone, and a "# comment" at the end.',
+        examples: ['0 3 * * *', '30 6 * * MON-FRI', '@every 6h', 'CRON_TZ=Europe/Berlin 0 3 * * *'],
+      }),
+    timezone: z
+      .string({ error: says('timezone', 'an IANA time zone such as "Europe/Berlin"') })
+      .superRefine((v, ctx) => {
+        if (!isValidTimeZone(v)) {
+          const hint = nearest(v, knownTimeZones());
+          ctx.addIssue({
+            code: 'custom',
+            message: `timezone must be an IANA time zone such as "Europe/Berlin", got ${show(v)}${hint ? `; did you mean "${hint}"?` : ''}`,
+          });
+        }
+      })
+      .optional()
+      .meta({ description: 'IANA time zone of the cron; default UTC, or the zone of a CRON_TZ= prefix' }),
+    overlap: oneOf('overlap', ['skip', 'buffer_one', 'allow_all']).default('skip'),
+  },
+  { error: says('schedule', 'a map') },
+);
 
-export const jobFileSchema = z.strictObject({
-  version: z.literal(1, { error: says('version', '1') }).optional(),
-  name: pattern('name', NAME_RE, 'a name of a-z, 0-9 and -, starting with a letter or digit, at most 63 long'),
-  gateway: gatewaySchema,
-  defaults: defaultsSchema.optional(),
-  models: modelsSchema.optional(),
-  vars: varsSchema.optional(),
-  enhance: enhanceSchema.optional(),
-  items: z.array(itemSchema, { error: says('items', 'a list of items') }).optional(),
-  items_from: itemsFromSchema.optional(),
-  references: referencesSchema.prefault({}),
-  matrix: matrixSchema.optional(),
-  concurrency: concurrencySchema.prefault({}),
-  polling: pollingSchema.prefault({}),
-  retries: retriesSchema.prefault({}),
-  output: outputSchema.prefault({}),
-  schedule: scheduleSchema.optional(),
-}, { error: says('a job file', 'a map of sections') }).meta({
-  title: 'reelflow job file',
-  description: 'A batch of AI video renders: see spec/jobfile.md.',
-});
+export const jobFileSchema = z
+  .strictObject(
+    {
+      version: z.literal(1, { error: says('version', '1') }).optional(),
+      name: pattern('name', NAME_RE, 'a name of a-z, 0-9 and -, starting with a letter or digit, at most 63 long'),
+      gateway: gatewaySchema,
+      defaults: defaultsSchema.optional(),
+      models: modelsSchema.optional(),
+      vars: varsSchema.optional(),
+      enhance: enhanceSchema.optional(),
+      items: z.array(itemSchema, { error: says('items', 'a list of items') }).optional(),
+      items_from: itemsFromSchema.optional(),
+      references: referencesSchema.prefault({}),
+      matrix: matrixSchema.optional(),
+      concurrency: concurrencySchema.prefault({}),
+      polling: pollingSchema.prefault({}),
+      retries: retriesSchema.prefault({}),
+      output: outputSchema.prefault({}),
+      schedule: scheduleSchema.optional(),
+    },
+    { error: says('a job file', 'a map of sections') },
+  )
+  .meta({
+    title: 'reelflow job file',
+    description: 'A batch of AI video renders: see spec/jobfile.md.',
+  });
 export type JobFileInput = z.input<typeof jobFileSchema>;
 export type JobFileData = z.output<typeof jobFileSchema>;

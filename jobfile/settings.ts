@@ -9,7 +9,9 @@ import { normaliseBaseUrl, parseDuration } from './values';
 import { warnAboutKeyExposure } from './exposure';
 
 export const BUILTIN_PLACEHOLDERS = ['job', 'id', 'index', 'model', 'date'] as const;
-const ITEM_ONLY = new Map(['id', 'index', 'model'].map((n) => [n, `{${n}} differs between items; only {job}, {date} and vars keys are known here`]));
+const ITEM_ONLY = new Map(
+  ['id', 'index', 'model'].map((n) => [n, `{${n}} differs between items; only {job}, {date} and vars keys are known here`]),
+);
 
 function ms(text: string): number {
   return parseDuration(text) ?? 0; // the schema has checked the format
@@ -17,7 +19,10 @@ function ms(text: string): number {
 
 /** `{job}`, `{date}` and every vars key, as strings. */
 export function jobValues(data: JobFileData, ctx: Ctx): Map<string, string> {
-  const values = new Map<string, string>([['job', data.name], ['date', ctx.runDate]]);
+  const values = new Map<string, string>([
+    ['job', data.name],
+    ['date', ctx.runDate],
+  ]);
   for (const [k, v] of Object.entries(data.vars ?? {})) {
     if ((BUILTIN_PLACEHOLDERS as readonly string[]).includes(k)) {
       ctx.errors.push(ctx.pos.error(['vars', k], `vars key '${k}' is reserved: {${k}} is built in; rename it`, 'key'));
@@ -72,7 +77,8 @@ export function buildSettings(data: JobFileData, ctx: Ctx, values: Map<string, s
   data.gateway.base_urls.forEach((url, i) => {
     const check = normaliseBaseUrl(url);
     const n = check.ok ? check.normalised : url; // the schema has reported the problem
-    if (n !== url) warn(ctx, ['gateway', 'base_urls', i], `base address "${url}" normalised to "${n}" (reelflow adds the /v1 paths itself)`);
+    if (n !== url)
+      warn(ctx, ['gateway', 'base_urls', i], `base address "${url}" normalised to "${n}" (reelflow adds the /v1 paths itself)`);
     if (baseUrls.includes(n)) ctx.errors.push(ctx.pos.error(['gateway', 'base_urls', i], `base address "${n}" is listed twice`));
     else baseUrls.push(n);
   });
@@ -100,9 +106,13 @@ export function buildSettings(data: JobFileData, ctx: Ctx, values: Map<string, s
     const { zone, expression } = splitCronZone(cron);
     // Temporal takes the zone from CRON_TZ= or from the spec's time zone, not from both.
     if (zone !== undefined && given !== undefined) {
-      ctx.errors.push(ctx.pos.error(['schedule', 'timezone'],
-        `schedule.timezone "${given}" and the cron's ${cron.trim().split(' ')[0]} both set the time zone; ` +
-        'Temporal takes it from one place only, so remove one'));
+      ctx.errors.push(
+        ctx.pos.error(
+          ['schedule', 'timezone'],
+          `schedule.timezone "${given}" and the cron's ${cron.trim().split(' ')[0]} both set the time zone; ` +
+            'Temporal takes it from one place only, so remove one',
+        ),
+      );
     }
     const timezone = zone ?? given ?? 'UTC';
     // The zone travels apart from the expression, so Temporal never sees two.

@@ -46,7 +46,9 @@ export function rowSources(data: JobFileData, ctx: Ctx): ItemSource[] {
   const display = isAbsolute(spec.file) ? spec.file : join(relDir(ctx.file), spec.file);
   const format = spec.format ?? formatOf(spec.file);
   if (!format) {
-    ctx.errors.push(ctx.pos.error(fileAt, `cannot tell the format of "${spec.file}": use a .csv, .jsonl or .txt file, or set items_from.format`));
+    ctx.errors.push(
+      ctx.pos.error(fileAt, `cannot tell the format of "${spec.file}": use a .csv, .jsonl or .txt file, or set items_from.format`),
+    );
     return [];
   }
   const abs = resolve(ctx.dir, spec.file);
@@ -75,8 +77,10 @@ export function rowSources(data: JobFileData, ctx: Ctx): ItemSource[] {
     let bad = false;
     for (const [col, value] of Object.entries(row.values)) {
       if (ITEM_KEYS.includes(col)) {
-        obj[col] = format === 'csv' && (col === 'generate_audio' || col === 'watermark') && (value === 'true' || value === 'false')
-          ? value === 'true' : value;
+        obj[col] =
+          format === 'csv' && (col === 'generate_audio' || col === 'watermark') && (value === 'true' || value === 'false')
+            ? value === 'true'
+            : value;
       } else if (REFERENCE_COLUMNS.has(col)) {
         refs.push({ [col]: value });
         row.at.references ??= row.at[col] ?? { line: row.line, column: row.column };
@@ -87,7 +91,12 @@ export function rowSources(data: JobFileData, ctx: Ctx): ItemSource[] {
       } else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
         rowVars.set(col, String(value));
       } else {
-        ctx.errors.push(locate([col], `"${col}" is not an item key, so it is a placeholder value and must be text, a number or true/false, got ${show(value)}`));
+        ctx.errors.push(
+          locate(
+            [col],
+            `"${col}" is not an item key, so it is a placeholder value and must be text, a number or true/false, got ${show(value)}`,
+          ),
+        );
         bad = true;
       }
     }

@@ -57,8 +57,10 @@ export function normaliseBaseUrl(value: string): BaseUrlCheck {
   } catch {
     return { ok: false, problem: 'is not a URL' };
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return { ok: false, problem: `uses ${u.protocol.slice(0, -1)}, not http or https` };
-  if (u.username || u.password) return { ok: false, problem: 'contains credentials: never put them in a job file; the key goes in the environment' };
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    return { ok: false, problem: `uses ${u.protocol.slice(0, -1)}, not http or https` };
+  if (u.username || u.password)
+    return { ok: false, problem: 'contains credentials: never put them in a job file; the key goes in the environment' };
   if (u.search || u.hash || text.includes('?') || text.includes('#')) return { ok: false, problem: 'has a query or fragment' };
   const removed: string[] = [];
   if (text.endsWith('/')) removed.push('the trailing slash');

@@ -22,9 +22,11 @@ const index: Record<string, string> = {};
 
 /** Exports a history the standard way (the Temporal CLI's JSON), as users record theirs too. */
 function save(address: string, name: string, workflowId: string, runId?: string): void {
-  const json = execFileSync(temporalCliPath(), [
-    'workflow', 'show', '--address', address, '--workflow-id', workflowId, ...(runId ? ['--run-id', runId] : []), '--output', 'json',
-  ], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const json = execFileSync(
+    temporalCliPath(),
+    ['workflow', 'show', '--address', address, '--workflow-id', workflowId, ...(runId ? ['--run-id', runId] : []), '--output', 'json'],
+    { encoding: 'utf8', maxBuffer: 64 << 20 },
+  );
   writeFileSync(join(out, `${name}.json`), json);
   index[`${name}.json`] = workflowId;
   writeFileSync(join(out, 'index.json'), `${JSON.stringify(index, null, 2)}\n`);
@@ -42,7 +44,12 @@ async function main(): Promise<void> {
   const connection = await connectWorker(target);
   const worker = await createReelflowWorker({ connection, namespace: 'default', taskQueue: 'record' });
   let stop!: () => void;
-  const running = runWorkerUntil(worker, new Promise<void>((r) => { stop = r; }));
+  const running = runWorkerUntil(
+    worker,
+    new Promise<void>((r) => {
+      stop = r;
+    }),
+  );
   const start = (name: string, input: Omit<JobInput, 'jobFile'> & { jobFile: string }) =>
     client.workflow.start(JobWorkflow, { taskQueue: 'record', workflowId: jobWorkflowId(name), args: [input] });
   try {

@@ -19,11 +19,9 @@ export function requireModel(ctx: SimContext, res: ServerResponse, model: string
   if (info) return info;
   const group = ctx.cfg.group;
   if (ctx.faults.faults.modelNotFoundAs503) {
-    sendJson(res, 503, openaiError(`No available channel for model ${model} under group ${group}`, 'new_api_error',
-      'model_not_found'));
+    sendJson(res, 503, openaiError(`No available channel for model ${model} under group ${group}`, 'new_api_error', 'model_not_found'));
   } else {
-    sendJson(res, 404, openaiError(`model ${model} is not available to this token (group ${group})`, 'new_api_error',
-      'model_not_found'));
+    sendJson(res, 404, openaiError(`model ${model} is not available to this token (group ${group})`, 'new_api_error', 'model_not_found'));
   }
   return undefined;
 }

@@ -62,9 +62,15 @@ export class Cdn {
     ctx.stats.cdnRequest(req.method ?? 'GET');
     if (req.headers.authorization !== undefined) {
       ctx.stats.cdnAuthHeadersSeen++;
-      return sendText(res, 403, s3Error('AccessDenied',
-        'Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query string parameter or the Authorization header should be specified'),
-      'application/xml');
+      return sendText(
+        res,
+        403,
+        s3Error(
+          'AccessDenied',
+          'Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query string parameter or the Authorization header should be specified',
+        ),
+        'application/xml',
+      );
     }
     const url = new URL(req.url ?? '/', 'http://cdn.invalid');
     const m = /^\/videos\/([A-Za-z0-9_-]+)\.mp4$/.exec(url.pathname);
@@ -76,7 +82,12 @@ export class Cdn {
     const sig = Buffer.from(url.searchParams.get('signature') ?? '');
     const want = Buffer.from(this.sign(id, expires));
     if (!Number.isFinite(expires) || sig.length !== want.length || !timingSafeEqual(sig, want)) {
-      return sendText(res, 403, s3Error('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'), 'application/xml');
+      return sendText(
+        res,
+        403,
+        s3Error('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'),
+        'application/xml',
+      );
     }
     if (ctx.now() > expires) return sendText(res, 403, s3Error('AccessDenied', 'Request has expired'), 'application/xml');
     const task = ctx.store.get(id);

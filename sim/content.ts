@@ -57,10 +57,18 @@ function waitDrain(res: ServerResponse): Promise<boolean> {
   });
 }
 
-export async function serveVideo(req: IncomingMessage, res: ServerResponse, v: VideoBody, faults: FaultEngine,
-  stats: StatsRecorder): Promise<void> {
+export async function serveVideo(
+  req: IncomingMessage,
+  res: ServerResponse,
+  v: VideoBody,
+  faults: FaultEngine,
+  stats: StatsRecorder,
+): Promise<void> {
   const headers: Record<string, string | number> = {
-    'content-type': 'video/mp4', 'accept-ranges': 'bytes', etag: v.etag, 'last-modified': 'Sat, 01 Nov 2025 00:00:00 GMT',
+    'content-type': 'video/mp4',
+    'accept-ranges': 'bytes',
+    etag: v.etag,
+    'last-modified': 'Sat, 01 Nov 2025 00:00:00 GMT',
   };
   if (req.headers['if-none-match'] === v.etag) {
     res.writeHead(304, headers);

@@ -17,7 +17,10 @@ export class FaultEngine {
   faults: SimFaultsExt;
   private rotation = 0;
 
-  constructor(initial: SimFaultsExt | undefined, private readonly dice: Dice) {
+  constructor(
+    initial: SimFaultsExt | undefined,
+    private readonly dice: Dice,
+  ) {
     this.faults = { ...initial };
   }
 
@@ -105,7 +108,13 @@ export function sendInjectedError(res: ServerResponse, status: number, html: boo
     sendJson(res, status, anthropicError(type, status === 529 ? 'Overloaded' : 'upstream error'));
     return;
   }
-  const msg = status === 504 ? 'upstream request timed out' : status === 503 ? 'upstream service unavailable'
-    : status === 502 ? 'bad response from upstream' : 'internal server error';
+  const msg =
+    status === 504
+      ? 'upstream request timed out'
+      : status === 503
+        ? 'upstream service unavailable'
+        : status === 502
+          ? 'bad response from upstream'
+          : 'internal server error';
   sendJson(res, status, openaiError(msg, 'new_api_error', 'upstream_error'));
 }

@@ -9,7 +9,9 @@ import { viewAt } from './tasks';
 import { validateSeconds } from './validate';
 
 const CONTENT_ROLES: Record<string, string> = {
-  image_url: 'reference_image', video_url: 'reference_video', audio_url: 'reference_audio',
+  image_url: 'reference_image',
+  video_url: 'reference_video',
+  audio_url: 'reference_audio',
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -67,12 +69,23 @@ export function createGeneral({ req, res, ctx, body }: RouteCall): void {
   const size = sizeFromResolution(metadata?.['resolution'], metadata?.['ratio']);
   // Processed and billed even when the answer is lost: the case §6 of the protocol is about.
   const task = acceptCreate(ctx, req, {
-    protocol: 'general', model, prompt, seconds: secs, size, createdAt: ctx.now(), renderMs: pickRenderMs(ctx, info),
+    protocol: 'general',
+    model,
+    prompt,
+    seconds: secs,
+    size,
+    createdAt: ctx.now(),
+    renderMs: pickRenderMs(ctx, info),
     metadata,
   });
   if (!task) return;
   sendJson(res, 200, {
-    id: task.id, task_id: task.id, object: 'video', model, status: 'queued', progress: 0,
+    id: task.id,
+    task_id: task.id,
+    object: 'video',
+    model,
+    status: 'queued',
+    progress: 0,
     created_at: Math.floor(task.createdAt / 1000),
   });
 }
@@ -101,11 +114,17 @@ export function retrieveGeneral(call: RouteCall): void {
   // The real gateway copies the failure text into result_url: clients must not fetch it.
   if (v.status === 'FAILURE') resultUrl = task.failReason ?? '';
   sendJson(res, 200, {
-    code: 'success', message: '',
+    code: 'success',
+    message: '',
     data: {
-      task_id: task.id, status: v.status, progress: `${v.progress}%`, result_url: resultUrl,
-      fail_reason: v.status === 'FAILURE' ? (task.failReason ?? '') : '', submit_time: v.submitTime,
-      start_time: v.startTime, finish_time: v.finishTime,
+      task_id: task.id,
+      status: v.status,
+      progress: `${v.progress}%`,
+      result_url: resultUrl,
+      fail_reason: v.status === 'FAILURE' ? (task.failReason ?? '') : '',
+      submit_time: v.submitTime,
+      start_time: v.startTime,
+      finish_time: v.finishTime,
     },
   });
 }

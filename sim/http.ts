@@ -18,8 +18,13 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
-export function sendText(res: ServerResponse, status: number, text: string, contentType: string,
-  headers: Record<string, string> = {}): void {
+export function sendText(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  contentType: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }
@@ -41,11 +46,16 @@ export function anthropicError(type: string, message: string): unknown {
 
 export function nginxPage(status: number): string {
   const reason: Record<number, string> = {
-    500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Temporarily Unavailable', 504: 'Gateway Time-out',
+    500: 'Internal Server Error',
+    502: 'Bad Gateway',
+    503: 'Service Temporarily Unavailable',
+    504: 'Gateway Time-out',
   };
   const title = `${status} ${reason[status] ?? 'Error'}`;
-  return `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n` +
-    '<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+  return (
+    `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n` +
+    '<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n'
+  );
 }
 
 export class BodyTooLarge extends Error {}

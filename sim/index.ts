@@ -37,7 +37,8 @@ export async function startSimulator(options: SimOptions | SimOptionsExt = {}): 
   const cfg = resolveConfig(o);
   const dice = new Dice(cfg.seed);
   const ctx: SimContext = {
-    cfg, dice,
+    cfg,
+    dice,
     store: new TaskStore(dice),
     videos: new VideoLibrary({ cacheDir: cfg.cacheDir, ffmpegPath: cfg.ffmpegPath, videoBytes: cfg.videoBytes }),
     faults: new FaultEngine(o.faults, dice),

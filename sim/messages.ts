@@ -57,8 +57,10 @@ export function messages({ req, res, ctx, body }: RouteCall): void {
   const bearer = bearerToken(req);
   const key = typeof xKey === 'string' ? xKey : bearer;
   const version = req.headers['anthropic-version'];
-  ctx.stats.messages(typeof xKey === 'string' ? 'x-api-key' : bearer ? 'bearer' : 'none',
-    typeof version === 'string' ? version : undefined);
+  ctx.stats.messages(
+    typeof xKey === 'string' ? 'x-api-key' : bearer ? 'bearer' : 'none',
+    typeof version === 'string' ? version : undefined,
+  );
   if (!ctx.cfg.keys.has(key ?? '')) return rejectBadKey(res);
   if (typeof version !== 'string' || version === '') {
     return sendJson(res, 400, invalid('anthropic-version: header is required'));
@@ -95,16 +97,35 @@ export function messages({ req, res, ctx, body }: RouteCall): void {
   const usage = { input_tokens: tokens(checked.text + (typeof system === 'string' ? system : '')), output_tokens: tokens(text) };
   const headers = { 'request-id': `req_${requestId()}` };
   if (!stream) {
-    return sendJson(res, 200, {
-      id, type: 'message', role: 'assistant', model, content: [{ type: 'text', text }],
-      stop_reason: stopReason, stop_sequence: null, usage,
-    }, headers);
+    return sendJson(
+      res,
+      200,
+      {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [{ type: 'text', text }],
+        stop_reason: stopReason,
+        stop_sequence: null,
+        usage,
+      },
+      headers,
+    );
   }
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
   sse(res, 'message_start', {
     type: 'message_start',
-    message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null,
-      usage: { input_tokens: usage.input_tokens, output_tokens: 1 } },
+    message: {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+    },
   });
   sse(res, 'ping', { type: 'ping' });
   if (ctx.faults.streamError()) {
@@ -120,8 +141,11 @@ export function messages({ req, res, ctx, body }: RouteCall): void {
     sse(res, 'content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } });
   }
   sse(res, 'content_block_stop', { type: 'content_block_stop', index: 0 });
-  sse(res, 'message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null },
-    usage: { output_tokens: usage.output_tokens } });
+  sse(res, 'message_delta', {
+    type: 'message_delta',
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: { output_tokens: usage.output_tokens },
+  });
   sse(res, 'message_stop', { type: 'message_stop' });
   res.end();
 }

@@ -137,9 +137,29 @@ export class VideoLibrary {
     const tmp = `${path}.${process.pid}.${Date.now()}.tmp.mp4`;
     const run = (): Promise<void> =>
       new Promise((resolve, reject) => {
-        const args = ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', `smptebars=size=${size}:rate=24`,
-          '-t', String(seconds), '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '30', '-pix_fmt', 'yuv420p',
-          '-movflags', '+faststart', tmp];
+        const args = [
+          '-hide_banner',
+          '-loglevel',
+          'error',
+          '-y',
+          '-f',
+          'lavfi',
+          '-i',
+          `smptebars=size=${size}:rate=24`,
+          '-t',
+          String(seconds),
+          '-c:v',
+          'libx264',
+          '-preset',
+          'ultrafast',
+          '-crf',
+          '30',
+          '-pix_fmt',
+          'yuv420p',
+          '-movflags',
+          '+faststart',
+          tmp,
+        ];
         execFile(ffmpeg, args, { timeout: 120_000 }, (err) => (err ? reject(err) : resolve()));
       });
     const job = this.queue.then(run, run);

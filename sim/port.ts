@@ -18,8 +18,12 @@ export class GatewayPort {
   /** Every server this port ever had: a refused port keeps finishing its in-flight requests. */
   private readonly servers = new Set<Server>();
 
-  constructor(private readonly ctx: SimContext, private readonly host: string, port: number,
-    private readonly control: ControlHandler) {
+  constructor(
+    private readonly ctx: SimContext,
+    private readonly host: string,
+    port: number,
+    private readonly control: ControlHandler,
+  ) {
     this.port = port;
   }
 
@@ -65,10 +69,15 @@ export class GatewayPort {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.servers].map((s) => new Promise<void>((resolve) => {
-      s.close(() => resolve());
-      s.closeAllConnections();
-    })));
+    await Promise.all(
+      [...this.servers].map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            s.close(() => resolve());
+            s.closeAllConnections();
+          }),
+      ),
+    );
     this.server = undefined;
   }
 
@@ -124,8 +133,13 @@ export class GatewayPort {
         const msg = `request body too large (limit ${ctx.cfg.maxBodyBytes} bytes)`;
         // Stop reading and close after answering, as the real front proxy does.
         res.setHeader('connection', 'close');
-        return sendJson(res, 413, route.kind === 'messages' ? anthropicError('request_too_large', msg)
-          : openaiError(msg, 'invalid_request_error', 'request_too_large'));
+        return sendJson(
+          res,
+          413,
+          route.kind === 'messages'
+            ? anthropicError('request_too_large', msg)
+            : openaiError(msg, 'invalid_request_error', 'request_too_large'),
+        );
       }
     }
     if (fault?.kind === 'reset') {

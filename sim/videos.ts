@@ -19,7 +19,9 @@ async function readFields(call: RouteCall): Promise<Record<string, unknown> | st
   if (type.startsWith('multipart/form-data')) {
     try {
       const form = await new Request('http://sim.invalid/', {
-        method: 'POST', headers: { 'content-type': type }, body: call.body,
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: call.body,
       }).formData();
       const out: Record<string, unknown> = {};
       for (const [k, v] of form.entries()) {
@@ -43,10 +45,18 @@ export function videoObject(task: Task, now: number): Record<string, unknown> {
   const v = viewAt(task, now);
   const status = videosStatus(v.status);
   return {
-    id: task.id, object: 'video', model: task.model, status, progress: v.progress,
-    created_at: v.submitTime, completed_at: v.finishTime || null,
+    id: task.id,
+    object: 'video',
+    model: task.model,
+    status,
+    progress: v.progress,
+    created_at: v.submitTime,
+    completed_at: v.finishTime || null,
     expires_at: v.finishTime ? v.finishTime + 86_400 : null,
-    prompt: task.prompt, seconds: String(task.seconds), size: task.size, remixed_from_video_id: null,
+    prompt: task.prompt,
+    seconds: String(task.seconds),
+    size: task.size,
+    remixed_from_video_id: null,
     error: status === 'failed' ? { code: 'video_generation_failed', message: task.failReason ?? 'failed' } : null,
   };
 }
@@ -65,8 +75,13 @@ export async function createVideos(call: RouteCall): Promise<void> {
   const err = validateSeconds(seconds) ?? validateSize(size);
   if (err) return sendJson(res, 400, invalid(err));
   const task = acceptCreate(ctx, req, {
-    protocol: 'videos', model, prompt, seconds: seconds === undefined ? info.defaultSeconds : Number(seconds),
-    size: normaliseSize(size as string | undefined), createdAt: ctx.now(), renderMs: pickRenderMs(ctx, info),
+    protocol: 'videos',
+    model,
+    prompt,
+    seconds: seconds === undefined ? info.defaultSeconds : Number(seconds),
+    size: normaliseSize(size as string | undefined),
+    createdAt: ctx.now(),
+    renderMs: pickRenderMs(ctx, info),
     metadata: rest,
   });
   if (!task) return;
@@ -90,8 +105,11 @@ export async function downloadContent(call: RouteCall): Promise<void> {
   if (!task) return sendJson(res, 404, openaiError('Task not found', 'invalid_request_error', 'task_not_found'));
   const v = viewAt(task, ctx.now());
   if (v.status !== 'SUCCESS') {
-    return sendJson(res, 400, openaiError(`Task is not completed yet, current status: ${v.status}`,
-      'invalid_request_error', 'task_not_completed'));
+    return sendJson(
+      res,
+      400,
+      openaiError(`Task is not completed yet, current status: ${v.status}`, 'invalid_request_error', 'task_not_completed'),
+    );
   }
   if (ctx.cdn && ctx.cfg.contentRedirect) {
     res.writeHead(302, { location: ctx.cdn.signedUrl(task.id), 'content-length': 0 });

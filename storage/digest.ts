@@ -42,7 +42,11 @@ export class DigestStream extends Transform {
   sizeError: SizeMismatchError | undefined;
 
   constructor(private readonly options: DigestOptions) {
-    super(options.passChunks ? { writableHighWaterMark: 1 << 20, readableObjectMode: true, readableHighWaterMark: 16 } : { highWaterMark: 1 << 20 });
+    super(
+      options.passChunks
+        ? { writableHighWaterMark: 1 << 20, readableObjectMode: true, readableHighWaterMark: 16 }
+        : { highWaterMark: 1 << 20 },
+    );
     this.hash = options.resumed?.hash ?? createHash('sha256');
     this.total = options.resumed?.bytes ?? 0;
   }

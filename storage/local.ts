@@ -15,7 +15,13 @@ import { MANIFEST_FILE, PART_SUFFIX, checkObjectName } from './names';
 import { PartFileWriter } from './part-file';
 import { KeyedSerializer } from './serial';
 import {
-  StorageError, type ManifestCursor, type ManifestPage, type Storage, type StoredObject, type WriteOptions, type WriteResult,
+  StorageError,
+  type ManifestCursor,
+  type ManifestPage,
+  type Storage,
+  type StoredObject,
+  type WriteOptions,
+  type WriteResult,
 } from './storage';
 
 export class LocalStorage implements Storage {
@@ -63,8 +69,11 @@ export class LocalStorage implements Storage {
       if (created !== undefined) await fsyncDirs(dirname(created), dir);
       await trimPartForResume(name, partPath, resumeFrom);
       digest = new DigestStream({
-        name, resumed: { bytes: resumeFrom, hash: await hashFilePrefix(partPath, resumeFrom) },
-        expectedBytes: options.expectedBytes, onProgress: options.onProgress, checkShortAtEnd: false,
+        name,
+        resumed: { bytes: resumeFrom, hash: await hashFilePrefix(partPath, resumeFrom) },
+        expectedBytes: options.expectedBytes,
+        onProgress: options.onProgress,
+        checkShortAtEnd: false,
       });
     } catch (err) {
       body.destroy();
@@ -209,11 +218,15 @@ export class LocalStorage implements Storage {
     } catch (err) {
       const code = errnoCode(err);
       const why =
-        code === 'EACCES' || code === 'EPERM' ? 'permission denied'
-        : code === 'EROFS' ? 'read-only file system'
-        : code === 'ENOSPC' ? 'no space left on the device'
-        : code === 'ENOTDIR' || code === 'EEXIST' ? 'a path component is a file, not a directory'
-        : errorMessage(err);
+        code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : code === 'EROFS'
+            ? 'read-only file system'
+            : code === 'ENOSPC'
+              ? 'no space left on the device'
+              : code === 'ENOTDIR' || code === 'EEXIST'
+                ? 'a path component is a file, not a directory'
+                : errorMessage(err);
       throw new StorageError(`output directory ${this.location} is not writable: ${why}`, { cause: err });
     } finally {
       await rm(probe, { force: true }).catch(() => undefined);

@@ -24,7 +24,10 @@ export class PartFileWriter extends Writable {
   private syncedFrom: number;
   private syncing: Promise<void> | undefined;
 
-  constructor(private readonly path: string, startBytes: number) {
+  constructor(
+    private readonly path: string,
+    startBytes: number,
+  ) {
     super({ highWaterMark: WRITE_BYTES });
     this.position = startBytes;
     this.syncedFrom = startBytes;
@@ -55,7 +58,11 @@ export class PartFileWriter extends Writable {
     this.handle = undefined;
     // FileHandle.close() waits for a write still in flight.
     if (!handle) callback(error);
-    else handle.close().then(() => callback(error), (closeError: Error) => callback(error ?? closeError));
+    else
+      handle.close().then(
+        () => callback(error),
+        (closeError: Error) => callback(error ?? closeError),
+      );
   }
 
   /** Writes the held chunks; every SYNC_EVERY_BYTES, starts an fdatasync. */

@@ -73,7 +73,7 @@ export class PartUploader {
 
   /** Copies `chunk` into part buffers, sending each part once it is full and more bytes follow. */
   async add(chunk: Buffer): Promise<void> {
-    for (let offset = 0; offset < chunk.length; ) {
+    for (let offset = 0; offset < chunk.length;) {
       if (this.filled === this.partSize) await this.sendPart();
       this.buffer ??= this.freeBuffer();
       const copied = chunk.copy(this.buffer, this.filled, offset);

@@ -38,7 +38,13 @@ import { checkObjectName, contentTypeFor } from './names';
 import { PartUploader, checksumInsteadOfPayloadHash } from './s3-part-uploader';
 import { describeS3Error, endpointLabel, isNotFound, type S3ErrorContext } from './s3-errors';
 import {
-  StorageError, type ManifestCursor, type ManifestPage, type Storage, type StoredObject, type WriteOptions, type WriteResult,
+  StorageError,
+  type ManifestCursor,
+  type ManifestPage,
+  type Storage,
+  type StoredObject,
+  type WriteOptions,
+  type WriteResult,
 } from './storage';
 
 /** Suffix of the sidecar object that records a video's sha256. */
@@ -76,7 +82,10 @@ export class S3Storage implements Storage {
   private readonly rowCache = new Map<string, ManifestRow | null>();
   private manifestSeq = 0;
 
-  constructor(private readonly settings: S3OutputSettings, options: S3StorageOptions = {}) {
+  constructor(
+    private readonly settings: S3OutputSettings,
+    options: S3StorageOptions = {},
+  ) {
     this.bucket = settings.bucket;
     this.prefix = settings.prefix;
     this.location = `s3://${settings.bucket}/${settings.prefix}`;
@@ -104,10 +113,7 @@ export class S3Storage implements Storage {
   async stat(name: string): Promise<StoredObject | undefined> {
     const Key = this.key(name);
     const context = { action: `stat s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where };
-    const [head, sidecar] = await Promise.all([
-      this.headOrUndefined(Key, context),
-      this.headOrUndefined(Key + SHA256_SIDECAR, context),
-    ]);
+    const [head, sidecar] = await Promise.all([this.headOrUndefined(Key, context), this.headOrUndefined(Key + SHA256_SIDECAR, context)]);
     if (!head) return undefined;
     const bytes = head.ContentLength ?? 0;
     const vouched = sidecar?.Metadata;
@@ -146,7 +152,11 @@ export class S3Storage implements Storage {
         }
       }
     } catch (err) {
-      throw describeS3Error(err, { action: `discard partial uploads of s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where });
+      throw describeS3Error(err, {
+        action: `discard partial uploads of s3://${this.bucket}/${Key}`,
+        bucket: this.bucket,
+        where: this.where,
+      });
     }
   }
 
@@ -166,7 +176,12 @@ export class S3Storage implements Storage {
       digest.destroy(err);
     });
     body.pipe(digest);
-    const uploader = new PartUploader(this.client, { Bucket: this.bucket, Key, ContentType: contentTypeFor(name) }, this.partSize, this.queueSize);
+    const uploader = new PartUploader(
+      this.client,
+      { Bucket: this.bucket, Key, ContentType: contentTypeFor(name) },
+      this.partSize,
+      this.queueSize,
+    );
     let etag: string | undefined;
     try {
       for await (const chunk of digest as AsyncIterable<Buffer>) await uploader.add(chunk);
@@ -174,9 +189,11 @@ export class S3Storage implements Storage {
     } catch (err) {
       // Decided before destroying the body, whose own close would then count as a body error.
       const cause =
-        digest.sizeError && err === digest.sizeError ? digest.sizeError
-        : bodyError !== undefined ? bodyError
-        : describeS3Error(err, { action: `upload s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where });
+        digest.sizeError && err === digest.sizeError
+          ? digest.sizeError
+          : bodyError !== undefined
+            ? bodyError
+            : describeS3Error(err, { action: `upload s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where });
       body.unpipe(digest);
       body.destroy();
       digest.destroy();

@@ -40,7 +40,6 @@ function hostPort(ip: string | undefined, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -53,7 +52,10 @@ function alive(pid: number): boolean {
 function portAnswers(port: number, timeoutMs = 500, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((done) => {
     const socket = createConnection({ host, port });
-    const finish = (ok: boolean) => { socket.destroy(); done(ok); };
+    const finish = (ok: boolean) => {
+      socket.destroy();
+      done(ok);
+    };
     socket.setTimeout(timeoutMs, () => finish(false));
     socket.once('connect', () => finish(true));
     socket.once('error', () => finish(false));
@@ -87,12 +89,14 @@ export function temporalCliPath(env: NodeJS.ProcessEnv = process.env): string {
   if (known && existsSync(known)) return known;
   try {
     return execFileSync('bash', [join(projectRoot, 'scripts', 'temporal.sh'), '--print-path', '--quiet'], {
-      encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'],
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
     }).trim();
   } catch {
     throw new TemporalUnavailableError(
       'cannot provide the Temporal CLI: install Go and run `npm run setup`, put `temporal` on PATH ' +
-      '(or set TEMPORAL_CLI_PATH), or set TEMPORAL_ADDRESS to a running Temporal service');
+        '(or set TEMPORAL_CLI_PATH), or set TEMPORAL_ADDRESS to a running Temporal service',
+    );
   }
 }
 
@@ -125,7 +129,9 @@ async function waitUntilAnswering(host: string, port: number, pid: number, logFi
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new TemporalUnavailableError(`the Temporal development server did not answer on ${host}:${port} within ${timeoutMs / 1000} s (log: ${logFile})`);
+  throw new TemporalUnavailableError(
+    `the Temporal development server did not answer on ${host}:${port} within ${timeoutMs / 1000} s (log: ${logFile})`,
+  );
 }
 
 function stopper(record: ServerRecord, recordFile: string): () => Promise<void> {
@@ -159,8 +165,10 @@ export async function ensureDevServer(options: DevServerOptions): Promise<DevSer
     const adopt = !existing.foreground && !alive(existing.ownerPid);
     if (adopt) writeRecord(recordFile, { ...existing, ownerPid: process.pid });
     return {
-      address: hostPort(existing.ip, existing.port), uiUrl: `http://${hostPort(existing.ip, existing.uiPort)}`,
-      owned: adopt, stop: adopt ? stopper(existing, recordFile) : async () => {},
+      address: hostPort(existing.ip, existing.port),
+      uiUrl: `http://${hostPort(existing.ip, existing.uiPort)}`,
+      owned: adopt,
+      stop: adopt ? stopper(existing, recordFile) : async () => {},
     };
   }
   const port = options.port ?? (await freePort(existing?.port ?? 7233));
@@ -171,13 +179,30 @@ export async function ensureDevServer(options: DevServerOptions): Promise<DevSer
   const ip = options.ip ?? '127.0.0.1';
   const logFile = join(dir, 'server.log');
   const logFd = openSync(logFile, 'a');
-  const child = spawn(temporalCliPath(), [
-    'server', 'start-dev', '--db-filename', join(dir, 'dev.sqlite'), '--ip', ip,
-    '--port', String(port), '--ui-port', String(uiPort), '--log-level', 'warn',
-    // WAL with synchronous=normal: a killed process loses nothing (only a power cut can drop the
-    // last transactions), and the per-event fsyncs that made the server I/O-bound are gone.
-    '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal',
-  ], { stdio: ['ignore', logFd, logFd], detached: true });
+  const child = spawn(
+    temporalCliPath(),
+    [
+      'server',
+      'start-dev',
+      '--db-filename',
+      join(dir, 'dev.sqlite'),
+      '--ip',
+      ip,
+      '--port',
+      String(port),
+      '--ui-port',
+      String(uiPort),
+      '--log-level',
+      'warn',
+      // WAL with synchronous=normal: a killed process loses nothing (only a power cut can drop the
+      // last transactions), and the per-event fsyncs that made the server I/O-bound are gone.
+      '--sqlite-pragma',
+      'journal_mode=wal',
+      '--sqlite-pragma',
+      'synchronous=normal',
+    ],
+    { stdio: ['ignore', logFd, logFd], detached: true },
+  );
   closeSync(logFd);
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   // A background server must not keep a finished command alive; `reelflow server` is kept alive by it.
@@ -187,6 +212,10 @@ export async function ensureDevServer(options: DevServerOptions): Promise<DevSer
   writeRecord(recordFile, record);
   await waitUntilAnswering(reachableHost(ip), port, child.pid, logFile, options.startTimeoutMs ?? 60_000);
   return {
-    address: hostPort(ip, port), uiUrl: `http://${hostPort(ip, uiPort)}`, owned: true, stop: stopper(record, recordFile), exited,
+    address: hostPort(ip, port),
+    uiUrl: `http://${hostPort(ip, uiPort)}`,
+    owned: true,
+    stop: stopper(record, recordFile),
+    exited,
   };
 }

@@ -18,8 +18,6 @@ export function ensureWritableDir(dir: string, purpose: string): string {
     return dir;
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new TemporalUnavailableError(
-      `the ${purpose} ${dir} is not writable (${reason}): set REELFLOW_STATE_DIR to a writable directory`,
-    );
+    throw new TemporalUnavailableError(`the ${purpose} ${dir} is not writable (${reason}): set REELFLOW_STATE_DIR to a writable directory`);
   }
 }

@@ -39,7 +39,9 @@ export async function resolveTemporal(options: { startEmbedded?: boolean } = {})
     const config = loadClientConnectConfig();
     const address = config.connectionOptions.address ?? env.TEMPORAL_ADDRESS ?? 'localhost:7233';
     return {
-      address, namespace: config.namespace ?? 'default', connectionOptions: { ...config.connectionOptions, address },
+      address,
+      namespace: config.namespace ?? 'default',
+      connectionOptions: { ...config.connectionOptions, address },
       description: `the Temporal service at ${address} (from TEMPORAL_ADDRESS / Temporal's environment configuration or temporal.toml)`,
     };
   }
@@ -49,7 +51,10 @@ export async function resolveTemporal(options: { startEmbedded?: boolean } = {})
   }
   const server = await ensureDevServer({ stateDir });
   return {
-    address: server.address, namespace: 'default', connectionOptions: { address: server.address }, embedded: server,
+    address: server.address,
+    namespace: 'default',
+    connectionOptions: { address: server.address },
+    embedded: server,
     description: `the embedded Temporal development server at ${server.address} (state in ${stateDir})`,
   };
 }
@@ -64,7 +69,8 @@ async function withConnectRetries<T>(target: TemporalTarget, connect: () => Prom
       if (Date.now() > deadline) {
         throw new TemporalUnavailableError(
           `cannot reach ${target.description}: ${(error as Error).message}. ` +
-          'Check TEMPORAL_ADDRESS (and TEMPORAL_NAMESPACE, TLS, API key), or unset it to use the embedded server.');
+            'Check TEMPORAL_ADDRESS (and TEMPORAL_NAMESPACE, TLS, API key), or unset it to use the embedded server.',
+        );
       }
       await new Promise((r) => setTimeout(r, 500));
     }
@@ -73,8 +79,7 @@ async function withConnectRetries<T>(target: TemporalTarget, connect: () => Prom
 
 export async function connectClient(target: TemporalTarget): Promise<Client> {
   const { address, tls, apiKey, metadata } = target.connectionOptions;
-  const connection = await withConnectRetries(target, () =>
-    Connection.connect({ address, tls, apiKey, metadata, connectTimeout: 5_000 }));
+  const connection = await withConnectRetries(target, () => Connection.connect({ address, tls, apiKey, metadata, connectTimeout: 5_000 }));
   return new Client({ connection, namespace: target.namespace });
 }
 
@@ -84,7 +89,13 @@ let runtimeInstalled = false;
 function installRuntimeLogging(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  const levels: Record<LogLevel, 'debug' | 'info' | 'warn' | 'error'> = { TRACE: 'debug', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
+  const levels: Record<LogLevel, 'debug' | 'info' | 'warn' | 'error'> = {
+    TRACE: 'debug',
+    DEBUG: 'debug',
+    INFO: 'info',
+    WARN: 'warn',
+    ERROR: 'error',
+  };
   Runtime.install({
     logger: new DefaultLogger('INFO', (entry) => log[levels[entry.level]]({ ...entry.meta, component: 'temporal-sdk' }, entry.message)),
   });

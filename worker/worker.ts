@@ -53,7 +53,9 @@ export async function createReelflowWorker(options: WorkerOptions): Promise<Work
 
 /** Runs `worker` until `stop` resolves, then shuts it down and releases pooled connections. */
 export async function runWorkerUntil(worker: Worker, stop: Promise<unknown>): Promise<void> {
-  void stop.then(() => { if (worker.getState() === 'RUNNING') worker.shutdown(); });
+  void stop.then(() => {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+  });
   try {
     await worker.run();
   } finally {

@@ -52,7 +52,8 @@ export function gatewayActivities(settings: JobSettings) {
       startToCloseTimeout: '2 hours',
       heartbeatTimeout: Math.max(settings.gateway.requestTimeoutMs, 30_000),
       retry: {
-        initialInterval: '2s', maximumInterval: '1 minute',
+        initialInterval: '2s',
+        maximumInterval: '1 minute',
         maximumAttempts: Math.max(1, settings.retries.download),
       },
     }),

@@ -2,8 +2,17 @@
 // max_in_flight RenderWorkflow children running; children are abandoned and report back by signal
 // to this workflow's id, so continue-as-new loses none of them.
 import {
-  ParentClosePolicy, allHandlersFinished, condition, continueAsNew, defineQuery, defineSignal,
-  getExternalWorkflowHandle, setHandler, sleep, startChild, workflowInfo,
+  ParentClosePolicy,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  getExternalWorkflowHandle,
+  setHandler,
+  sleep,
+  startChild,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { FailureType, JOB_FATAL_FAILURES } from '../activities/failure-types';
@@ -27,7 +36,9 @@ type Page = Awaited<ReturnType<typeof bookkeeping.readPlanItems>>;
 export async function JobWorkflow(input: JobInput): Promise<JobResult> {
   const job = new Job(input, input.carry ?? (await firstRun(input)));
   setHandler(itemDoneSignal, (outcome) => job.reported(outcome));
-  setHandler(cancelSignal, () => { job.carry.canceled = true; });
+  setHandler(cancelSignal, () => {
+    job.carry.canceled = true;
+  });
   setHandler(progressQuery, () => job.progress());
 
   if ((await job.fillWindow()) === 'continue-as-new') return job.continueAsNew();
@@ -36,16 +47,28 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
   await condition(allHandlersFinished);
   const { carry } = job;
   return {
-    job: job.settings.job, total: carry.prepared.itemCount, counts: carry.counts, startedAt: carry.startedAt,
-    finishedAt: Date.now(), fatal: carry.fatal, canceled: carry.canceled,
+    job: job.settings.job,
+    total: carry.prepared.itemCount,
+    counts: carry.counts,
+    startedAt: carry.startedAt,
+    finishedAt: Date.now(),
+    fatal: carry.fatal,
+    canceled: carry.canceled,
   };
 }
 
 async function firstRun(input: JobInput): Promise<JobCarry> {
   return {
     prepared: await bookkeeping.preparePlan({ jobFile: input.jobFile, runDate: input.runDate, startedAt: Date.now() }),
-    cursor: 0, counts: emptyCounts(), inFlight: {}, renderSamples: {}, recentFailures: [],
-    startedAt: Date.now(), lastCreateAt: 0, canceled: false, runs: 1,
+    cursor: 0,
+    counts: emptyCounts(),
+    inFlight: {},
+    renderSamples: {},
+    recentFailures: [],
+    startedAt: Date.now(),
+    lastCreateAt: 0,
+    canceled: false,
+    runs: 1,
   };
 }
 
@@ -59,7 +82,10 @@ class Job {
   private readonly early = new Map<string, ItemOutcome>();
   private readonly canceledInFlight = new Set<string>();
 
-  constructor(private readonly input: JobInput, readonly carry: JobCarry) {
+  constructor(
+    private readonly input: JobInput,
+    readonly carry: JobCarry,
+  ) {
     this.settings = carry.prepared.settings;
     this.historyBudget = input.historyBudget ?? HISTORY_BUDGET;
   }
@@ -91,8 +117,13 @@ class Job {
       }
       if (!page) {
         page = await bookkeeping.readPlanItems({
-          jobFile: this.input.jobFile, runDate: carry.prepared.runDate, digest: carry.prepared.digest, offset: carry.cursor,
-          limit: PAGE_SIZE, retryStates: this.input.retryStates ?? [], output: settings.output,
+          jobFile: this.input.jobFile,
+          runDate: carry.prepared.runDate,
+          digest: carry.prepared.digest,
+          offset: carry.cursor,
+          limit: PAGE_SIZE,
+          retryStates: this.input.retryStates ?? [],
+          output: settings.output,
         });
         pageAt = 0;
         continue;
@@ -130,8 +161,12 @@ class Job {
         this.state = this.carry.canceled ? 'canceling' : 'stopping';
         await this.cancelInFlight();
       }
-      await condition(() => this.inFlightCount() === 0 || workflowInfo().historyLength > this.historyBudget
-        || (this.stopping() && Object.keys(this.carry.inFlight).some((id) => !this.canceledInFlight.has(id))));
+      await condition(
+        () =>
+          this.inFlightCount() === 0 ||
+          workflowInfo().historyLength > this.historyBudget ||
+          (this.stopping() && Object.keys(this.carry.inFlight).some((id) => !this.canceledInFlight.has(id))),
+      );
       // Long waits continue as new too, so history stays bounded.
       if (this.inFlightCount() > 0 && workflowInfo().historyLength > this.historyBudget) return 'continue-as-new';
     }
@@ -158,10 +193,16 @@ class Job {
     const elapsed = Date.now() - carry.startedAt;
     const remaining = prepared.itemCount - done - counts.skipped;
     return {
-      job: this.settings.job, state: carry.canceled && this.state === 'running' ? 'canceling' : this.state, total: prepared.itemCount,
-      started: carry.cursor, runs: carry.runs, fatal: carry.fatal, startedAt: carry.startedAt,
+      job: this.settings.job,
+      state: carry.canceled && this.state === 'running' ? 'canceling' : this.state,
+      total: prepared.itemCount,
+      started: carry.cursor,
+      runs: carry.runs,
+      fatal: carry.fatal,
+      startedAt: carry.startedAt,
       counts: { ...counts, in_flight: inFlight.length, pending: Math.max(0, prepared.itemCount - carry.cursor) },
-      inFlight, recentFailures: carry.recentFailures,
+      inFlight,
+      recentFailures: carry.recentFailures,
       etaMs: done > 0 && remaining > 0 ? Math.round((elapsed / done) * remaining) : undefined,
     };
   }
@@ -188,13 +229,20 @@ class Job {
     try {
       await startChild(RenderWorkflow, {
         workflowId: childId,
-        args: [{ jobWorkflowId: this.self, item, settings: this.settings, medianRenderMs: median(this.carry.renderSamples[item.request.model]) }],
+        args: [
+          { jobWorkflowId: this.self, item, settings: this.settings, medianRenderMs: median(this.carry.renderSamples[item.request.model]) },
+        ],
         parentClosePolicy: ParentClosePolicy.ABANDON,
       });
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError) return;
-      this.settle(childId, { key: item.key, index: item.index, model: item.request.model, state: 'failed',
-        error: { kind: FailureType.startFailed, message: `could not start the item's workflow: ${(error as Error).message}` } });
+      this.settle(childId, {
+        key: item.key,
+        index: item.index,
+        model: item.request.model,
+        state: 'failed',
+        error: { kind: FailureType.startFailed, message: `could not start the item's workflow: ${(error as Error).message}` },
+      });
       return;
     }
     const earlyOutcome = this.early.get(childId);
@@ -209,7 +257,9 @@ class Job {
     for (const id of Object.keys(this.carry.inFlight)) {
       if (this.canceledInFlight.has(id)) continue;
       this.canceledInFlight.add(id);
-      await getExternalWorkflowHandle(id).cancel().catch(() => undefined);
+      await getExternalWorkflowHandle(id)
+        .cancel()
+        .catch(() => undefined);
     }
   }
 }

@@ -69,9 +69,10 @@ export function nextPollDelay(input: PollingInput): number {
     // still noticed within 10 % of its length. One that reports 0 % is queueing: the render has
     // not begun, the first progress it reports will be extrapolated, so the back-off grows fast
     // (next check at up to 2.5 x the elapsed time) and spends few checks on the queue.
-    delay = progress === undefined
-      ? Math.min(initialMs * Math.pow(1.6, checks), Math.max(initialMs, elapsedMs * 0.1))
-      : Math.min(initialMs * Math.pow(2.5, checks), Math.max(initialMs, elapsedMs * 1.5));
+    delay =
+      progress === undefined
+        ? Math.min(initialMs * Math.pow(1.6, checks), Math.max(initialMs, elapsedMs * 0.1))
+        : Math.min(initialMs * Math.pow(2.5, checks), Math.max(initialMs, elapsedMs * 1.5));
   }
   delay = Math.min(Math.max(delay, Math.min(FLOOR_MS, initialMs)), maxMs);
   if (serverHintMs !== undefined && serverHintMs > delay) delay = serverHintMs;

@@ -1,8 +1,18 @@
 // RenderWorkflow: one item, from prompt to a verified file and a manifest line. The waits between
 // status checks are workflow timers, so a long render holds no worker slot and survives restarts.
 import {
-  ActivityFailure, ApplicationFailure, CancellationScope, TimeoutFailure, defineQuery, defineSignal,
-  getExternalWorkflowHandle, isCancellation, log, patched, setHandler, sleep,
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  TimeoutFailure,
+  defineQuery,
+  defineSignal,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  patched,
+  setHandler,
+  sleep,
 } from '@temporalio/workflow';
 import type { ManifestRow } from '../storage/manifest';
 import { gatewayActivities, recording } from './activities';
@@ -15,7 +25,11 @@ export const itemStatusQuery = defineQuery<RenderStatus>('itemStatus');
 export const itemDoneSignal = defineSignal<[ItemOutcome]>('itemDone');
 
 class ItemEnded extends Error {
-  constructor(readonly state: ItemEndState, readonly kind: string, message: string) {
+  constructor(
+    readonly state: ItemEndState,
+    readonly kind: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -69,17 +83,32 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     const deadline = created.createdAt + settings.polling.timeoutMs;
     for (;;) {
       const now = Date.now();
-      if (now >= deadline) throw new ItemEnded('timed_out', FailureType.timedOut, `not finished after ${settings.polling.timeoutMs / 1000} s (polling.timeout)`);
+      if (now >= deadline)
+        throw new ItemEnded(
+          'timed_out',
+          FailureType.timedOut,
+          `not finished after ${settings.polling.timeoutMs / 1000} s (polling.timeout)`,
+        );
       const delay = nextPollDelay({
-        initialMs: settings.polling.initialMs, maxMs: settings.polling.maxMs, checks: status.polls,
-        elapsedMs: now - created.createdAt, progress: check?.progress, firstProgress, serverHintMs: check?.pollAfterMs,
+        initialMs: settings.polling.initialMs,
+        maxMs: settings.polling.maxMs,
+        checks: status.polls,
+        elapsedMs: now - created.createdAt,
+        progress: check?.progress,
+        firstProgress,
+        serverHintMs: check?.pollAfterMs,
         medianRenderMs: input.medianRenderMs,
       });
       await sleep(Math.min(delay, deadline - now));
       if (Date.now() >= deadline) continue;
-      check = await calls.check.checkTask({
-        settings, taskId: created.taskId, protocol: item.request.protocol, createdAt: created.createdAt,
-      }).catch(endedBy('status check'));
+      check = await calls.check
+        .checkTask({
+          settings,
+          taskId: created.taskId,
+          protocol: item.request.protocol,
+          createdAt: created.createdAt,
+        })
+        .catch(endedBy('status check'));
       status.polls += 1;
       status.progress = check.progress;
       if (!firstProgress && check.progress !== undefined && check.progress > 0) {
@@ -87,38 +116,62 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       }
       status.baseUrl = check.baseUrl;
       if (check.state === 'succeeded') break;
-      if (check.state === 'failed') throw new ItemEnded('failed', FailureType.renderFailed, check.failReason || 'the gateway reported the render as failed');
+      if (check.state === 'failed')
+        throw new ItemEnded('failed', FailureType.renderFailed, check.failReason || 'the gateway reported the render as failed');
     }
     renderMs = Date.now() - created.createdAt;
     status.phase = 'downloading';
-    download = await calls.download.downloadVideo({
-      settings, taskId: created.taskId, protocol: item.request.protocol, resultUrl: check.resultUrl, outputName: item.outputName,
-    }).catch(endedBy('download'));
+    download = await calls.download
+      .downloadVideo({
+        settings,
+        taskId: created.taskId,
+        protocol: item.request.protocol,
+        resultUrl: check.resultUrl,
+        outputName: item.outputName,
+      })
+      .catch(endedBy('download'));
     status.baseUrl = download.baseUrl;
   } catch (error) {
     if (isCancellation(error)) {
-      ended = new ItemEnded('canceled', FailureType.canceled, status.phase === 'creating'
-        ? 'the job was canceled while the create was in flight: the gateway may have started (and billed) this render'
-        : 'the job was canceled');
-    }
-    else if (error instanceof ItemEnded) ended = error;
+      ended = new ItemEnded(
+        'canceled',
+        FailureType.canceled,
+        status.phase === 'creating'
+          ? 'the job was canceled while the create was in flight: the gateway may have started (and billed) this render'
+          : 'the job was canceled',
+      );
+    } else if (error instanceof ItemEnded) ended = error;
     else ended = endFromFailure(error, status.phase);
   }
 
   const outcome: ItemOutcome = {
-    key: item.key, index: item.index, model: item.request.model, state: ended?.state ?? 'succeeded', renderMs,
+    key: item.key,
+    index: item.index,
+    model: item.request.model,
+    state: ended?.state ?? 'succeeded',
+    renderMs,
     error: ended ? { kind: ended.kind, message: ended.message } : undefined,
   };
   // Recording and reporting must happen even when the job is being canceled.
   await CancellationScope.nonCancellable(async () => {
     status.phase = 'recording';
     const row: ManifestRow = {
-      key: item.key, id: item.id ?? null, index: item.index, state: outcome.state, model: item.request.model,
-      protocol: item.request.protocol, prompt: item.request.prompt, enhanced_prompt: enhanced ?? null,
-      task_id: status.taskId ?? null, base_url: status.baseUrl ?? null,
+      key: item.key,
+      id: item.id ?? null,
+      index: item.index,
+      state: outcome.state,
+      model: item.request.model,
+      protocol: item.request.protocol,
+      prompt: item.request.prompt,
+      enhanced_prompt: enhanced ?? null,
+      task_id: status.taskId ?? null,
+      base_url: status.baseUrl ?? null,
       created_at: status.createdAt ? new Date(status.createdAt).toISOString() : null,
-      finished_at: new Date(Date.now()).toISOString(), polls: status.polls,
-      file: download?.file ?? null, bytes: download?.bytes ?? null, sha256: download?.sha256 ?? null,
+      finished_at: new Date(Date.now()).toISOString(),
+      polls: status.polls,
+      file: download?.file ?? null,
+      bytes: download?.bytes ?? null,
+      sha256: download?.sha256 ?? null,
       error: outcome.error ?? null,
     };
     await recording.recordItem({ output: settings.output, row });
@@ -147,9 +200,10 @@ async function createWithPolicy(input: RenderInput, prompt: string, calls: Retur
   const attempts = input.settings.retries.create === 'always' ? 3 : 1;
   // Workflows from before the marker replay their `createTask` calls and end a timed-out create unknown.
   const marked = patched('create-again-when-provably-unsent');
-  const create = () => (marked
-    ? calls.createMarked.createTaskMarked({ settings: input.settings, request })
-    : calls.create.createTask({ settings: input.settings, request }));
+  const create = () =>
+    marked
+      ? calls.createMarked.createTaskMarked({ settings: input.settings, request })
+      : calls.create.createTask({ settings: input.settings, request });
   // Creates that may have been sent count against `attempts`; provably unsent ones only against their own bound.
   let attempt = 1;
   let unsent = 0;
@@ -160,7 +214,11 @@ async function createWithPolicy(input: RenderInput, prompt: string, calls: Retur
       if (isCancellation(error)) throw error;
       if (marked && createProvablyNotSent(error)) {
         if (unsent >= UNSENT_CREATE_RETRIES) {
-          throw new ItemEnded('failed', FailureType.createNotSent, `the create was never sent, in ${unsent + 1} tries (the last ${describe(error)})`);
+          throw new ItemEnded(
+            'failed',
+            FailureType.createNotSent,
+            `the create was never sent, in ${unsent + 1} tries (the last ${describe(error)})`,
+          );
         }
         unsent += 1;
         log.warn('create sent nothing; creating again', { key: input.item.key, reason: describe(error), retry: unsent });

@@ -4,8 +4,18 @@
 // this machine is the most any design with one child workflow per item can reach here: the
 // difference to reelflow's figure is reelflow's own cost.
 import {
-  ParentClosePolicy, allHandlersFinished, condition, continueAsNew, defineSignal, getExternalWorkflowHandle, proxyActivities, proxyLocalActivities,
-  setHandler, sleep, startChild, workflowInfo,
+  ParentClosePolicy,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  defineSignal,
+  getExternalWorkflowHandle,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  sleep,
+  startChild,
+  workflowInfo,
 } from '@temporalio/workflow';
 
 export interface FloorActivities {
@@ -29,20 +39,30 @@ export async function FloorItem(parentId: string, firstCheckMs: number): Promise
 const HISTORY_BUDGET = 8_000;
 
 export async function FloorJob(
-  items: number, window: number, firstCheckMs: number, carried = { inFlight: 0, done: 0, started: 0 },
+  items: number,
+  window: number,
+  firstCheckMs: number,
+  carried = { inFlight: 0, done: 0, started: 0 },
 ): Promise<number> {
   const self = workflowInfo().workflowId;
   let { inFlight, done, started } = carried;
-  setHandler(doneSignal, () => { inFlight -= 1; done += 1; });
+  setHandler(doneSignal, () => {
+    inFlight -= 1;
+    done += 1;
+  });
   while (started < items) {
     await condition(() => inFlight < window);
     const batch = Math.min(window - inFlight, items - started);
     const starts: Array<Promise<unknown>> = [];
     for (let i = 0; i < batch; i++) {
       inFlight += 1;
-      starts.push(startChild(FloorItem, {
-        workflowId: `${self}/${started++}`, args: [self, firstCheckMs], parentClosePolicy: ParentClosePolicy.ABANDON,
-      }));
+      starts.push(
+        startChild(FloorItem, {
+          workflowId: `${self}/${started++}`,
+          args: [self, firstCheckMs],
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+        }),
+      );
     }
     await Promise.all(starts);
     if (workflowInfo().historyLength > HISTORY_BUDGET) {

@@ -27,7 +27,10 @@ export function median(values: number[]): number {
 
 export function figureLine(f: Figure): string {
   return JSON.stringify({
-    ...f, value: round(f.value), baseline: f.baseline === null ? null : round(f.baseline), ratio: f.ratio === null ? null : round(f.ratio),
+    ...f,
+    value: round(f.value),
+    baseline: f.baseline === null ? null : round(f.baseline),
+    ratio: f.ratio === null ? null : round(f.ratio),
   });
 }
 

@@ -63,22 +63,36 @@ export async function startWorker(env: NodeJS.ProcessEnv, args: string[] = []): 
 async function startWorkerOnce(env: NodeJS.ProcessEnv, args: string[]): Promise<WorkerChild> {
   // BENCH_WORKER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the worker under load.
   const nodeArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, reelflowBin, 'worker', ...args], { env: { ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, reelflowBin, 'worker', ...args], {
+    env: { ...env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let tail = '';
-  const keep = (d: Buffer) => { tail = (tail + d.toString()).slice(-4000); };
+  const keep = (d: Buffer) => {
+    tail = (tail + d.toString()).slice(-4000);
+  };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`worker did not start within 60 s:\n${tail}`)), 60_000);
-    const onData = () => { if (/polling task queue/.test(tail)) { clearTimeout(timer); resolve(); } };
+    const onData = () => {
+      if (/polling task queue/.test(tail)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
     child.stderr!.on('data', onData);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`worker exited (${String(code)}):\n${tail}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited (${String(code)}):\n${tail}`));
+    });
   });
   const pid = child.pid!;
   let peak = 0;
   return {
-    child, pid,
+    child,
+    pid,
     memory() {
       peak = Math.max(peak, procStatusBytes(pid, 'VmHWM'));
       return { rss: procStatusBytes(pid, 'VmRSS'), peak };
@@ -107,12 +121,22 @@ export async function startStack(sim: SimOptionsExt, workerArgs: string[] = []):
   }
   const simHandle = await startSimulator({ keys: [BENCH_KEY], ...sim });
   const env: NodeJS.ProcessEnv = { ...temporal.env, GATEWAY_API_KEY: BENCH_KEY };
-  const target = { address: temporal.address, namespace: 'default', connectionOptions: { address: temporal.address }, description: 'bench' };
+  const target = {
+    address: temporal.address,
+    namespace: 'default',
+    connectionOptions: { address: temporal.address },
+    description: 'bench',
+  };
   const client = await connectClient(target);
   const worker = await startWorker(env, workerArgs);
   const dir = tempDir('reelflow-bench-');
   return {
-    temporal, sim: simHandle, client, worker, env, dir,
+    temporal,
+    sim: simHandle,
+    client,
+    worker,
+    env,
+    dir,
     async stop() {
       await worker.stop();
       await client.connection.close().catch(() => undefined);
@@ -145,7 +169,9 @@ export function jobDir(stack: Stack, name: string): string {
 }
 
 export function readManifest(dir: string): { rows: ManifestRow[]; lines: number } {
-  const lines = readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8').split('\n').filter((l) => l.trim().length > 0);
+  const lines = readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim().length > 0);
   const latest = new Map<string, ManifestRow>();
   for (const l of lines) {
     const row = JSON.parse(l) as ManifestRow;
@@ -155,9 +181,14 @@ export function readManifest(dir: string): { rows: ManifestRow[]; lines: number 
 }
 
 /** Writes the job into the stack's directory, starts JobWorkflow through the client, waits for it. */
-export async function runJob(stack: Stack, spec: Omit<JobSpec, 'baseUrls'> & { baseUrls?: string[] }, options: {
-  historyBudget?: number; onStarted?: () => void;
-} = {}): Promise<JobRun> {
+export async function runJob(
+  stack: Stack,
+  spec: Omit<JobSpec, 'baseUrls'> & { baseUrls?: string[] },
+  options: {
+    historyBudget?: number;
+    onStarted?: () => void;
+  } = {},
+): Promise<JobRun> {
   const dir = jobDir(stack, spec.name);
   const jobFile = writeJob(dir, { ...spec, baseUrls: spec.baseUrls ?? stack.sim.urls });
   const workflowId = jobWorkflowId(spec.name);

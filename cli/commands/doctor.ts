@@ -16,7 +16,8 @@ import { color, createOutput, type Output } from '../output';
 const DEFAULT_KEY_ENV = 'GATEWAY_API_KEY';
 
 export function registerDoctorCommand(program: Command): void {
-  program.command('doctor')
+  program
+    .command('doctor')
     .description('check the set-up and say what to fix: job file, key variable, gateway addresses, Messages, models, Temporal, storage')
     .argument('[job]', 'job file to check against (its gateway, models and output)')
     .option('--json', 'one JSON document on stdout: {"ok", "checks": [{"name", "status", "detail"}]}')
@@ -30,9 +31,11 @@ export function registerDoctorCommand(program: Command): void {
       } else {
         const failed = checks.filter((c) => c.status === 'fail').length;
         const warned = checks.filter((c) => c.status === 'warn').length;
-        out.line(failed === 0
-          ? `${color.green('ready')}: a run would work${warned ? ` (${warned} warning${warned === 1 ? '' : 's'} above)` : ''}`
-          : `${color.red(`${failed} problem${failed === 1 ? '' : 's'}`)} to fix before a run would work`);
+        out.line(
+          failed === 0
+            ? `${color.green('ready')}: a run would work${warned ? ` (${warned} warning${warned === 1 ? '' : 's'} above)` : ''}`
+            : `${color.red(`${failed} problem${failed === 1 ? '' : 's'}`)} to fix before a run would work`,
+        );
       }
       process.exitCode = exit;
     });
@@ -45,7 +48,10 @@ function printCheck(out: Output, check: Check): void {
 
 async function runChecks(jobFile: string | undefined, report: (check: Check) => void): Promise<Check[]> {
   const checks: Check[] = [];
-  const add = (check: Check) => { checks.push(check); report(check); };
+  const add = (check: Check) => {
+    checks.push(check);
+    report(check);
+  };
   const temporal = checkTemporal(); // in parallel with the gateway probes; reported in order
 
   const plan = jobFile === undefined ? undefined : await checkJobFile(jobFile, add);
@@ -66,12 +72,19 @@ async function checkJobFile(jobFile: string, add: (check: Check) => void): Promi
   const result = await loadJobFile(resolve(jobFile));
   if (!result.ok) {
     const problems = result.errors.map((e) => formatJobFileError(e));
-    add(fail(name, `${jobFile} is not valid (${problems.length} problem${problems.length === 1 ? '' : 's'}); fix:\n    ${problems.join('\n    ')}`, 'usage'));
+    add(
+      fail(
+        name,
+        `${jobFile} is not valid (${problems.length} problem${problems.length === 1 ? '' : 's'}); fix:\n    ${problems.join('\n    ')}`,
+        'usage',
+      ),
+    );
     return undefined;
   }
   const { plan } = result;
   const models = [...new Set(plan.items.map((i) => i.request.model))];
-  const summary = `${jobFile} is valid: job ${plan.job}, ${plan.items.length} item${plan.items.length === 1 ? '' : 's'}, ` +
+  const summary =
+    `${jobFile} is valid: job ${plan.job}, ${plan.items.length} item${plan.items.length === 1 ? '' : 's'}, ` +
     `model${models.length === 1 ? '' : 's'} ${models.join(', ')}${plan.schedule ? `, schedule "${plan.schedule.cron}" (${plan.schedule.timezone})` : ''}`;
   const others = plan.warnings.filter((w) => !/base address ".*" normalised to/.test(w));
   add(others.length ? warn(name, `${summary}; warnings:\n    ${others.join('\n    ')}`) : ok(name, summary));
@@ -81,8 +94,14 @@ async function checkJobFile(jobFile: string, add: (check: Check) => void): Promi
 function keyCheck(env: string, add: (check: Check) => void): KeyInfo {
   const key = process.env[env];
   if (!key) {
-    add(fail('key variable', `${env} is ${key === '' ? 'empty' : 'not set'}: put your gateway key (from the gateway's console) in it and ` +
-      `export ${env} in the shell that runs reelflow; gateway.api_key_env in the job file names the variable`, 'usage'));
+    add(
+      fail(
+        'key variable',
+        `${env} is ${key === '' ? 'empty' : 'not set'}: put your gateway key (from the gateway's console) in it and ` +
+          `export ${env} in the shell that runs reelflow; gateway.api_key_env in the job file names the variable`,
+        'usage',
+      ),
+    );
     return { env };
   }
   registerSecret(key); // from here on every line and error passes through redact, which removes it
@@ -119,9 +138,10 @@ async function storageCheck(plan: Plan): Promise<Check> {
     await withTimeout(PROBE_TIMEOUT_MS * 2, storage.checkWritable());
     return ok('output', `${where} is writable`);
   } catch (error) {
-    const hint = plan.output.storage === 's3'
-      ? 'check the bucket, the endpoint and the AWS credentials in the environment'
-      : 'choose another output.dir, or fix the permissions';
+    const hint =
+      plan.output.storage === 's3'
+        ? 'check the bucket, the endpoint and the AWS credentials in the environment'
+        : 'choose another output.dir, or fix the permissions';
     return fail('output', `${(error as Error).message}: ${hint}`);
   }
 }

@@ -6,8 +6,10 @@ import type { Output } from '../output';
 
 /** Long `data:` URLs (local references) are shortened for display; the real body carries them whole. */
 function shortenDataUrls(json: string): string {
-  return json.replace(/"data:([^;,"]*)(;base64)?,([^"]{48})[^"]*"/g, (_m, type: string, b64: string | undefined, head: string) =>
-    `"data:${type}${b64 ?? ''},${head}…"`);
+  return json.replace(
+    /"data:([^;,"]*)(;base64)?,([^"]{48})[^"]*"/g,
+    (_m, type: string, b64: string | undefined, head: string) => `"data:${type}${b64 ?? ''},${head}…"`,
+  );
 }
 
 async function describeRequest(plan: Plan, item: PlanItem) {
@@ -27,13 +29,15 @@ async function describeRequest(plan: Plan, item: PlanItem) {
 
 export async function printDryRun(plan: Plan, out: Output): Promise<void> {
   const requests = [];
-  for (const item of plan.items) requests.push({ key: item.key, index: item.index, output: item.outputName, request: await describeRequest(plan, item) });
+  for (const item of plan.items)
+    requests.push({ key: item.key, index: item.index, output: item.outputName, request: await describeRequest(plan, item) });
   if (out.json) {
     out.result({ job: plan.job, dryRun: true, enhance: plan.enhance ?? null, items: requests });
     return;
   }
   out.line(`${plan.job}: dry run, ${plan.items.length} create request(s); nothing is sent`);
-  if (plan.enhance) out.line(`each prompt is first rewritten by ${plan.enhance.model} through POST ${plan.gateway.baseUrls[0]}/v1/messages`);
+  if (plan.enhance)
+    out.line(`each prompt is first rewritten by ${plan.enhance.model} through POST ${plan.gateway.baseUrls[0]}/v1/messages`);
   for (const r of requests) {
     out.line(`\n#${r.index} ${r.key} -> ${r.output}`);
     out.line(`${r.request.method} ${r.request.url}`);

@@ -14,7 +14,8 @@ import { openSession } from '../session';
 import { describeOutcome, readOutcome } from '../summary';
 
 export function registerOperateCommands(program: Command): void {
-  program.command('status')
+  program
+    .command('status')
     .description('progress of one job, or a table of recent jobs')
     .argument('[job]', 'job file or job id')
     .option('--watch', 'keep it live until the job ends')
@@ -35,7 +36,8 @@ export function registerOperateCommands(program: Command): void {
       }
     });
 
-  program.command('results')
+  program
+    .command('results')
     .description('one row per item: state, model, task id, base address, polls, file, size, sha256, error')
     .argument('<job>', 'job file or job id')
     .option('--format <format>', 'table | json | csv', 'table')
@@ -50,7 +52,8 @@ export function registerOperateCommands(program: Command): void {
       else process.stdout.write(toTable(rows, outcome.missing.length));
     });
 
-  program.command('cancel')
+  program
+    .command('cancel')
     .description('stop a job: no new creations, polling ends, in-flight items end as canceled')
     .argument('<job>', 'job file or job id')
     .option('--no-wait', 'return once the cancel is requested')
@@ -79,7 +82,12 @@ export function registerOperateCommands(program: Command): void {
 async function listJobs(client: Client, out: Output): Promise<void> {
   const jobs: Array<{ id: string; status: string; started: string; closed: string | null }> = [];
   for await (const w of client.workflow.list({ query: `WorkflowType = '${JobWorkflow.name}'` })) {
-    jobs.push({ id: w.workflowId, status: w.status.name.toLowerCase(), started: w.startTime.toISOString(), closed: w.closeTime?.toISOString() ?? null });
+    jobs.push({
+      id: w.workflowId,
+      status: w.status.name.toLowerCase(),
+      started: w.startTime.toISOString(),
+      closed: w.closeTime?.toISOString() ?? null,
+    });
     if (jobs.length >= 20) break;
   }
   if (out.json) return out.result(jobs);
@@ -89,7 +97,12 @@ async function listJobs(client: Client, out: Output): Promise<void> {
 }
 
 /** Prints one snapshot; true when the job has ended. */
-async function showStatus(client: Client, job: { workflowId: string; jobFile: string; runDate?: string }, out: Output, watching: boolean): Promise<boolean> {
+async function showStatus(
+  client: Client,
+  job: { workflowId: string; jobFile: string; runDate?: string },
+  out: Output,
+  watching: boolean,
+): Promise<boolean> {
   const { workflowId } = job;
   const handle = client.workflow.getHandle<typeof JobWorkflow>(workflowId);
   const described = await handle.describe();
@@ -112,16 +125,25 @@ async function showStatus(client: Client, job: { workflowId: string; jobFile: st
   const statuses = await itemStatuses(client, progress, progress.inFlight.length);
   const phase = (p: RenderStatus['phase']) => statuses.filter((s) => s.phase === p).length;
   const counts = {
-    pending: progress.counts.pending, creating: phase('creating') + phase('enhancing') + phase('pending'),
-    rendering: phase('rendering'), downloading: phase('downloading') + phase('recording'),
-    succeeded: progress.counts.succeeded, failed: progress.counts.failed, timed_out: progress.counts.timed_out,
-    canceled: progress.counts.canceled, unknown: progress.counts.unknown, skipped: progress.counts.skipped,
+    pending: progress.counts.pending,
+    creating: phase('creating') + phase('enhancing') + phase('pending'),
+    rendering: phase('rendering'),
+    downloading: phase('downloading') + phase('recording'),
+    succeeded: progress.counts.succeeded,
+    failed: progress.counts.failed,
+    timed_out: progress.counts.timed_out,
+    canceled: progress.counts.canceled,
+    unknown: progress.counts.unknown,
+    skipped: progress.counts.skipped,
   };
   if (out.json) out.result({ job: progress.job, state: progress.state, counts, items: progress.total });
   else {
     out.line(summaryLine(progress));
-    out.line(`  creating ${counts.creating}, rendering ${counts.rendering}, downloading ${counts.downloading}, not started ${counts.pending}`);
-    for (const f of progress.recentFailures.slice(-5)) out.line(`  ${f.state} #${f.index} ${plainText(f.key)}: ${plainText(f.error?.message ?? '')}`);
+    out.line(
+      `  creating ${counts.creating}, rendering ${counts.rendering}, downloading ${counts.downloading}, not started ${counts.pending}`,
+    );
+    for (const f of progress.recentFailures.slice(-5))
+      out.line(`  ${f.state} #${f.index} ${plainText(f.key)}: ${plainText(f.error?.message ?? '')}`);
   }
   return false;
 }
@@ -143,10 +165,21 @@ export function toCsv(rows: ManifestRow[]): string {
 function toTable(rows: ManifestRow[], missing: number): string {
   // Long values (LiteLLM's task ids are about 130 characters) are cut to the column: --format json
   // and csv have them whole.
-  const lines = rows.map((r) => [
-    `#${r.index}`, r.key, r.state, r.model, r.task_id ?? '-', r.base_url ?? '-', String(r.polls), r.file ?? '-',
-    r.bytes !== null ? formatBytes(r.bytes) : '-', r.sha256 ? r.sha256.slice(0, 12) : '-', r.error ? `${r.error.kind}: ${r.error.message}` : '',
-  ].map((v, i, all) => (i === all.length - 1 ? plainText(v) : fitWidth(plainText(v), MAX_COLUMN))));
+  const lines = rows.map((r) =>
+    [
+      `#${r.index}`,
+      r.key,
+      r.state,
+      r.model,
+      r.task_id ?? '-',
+      r.base_url ?? '-',
+      String(r.polls),
+      r.file ?? '-',
+      r.bytes !== null ? formatBytes(r.bytes) : '-',
+      r.sha256 ? r.sha256.slice(0, 12) : '-',
+      r.error ? `${r.error.kind}: ${r.error.message}` : '',
+    ].map((v, i, all) => (i === all.length - 1 ? plainText(v) : fitWidth(plainText(v), MAX_COLUMN))),
+  );
   const head = ['#', 'KEY', 'STATE', 'MODEL', 'TASK', 'BASE', 'POLLS', 'FILE', 'SIZE', 'SHA256', 'ERROR'];
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => displayWidth(l[i]!))));
   const fmt = (l: string[]) => l.map((v, i) => (i === l.length - 1 ? v : padToWidth(v, widths[i]!))).join('  ');

@@ -51,8 +51,10 @@ export function registerReportCommand(program: Command, deps: ReportCommandDeps)
       } catch (error) {
         const code = (error as NodeJS.ErrnoException | null)?.code;
         if (code === undefined || !NOT_WRITABLE.has(code)) throw error;
-        command.error(`reelflow: cannot write the report in ${resolved.outputDir}: ${oneLine(error)}`,
-          { exitCode: 3, code: 'reelflow.report.storage' });
+        command.error(`reelflow: cannot write the report in ${resolved.outputDir}: ${oneLine(error)}`, {
+          exitCode: 3,
+          code: 'reelflow.report.storage',
+        });
       }
       if (!result.ffmpeg) process.stderr.write('reelflow: poster frames need ffmpeg; the report shows placeholders\n');
       if (options.json) {

@@ -30,7 +30,8 @@ interface RunOptions {
 }
 
 export function registerRunCommand(program: Command): void {
-  program.command('run')
+  program
+    .command('run')
     .description('start the job (or attach to it if running) and show live progress until every item has ended')
     .argument('<job>', 'the job file (YAML)')
     .option('--detach', 'return once the job has started (a background worker carries it on)')
@@ -44,8 +45,10 @@ export function registerRunCommand(program: Command): void {
 
 async function preflight(plan: Awaited<ReturnType<typeof loadPlanOrExplain>>, withWorker: boolean): Promise<void> {
   if (withWorker && !process.env[plan.gateway.apiKeyEnv]) {
-    throw new UsageError(`the environment variable ${plan.gateway.apiKeyEnv} is not set: export your gateway key in it ` +
-      '(gateway.api_key_env in the job file names the variable)');
+    throw new UsageError(
+      `the environment variable ${plan.gateway.apiKeyEnv} is not set: export your gateway key in it ` +
+        '(gateway.api_key_env in the job file names the variable)',
+    );
   }
   try {
     await openStorage(plan.output).checkWritable();
@@ -82,19 +85,28 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
       ...(options.retryFailed ? (['failed', 'timed_out'] as const) : []),
       ...(options.retryUnknown ? (['unknown'] as const) : []),
     ];
-    const running = await session.client.workflow.getHandle(workflowId).describe()
-      .then((d) => d.status.name === 'RUNNING', () => false);
+    const running = await session.client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .then(
+        (d) => d.status.name === 'RUNNING',
+        () => false,
+      );
     const input: JobInput = { jobFile: plan.jobFile, runDate: plan.runDate, retryStates };
     const handle = await session.client.workflow.start(JobWorkflow, {
-      taskQueue: TASK_QUEUE, workflowId, args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      taskQueue: TASK_QUEUE,
+      workflowId,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     });
     if (running) {
       out.note(`${plan.job}: already running: attached${retryStates.length ? ' (--retry-* apply to the next run, not this one)' : ''}`);
     } else {
       out.note(`${plan.job}: started ${plan.items.length} item(s) -> ${openStorage(plan.output).location}`);
     }
-    if (session.target.embedded) out.note(`Temporal web UI: ${session.target.embedded.uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`);
+    if (session.target.embedded)
+      out.note(`Temporal web UI: ${session.target.embedded.uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`);
 
     if (options.detach) {
       if (session.target.embedded && options.worker) spawnBackgroundWorker(workflowId);
@@ -106,7 +118,14 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
 
     const result = handle.result();
     let finished = false;
-    void result.then(() => { finished = true; }, () => { finished = true; });
+    void result.then(
+      () => {
+        finished = true;
+      },
+      () => {
+        finished = true;
+      },
+    );
     while (!finished && !interrupted) {
       const progress = await handle.query(progressQuery).catch(() => undefined);
       if (progress && !interrupted) await view.render(progress).catch(() => undefined);
@@ -117,8 +136,16 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
     const jobResult = await result;
     const outcome = await readOutcome(plan);
     if (options.json) {
-      out.result({ workflowId, canceled: jobResult.canceled, fatal: jobResult.fatal ?? null, ...outcome, rows: undefined,
-        failures: outcome.rows.filter((r) => r.state !== 'succeeded').map((r) => ({ key: r.key, index: r.index, state: r.state, error: r.error })) });
+      out.result({
+        workflowId,
+        canceled: jobResult.canceled,
+        fatal: jobResult.fatal ?? null,
+        ...outcome,
+        rows: undefined,
+        failures: outcome.rows
+          .filter((r) => r.state !== 'succeeded')
+          .map((r) => ({ key: r.key, index: r.index, state: r.state, error: r.error })),
+      });
     } else {
       if (jobResult.fatal) out.line(`stopped early: ${jobResult.fatal}`);
       if (jobResult.canceled) out.line('the job was canceled');
@@ -137,7 +164,9 @@ function spawnBackgroundWorker(workflowId: string): void {
   const logFile = join(stateDirectory(), 'logs', `worker-${workflowId}.log`);
   const fd = openSync(logFile, 'a');
   const child = spawn(process.execPath, [join(projectRoot, 'bin', 'reelflow.js'), 'worker', '--until-done', workflowId], {
-    detached: true, stdio: ['ignore', fd, fd], env: process.env,
+    detached: true,
+    stdio: ['ignore', fd, fd],
+    env: process.env,
   });
   child.unref();
 }

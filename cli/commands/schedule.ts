@@ -2,8 +2,13 @@
 // Schedule whose action starts JobWorkflow. Scheduled runs carry no runDate: each dates its outputs
 // from its own start time in the schedule's time zone, so every run writes under its own {date}.
 import {
-  type Client, type ScheduleDescription, type ScheduleHandle, type ScheduleOptions, type ScheduleOverlapPolicy,
-  ScheduleAlreadyRunning, ScheduleNotFoundError,
+  type Client,
+  type ScheduleDescription,
+  type ScheduleHandle,
+  type ScheduleOptions,
+  type ScheduleOverlapPolicy,
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
 } from '@temporalio/client';
 import type { Command } from 'commander';
 import type { Plan, ScheduleSettings } from '../../jobfile/plan';
@@ -16,33 +21,46 @@ import { createOutput, type Output } from '../output';
 import { openSession } from '../session';
 
 const OVERLAP: Record<ScheduleSettings['overlap'], ScheduleOverlapPolicy> = {
-  skip: 'SKIP', buffer_one: 'BUFFER_ONE', allow_all: 'ALLOW_ALL',
+  skip: 'SKIP',
+  buffer_one: 'BUFFER_ONE',
+  allow_all: 'ALLOW_ALL',
 };
 const PREFIX = scheduleId('');
 const WORKER_HINT = 'runs need a worker: keep `reelflow worker` running';
 
 /** Carried in the action's memo (updatable, unlike the schedule's own), since Temporal compiles the cron away. */
-interface ScheduleMemo { job: string; jobFile: string; cron: string; timezone: string; overlap: string }
+interface ScheduleMemo {
+  job: string;
+  jobFile: string;
+  cron: string;
+  timezone: string;
+  overlap: string;
+}
 
-interface JsonOption { json?: boolean }
+interface JsonOption {
+  json?: boolean;
+}
 
 export function registerScheduleCommand(program: Command): void {
-  const schedule = program.command('schedule')
-    .description("create, inspect and steer a job's schedule (its schedule: block) on Temporal");
+  const schedule = program.command('schedule').description("create, inspect and steer a job's schedule (its schedule: block) on Temporal");
 
-  schedule.command('apply')
+  schedule
+    .command('apply')
     .description("create or update the job's schedule from its schedule: block")
     .argument('<job>', 'job file')
     .option('--json', 'one JSON document on stdout')
     .action((jobFile: string, o: JsonOption) => apply(jobFile, createOutput(!!o.json)));
 
-  schedule.command('list')
+  schedule
+    .command('list')
     .description('the schedules: name, cron, time zone, paused, next run, recent runs')
     .option('--json', 'one JSON document on stdout')
     .action((o: JsonOption) => withClient(async (client) => list(client, createOutput(!!o.json))));
 
   const steer = (verb: string, description: string, act: (client: Client, found: Found, out: Output) => Promise<void>) =>
-    schedule.command(verb).description(description)
+    schedule
+      .command(verb)
+      .description(description)
       .argument('<name>', `job name or schedule id (${PREFIX}NAME)`)
       .action((name: string) => withClient(async (client) => act(client, await findSchedule(client, name), createOutput(false))));
 
@@ -61,7 +79,7 @@ export function registerScheduleCommand(program: Command): void {
     const after = await handle.describe();
     out.line(`unpaused schedule ${id}: next run ${when(after.info.nextActionTimes[0])}; ${WORKER_HINT}`);
   });
-  steer('trigger', 'start a run now (under the schedule\'s overlap policy)', trigger);
+  steer('trigger', "start a run now (under the schedule's overlap policy)", trigger);
 }
 
 async function withClient(work: (client: Client) => Promise<void>): Promise<void> {
@@ -88,13 +106,23 @@ function memoOf(described: ScheduleDescription): Partial<ScheduleMemo> {
 
 function scheduleOptions(plan: Plan, settings: ScheduleSettings): ScheduleOptions {
   const input: JobInput = { jobFile: plan.jobFile }; // no runDate: each run dates itself
-  const memo: ScheduleMemo = { job: plan.job, jobFile: plan.jobFile, cron: settings.cron, timezone: settings.timezone, overlap: settings.overlap };
+  const memo: ScheduleMemo = {
+    job: plan.job,
+    jobFile: plan.jobFile,
+    cron: settings.cron,
+    timezone: settings.timezone,
+    overlap: settings.overlap,
+  };
   return {
     scheduleId: scheduleId(plan.job),
     spec: { cronExpressions: [settings.cron], timezone: settings.timezone },
     action: {
-      type: 'startWorkflow', workflowType: 'JobWorkflow', taskQueue: TASK_QUEUE,
-      workflowId: jobWorkflowId(plan.job), args: [input], memo: { reelflow: memo },
+      type: 'startWorkflow',
+      workflowType: 'JobWorkflow',
+      taskQueue: TASK_QUEUE,
+      workflowId: jobWorkflowId(plan.job),
+      args: [input],
+      memo: { reelflow: memo },
     },
     policies: { overlap: OVERLAP[settings.overlap] },
   };
@@ -114,8 +142,10 @@ async function apply(jobFile: string, out: Output): Promise<void> {
   for (const warning of plan.warnings) out.note(warning);
   const settings = plan.schedule;
   if (!settings) {
-    throw new UsageError(`${jobFile} has no schedule: block, so there is nothing to apply. Add one, for example:\n` +
-      '  schedule:\n    cron: "0 3 * * *"\n    timezone: Europe/Berlin\n    overlap: skip');
+    throw new UsageError(
+      `${jobFile} has no schedule: block, so there is nothing to apply. Add one, for example:\n` +
+        '  schedule:\n    cron: "0 3 * * *"\n    timezone: Europe/Berlin\n    overlap: skip',
+    );
   }
   await withClient(async (client) => {
     const options = scheduleOptions(plan, settings);
@@ -132,7 +162,8 @@ async function apply(jobFile: string, out: Output): Promise<void> {
         what = changes(memoOf(previous), settings, plan.jobFile);
         // A pause, its note and any action limit are the user's choice: an apply keeps them.
         return {
-          spec: options.spec, action: options.action,
+          spec: options.spec,
+          action: options.action,
           policies: { ...previous.policies, overlap: options.policies?.overlap },
           state: { paused: previous.state.paused, note: previous.state.note, remainingActions: previous.state.remainingActions },
         };
@@ -143,16 +174,30 @@ async function apply(jobFile: string, out: Output): Promise<void> {
     const next = when(described.info.nextActionTimes[0]);
     const words = settings.description ?? `cron "${settings.cron}" (${settings.timezone})`;
     if (out.json) {
-      out.result({ scheduleId: id, job: plan.job, outcome, cron: settings.cron, timezone: settings.timezone, overlap: settings.overlap,
-        paused: described.state.paused, nextRun: described.info.nextActionTimes[0]?.toISOString() ?? null });
+      out.result({
+        scheduleId: id,
+        job: plan.job,
+        outcome,
+        cron: settings.cron,
+        timezone: settings.timezone,
+        overlap: settings.overlap,
+        paused: described.state.paused,
+        nextRun: described.info.nextActionTimes[0]?.toISOString() ?? null,
+      });
     }
-    out.line(`${outcome} schedule ${id}${outcome === 'updated' ? ` (${what})` : ''}: ${words}, overlap ${settings.overlap}; ` +
-      (described.state.paused ? `paused (resume with \`reelflow schedule unpause ${plan.job}\`)` : `next run ${next}`));
+    out.line(
+      `${outcome} schedule ${id}${outcome === 'updated' ? ` (${what})` : ''}: ${words}, overlap ${settings.overlap}; ` +
+        (described.state.paused ? `paused (resume with \`reelflow schedule unpause ${plan.job}\`)` : `next run ${next}`),
+    );
     out.line(WORKER_HINT);
   });
 }
 
-interface Found { id: string; handle: ScheduleHandle; described: ScheduleDescription }
+interface Found {
+  id: string;
+  handle: ScheduleHandle;
+  described: ScheduleDescription;
+}
 
 /** NAME is a job name, a schedule id, or a job file; unknown -> exit 2. */
 async function findSchedule(client: Client, name: string): Promise<Found> {
@@ -167,8 +212,9 @@ async function findSchedule(client: Client, name: string): Promise<Found> {
       if (!(error instanceof ScheduleNotFoundError)) throw error;
     }
   }
-  throw new UsageError(`no schedule named ${name}: \`reelflow schedule list\` shows the schedules, ` +
-    '`reelflow schedule apply JOB.yaml` creates one');
+  throw new UsageError(
+    `no schedule named ${name}: \`reelflow schedule list\` shows the schedules, ` + '`reelflow schedule apply JOB.yaml` creates one',
+  );
 }
 
 async function trigger(_client: Client, { id, handle, described }: Found, out: Output): Promise<void> {
@@ -191,18 +237,28 @@ async function trigger(_client: Client, { id, handle, described }: Found, out: O
     if (Date.now() > deadline) break;
     await new Promise((r) => setTimeout(r, 250));
   }
-  out.line(`triggered schedule ${id}: the run starts within moments${overlap === 'BUFFER_ONE' && running.length ? ', once the current one ends' : ''}; ${WORKER_HINT}`);
+  out.line(
+    `triggered schedule ${id}: the run starts within moments${overlap === 'BUFFER_ONE' && running.length ? ', once the current one ends' : ''}; ${WORKER_HINT}`,
+  );
 }
 
 interface Row {
-  name: string; scheduleId: string; cron: string | null; timezone: string; overlap: string; paused: boolean;
-  nextRun: string | null; recentRuns: Array<{ workflowId: string; scheduledAt: string; startedAt: string }>; jobFile: string | null;
+  name: string;
+  scheduleId: string;
+  cron: string | null;
+  timezone: string;
+  overlap: string;
+  paused: boolean;
+  nextRun: string | null;
+  recentRuns: Array<{ workflowId: string; scheduledAt: string; startedAt: string }>;
+  jobFile: string | null;
 }
 
 async function list(client: Client, out: Output): Promise<void> {
   const ids: string[] = [];
   for await (const summary of client.schedule.list()) {
-    if (summary.scheduleId.startsWith(PREFIX) && (summary.action?.workflowType ?? 'JobWorkflow') === 'JobWorkflow') ids.push(summary.scheduleId);
+    if (summary.scheduleId.startsWith(PREFIX) && (summary.action?.workflowType ?? 'JobWorkflow') === 'JobWorkflow')
+      ids.push(summary.scheduleId);
   }
   const rows: Row[] = [];
   for (const id of ids.sort()) {
@@ -215,18 +271,31 @@ async function list(client: Client, out: Output): Promise<void> {
     }
     const memo = memoOf(d);
     rows.push({
-      name: memo.job ?? nameOf(id), scheduleId: id, cron: memo.cron ?? null, timezone: d.spec.timezone ?? memo.timezone ?? 'UTC',
-      overlap: (d.policies.overlap ?? 'SKIP').toLowerCase(), paused: d.state.paused, nextRun: d.info.nextActionTimes[0]?.toISOString() ?? null,
+      name: memo.job ?? nameOf(id),
+      scheduleId: id,
+      cron: memo.cron ?? null,
+      timezone: d.spec.timezone ?? memo.timezone ?? 'UTC',
+      overlap: (d.policies.overlap ?? 'SKIP').toLowerCase(),
+      paused: d.state.paused,
+      nextRun: d.info.nextActionTimes[0]?.toISOString() ?? null,
       recentRuns: d.info.recentActions.map((a) => ({
-        workflowId: a.action.workflow.workflowId, scheduledAt: a.scheduledAt.toISOString(), startedAt: a.takenAt.toISOString(),
+        workflowId: a.action.workflow.workflowId,
+        scheduledAt: a.scheduledAt.toISOString(),
+        startedAt: a.takenAt.toISOString(),
       })),
       jobFile: memo.jobFile ?? null,
     });
   }
   if (out.json) return out.result(rows);
   if (rows.length === 0) return out.line('no schedules yet: create one with `reelflow schedule apply JOB.yaml`');
-  const table = rows.map((r) => [r.name, r.cron ?? '?', r.timezone, r.paused ? 'yes' : 'no', r.paused ? '-' : when(r.nextRun ? new Date(r.nextRun) : undefined),
-    r.recentRuns.length ? `${r.recentRuns.length} (last ${when(new Date(r.recentRuns.at(-1)!.startedAt))})` : 'none']);
+  const table = rows.map((r) => [
+    r.name,
+    r.cron ?? '?',
+    r.timezone,
+    r.paused ? 'yes' : 'no',
+    r.paused ? '-' : when(r.nextRun ? new Date(r.nextRun) : undefined),
+    r.recentRuns.length ? `${r.recentRuns.length} (last ${when(new Date(r.recentRuns.at(-1)!.startedAt))})` : 'none',
+  ]);
   const head = ['NAME', 'CRON', 'TZ', 'PAUSED', 'NEXT RUN', 'RECENT RUNS'];
   const widths = head.map((h, i) => Math.max(h.length, ...table.map((l) => l[i]!.length)));
   for (const line of [head, ...table]) out.line(line.map((v, i) => (i === line.length - 1 ? v : v.padEnd(widths[i]!))).join('  '));

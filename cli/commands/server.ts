@@ -6,7 +6,8 @@ import { stateDirectory } from '../../worker/state-dir';
 import { InfrastructureError } from '../errors';
 
 export function registerServerCommand(program: Command): void {
-  program.command('server')
+  program
+    .command('server')
     .description('run the embedded Temporal development server in the foreground until Ctrl-C or SIGTERM (state in the state directory)')
     .option('--ip <address>', 'address to listen on: 127.0.0.1, or 0.0.0.0 for workers on other machines', '127.0.0.1')
     .option('--port <n>', 'gRPC port (default 7233, or a free one)')
@@ -14,15 +15,20 @@ export function registerServerCommand(program: Command): void {
     .action(async (options: { ip: string; port?: string; uiPort?: string }) => {
       const stateDir = stateDirectory();
       const server = await ensureDevServer({
-        stateDir, foreground: true, ip: options.ip,
-        port: options.port ? Number(options.port) : undefined, uiPort: options.uiPort ? Number(options.uiPort) : undefined,
+        stateDir,
+        foreground: true,
+        ip: options.ip,
+        port: options.port ? Number(options.port) : undefined,
+        uiPort: options.uiPort ? Number(options.uiPort) : undefined,
       });
       if (!server.owned || !server.exited) {
         process.stderr.write(`reelflow server: already running for ${stateDir} at ${server.address} (web UI ${server.uiUrl})\n`);
         return;
       }
-      process.stderr.write(`reelflow server: Temporal at ${server.address}, web UI ${server.uiUrl}, state in ${stateDir}\n` +
-        `  other terminals use it automatically (same REELFLOW_STATE_DIR); workers elsewhere: TEMPORAL_ADDRESS=${server.address}. Ctrl-C stops it.\n`);
+      process.stderr.write(
+        `reelflow server: Temporal at ${server.address}, web UI ${server.uiUrl}, state in ${stateDir}\n` +
+          `  other terminals use it automatically (same REELFLOW_STATE_DIR); workers elsewhere: TEMPORAL_ADDRESS=${server.address}. Ctrl-C stops it.\n`,
+      );
       const signal = new Promise<string>((resolve) => {
         process.once('SIGINT', () => resolve('SIGINT'));
         process.once('SIGTERM', () => resolve('SIGTERM'));
@@ -33,6 +39,8 @@ export function registerServerCommand(program: Command): void {
         await server.stop();
         return;
       }
-      throw new InfrastructureError(`the Temporal development server exited by itself (code ${ended.code}); its log is in ${stateDir}/temporal/server.log`);
+      throw new InfrastructureError(
+        `the Temporal development server exited by itself (code ${ended.code}); its log is in ${stateDir}/temporal/server.log`,
+      );
     });
 }

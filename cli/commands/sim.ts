@@ -2,8 +2,15 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { PortMode } from '../../sim/contract';
 import {
-  DEFAULT_CATALOG, DEFAULT_KEY, parseDuration, parseRate, parseRenderTime, parseSize, startSimulator,
-  type SimFaultsExt, type SimOptionsExt,
+  DEFAULT_CATALOG,
+  DEFAULT_KEY,
+  parseDuration,
+  parseRate,
+  parseRenderTime,
+  parseSize,
+  startSimulator,
+  type SimFaultsExt,
+  type SimOptionsExt,
 } from '../../sim/index';
 
 interface SimFlags {
@@ -54,26 +61,47 @@ function portMode(text: string): [number, PortMode] {
   return [Number(m[1]), m[2] as PortMode];
 }
 
-const rate = (flag: string, what: string): Option => new Option(`${flag} <share>`, `${what} (0..1 or a percentage)`)
-  .argParser(arg(parseRate));
+const rate = (flag: string, what: string): Option =>
+  new Option(`${flag} <share>`, `${what} (0..1 or a percentage)`).argParser(arg(parseRate));
 
 export function registerSimCommand(program: Command): void {
   const cmd = new Command('sim')
-    .description('Run the gateway simulator (both video protocols and Messages, with faults) until interrupted. ' +
-      'Each --port is an alternate base address onto the same tasks. Control it at run time with ' +
-      'POST /__sim/faults and read counters at GET /__sim/stats.')
-    .addOption(new Option('--port <n>', 'port to listen on; repeat for alternate base addresses (0 = any free port) (default: 8787)')
-      .argParser((v: string, prev: number[] | undefined) => [...(prev ?? []), arg(int)(v)]))
+    .description(
+      'Run the gateway simulator (both video protocols and Messages, with faults) until interrupted. ' +
+        'Each --port is an alternate base address onto the same tasks. Control it at run time with ' +
+        'POST /__sim/faults and read counters at GET /__sim/stats.',
+    )
+    .addOption(
+      new Option('--port <n>', 'port to listen on; repeat for alternate base addresses (0 = any free port) (default: 8787)').argParser(
+        (v: string, prev: number[] | undefined) => [...(prev ?? []), arg(int)(v)],
+      ),
+    )
     .addOption(new Option('--host <addr>', 'address to bind').default('127.0.0.1'))
-    .addOption(new Option('--key <key>', 'accepted API key; repeatable (default: $GATEWAY_API_KEY, else sk-sim-local)')
-      .argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]))
-    .addOption(new Option('--models <a,b,...>', `catalog of the key's token group (default: ${Object.keys(DEFAULT_CATALOG).join(', ')})`)
-      .argParser((v: string) => v.split(',').map((s) => s.trim()).filter(Boolean)))
+    .addOption(
+      new Option('--key <key>', 'accepted API key; repeatable (default: $GATEWAY_API_KEY, else sk-sim-local)').argParser(
+        (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
+      ),
+    )
+    .addOption(
+      new Option('--models <a,b,...>', `catalog of the key's token group (default: ${Object.keys(DEFAULT_CATALOG).join(', ')})`).argParser(
+        (v: string) =>
+          v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+      ),
+    )
     .addOption(new Option('--group <name>', 'token group name shown in catalog errors').default('reelflow'))
-    .addOption(new Option('--render-time <time>', 'render time, fixed (5s) or a range (20s..90s); default per model')
-      .argParser(arg(parseRenderTime)))
-    .addOption(new Option('--video-size <size>', 'size of served videos, real MP4 padded with a free box (e.g. 1MB, 1GiB)')
-      .argParser(arg(parseSize)))
+    .addOption(
+      new Option('--render-time <time>', 'render time, fixed (5s) or a range (20s..90s); default per model').argParser(
+        arg(parseRenderTime),
+      ),
+    )
+    .addOption(
+      new Option('--video-size <size>', 'size of served videos, real MP4 padded with a free box (e.g. 1MB, 1GiB)').argParser(
+        arg(parseSize),
+      ),
+    )
     .addOption(rate('--fail-rate', 'share of renders that end FAILURE with a reason'))
     .addOption(rate('--rate-limit-rate', 'share of requests answered 429 (Retry-After seconds, HTTP-date, none, empty body)'))
     .addOption(rate('--error-rate', 'share of requests answered 500/502/503/504 (JSON or HTML bodies)'))
@@ -81,16 +109,22 @@ export function registerSimCommand(program: Command): void {
     .addOption(rate('--cut-download-rate', 'share of downloads cut mid-body'))
     .addOption(rate('--lost-create-rate', 'share of creates processed but whose response is lost'))
     .addOption(rate('--stream-error-rate', 'share of Messages streams ending in an error event after the 200'))
-    .addOption(new Option('--not-exist-window <time>', 'retrieve answers 400 task_not_exist for this long after creation (e.g. 3s)')
-      .argParser(arg(parseDuration)))
+    .addOption(
+      new Option('--not-exist-window <time>', 'retrieve answers 400 task_not_exist for this long after creation (e.g. 3s)').argParser(
+        arg(parseDuration),
+      ),
+    )
     .addOption(new Option('--slow <time>', 'extra latency added to every response (e.g. 200ms)').argParser(arg(parseDuration)))
     .addOption(new Option('--cdn', 'serve result_url from a separate CDN listener that refuses Authorization and expires URLs'))
     .addOption(new Option('--cdn-port <n>', 'port of the CDN listener (default: any free port)').argParser(arg(int)))
     .addOption(new Option('--cdn-ttl <time>', 'lifetime of signed CDN URLs (e.g. 10m); default 1h').argParser(arg(parseDuration)))
     .addOption(new Option('--content-redirect', 'with --cdn: /v1/videos/{id}/content answers 302 to the CDN'))
     .addOption(new Option('--model-not-found-503', "answer unknown models with the real gateway's 503 model_not_found instead of 404"))
-    .addOption(new Option('--port-mode <index=mode>', 'start port INDEX (0-based) as up, refuse, 502, 503 or hang; repeatable')
-      .argParser((v: string, prev: Array<[number, PortMode]> | undefined) => [...(prev ?? []), arg(portMode)(v)]))
+    .addOption(
+      new Option('--port-mode <index=mode>', 'start port INDEX (0-based) as up, refuse, 502, 503 or hang; repeatable').argParser(
+        (v: string, prev: Array<[number, PortMode]> | undefined) => [...(prev ?? []), arg(portMode)(v)],
+      ),
+    )
     .addOption(new Option('--seed <n>', 'seed for faults and render times (same seed, same run)').argParser(arg(int)).default(1))
     .action(async (flags: SimFlags) => {
       await runSim(flags);
@@ -103,9 +137,16 @@ function optionsFrom(f: SimFlags): SimOptionsExt {
   const ports = f.port ?? [8787];
   const keys = f.key ?? [];
   const faults: SimFaultsExt = {
-    failRate: f.failRate, rateLimitRate: f.rateLimitRate, errorRate: f.errorRate, resetRate: f.resetRate,
-    cutDownloadRate: f.cutDownloadRate, notExistWindowMs: f.notExistWindow, lostCreateRate: f.lostCreateRate,
-    streamErrorRate: f.streamErrorRate, slowMs: f.slow, modelNotFoundAs503: f.modelNotFound503 ?? false,
+    failRate: f.failRate,
+    rateLimitRate: f.rateLimitRate,
+    errorRate: f.errorRate,
+    resetRate: f.resetRate,
+    cutDownloadRate: f.cutDownloadRate,
+    notExistWindowMs: f.notExistWindow,
+    lostCreateRate: f.lostCreateRate,
+    streamErrorRate: f.streamErrorRate,
+    slowMs: f.slow,
+    modelNotFoundAs503: f.modelNotFound503 ?? false,
   };
   const portModes: PortMode[] = ports.map(() => 'up');
   for (const [i, mode] of f.portMode ?? []) {
@@ -113,9 +154,20 @@ function optionsFrom(f: SimFlags): SimOptionsExt {
     portModes[i] = mode;
   }
   return {
-    ports, host: f.host, keys: keys.length > 0 ? keys : [envKey && envKey !== '' ? envKey : DEFAULT_KEY],
-    models: f.models, group: f.group, renderMs: f.renderTime, videoBytes: f.videoSize, cdn: f.cdn ?? false,
-    cdnPort: f.cdnPort, cdnUrlTtlMs: f.cdnTtl, contentRedirect: f.contentRedirect ?? false, faults, portModes, seed: f.seed,
+    ports,
+    host: f.host,
+    keys: keys.length > 0 ? keys : [envKey && envKey !== '' ? envKey : DEFAULT_KEY],
+    models: f.models,
+    group: f.group,
+    renderMs: f.renderTime,
+    videoBytes: f.videoSize,
+    cdn: f.cdn ?? false,
+    cdnPort: f.cdnPort,
+    cdnUrlTtlMs: f.cdnTtl,
+    contentRedirect: f.contentRedirect ?? false,
+    faults,
+    portModes,
+    seed: f.seed,
   };
 }
 
@@ -129,8 +181,10 @@ async function runSim(flags: SimFlags): Promise<void> {
     process.stdout.write(`sim: listening on ${url}${mode === 'up' ? '' : ` (mode ${mode})`}\n`);
   }
   if (sim.cdnUrl) process.stdout.write(`sim: cdn on ${sim.cdnUrl}\n`);
-  process.stdout.write(`sim: accepting ${opts.keys?.length ?? 1} key(s) from ${keySource}; ` +
-    `videos ${sim.ffmpeg ? 'rendered by ffmpeg' : 'from the shipped sample (no ffmpeg)'}; Ctrl-C to stop\n`);
+  process.stdout.write(
+    `sim: accepting ${opts.keys?.length ?? 1} key(s) from ${keySource}; ` +
+      `videos ${sim.ffmpeg ? 'rendered by ffmpeg' : 'from the shipped sample (no ffmpeg)'}; Ctrl-C to stop\n`,
+  );
   await new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);

@@ -39,18 +39,22 @@ export function summaryLines(plan: Plan): string[] {
   }
   for (const [k, n] of counts) lines.push(`  ${String(n).padStart(6)}  ${k}`);
   const o = plan.output;
-  lines.push(o.storage === 's3' && o.s3
-    ? `output:   s3://${o.s3.bucket}/${o.s3.prefix} (region ${o.s3.region}${o.s3.endpoint ? `, endpoint ${o.s3.endpoint}` : ''})`
-    : `output:   ${o.dir ?? ''}`);
+  lines.push(
+    o.storage === 's3' && o.s3
+      ? `output:   s3://${o.s3.bucket}/${o.s3.prefix} (region ${o.s3.region}${o.s3.endpoint ? `, endpoint ${o.s3.endpoint}` : ''})`
+      : `output:   ${o.dir ?? ''}`,
+  );
   const first = plan.items[0];
   if (first) lines.push(`          e.g. ${outputLocation(plan, first)}.mp4`);
   const [primary, ...alternates] = plan.gateway.baseUrls;
   lines.push(`gateway:  ${primary ?? ''}${alternates.length ? ` (+ ${alternates.join(', ')})` : ''}; key from $${plan.gateway.apiKeyEnv}`);
-  lines.push(`window:   ${plan.concurrency.maxInFlight} in flight${plan.concurrency.createsPerMinute ? `, at most ${plan.concurrency.createsPerMinute} creates a minute` : ''}`);
+  lines.push(
+    `window:   ${plan.concurrency.maxInFlight} in flight${plan.concurrency.createsPerMinute ? `, at most ${plan.concurrency.createsPerMinute} creates a minute` : ''}`,
+  );
   if (plan.enhance) lines.push(`enhance:  prompts rewritten by ${plan.enhance.model} first`);
-  lines.push(plan.schedule
-    ? `schedule: ${plan.schedule.description ?? plan.schedule.cron} (overlap: ${plan.schedule.overlap})`
-    : 'schedule: none');
+  lines.push(
+    plan.schedule ? `schedule: ${plan.schedule.description ?? plan.schedule.cron} (overlap: ${plan.schedule.overlap})` : 'schedule: none',
+  );
   if (plan.warnings.length) {
     lines.push(`warnings (${plan.warnings.length}):`);
     for (const w of plan.warnings) lines.push(`  ${w}`);
@@ -65,8 +69,13 @@ export function jsonReport(result: LoadResult): unknown {
       ok: true,
       job: plan.job,
       items: plan.items.map((item) => ({
-        key: item.key, id: item.id ?? null, index: item.index, model: item.request.model,
-        protocol: item.request.protocol, prompt: item.request.prompt, output: outputLocation(plan, item),
+        key: item.key,
+        id: item.id ?? null,
+        index: item.index,
+        model: item.request.model,
+        protocol: item.request.protocol,
+        prompt: item.request.prompt,
+        output: outputLocation(plan, item),
       })),
       errors: [],
       warnings: plan.warnings,

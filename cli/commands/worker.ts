@@ -12,7 +12,8 @@ interface WorkerOptions {
 }
 
 export function registerWorkerCommand(program: Command): void {
-  program.command('worker')
+  program
+    .command('worker')
     .description('run a worker for the task queue against the configured Temporal service, until interrupted')
     .option('--max-activities <n>', 'concurrent activities (gateway calls, downloads)', '200')
     .option('--max-workflow-tasks <n>', 'concurrent workflow tasks', '40')
@@ -21,8 +22,11 @@ export function registerWorkerCommand(program: Command): void {
       const target = await resolveTemporal();
       const connection = await connectWorker(target);
       const worker = await createReelflowWorker({
-        connection, namespace: target.namespace, taskQueue: TASK_QUEUE,
-        maxActivities: Number(options.maxActivities), maxWorkflowTasks: Number(options.maxWorkflowTasks),
+        connection,
+        namespace: target.namespace,
+        taskQueue: TASK_QUEUE,
+        maxActivities: Number(options.maxActivities),
+        maxWorkflowTasks: Number(options.maxWorkflowTasks),
       });
       process.stderr.write(`reelflow worker: polling task queue "${TASK_QUEUE}" on ${target.description}\n`);
       const stop = new Promise<void>((resolve) => {

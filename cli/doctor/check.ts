@@ -18,8 +18,12 @@ export const PROBE_TIMEOUT_MS = 5_000;
 
 export const ok = (name: string, detail: string): Check => ({ name, status: 'ok', detail });
 export const warn = (name: string, detail: string): Check => ({ name, status: 'warn', detail });
-export const fail = (name: string, detail: string, failure: FailureClass = 'infrastructure'): Check =>
-  ({ name, status: 'fail', detail, failure });
+export const fail = (name: string, detail: string, failure: FailureClass = 'infrastructure'): Check => ({
+  name,
+  status: 'fail',
+  detail,
+  failure,
+});
 
 /** 0 when nothing failed; 2 when the job file or the key is the problem (fix that first); else 3. */
 export function exitStatusOf(checks: readonly Check[]): 0 | 2 | 3 {

@@ -24,8 +24,10 @@ export interface BaseProbe {
 }
 
 function modelAdvice(model: string): string {
-  return `model ${model} is not available to this key: check the model name against the catalog and that the key ` +
-    'was created in the matching token group';
+  return (
+    `model ${model} is not available to this key: check the model name against the catalog and that the key ` +
+    'was created in the matching token group'
+  );
 }
 
 function said(status: number, text: string): string {
@@ -70,16 +72,18 @@ function describeAnswer(result: Extract<ProbeResult, { kind: 'answer' }>, key: K
 export async function checkBases(prober: Prober, bases: readonly string[], key: KeyInfo, notes: Map<string, string>): Promise<BaseProbe[]> {
   const probeId = `reelflow-doctor-${randomBytes(6).toString('hex')}`;
   const headers: Record<string, string> = key.key ? { authorization: `Bearer ${key.key}` } : {};
-  const results = await Promise.all(bases.map((base) =>
-    prober.send(`${base}/v1/video/generations/${probeId}`, { method: 'GET', headers })));
+  const results = await Promise.all(
+    bases.map((base) => prober.send(`${base}/v1/video/generations/${probeId}`, { method: 'GET', headers })),
+  );
   // Compare every base with the first one that answers at all: the same gateway gives the same answer.
   const referenceIndex = results.findIndex((r) => r.kind === 'answer');
   const reference = referenceIndex >= 0 ? fingerprint(results[referenceIndex]!) : '';
-  const referenceName = referenceIndex === 0 ? 'the primary' : bases[referenceIndex] ?? '';
-  const healthy = (except: number) => bases.filter((_, j) => {
-    const r = results[j]!;
-    return j !== except && r.kind === 'answer' && r.status < 500;
-  });
+  const referenceName = referenceIndex === 0 ? 'the primary' : (bases[referenceIndex] ?? '');
+  const healthy = (except: number) =>
+    bases.filter((_, j) => {
+      const r = results[j]!;
+      return j !== except && r.kind === 'answer' && r.status < 500;
+    });
   return bases.map((base, i) => {
     const result = results[i]!;
     const role = i === 0 ? 'primary' : `alternate ${i}`;
@@ -90,14 +94,23 @@ export async function checkBases(prober: Prober, bases: readonly string[], key: 
     const failOrWarn = others.length > 0 ? warn : fail;
     const fallback = others.length > 0 ? ` Runs would fail over to ${others.join(', ')}, paying a failed call and a cooldown first.` : '';
     if (result.kind === 'network') {
-      return { base, usable: false, check: failOrWarn(name,
-        `${note}unreachable after ${result.ms} ms: ${explainNetwork(result.code)}. Fix the address in gateway.base_urls or start the gateway.${fallback}`) };
+      return {
+        base,
+        usable: false,
+        check: failOrWarn(
+          name,
+          `${note}unreachable after ${result.ms} ms: ${explainNetwork(result.code)}. Fix the address in gateway.base_urls or start the gateway.${fallback}`,
+        ),
+      };
     }
     const verdict = describeAnswer(result, key);
     const print = fingerprint(result);
-    const same = i === referenceIndex ? '' : print === reference
-      ? `; answers like ${referenceName}`
-      : `; answers differently from ${referenceName} (${print} vs ${reference}): make sure it is an alternate address of the same gateway`;
+    const same =
+      i === referenceIndex
+        ? ''
+        : print === reference
+          ? `; answers like ${referenceName}`
+          : `; answers differently from ${referenceName} (${print} vs ${reference}): make sure it is an alternate address of the same gateway`;
     const keyWords = key.key ? 'key accepted' : `key not sent (${key.env} is not set)`;
     switch (verdict) {
       case 'ok': {
@@ -105,18 +118,46 @@ export async function checkBases(prober: Prober, bases: readonly string[], key: 
         return { base, usable: true, check: c(name, `${note}reachable in ${result.ms} ms, ${keyWords}${same}`) };
       }
       case 'refused-key':
-        return { base, usable: false, check: fail(name,
-          `${note}reachable in ${result.ms} ms, but the key in ${key.env} was refused (${said(result.status, result.text)}): ` +
-          `put a current key from the gateway's console into ${key.env}`, 'usage') };
+        return {
+          base,
+          usable: false,
+          check: fail(
+            name,
+            `${note}reachable in ${result.ms} ms, but the key in ${key.env} was refused (${said(result.status, result.text)}): ` +
+              `put a current key from the gateway's console into ${key.env}`,
+            'usage',
+          ),
+        };
       case 'warn':
-        return { base, usable: true, check: warn(name, `${note}reachable in ${result.ms} ms, but ${said(result.status, result.text)}` +
-          (result.status === 429 ? ': the gateway is rate limiting this key right now' : ': the key may lack permission or quota')) };
+        return {
+          base,
+          usable: true,
+          check: warn(
+            name,
+            `${note}reachable in ${result.ms} ms, but ${said(result.status, result.text)}` +
+              (result.status === 429 ? ': the gateway is rate limiting this key right now' : ': the key may lack permission or quota'),
+          ),
+        };
       case 'fail':
-        return { base, usable: false, check: failOrWarn(name, `${note}answers in ${result.ms} ms with ${said(result.status, result.text)}: ` +
-          `the gateway, or the proxy in front of it, is in trouble.${fallback}`) };
+        return {
+          base,
+          usable: false,
+          check: failOrWarn(
+            name,
+            `${note}answers in ${result.ms} ms with ${said(result.status, result.text)}: ` +
+              `the gateway, or the proxy in front of it, is in trouble.${fallback}`,
+          ),
+        };
       default:
-        return { base, usable: false, check: fail(name, `${note}answers in ${result.ms} ms, but not like a video gateway ` +
-          `(${said(result.status, result.text)}): the address must be the gateway's root; reelflow adds /v1/… itself`) };
+        return {
+          base,
+          usable: false,
+          check: fail(
+            name,
+            `${note}answers in ${result.ms} ms, but not like a video gateway ` +
+              `(${said(result.status, result.text)}): the address must be the gateway's root; reelflow adds /v1/… itself`,
+          ),
+        };
     }
   });
 }
@@ -139,13 +180,22 @@ export async function checkMessages(prober: Prober, base: string, key: string, e
     return fail(name, `${said(status, text)}: ${modelAdvice(enhance.model)} (enhance.model)`, 'usage');
   }
   if (status === 401) {
-    return fail(name, `the key was refused on /v1/messages (${said(status, text)}): for Messages models the key must be ` +
-      'created in the matching token group, not the default group', 'usage');
+    return fail(
+      name,
+      `the key was refused on /v1/messages (${said(status, text)}): for Messages models the key must be ` +
+        'created in the matching token group, not the default group',
+      'usage',
+    );
   }
-  if (status === 403) return fail(name, `${said(status, text)}: the key's token group may not allow ${enhance.model}, or its quota is used up`, 'usage');
+  if (status === 403)
+    return fail(name, `${said(status, text)}: the key's token group may not allow ${enhance.model}, or its quota is used up`, 'usage');
   if (status === 400) {
-    return fail(name, `${said(status, text)}: the gateway refused a minimal request with anthropic-version ${MESSAGES_VERSION}; ` +
-      `check that enhance.model (${enhance.model}) is a Messages model`, 'usage');
+    return fail(
+      name,
+      `${said(status, text)}: the gateway refused a minimal request with anthropic-version ${MESSAGES_VERSION}; ` +
+        `check that enhance.model (${enhance.model}) is a Messages model`,
+      'usage',
+    );
   }
   if (status === 429) return warn(name, `${said(status, text)}: rate limited right now; the key and header were not refused`);
   return fail(name, `${said(status, text)}: the Messages endpoint is in trouble; enhance would fail`);
@@ -160,12 +210,19 @@ export async function checkModels(prober: Prober, base: string, key: string, mod
   const listed = result.kind === 'answer' && result.status === 200 ? modelIds(result.text) : undefined;
   if (!listed) {
     const why = result.kind === 'network' ? explainNetwork(result.code) : `GET /v1/models answered ${said(result.status, result.text)}`;
-    return [warn('models', `cannot verify ${models.join(', ')} without creating a task (${why}). A wrong name or token ` +
-      'group shows as "not available to this key" on the first item')];
+    return [
+      warn(
+        'models',
+        `cannot verify ${models.join(', ')} without creating a task (${why}). A wrong name or token ` +
+          'group shows as "not available to this key" on the first item',
+      ),
+    ];
   }
-  return models.map((m) => (listed.has(m)
-    ? ok(`model ${m}`, 'listed for this key')
-    : fail(`model ${m}`, `not in the key's catalog (${listed.size} models listed): ${modelAdvice(m)}`, 'usage')));
+  return models.map((m) =>
+    listed.has(m)
+      ? ok(`model ${m}`, 'listed for this key')
+      : fail(`model ${m}`, `not in the key's catalog (${listed.size} models listed): ${modelAdvice(m)}`, 'usage'),
+  );
 }
 
 function modelIds(text: string): Set<string> | undefined {

@@ -6,14 +6,16 @@ import { redact } from '../../gateway/redact';
 import { PROBE_TIMEOUT_MS } from './check';
 
 export type ProbeResult =
-  | { kind: 'answer'; status: number; text: string; ms: number }
-  | { kind: 'network'; code: string; message: string; ms: number };
+  { kind: 'answer'; status: number; text: string; ms: number } | { kind: 'network'; code: string; message: string; ms: number };
 
 const MAX_BODY = 64 * 1024;
 
 export class Prober {
   private readonly agent = new Agent({
-    connectTimeout: PROBE_TIMEOUT_MS, headersTimeout: PROBE_TIMEOUT_MS, bodyTimeout: PROBE_TIMEOUT_MS, keepAliveTimeout: 1_000,
+    connectTimeout: PROBE_TIMEOUT_MS,
+    headersTimeout: PROBE_TIMEOUT_MS,
+    bodyTimeout: PROBE_TIMEOUT_MS,
+    keepAliveTimeout: 1_000,
   });
 
   async send(url: string, options: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string }): Promise<ProbeResult> {
@@ -21,7 +23,10 @@ export class Prober {
     const elapsed = () => Math.max(1, Math.round(performance.now() - started));
     try {
       const res = await request(url, {
-        method: options.method, headers: options.headers, body: options.body, dispatcher: this.agent,
+        method: options.method,
+        headers: options.headers,
+        body: options.body,
+        dispatcher: this.agent,
         signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
       });
       let text = '';
@@ -44,18 +49,27 @@ function networkCause(error: unknown): { code: string; message: string } {
   const cause = err.cause as { code?: unknown } | undefined;
   const rawCode = typeof err.code === 'string' ? err.code : typeof cause?.code === 'string' ? cause.code : undefined;
   const timedOut = err.name === 'TimeoutError' || err.name === 'AbortError' || /TIMEOUT/.test(rawCode ?? '');
-  const code = timedOut ? 'TIMEOUT' : rawCode ?? 'ERROR';
+  const code = timedOut ? 'TIMEOUT' : (rawCode ?? 'ERROR');
   return { code, message: redact(typeof err.message === 'string' ? err.message : String(error)) };
 }
 
 /** Plain words for a network failure code, with what to check. */
 export function explainNetwork(code: string): string {
   switch (code) {
-    case 'ECONNREFUSED': return 'connection refused: nothing listens there; check that the gateway runs and the port is right';
-    case 'ENOTFOUND': case 'EAI_AGAIN': case 'EAI_NONAME': return 'the host name does not resolve: check the spelling and your DNS';
-    case 'TIMEOUT': return `no answer within ${PROBE_TIMEOUT_MS / 1000} s: a firewall, a proxy, or an overloaded gateway`;
-    case 'ECONNRESET': case 'UND_ERR_SOCKET': return 'the connection was reset: a proxy or firewall in between may be dropping it';
-    case 'EHOSTUNREACH': case 'ENETUNREACH': return 'the network cannot reach that host';
+    case 'ECONNREFUSED':
+      return 'connection refused: nothing listens there; check that the gateway runs and the port is right';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_NONAME':
+      return 'the host name does not resolve: check the spelling and your DNS';
+    case 'TIMEOUT':
+      return `no answer within ${PROBE_TIMEOUT_MS / 1000} s: a firewall, a proxy, or an overloaded gateway`;
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'the connection was reset: a proxy or firewall in between may be dropping it';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'the network cannot reach that host';
     default:
       return /CERT|TLS|SSL|EPROTO/i.test(code)
         ? 'the TLS handshake failed: check the certificate and that the address uses the right scheme (http or https)'

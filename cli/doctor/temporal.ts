@@ -21,11 +21,16 @@ async function probe(address: string, namespace: string, options: Options): Prom
   try {
     await connection.workflowService.describeNamespace({ namespace });
     const ms = Date.now() - started;
-    const queue = await connection.workflowService.describeTaskQueue({
-      namespace, taskQueue: { name: TASK_QUEUE }, taskQueueType: WORKFLOW_TASK_QUEUE,
-    }).catch(() => undefined);
+    const queue = await connection.workflowService
+      .describeTaskQueue({
+        namespace,
+        taskQueue: { name: TASK_QUEUE },
+        taskQueueType: WORKFLOW_TASK_QUEUE,
+      })
+      .catch(() => undefined);
     const pollers = queue?.pollers?.length ?? 0;
-    const workers = pollers > 0 ? `${pollers} worker poller(s) on task queue "${TASK_QUEUE}"` : `no worker polls task queue "${TASK_QUEUE}" right now`;
+    const workers =
+      pollers > 0 ? `${pollers} worker poller(s) on task queue "${TASK_QUEUE}"` : `no worker polls task queue "${TASK_QUEUE}" right now`;
     return `answers in ${ms} ms, namespace "${namespace}" exists; ${workers}`;
   } finally {
     await connection.close().catch(() => undefined);
@@ -52,8 +57,11 @@ export async function checkTemporal(): Promise<Check> {
     try {
       return ok(NAME, `${target.description}: ${await bounded(target.address, target.namespace, target.connectionOptions)}`);
     } catch (error) {
-      return fail(NAME, `cannot reach ${target.description}: ${(error as Error).message}. Check TEMPORAL_ADDRESS ` +
-        '(and TEMPORAL_NAMESPACE, TLS, API key) and that the service runs, or unset it to use the embedded server');
+      return fail(
+        NAME,
+        `cannot reach ${target.description}: ${(error as Error).message}. Check TEMPORAL_ADDRESS ` +
+          '(and TEMPORAL_NAMESPACE, TLS, API key) and that the service runs, or unset it to use the embedded server',
+      );
     }
   }
   const stateDir = stateDirectory(env);
@@ -61,15 +69,21 @@ export async function checkTemporal(): Promise<Check> {
   if (port !== undefined) {
     const address = `127.0.0.1:${port}`;
     try {
-      return ok(NAME, `the embedded development server at ${address} (state in ${stateDir}) ${await bounded(address, 'default', { address })}`);
+      return ok(
+        NAME,
+        `the embedded development server at ${address} (state in ${stateDir}) ${await bounded(address, 'default', { address })}`,
+      );
     } catch {
       // Not running any more: whether one can be started is what matters.
     }
   }
   try {
     const cli = temporalCliPath(env);
-    return ok(NAME, `TEMPORAL_ADDRESS is not set: commands start the embedded development server when needed ` +
-      `(Temporal CLI ${cli}; state in ${stateDir})`);
+    return ok(
+      NAME,
+      `TEMPORAL_ADDRESS is not set: commands start the embedded development server when needed ` +
+        `(Temporal CLI ${cli}; state in ${stateDir})`,
+    );
   } catch (error) {
     return fail(NAME, `TEMPORAL_ADDRESS is not set and the embedded server cannot be provided: ${(error as Error).message}`);
   }

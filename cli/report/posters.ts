@@ -84,7 +84,13 @@ async function nonEmptyFile(path: string): Promise<{ mtimeMs: number } | undefin
 
 export async function probeDuration(ffprobe: string, video: string): Promise<number | undefined> {
   const { ok, stdout } = await run(ffprobe, [
-    '-v', 'error', '-show_entries', 'format=duration', '-of', 'default=noprint_wrappers=1:nokey=1', video,
+    '-v',
+    'error',
+    '-show_entries',
+    'format=duration',
+    '-of',
+    'default=noprint_wrappers=1:nokey=1',
+    video,
   ]);
   const seconds = ok ? Number.parseFloat(stdout.trim()) : Number.NaN;
   return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;

@@ -4,9 +4,7 @@ import type { ManifestRow } from '../../storage/manifest';
 import { escapeHtml as h, relativeUrl, svgDataUrl } from './escape';
 import type { VideoMedia } from './posters';
 import { REPORT_CSS } from './styles';
-import {
-  END_STATES, elapsedMs, formatBytes, formatDuration, formatTime, parseTime, type ReportSummary,
-} from './summary';
+import { END_STATES, elapsedMs, formatBytes, formatDuration, formatTime, parseTime, type ReportSummary } from './summary';
 
 export interface ReportModel {
   job: string;
@@ -22,17 +20,22 @@ export interface ReportModel {
 export const FFMPEG_NOTE = 'poster frames need ffmpeg';
 
 const STATE_LABELS: Record<string, string> = {
-  succeeded: 'succeeded', failed: 'failed', timed_out: 'timed out', canceled: 'canceled', unknown: 'unknown',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  timed_out: 'timed out',
+  canceled: 'canceled',
+  unknown: 'unknown',
 };
 
 const CSP = "default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
 
 /** A neutral 16:9 frame with a play mark and a one-line caption, as a data URL. */
 export function placeholderPoster(caption: string): string {
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="480" height="270" viewBox="0 0 480 270">`
-    + `<rect width="480" height="270" fill="#e9ecf0"/>`
-    + `<circle cx="240" cy="118" r="34" fill="#c5ccd5"/><path d="M229 100v36l30-18z" fill="#f5f6f8"/>`
-    + `<text x="240" y="192" text-anchor="middle" font-family="system-ui,sans-serif" font-size="17" fill="#5b6470">${h(caption)}</text></svg>`;
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="480" height="270" viewBox="0 0 480 270">` +
+    `<rect width="480" height="270" fill="#e9ecf0"/>` +
+    `<circle cx="240" cy="118" r="34" fill="#c5ccd5"/><path d="M229 100v36l30-18z" fill="#f5f6f8"/>` +
+    `<text x="240" y="192" text-anchor="middle" font-family="system-ui,sans-serif" font-size="17" fill="#5b6470">${h(caption)}</text></svg>`;
   return svgDataUrl(svg);
 }
 
@@ -94,10 +97,10 @@ ${enhanced}
 function problemItem(row: ManifestRow): string {
   const finished = formatTime(parseTime(row.finished_at));
   const meta = [row.model, row.protocol, row.task_id ? `task ${row.task_id}` : 'no task id', row.base_url ?? undefined, finished]
-    .filter((v): v is string => Boolean(v)).map((v) => h(v)).join(' · ');
-  const reason = row.error
-    ? `<code>${h(row.error.kind)}</code>${h(row.error.message)}`
-    : '<span class="meta">no reason recorded</span>';
+    .filter((v): v is string => Boolean(v))
+    .map((v) => h(v))
+    .join(' · ');
+  const reason = row.error ? `<code>${h(row.error.kind)}</code>${h(row.error.message)}` : '<span class="meta">no reason recorded</span>';
   return `<li class="problem" data-key="${h(row.key)}" data-state="${h(row.state)}">
 <div class="head"><span class="badge ${h(row.state)}">${h(STATE_LABELS[row.state] ?? row.state)}</span><span class="idx">#${h(row.index)} ${h(rowTitle(row))}</span><span class="meta">${meta}</span></div>
 <p class="reason">${reason}</p>
@@ -112,12 +115,17 @@ function header(model: ReportModel): string {
     return `<li class="stat ${state}${n === 0 ? ' zero' : ''}" data-state="${state}"><b>${n}</b><span>${h(STATE_LABELS[state])}</span></li>`;
   });
   stats.push(`<li class="stat" data-stat="bytes"><b>${h(formatBytes(summary.totalBytes))}</b><span>total size</span></li>`);
-  stats.push(`<li class="stat" data-stat="wall"><b>${h(summary.wallTimeMs !== undefined ? formatDuration(summary.wallTimeMs) : '—')}</b><span>wall time</span></li>`);
+  stats.push(
+    `<li class="stat" data-stat="wall"><b>${h(summary.wallTimeMs !== undefined ? formatDuration(summary.wallTimeMs) : '—')}</b><span>wall time</span></li>`,
+  );
   const sub = [
     `${summary.items} item${summary.items === 1 ? '' : 's'}`,
     model.jobFile ? `job file ${model.jobFile}` : undefined,
     summary.startedAt ? `from ${formatTime(summary.startedAt)} to ${formatTime(summary.finishedAt)}` : undefined,
-  ].filter((v): v is string => Boolean(v)).map((v) => h(v)).join(' · ');
+  ]
+    .filter((v): v is string => Boolean(v))
+    .map((v) => h(v))
+    .join(' · ');
   return `<header class="top"><div class="wrap">
 <span class="brand">reelflow report</span>
 <h1>${h(model.job)}</h1>

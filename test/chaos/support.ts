@@ -44,10 +44,14 @@ export async function startWorker(env: NodeJS.ProcessEnv, logFile: string): Prom
   closeSync(fd);
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const ownOutput = () => readFileSync(logFile).subarray(from).toString('utf8');
-  await until(() => {
-    if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}: ${ownOutput().slice(-2000)}`);
-    return /polling task queue/.test(ownOutput());
-  }, 60_000, 'the worker to start');
+  await until(
+    () => {
+      if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}: ${ownOutput().slice(-2000)}`);
+      return /polling task queue/.test(ownOutput());
+    },
+    60_000,
+    'the worker to start',
+  );
   return { child, exited };
 }
 

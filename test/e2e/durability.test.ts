@@ -16,7 +16,10 @@ const KEY = 'sk-test-durability-abcdef0123';
 type Row = { key: string; state: string; file: string | null; sha256: string | null; error: { kind: string; message: string } | null };
 
 function manifest(dir: string): Row[] {
-  return readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Row);
+  return readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Row);
 }
 
 function latest(dir: string): Map<string, Row> {
@@ -39,7 +42,9 @@ describe('durability', () => {
   const e2e = useTemporalAndSimulator(KEY, { ports: [0, 0], renderMs: [1500, 3000], seed: 11 });
 
   const createsFor = (prefix: string) =>
-    Object.entries(e2e.sim.stats().createsByPrompt).filter(([p]) => p.startsWith(`${prefix} `)).map(([, n]) => n);
+    Object.entries(e2e.sim.stats().createsByPrompt)
+      .filter(([p]) => p.startsWith(`${prefix} `))
+      .map(([, n]) => n);
 
   it('kill -9 of the running command mid-run: running it again finishes with one create per item', async () => {
     const dir = tempDir();
@@ -48,7 +53,11 @@ describe('durability', () => {
     const first = startCli(['run', job], { env: e2e.env });
     // Kill once every slot's create has completed (its task is being polled). A create still in
     // flight at the kill would rightly end `unknown`: the gateway may have started that render.
-    await until(() => Object.keys(e2e.sim.stats().pollsByTask).filter((t) => !polledBefore.has(t)).length >= 4, 30_000, 'four polled tasks');
+    await until(
+      () => Object.keys(e2e.sim.stats().pollsByTask).filter((t) => !polledBefore.has(t)).length >= 4,
+      30_000,
+      'four polled tasks',
+    );
     first.child.kill('SIGKILL');
     await first.done;
     const second = await runCli(['run', job], { env: e2e.env });
@@ -56,7 +65,10 @@ describe('durability', () => {
     assert.match(second.stderr, /already running: attached/);
     const creates = createsFor('killed');
     assert.equal(creates.length, 8);
-    assert.ok(creates.every((n) => n === 1), `creates per item: ${creates.join(',')}`);
+    assert.ok(
+      creates.every((n) => n === 1),
+      `creates per item: ${creates.join(',')}`,
+    );
     const rows = latest(dir);
     assert.equal(rows.size, 8);
     for (const row of rows.values()) {
@@ -95,7 +107,10 @@ describe('durability', () => {
     assert.equal(rows.filter((r) => r.state === 'succeeded').length, 6);
     assert.ok(createsFor('failover').every((n) => n === 1));
     const bases = new Set(readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8').match(/"base_url":"[^"]+"/g));
-    assert.ok([...bases].some((b) => b.includes(new URL(e2e.sim.urls[1]!).port)), `bases used: ${[...bases].join(' ')}`);
+    assert.ok(
+      [...bases].some((b) => b.includes(new URL(e2e.sim.urls[1]!).port)),
+      `bases used: ${[...bases].join(' ')}`,
+    );
   });
 
   it('a create whose response is lost ends unknown; --retry-unknown renders it', async () => {
@@ -119,7 +134,10 @@ describe('durability', () => {
   it('with retries.create: always a lost create is retried automatically', async () => {
     const dir = tempDir();
     const job = writeJob(dir, {
-      name: 'always', baseUrls: e2e.sim.urls, items: [{ id: 'always-1', prompt: 'always prompt 1' }], extra: 'retries:\n  create: always',
+      name: 'always',
+      baseUrls: e2e.sim.urls,
+      items: [{ id: 'always-1', prompt: 'always prompt 1' }],
+      extra: 'retries:\n  create: always',
     });
     e2e.sim.setFaults({ lostCreateRate: 1 });
     const run = startCli(['run', job], { env: e2e.env });
@@ -159,7 +177,10 @@ describe('durability', () => {
       assert.equal(creates(), 2, 'no create after the cancel');
       const rows = [...latest(dir).values()];
       assert.equal(rows.length, 2);
-      assert.ok(rows.every((r) => r.state === 'canceled'), rows.map((r) => r.state).join(','));
+      assert.ok(
+        rows.every((r) => r.state === 'canceled'),
+        rows.map((r) => r.state).join(','),
+      );
       assert.ok(!readdirSync(join(dir, 'out')).some((f) => f.endsWith('.mp4')));
     } finally {
       await slow.close();

@@ -17,15 +17,33 @@ import { tempDir, writeJob } from '../support/jobs';
 
 const KEY = 'sk-test-e2e-quirks-0123456789';
 
-type Row = { key: string; id: string; state: string; task_id: string | null; file: string | null; sha256: string | null;
-  base_url: string | null; error: { kind: string; message: string } | null };
+type Row = {
+  key: string;
+  id: string;
+  state: string;
+  task_id: string | null;
+  file: string | null;
+  sha256: string | null;
+  base_url: string | null;
+  error: { kind: string; message: string } | null;
+};
 
 describe('a hostile gateway, a dead primary and a key-refusing CDN (issue #4, done when)', () => {
   const e2e = useTemporalAndSimulator(KEY, {
-    ports: [0, 0], portModes: ['refuse', 'up'], renderMs: [600, 1800], seed: 404, videoBytes: 3 * 1024 * 1024,
-    cdn: true, contentRedirect: true,
+    ports: [0, 0],
+    portModes: ['refuse', 'up'],
+    renderMs: [600, 1800],
+    seed: 404,
+    videoBytes: 3 * 1024 * 1024,
+    cdn: true,
+    contentRedirect: true,
     faults: {
-      failRate: 0.2, rateLimitRate: 0.15, errorRate: 0.15, resetRate: 0.1, cutDownloadRate: 0.3, notExistWindowMs: 1200,
+      failRate: 0.2,
+      rateLimitRate: 0.15,
+      errorRate: 0.15,
+      resetRate: 0.1,
+      cutDownloadRate: 0.3,
+      notExistWindowMs: 1200,
       // Faults that leave a create ambiguous (a 5xx or reset after it was read) would rightly end
       // the item `unknown`; creates here see only what is provably safe to retry (429, refused).
       scope: ['retrieve', 'content'],
@@ -35,10 +53,15 @@ describe('a hostile gateway, a dead primary and a key-refusing CDN (issue #4, do
   it('completes with every file intact, no duplicate creation, and the key never sent to the CDN', async () => {
     const dir = tempDir();
     const items = Array.from({ length: 10 }, (_, i) => ({
-      id: `q-${i + 1}`, prompt: `quirks prompt ${i + 1}`, ...(i % 2 === 1 ? { model: 'sora-2' } : {}),
+      id: `q-${i + 1}`,
+      prompt: `quirks prompt ${i + 1}`,
+      ...(i % 2 === 1 ? { model: 'sora-2' } : {}),
     }));
     const job = writeJob(dir, {
-      name: 'quirks', baseUrls: e2e.sim.urls, items, maxInFlight: 5,
+      name: 'quirks',
+      baseUrls: e2e.sim.urls,
+      items,
+      maxInFlight: 5,
       polling: 'polling:\n  initial: 300ms\n  max: 1s\n  timeout: 5m',
       extra: 'models:\n  sora-2:\n    protocol: openai\nretries:\n  download: 10',
     });
@@ -46,7 +69,9 @@ describe('a hostile gateway, a dead primary and a key-refusing CDN (issue #4, do
     const stats = e2e.sim.stats();
 
     const rows = new Map<string, Row>();
-    for (const line of readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8').trim().split('\n')) {
+    for (const line of readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8')
+      .trim()
+      .split('\n')) {
       const row = JSON.parse(line) as Row;
       rows.set(row.key, row);
     }
@@ -59,8 +84,11 @@ describe('a hostile gateway, a dead primary and a key-refusing CDN (issue #4, do
     let failed = 0;
     for (const row of rows.values()) {
       assert.ok(row.task_id, `${row.id}: no task id (${row.state}: ${row.error?.message ?? ''})`);
-      const truth = ((await (await request(`${alternate}/v1/video/generations/${row.task_id}`, { headers })).body.json()) as
-        { data: { status: string; fail_reason: string; result_url: string } }).data;
+      const truth = (
+        (await (await request(`${alternate}/v1/video/generations/${row.task_id}`, { headers })).body.json()) as {
+          data: { status: string; fail_reason: string; result_url: string };
+        }
+      ).data;
       if (truth.status === 'FAILURE') {
         failed++;
         assert.equal(row.state, 'failed', `${row.id}: the render failed in the simulator`);
@@ -83,14 +111,21 @@ describe('a hostile gateway, a dead primary and a key-refusing CDN (issue #4, do
 
     const creates = Object.entries(stats.createsByPrompt).filter(([p]) => p.startsWith('quirks prompt '));
     assert.equal(creates.length, items.length);
-    assert.deepEqual(creates.filter(([, n]) => n !== 1), [], 'every render was created exactly once');
+    assert.deepEqual(
+      creates.filter(([, n]) => n !== 1),
+      [],
+      'every render was created exactly once',
+    );
     assert.ok(stats.cdnRequests >= succeeded, `every video came from the CDN (${stats.cdnRequests} CDN requests)`);
     assert.equal(stats.cdnAuthHeadersSeen, 0, 'the API key was never sent to the CDN');
     const faults = stats.faults;
     // (The dead primary refuses connections, which the simulator cannot count: every row's
     // base_url being the alternate is the proof that it was failed over.)
     for (const kind of ['429-', '5', 'reset-', 'cut-download', 'task-not-exist']) {
-      assert.ok(Object.keys(faults).some((k) => k.startsWith(kind)), `the run met ${kind} faults (${JSON.stringify(faults)})`);
+      assert.ok(
+        Object.keys(faults).some((k) => k.startsWith(kind)),
+        `the run met ${kind} faults (${JSON.stringify(faults)})`,
+      );
     }
     assert.ok(!readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8').includes(KEY), 'the key is not in the manifest');
   });

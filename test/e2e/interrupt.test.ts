@@ -14,11 +14,17 @@ describe('interrupting and detaching', () => {
   const e2e = useTemporalAndSimulator(KEY, { ports: [0], renderMs: [3000, 4000], seed: 2 });
 
   const createsFor = (prefix: string) =>
-    Object.entries(e2e.sim.stats().createsByPrompt).filter(([p]) => p.startsWith(prefix)).map(([, n]) => n);
+    Object.entries(e2e.sim.stats().createsByPrompt)
+      .filter(([p]) => p.startsWith(prefix))
+      .map(([, n]) => n);
 
   it('Ctrl-C exits 130 and says how to resume; the same command then finishes without paying twice', async () => {
     const dir = tempDir();
-    const job = writeJob(dir, { name: 'ctrlc', baseUrls: e2e.sim.urls, items: [1, 2, 3].map((i) => ({ id: `c${i}`, prompt: `ctrlc ${i}` })) });
+    const job = writeJob(dir, {
+      name: 'ctrlc',
+      baseUrls: e2e.sim.urls,
+      items: [1, 2, 3].map((i) => ({ id: `c${i}`, prompt: `ctrlc ${i}` })),
+    });
     const run = startCli(['run', job], { env: e2e.env });
     await run.waitFor(/in flight/, 60_000);
     run.child.kill('SIGINT');
@@ -33,7 +39,11 @@ describe('interrupting and detaching', () => {
 
   it('--detach returns while the job runs on; status --watch follows it to the end', async () => {
     const dir = tempDir();
-    const job = writeJob(dir, { name: 'detached', baseUrls: e2e.sim.urls, items: [1, 2].map((i) => ({ id: `d${i}`, prompt: `detached ${i}` })) });
+    const job = writeJob(dir, {
+      name: 'detached',
+      baseUrls: e2e.sim.urls,
+      items: [1, 2].map((i) => ({ id: `d${i}`, prompt: `detached ${i}` })),
+    });
     const started = Date.now();
     const detached = await runCli(['run', job, '--detach'], { env: e2e.env });
     assert.equal(detached.code, 0, detached.stderr);

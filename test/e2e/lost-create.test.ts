@@ -43,7 +43,8 @@ describe('create activities that never ran', () => {
   it('are created again when nothing was sent, and end unknown when the request may have left', { timeout: 150_000 }, async () => {
     const dir = tempDir('reelflow-lost-create-');
     const job = writeJob(dir, {
-      name: 'lost', baseUrls: e2e.sim.urls,
+      name: 'lost',
+      baseUrls: e2e.sim.urls,
       items: [
         { id: 'never-ran', prompt: 'lost: task never ran' },
         { id: 'marked', prompt: 'lost: marked, then never heard from' },
@@ -67,7 +68,9 @@ describe('create activities that never ran', () => {
     process.env.GATEWAY_API_KEY = KEY;
     const connection = await NativeConnection.connect({ address: e2e.temporal.address });
     const worker = await Worker.create({
-      connection, namespace: 'default', taskQueue: TASK_QUEUE,
+      connection,
+      namespace: 'default',
+      taskQueue: TASK_QUEUE,
       ...workflowSource(),
       activities: { ...activities, createTaskMarked },
       shutdownGraceTime: '1s',
@@ -76,7 +79,12 @@ describe('create activities that never ran', () => {
     try {
       const started = await runCli(['run', job, '--no-worker', '--detach'], { env: e2e.env });
       assert.equal(started.code, 0, started.stderr);
-      client = await connectClient({ address: e2e.temporal.address, namespace: 'default', connectionOptions: { address: e2e.temporal.address }, description: 'test' });
+      client = await connectClient({
+        address: e2e.temporal.address,
+        namespace: 'default',
+        connectionOptions: { address: e2e.temporal.address },
+        description: 'test',
+      });
       await client.workflow.getHandle(jobWorkflowId('lost')).result();
     } finally {
       worker.shutdown();
@@ -86,7 +94,9 @@ describe('create activities that never ran', () => {
     }
 
     const rows = new Map<string, ManifestRow>();
-    for (const line of readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8').split('\n').filter(Boolean)) {
+    for (const line of readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)) {
       const row = JSON.parse(line) as ManifestRow;
       rows.set(row.key, row);
     }
@@ -98,7 +108,10 @@ describe('create activities that never ran', () => {
     const history = await client.workflow.getHandle(renderWorkflowId(jobWorkflowId('lost'), 'never-ran')).fetchHistory();
     const timedOut = history.events!.filter((e) => e.activityTaskTimedOutEventAttributes);
     assert.equal(timedOut.length, 1, 'the first create timed out');
-    assert.equal(timedOut[0]!.activityTaskTimedOutEventAttributes!.failure?.timeoutFailureInfo?.timeoutType, 4 /* TIMEOUT_TYPE_HEARTBEAT */);
+    assert.equal(
+      timedOut[0]!.activityTaskTimedOutEventAttributes!.failure?.timeoutFailureInfo?.timeoutType,
+      4 /* TIMEOUT_TYPE_HEARTBEAT */,
+    );
     assert.equal(history.events!.filter((e) => e.activityTaskCompletedEventAttributes).length, 2, 'second create and download completed');
 
     // It may have sent its request: never created again, ends unknown with the reason.
@@ -117,8 +130,7 @@ describe('create activities that never ran', () => {
     for (const key of ['never-ran', 'marked']) {
       const workflowId = renderWorkflowId(jobWorkflowId('lost'), key);
       const recorded = await client.workflow.getHandle(workflowId).fetchHistory();
-      await Worker.runReplayHistory(
-        workflowSource(), recorded, workflowId);
+      await Worker.runReplayHistory(workflowSource(), recorded, workflowId);
     }
   });
 });

@@ -23,8 +23,11 @@ async function startTerminal(dir: string, command: string, size: { columns: numb
   const socket = join(dir, 'tmux.sock');
   const tmux = (...args: string[]) => run('tmux', ['-S', socket, ...args], { encoding: 'utf8' });
   // -f /dev/null: none of the user's configuration; -u and a UTF-8 locale: wide characters as in a user's terminal.
-  await run('tmux', ['-S', socket, '-f', '/dev/null', '-u', 'new-session', '-d', '-x', String(size.columns), '-y', String(size.rows), command],
-    { env: { ...env, LANG: 'C.UTF-8', TMUX: undefined, NO_COLOR: undefined } });
+  await run(
+    'tmux',
+    ['-S', socket, '-f', '/dev/null', '-u', 'new-session', '-d', '-x', String(size.columns), '-y', String(size.rows), command],
+    { env: { ...env, LANG: 'C.UTF-8', TMUX: undefined, NO_COLOR: undefined } },
+  );
   return {
     /**
      * The pane's rows, those scrolled into its history first (a resize scrolls some there), trailing
@@ -61,7 +64,11 @@ function assertOneFrame(rows: string[], columns: number): void {
   assert.equal(headers.length, 1, `one header row expected:\n${screen}`);
   for (const id of IDS) assert.ok(rows.filter((r) => r.startsWith(`  ${id.slice(0, 10)}`)).length <= 1, `${id} shown twice:\n${screen}`);
   const above = rows.slice(0, headers[0]).join('');
-  assert.match(above, new RegExp(`^${NAME}: started 3 item\\(s\\) -> \\S+Temporal web UI: \\S+$`), `only the notes above the frame:\n${screen}`);
+  assert.match(
+    above,
+    new RegExp(`^${NAME}: started 3 item\\(s\\) -> \\S+Temporal web UI: \\S+$`),
+    `only the notes above the frame:\n${screen}`,
+  );
   for (const row of rows.slice(headers[0]! + 1)) assert.match(row, /^ {2}\S/, `only item rows below the header:\n${screen}`);
   for (const row of rows) assert.ok([...row].length <= columns, `row wider than the pane: ${row}`);
 }
@@ -110,7 +117,11 @@ describe('reelflow run: the live progress display in a real terminal (tmux)', ()
       await expectOneFrame(term, 30);
 
       const code = await until('the run to end', async () => {
-        try { return readFileSync(exitFile, 'utf8').trim(); } catch { return undefined; }
+        try {
+          return readFileSync(exitFile, 'utf8').trim();
+        } catch {
+          return undefined;
+        }
       });
       assert.equal(code, '0');
       // The frame is gone: the notes, then the outcome, nothing else.

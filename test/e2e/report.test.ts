@@ -20,11 +20,23 @@ const run = promisify(execFile);
 
 // The few browser globals the page functions below use (tsconfig has no DOM lib; these run in Chromium).
 interface DomVideo {
-  currentSrc: string; readyState: number; duration: number; error: { code: number } | null; poster: string;
-  muted: boolean; currentTime: number; play(): Promise<void>; pause(): void;
+  currentSrc: string;
+  readyState: number;
+  duration: number;
+  error: { code: number } | null;
+  poster: string;
+  muted: boolean;
+  currentTime: number;
+  play(): Promise<void>;
+  pause(): void;
   getVideoPlaybackQuality(): { totalVideoFrames: number };
 }
-interface DomImage { onload: (() => void) | null; onerror: (() => void) | null; src: string; naturalWidth: number }
+interface DomImage {
+  onload: (() => void) | null;
+  onerror: (() => void) | null;
+  src: string;
+  naturalWidth: number;
+}
 declare const document: {
   querySelectorAll(selector: 'video'): ArrayLike<DomVideo> & Iterable<DomVideo>;
   createElement(tag: 'video'): { canPlayType(type: string): string };
@@ -33,8 +45,16 @@ declare const Image: new () => DomImage;
 declare const window: { __pwned?: number };
 const CHROMIUM = process.env.REELFLOW_CHROMIUM ?? '/usr/bin/chromium';
 const SCREENSHOT = resolve(__dirname, '../../test-output/report.png');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /**
  * H.264 MP4s as the gateway serves them. The simulator's are H.264 High profile, padded to the
@@ -63,10 +83,23 @@ async function makeVideo(dir: string, video: (typeof VIDEOS)[number]): Promise<v
 
 function row(index: number, fields: Partial<ManifestRow>): ManifestRow {
   return {
-    key: `k${index}`, id: `item-${index}`, index, state: 'succeeded', model: 'veo-3-fast', protocol: 'general',
-    prompt: `prompt ${index}`, task_id: `task_${index}abc`, base_url: 'http://127.0.0.1:8787',
-    created_at: `2025-03-01T10:0${index}:00.000Z`, finished_at: `2025-03-01T10:0${index}:42.500Z`, polls: 3,
-    file: null, bytes: null, sha256: null, error: null, ...fields,
+    key: `k${index}`,
+    id: `item-${index}`,
+    index,
+    state: 'succeeded',
+    model: 'veo-3-fast',
+    protocol: 'general',
+    prompt: `prompt ${index}`,
+    task_id: `task_${index}abc`,
+    base_url: 'http://127.0.0.1:8787',
+    created_at: `2025-03-01T10:0${index}:00.000Z`,
+    finished_at: `2025-03-01T10:0${index}:42.500Z`,
+    polls: 3,
+    file: null,
+    bytes: null,
+    sha256: null,
+    error: null,
+    ...fields,
   };
 }
 
@@ -74,22 +107,35 @@ async function manifestRows(dir: string): Promise<ManifestRow[]> {
   const rows: ManifestRow[] = [];
   for (const [i, video] of VIDEOS.entries()) {
     const bytes = (await stat(join(dir, video.file))).size;
-    rows.push(row(i + 1, {
-      file: video.file, bytes, sha256: `${'ab12cd34'.repeat(8)}`,
-      prompt: i === 2 ? 'bars <script>window.__pwned = 1</script> & "quotes"' : `A slow dolly shot, take ${i + 1}`,
-      ...(i === 0 ? { enhanced_prompt: 'A slow cinematic dolly shot at golden hour, 35 mm, shallow depth of field.' } : {}),
-      ...(i === 1 ? { protocol: 'openai', model: 'sora-2' } : {}),
-    }));
+    rows.push(
+      row(i + 1, {
+        file: video.file,
+        bytes,
+        sha256: `${'ab12cd34'.repeat(8)}`,
+        prompt: i === 2 ? 'bars <script>window.__pwned = 1</script> & "quotes"' : `A slow dolly shot, take ${i + 1}`,
+        ...(i === 0 ? { enhanced_prompt: 'A slow cinematic dolly shot at golden hour, 35 mm, shallow depth of field.' } : {}),
+        ...(i === 1 ? { protocol: 'openai', model: 'sora-2' } : {}),
+      }),
+    );
   }
   rows.push(row(4, { state: 'failed', error: { kind: 'content_policy', message: 'The prompt was rejected <by policy>.' } }));
   rows.push(row(5, { state: 'timed_out', error: { kind: 'timeout', message: 'Still rendering after 30m.' } }));
-  rows.push(row(6, { state: 'unknown', task_id: null, created_at: null,
-    error: { kind: 'create_outcome_unknown', message: 'Connection reset after the request was sent.' } }));
+  rows.push(
+    row(6, {
+      state: 'unknown',
+      task_id: null,
+      created_at: null,
+      error: { kind: 'create_outcome_unknown', message: 'Connection reset after the request was sent.' },
+    }),
+  );
   return rows;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.mp4': 'video/mp4', '.jpg': 'image/jpeg', '.jsonl': 'application/x-ndjson',
+  '.html': 'text/html; charset=utf-8',
+  '.mp4': 'video/mp4',
+  '.jpg': 'image/jpeg',
+  '.jsonl': 'application/x-ndjson',
 };
 
 interface StaticServer {
@@ -127,7 +173,10 @@ async function serveDirectory(root: string): Promise<StaticServer> {
         res.writeHead(200, { ...headers, 'content-length': info.size });
       }
       if (req.method === 'HEAD') res.end();
-      else createReadStream(file, { start, end }).on('error', () => res.destroy()).pipe(res);
+      else
+        createReadStream(file, { start, end })
+          .on('error', () => res.destroy())
+          .pipe(res);
     })();
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
@@ -135,10 +184,11 @@ async function serveDirectory(root: string): Promise<StaticServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise<void>((done) => {
-      server.closeAllConnections();
-      server.close(() => done());
-    }),
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
   };
 }
 
@@ -176,22 +226,41 @@ interface VideoState {
 
 /** Waits (a few seconds at most) until every <video> has its metadata, then reports each one. */
 async function videoStates(page: Page): Promise<VideoState[]> {
-  await page.waitForFunction(() => {
-    const videos = [...document.querySelectorAll('video')];
-    return videos.length > 0 && videos.every((v) => v.error !== null || (v.readyState >= 1 && v.duration > 0));
-  }, undefined, { timeout: 10_000 }).catch(() => undefined);
-  return page.evaluate(() => [...document.querySelectorAll('video')].map((v) => ({
-    src: v.currentSrc, readyState: v.readyState, duration: v.duration, error: v.error?.code ?? null, poster: v.poster,
-  })));
+  await page
+    .waitForFunction(
+      () => {
+        const videos = [...document.querySelectorAll('video')];
+        return videos.length > 0 && videos.every((v) => v.error !== null || (v.readyState >= 1 && v.duration > 0));
+      },
+      undefined,
+      { timeout: 10_000 },
+    )
+    .catch(() => undefined);
+  return page.evaluate(() =>
+    [...document.querySelectorAll('video')].map((v) => ({
+      src: v.currentSrc,
+      readyState: v.readyState,
+      duration: v.duration,
+      error: v.error?.code ?? null,
+      poster: v.poster,
+    })),
+  );
 }
 
 async function posterWidths(page: Page): Promise<number[]> {
-  return page.evaluate(() => Promise.all([...document.querySelectorAll('video')].map((v) => new Promise<number>((done) => {
-    const image = new Image();
-    image.onload = () => done(image.naturalWidth);
-    image.onerror = () => done(0);
-    image.src = v.poster;
-  }))));
+  return page.evaluate(() =>
+    Promise.all(
+      [...document.querySelectorAll('video')].map(
+        (v) =>
+          new Promise<number>((done) => {
+            const image = new Image();
+            image.onload = () => done(image.naturalWidth);
+            image.onerror = () => done(0);
+            image.src = v.poster;
+          }),
+      ),
+    ),
+  );
 }
 
 async function assertReportPage(page: Page, problems: PageProblems): Promise<void> {
@@ -204,12 +273,22 @@ async function assertReportPage(page: Page, problems: PageProblems): Promise<voi
     assert.match(s.poster, /\/posters\/.+\.jpg$/, `${s.src} has an extracted poster, not a placeholder`);
   }
   const widths = await posterWidths(page);
-  assert.deepEqual(widths, VIDEOS.map(() => 480), 'every poster loads, 480 px wide');
+  assert.deepEqual(
+    widths,
+    VIDEOS.map(() => 480),
+    'every poster loads, 480 px wide',
+  );
 
-  const failures = await page.$$eval('#failures li.problem', (items) => items.map((li) => ({
-    state: li.getAttribute('data-state'), text: (li.textContent ?? '').replace(/\s+/g, ' '),
-  })));
-  assert.deepEqual(failures.map((f) => f.state), ['failed', 'timed_out', 'unknown']);
+  const failures = await page.$$eval('#failures li.problem', (items) =>
+    items.map((li) => ({
+      state: li.getAttribute('data-state'),
+      text: (li.textContent ?? '').replace(/\s+/g, ' '),
+    })),
+  );
+  assert.deepEqual(
+    failures.map((f) => f.state),
+    ['failed', 'timed_out', 'unknown'],
+  );
   assert.match(failures[0]?.text ?? '', /content_policy.*The prompt was rejected <by policy>\./);
   assert.match(failures[1]?.text ?? '', /timeout.*Still rendering after 30m\./);
   assert.match(failures[2]?.text ?? '', /create_outcome_unknown.*Connection reset after the request was sent\./);
@@ -221,7 +300,8 @@ async function assertReportPage(page: Page, problems: PageProblems): Promise<voi
   assert.equal(await page.$$eval('body script', (s) => s.length), 0);
 
   const counts = await page.$$eval('.stats .stat[data-state]', (items) =>
-    Object.fromEntries(items.map((li) => [li.getAttribute('data-state'), Number(li.querySelector('b')?.textContent)])));
+    Object.fromEntries(items.map((li) => [li.getAttribute('data-state'), Number(li.querySelector('b')?.textContent)])),
+  );
   assert.deepEqual(counts, { succeeded: 3, failed: 1, timed_out: 1, canceled: 0, unknown: 1 });
 
   assert.deepEqual(problems.consoleErrors, [], 'no console errors');
@@ -249,7 +329,9 @@ void describe('report.html in Chromium', { timeout: 120_000 }, () => {
     reportPath = result.path;
     server = await serveDirectory(dir);
     context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 800 },
+      executablePath: CHROMIUM,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1280, height: 800 },
     });
   });
 
@@ -269,18 +351,27 @@ void describe('report.html in Chromium', { timeout: 120_000 }, () => {
     }));
     assert.notEqual(support.h264, '', 'this Chromium build cannot play H.264');
     assert.notEqual(support.aac, '', 'this Chromium build cannot play AAC');
-    const played = await page.evaluate(() => Promise.all([...document.querySelectorAll('video')].map(async (v) => {
-      v.muted = true;
-      await v.play();
-      // Until time has advanced, within a bound: on a loaded machine (CI's two cores) a fixed short
-      // wait was sometimes not enough for the first frames of every video at once.
-      const end = Date.now() + 20_000;
-      while ((v.currentTime <= 0.3 || v.getVideoPlaybackQuality().totalVideoFrames === 0) && !v.error && Date.now() < end) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      v.pause();
-      return { src: v.currentSrc, time: v.currentTime, frames: v.getVideoPlaybackQuality().totalVideoFrames, error: v.error?.code ?? null };
-    })));
+    const played = await page.evaluate(() =>
+      Promise.all(
+        [...document.querySelectorAll('video')].map(async (v) => {
+          v.muted = true;
+          await v.play();
+          // Until time has advanced, within a bound: on a loaded machine (CI's two cores) a fixed short
+          // wait was sometimes not enough for the first frames of every video at once.
+          const end = Date.now() + 20_000;
+          while ((v.currentTime <= 0.3 || v.getVideoPlaybackQuality().totalVideoFrames === 0) && !v.error && Date.now() < end) {
+            await new Promise((r) => setTimeout(r, 50));
+          }
+          v.pause();
+          return {
+            src: v.currentSrc,
+            time: v.currentTime,
+            frames: v.getVideoPlaybackQuality().totalVideoFrames,
+            error: v.error?.code ?? null,
+          };
+        }),
+      ),
+    );
     await page.close();
     for (const p of played) {
       assert.equal(p.error, null, `${p.src}: media error`);

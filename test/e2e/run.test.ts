@@ -17,20 +17,30 @@ describe('reelflow run (embedded Temporal, real simulator)', () => {
   it('renders a three-item job into valid MP4s with a manifest, exit 0', async () => {
     const dir = tempDir();
     const job = writeJob(dir, {
-      name: 'three', baseUrls: e2e.sim.urls,
-      items: [{ id: 'one', prompt: 'first shot' }, { id: 'two', prompt: 'second shot' }, { id: 'three', prompt: 'third shot' }],
+      name: 'three',
+      baseUrls: e2e.sim.urls,
+      items: [
+        { id: 'one', prompt: 'first shot' },
+        { id: 'two', prompt: 'second shot' },
+        { id: 'three', prompt: 'third shot' },
+      ],
     });
     const result = await runCli(['run', job], { env: e2e.env });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /three: 3 of 3 succeeded/);
     const out = join(dir, 'out');
-    const videos = readdirSync(out).filter((f) => f.endsWith('.mp4')).sort();
+    const videos = readdirSync(out)
+      .filter((f) => f.endsWith('.mp4'))
+      .sort();
     assert.deepEqual(videos, ['001-one.mp4', '002-two.mp4', '003-three.mp4']);
     for (const video of videos) {
       const info = probeMp4(join(out, video));
       if (info.duration !== undefined) assert.ok(Math.abs(info.duration - 5) < 0.6, `${video} lasts ${info.duration} s`);
     }
-    const rows = readFileSync(join(out, 'manifest.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const rows = readFileSync(join(out, 'manifest.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.equal(rows.length, 3);
     for (const row of rows) {
       assert.equal(row.state, 'succeeded');
@@ -48,13 +58,24 @@ describe('reelflow run (embedded Temporal, real simulator)', () => {
     const creates = Object.values(e2e.sim.stats().createsByPrompt).reduce((a, b) => a + b, 0);
     const again = await runCli(['run', job], { env: e2e.env });
     assert.equal(again.code, 0, again.stderr);
-    assert.equal(Object.values(e2e.sim.stats().createsByPrompt).reduce((a, b) => a + b, 0), creates, 'no create on a finished job');
+    assert.equal(
+      Object.values(e2e.sim.stats().createsByPrompt).reduce((a, b) => a + b, 0),
+      creates,
+      'no create on a finished job',
+    );
     assert.match(again.stdout, /3 of 3 succeeded/);
   });
 
   it('re-renders an output that was deleted, and only that one', async () => {
     const dir = tempDir();
-    const job = writeJob(dir, { name: 'regen', baseUrls: e2e.sim.urls, items: [{ id: 'a', prompt: 'regen a' }, { id: 'b', prompt: 'regen b' }] });
+    const job = writeJob(dir, {
+      name: 'regen',
+      baseUrls: e2e.sim.urls,
+      items: [
+        { id: 'a', prompt: 'regen a' },
+        { id: 'b', prompt: 'regen b' },
+      ],
+    });
     assert.equal((await runCli(['run', job], { env: e2e.env })).code, 0);
     const { rmSync } = await import('node:fs');
     rmSync(join(dir, 'out', '002-b.mp4'));

@@ -13,8 +13,16 @@ import { tempDir, writeJob } from '../support/jobs';
 const KEY = 'sk-test-s3-e2e-0000000000';
 
 function s3Block(s3: S3TestServer, bucket: string, endpoint = s3.endpoint): string {
-  return ['output:', '  storage: s3', '  s3:', `    bucket: ${bucket}`, '    prefix: "{job}/"', `    region: ${s3.region}`,
-    `    endpoint: ${endpoint}`, '    force_path_style: true'].join('\n');
+  return [
+    'output:',
+    '  storage: s3',
+    '  s3:',
+    `    bucket: ${bucket}`,
+    '    prefix: "{job}/"',
+    `    region: ${s3.region}`,
+    `    endpoint: ${endpoint}`,
+    '    force_path_style: true',
+  ].join('\n');
 }
 
 describe('S3 output end to end', () => {
@@ -26,15 +34,23 @@ describe('S3 output end to end', () => {
 
   before(async () => {
     [temporal, sim, s3] = await Promise.all([
-      startTestTemporal(), startSimulator({ ports: [0], keys: [KEY], renderMs: [500, 1000], seed: 9 }), startS3Server(),
+      startTestTemporal(),
+      startSimulator({ ports: [0], keys: [KEY], renderMs: [500, 1000], seed: 9 }),
+      startS3Server(),
     ]);
     await s3.createBucket('renders');
     env = {
-      ...temporal.env, GATEWAY_API_KEY: KEY, AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
-      AWS_REGION: s3.region, AWS_EC2_METADATA_DISABLED: 'true',
+      ...temporal.env,
+      GATEWAY_API_KEY: KEY,
+      AWS_ACCESS_KEY_ID: s3.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      AWS_REGION: s3.region,
+      AWS_EC2_METADATA_DISABLED: 'true',
     };
     client = new S3Client({
-      endpoint: s3.endpoint, region: s3.region, forcePathStyle: true,
+      endpoint: s3.endpoint,
+      region: s3.region,
+      forcePathStyle: true,
       credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
     });
   });
@@ -48,7 +64,12 @@ describe('S3 output end to end', () => {
   it('renders into the bucket with checksums, and a re-run skips what is there', async () => {
     const dir = tempDir();
     const job = writeJob(dir, {
-      name: 'bucketed', baseUrls: sim.urls, items: [{ id: 'a', prompt: 's3 a' }, { id: 'b', prompt: 's3 b' }],
+      name: 'bucketed',
+      baseUrls: sim.urls,
+      items: [
+        { id: 'a', prompt: 's3 a' },
+        { id: 'b', prompt: 's3 b' },
+      ],
       extra: s3Block(s3, 'renders'),
     });
     // writeJob puts a local output block first; the S3 block above overrides it, so drop the local one.
@@ -59,10 +80,16 @@ describe('S3 output end to end', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /2 of 2 succeeded.*s3:\/\/renders\/bucketed\//);
     const listed = await client.send(new ListObjectsV2Command({ Bucket: 'renders', Prefix: 'bucketed/' }));
-    const videos = (listed.Contents ?? []).map((o) => o.Key!).filter((k) => k.endsWith('.mp4')).sort();
+    const videos = (listed.Contents ?? [])
+      .map((o) => o.Key!)
+      .filter((k) => k.endsWith('.mp4'))
+      .sort();
     assert.deepEqual(videos, ['bucketed/001-a.mp4', 'bucketed/002-b.mp4']);
 
-    const rows = JSON.parse((await runCli(['results', job, '--format', 'json'], { env })).stdout) as Array<{ file: string; sha256: string }>;
+    const rows = JSON.parse((await runCli(['results', job, '--format', 'json'], { env })).stdout) as Array<{
+      file: string;
+      sha256: string;
+    }>;
     assert.equal(rows.length, 2);
     for (const row of rows) {
       const object = await client.send(new GetObjectCommand({ Bucket: 'renders', Key: `bucketed/${row.file}` }));
@@ -79,12 +106,21 @@ describe('S3 output end to end', () => {
   for (const [label, mutate, pattern] of [
     ['a bucket that does not exist', (d: string) => d.replace('bucket: renders', 'bucket: no-such-bucket'), /no-such-bucket/],
     ['wrong credentials', undefined, /credential|access key|signature|denied/i],
-    ['an unreachable endpoint', (d: string) => d.replace(/endpoint: http:\/\/127\.0\.0\.1:\d+/, 'endpoint: http://127.0.0.1:1'), /127\.0\.0\.1:1/],
+    [
+      'an unreachable endpoint',
+      (d: string) => d.replace(/endpoint: http:\/\/127\.0\.0\.1:\d+/, 'endpoint: http://127.0.0.1:1'),
+      /127\.0\.0\.1:1/,
+    ],
   ] as const) {
     it(`${label}: run stops before creating anything, exit 3, with a clear message`, async () => {
       const dir = tempDir();
       const { readFileSync, writeFileSync } = await import('node:fs');
-      const job = writeJob(dir, { name: 'badbucket', baseUrls: sim.urls, items: [{ id: 'x', prompt: `bad bucket ${label}` }], extra: s3Block(s3, 'renders') });
+      const job = writeJob(dir, {
+        name: 'badbucket',
+        baseUrls: sim.urls,
+        items: [{ id: 'x', prompt: `bad bucket ${label}` }],
+        extra: s3Block(s3, 'renders'),
+      });
       let text = readFileSync(job, 'utf8').replace('output:\n  dir: ./out\n', '');
       if (mutate) text = mutate(text);
       writeFileSync(job, text);

@@ -30,7 +30,10 @@ describe('a 2,000-item job', () => {
     const dir = tempDir();
     const items = Array.from({ length: ITEMS }, (_, i) => ({ prompt: `scale item ${i + 1}` }));
     const job = writeJob(dir, {
-      name: 'scale', baseUrls: sim.urls, items, maxInFlight: 200,
+      name: 'scale',
+      baseUrls: sim.urls,
+      items,
+      maxInFlight: 200,
       polling: 'polling:\n  initial: 200ms\n  max: 1s\n  timeout: 10m',
     });
     const result = await runCli(['run', job], { env: { ...temporal.env, GATEWAY_API_KEY: KEY } });
@@ -38,7 +41,12 @@ describe('a 2,000-item job', () => {
     assert.equal(result.code, 0, `${result.stdout.slice(-2000)}\n${result.stderr.slice(-1000)}`);
     assert.match(result.stdout, new RegExp(`${ITEMS} of ${ITEMS} succeeded`));
 
-    const client = await connectClient({ address: temporal.address, namespace: 'default', connectionOptions: { address: temporal.address }, description: 'test' });
+    const client = await connectClient({
+      address: temporal.address,
+      namespace: 'default',
+      connectionOptions: { address: temporal.address },
+      description: 'test',
+    });
     try {
       let jobRuns = 0;
       let largest = 0;
@@ -55,7 +63,9 @@ describe('a 2,000-item job', () => {
     } finally {
       await client.connection.close();
     }
-    const rows = readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8').trim().split('\n');
+    const rows = readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
     assert.equal(new Set(rows.map((r) => (JSON.parse(r) as { key: string }).key)).size, ITEMS);
   });
 });

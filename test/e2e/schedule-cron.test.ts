@@ -13,27 +13,87 @@ import { tempDir } from '../support/jobs';
 import { startTestTemporal, type TestTemporal } from '../support/temporal';
 
 const ACCEPTED = [
-  '0 12 * * MON-WED,FRI', '0 3 1 * MON', '*/15 * * * *', '0 9-17 * * MON-FRI', '5 4 * JAN,jul 0', '0 0 * * 7', '0 0 * * 0-7',
-  '0 9 * * mo', '0 0 1 janu *', '3/5 * * * *', '1-5/2,8-16/3,2 * * * *', '+5 * * * *', '0 0 29 2 * 2001',
-  '0 12 * * * 2031', '30 0 3 * * * 2030', '*/10 * * * * * *',
-  '@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly',
-  '@every 6h', '@every 1h/19m', '@every 1d/3h', '@every 90m', '@every 1h30m', '@every 1.5h', '@every 28d', '@every 1d/',
-  'CRON_TZ=Asia/Tokyo 0 9 * * *', 'TZ=America/New_York 0 9 * * *', 'CRON_TZ=US/Eastern 0 9 * * *',
+  '0 12 * * MON-WED,FRI',
+  '0 3 1 * MON',
+  '*/15 * * * *',
+  '0 9-17 * * MON-FRI',
+  '5 4 * JAN,jul 0',
+  '0 0 * * 7',
+  '0 0 * * 0-7',
+  '0 9 * * mo',
+  '0 0 1 janu *',
+  '3/5 * * * *',
+  '1-5/2,8-16/3,2 * * * *',
+  '+5 * * * *',
+  '0 0 29 2 * 2001',
+  '0 12 * * * 2031',
+  '30 0 3 * * * 2030',
+  '*/10 * * * * * *',
+  '@yearly',
+  '@annually',
+  '@monthly',
+  '@weekly',
+  '@daily',
+  '@midnight',
+  '@hourly',
+  '@every 6h',
+  '@every 1h/19m',
+  '@every 1d/3h',
+  '@every 90m',
+  '@every 1h30m',
+  '@every 1.5h',
+  '@every 28d',
+  '@every 1d/',
+  'CRON_TZ=Asia/Tokyo 0 9 * * *',
+  'TZ=America/New_York 0 9 * * *',
+  'CRON_TZ=US/Eastern 0 9 * * *',
   // Temporal's quirks, followed: an empty zone is none, an @every ignores its zone, "#" starts a comment.
-  'CRON_TZ= 0 3 * * *', 'TZ=Not/AZone @every 6h', '0 3 * * * # nightly', '0 0 * * 1#2',
+  'CRON_TZ= 0 3 * * *',
+  'TZ=Not/AZone @every 6h',
+  '0 3 * * * # nightly',
+  '0 0 * * 1#2',
 ];
 const REJECTED = [
-  '', '0 3 * *', '0 0 0 3 * * * 2030', '@Daily', '@reboot', '60 * * * *', '0 24 * * *', '0 0 0 * *', '0 0 * 13 *',
-  '0 0 * * 8', '0 0 * * * 1999', '60 0 0 * * * *', '*/0 * * * *', '*/5/2 * * * *', '5/ * * * *', '0 5-2 * * *',
-  '0 0 * * SAT-SUN', '0 0 * * 1-2-3', '0 0 * * M', '0 0 1 ma *', '0 0 L * *', '0 0 ? * MON', '-5 * * * *',
-  '@every', '@every 6x', '@every 6h/soon', '@every 500ms', '@every 1h/1h', '@every 1h/-5m', '@every 1h 30m',
-  'CRON_TZ=Mars/Olympus 0 3 * * *', 'CRON_TZ=europe/berlin 0 3 * * *', 'CRON_TZ=Europe/Berlin', `0 3 * * * # ${'x'.repeat(201)}`,
+  '',
+  '0 3 * *',
+  '0 0 0 3 * * * 2030',
+  '@Daily',
+  '@reboot',
+  '60 * * * *',
+  '0 24 * * *',
+  '0 0 0 * *',
+  '0 0 * 13 *',
+  '0 0 * * 8',
+  '0 0 * * * 1999',
+  '60 0 0 * * * *',
+  '*/0 * * * *',
+  '*/5/2 * * * *',
+  '5/ * * * *',
+  '0 5-2 * * *',
+  '0 0 * * SAT-SUN',
+  '0 0 * * 1-2-3',
+  '0 0 * * M',
+  '0 0 1 ma *',
+  '0 0 L * *',
+  '0 0 ? * MON',
+  '-5 * * * *',
+  '@every',
+  '@every 6x',
+  '@every 6h/soon',
+  '@every 500ms',
+  '@every 1h/1h',
+  '@every 1h/-5m',
+  '@every 1h 30m',
+  'CRON_TZ=Mars/Olympus 0 3 * * *',
+  'CRON_TZ=europe/berlin 0 3 * * *',
+  'CRON_TZ=Europe/Berlin',
+  `0 3 * * * # ${'x'.repeat(201)}`,
 ];
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-describe('cron strings: our verdict is Temporal\'s', { timeout: 240_000 }, () => {
+describe("cron strings: our verdict is Temporal's", { timeout: 240_000 }, () => {
   let temporal: TestTemporal;
   let client: Client;
   let n = 0;
@@ -49,13 +109,17 @@ describe('cron strings: our verdict is Temporal\'s', { timeout: 240_000 }, () =>
 
   /** The server's next action times, or undefined when it refuses the spec. */
   async function serverTimes(spec: ScheduleSpec): Promise<Date[] | undefined> {
-    const handle = await client.schedule.create({
-      scheduleId: `cron-oracle-${++n}`, spec, state: { paused: true },
-      action: { type: 'startWorkflow', workflowType: 'JobWorkflow', taskQueue: 'cron-oracle', args: [] },
-    }).catch((error: unknown) => {
-      if (error instanceof TypeError) return undefined; // how the client throws the server's "Invalid schedule spec"
-      throw error;
-    });
+    const handle = await client.schedule
+      .create({
+        scheduleId: `cron-oracle-${++n}`,
+        spec,
+        state: { paused: true },
+        action: { type: 'startWorkflow', workflowType: 'JobWorkflow', taskQueue: 'cron-oracle', args: [] },
+      })
+      .catch((error: unknown) => {
+        if (error instanceof TypeError) return undefined; // how the client throws the server's "Invalid schedule spec"
+        throw error;
+      });
     return handle && (await handle.describe()).info.nextActionTimes;
   }
   const times = async (cron: string, timezone?: string): Promise<Date[]> => {
@@ -76,14 +140,21 @@ describe('cron strings: our verdict is Temporal\'s', { timeout: 240_000 }, () =>
 
   it('day-of-month and day-of-week both must match: "0 3 1 * MON" runs on Mondays that are the 1st', async () => {
     for (const t of await times('0 3 1 * MON')) {
-      assert.deepEqual([t.getUTCDay(), t.getUTCDate(), t.getUTCHours(), t.getUTCMinutes(), t.getUTCSeconds()], [1, 1, 3, 0, 0], t.toISOString());
+      assert.deepEqual(
+        [t.getUTCDay(), t.getUTCDate(), t.getUTCHours(), t.getUTCMinutes(), t.getUTCSeconds()],
+        [1, 1, 3, 0, 0],
+        t.toISOString(),
+      );
     }
-    for (const t of await times('0 12 * * MON-WED,FRI')) assert.ok([1, 2, 3, 5].includes(t.getUTCDay()) && t.getUTCHours() === 12, t.toISOString());
+    for (const t of await times('0 12 * * MON-WED,FRI'))
+      assert.ok([1, 2, 3, 5].includes(t.getUTCDay()) && t.getUTCHours() === 12, t.toISOString());
   });
 
   it('6 fields end with a year, 7 start with a second', async () => {
-    for (const t of await times('0 12 * * * 2031')) assert.deepEqual([t.getUTCFullYear(), t.getUTCHours(), t.getUTCMinutes()], [2031, 12, 0]);
-    for (const t of await times('30 0 3 * * * 2030')) assert.deepEqual([t.getUTCFullYear(), t.getUTCHours(), t.getUTCSeconds()], [2030, 3, 30]);
+    for (const t of await times('0 12 * * * 2031'))
+      assert.deepEqual([t.getUTCFullYear(), t.getUTCHours(), t.getUTCMinutes()], [2031, 12, 0]);
+    for (const t of await times('30 0 3 * * * 2030'))
+      assert.deepEqual([t.getUTCFullYear(), t.getUTCHours(), t.getUTCSeconds()], [2030, 3, 30]);
   });
 
   it('@every counts from the Unix epoch plus the offset', async () => {
@@ -97,11 +168,14 @@ describe('cron strings: our verdict is Temporal\'s', { timeout: 240_000 }, () =>
     assert.equal(mondays[1]!.getTime() - mondays[0]!.getTime(), 7 * DAY);
   });
 
-  it('a CRON_TZ= zone becomes the plan\'s time zone, and the server runs the plan\'s schedule in it', async () => {
+  it("a CRON_TZ= zone becomes the plan's time zone, and the server runs the plan's schedule in it", async () => {
     const dir = tempDir('reelflow-cron-');
     const job = join(dir, 'tokyo.yaml');
-    writeFileSync(job, 'name: tokyo\ngateway:\n  base_urls: [http://127.0.0.1:8787]\ndefaults:\n  model: m\nitems:\n  - prompt: hi\n' +
-      'schedule:\n  cron: "CRON_TZ=Asia/Tokyo 0 9 * * *"\n');
+    writeFileSync(
+      job,
+      'name: tokyo\ngateway:\n  base_urls: [http://127.0.0.1:8787]\ndefaults:\n  model: m\nitems:\n  - prompt: hi\n' +
+        'schedule:\n  cron: "CRON_TZ=Asia/Tokyo 0 9 * * *"\n',
+    );
     const loaded = await loadJobFile(job);
     assert.ok(loaded.ok && loaded.plan.schedule);
     const { cron, timezone } = loaded.plan.schedule;

@@ -42,7 +42,15 @@ function writeScheduledJob(dir: string, baseUrl: string, schedule: string | unde
   return path;
 }
 
-interface ListRow { name: string; scheduleId: string; cron: string | null; timezone: string; overlap: string; paused: boolean; nextRun: string | null }
+interface ListRow {
+  name: string;
+  scheduleId: string;
+  cron: string | null;
+  timezone: string;
+  overlap: string;
+  paused: boolean;
+  nextRun: string | null;
+}
 
 async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -102,7 +110,10 @@ describe('reelflow schedule', { timeout: 240_000 }, () => {
     writeScheduledJob(dir, sim.urls[0]!, 'cron: "*/30 * * * *"\ntimezone: UTC\noverlap: buffer_one');
     const result = await runCli(['schedule', 'apply', job], { env });
     assert.equal(result.code, 0, result.stderr + result.stdout);
-    assert.match(result.stdout, new RegExp(`^updated schedule ${ID} \\(cron "0 3 \\* \\* \\*" -> "\\*/30 \\* \\* \\* \\*", overlap skip -> buffer_one\\)`, 'm'));
+    assert.match(
+      result.stdout,
+      new RegExp(`^updated schedule ${ID} \\(cron "0 3 \\* \\* \\*" -> "\\*/30 \\* \\* \\* \\*", overlap skip -> buffer_one\\)`, 'm'),
+    );
     const d = await client.schedule.getHandle(ID).describe();
     assert.equal(d.policies.overlap, 'BUFFER_ONE');
     const next = d.info.nextActionTimes[0]!;
@@ -165,7 +176,10 @@ describe('reelflow schedule', { timeout: 240_000 }, () => {
       const results = await runCli(['results', job, '--format', 'json'], { env });
       assert.equal(results.code, 0, results.stderr);
       const rows = JSON.parse(results.stdout) as Array<{ state: string; file: string }>;
-      assert.deepEqual(rows.map((r) => r.state), ['succeeded', 'succeeded']);
+      assert.deepEqual(
+        rows.map((r) => r.state),
+        ['succeeded', 'succeeded'],
+      );
       assert.deepEqual(rows.map((r) => r.file).sort(), videos.sort());
       const status = await runCli(['status', job, '--json'], { env });
       assert.equal(status.code, 0, status.stderr);

@@ -27,11 +27,16 @@ describe('reelflow server', () => {
     it(`stays in the foreground until ${signal}, then stops the Temporal server and exits 0`, async () => {
       const stateDir = mkdtempSync(join(tmpdir(), 'reelflow-server-'));
       const [port, uiPort] = [await freePort(), await freePort()];
-      const run = startCli(['server', '--ip', '127.0.0.1', '--port', String(port), '--ui-port', String(uiPort)],
-        { env: cleanEnv({ REELFLOW_STATE_DIR: stateDir }) });
+      const run = startCli(['server', '--ip', '127.0.0.1', '--port', String(port), '--ui-port', String(uiPort)], {
+        env: cleanEnv({ REELFLOW_STATE_DIR: stateDir }),
+      });
       try {
         await run.waitFor(/Temporal at 127\.0\.0\.1:\d+/, 90_000);
-        const record = JSON.parse(readFileSync(join(stateDir, 'temporal', 'server.json'), 'utf8')) as { pid: number; port: number; ip: string };
+        const record = JSON.parse(readFileSync(join(stateDir, 'temporal', 'server.json'), 'utf8')) as {
+          pid: number;
+          port: number;
+          ip: string;
+        };
         assert.equal(record.port, port);
         assert.equal(record.ip, '127.0.0.1');
         // It used to return at once, leaving the server running detached.
@@ -59,7 +64,10 @@ describe("Temporal's configuration file", () => {
     writeFileSync(join(config, 'temporalio', 'temporal.toml'), '[profile.default]\naddress = "127.0.0.1:1"\nnamespace = "video"\n');
     const result = await runCli(['status'], { env: cleanEnv({ REELFLOW_STATE_DIR: stateDir, XDG_CONFIG_HOME: config }) });
     assert.equal(result.code, 3, result.stderr);
-    assert.match(result.stderr, /cannot reach the Temporal service at 127\.0\.0\.1:1 \(from TEMPORAL_ADDRESS \/ Temporal's environment configuration or temporal\.toml\)/);
+    assert.match(
+      result.stderr,
+      /cannot reach the Temporal service at 127\.0\.0\.1:1 \(from TEMPORAL_ADDRESS \/ Temporal's environment configuration or temporal\.toml\)/,
+    );
     assert.throws(() => readFileSync(join(stateDir, 'temporal', 'server.json')), 'no development server was started');
   });
 });

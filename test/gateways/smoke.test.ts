@@ -17,7 +17,12 @@ interface Answer {
   json: any;
 }
 
-async function call(gateway: Gateway, method: string, path: string, options: { form?: Record<string, string>; json?: unknown; key?: string | null; headers?: Record<string, string> } = {}): Promise<Answer> {
+async function call(
+  gateway: Gateway,
+  method: string,
+  path: string,
+  options: { form?: Record<string, string>; json?: unknown; key?: string | null; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const key = options.key === undefined ? gateway.key : options.key;
   const headers: Record<string, string> = { ...(key ? { authorization: `Bearer ${key}` } : {}), ...options.headers };
   let body: FormData | string | undefined;
@@ -83,7 +88,9 @@ describe('LiteLLM proxy 1.106 in front of a fake OpenAI videos + Anthropic upstr
 
   it('creates on /v1/videos, polls to completed and serves the upstream bytes; one create upstream', async () => {
     const prompt = 'litellm: a lighthouse at dusk';
-    const created = await call(gateway, 'POST', '/v1/videos', { form: { model: GATEWAY_MODELS.openai, prompt, seconds: '4', size: '1280x720' } });
+    const created = await call(gateway, 'POST', '/v1/videos', {
+      form: { model: GATEWAY_MODELS.openai, prompt, seconds: '4', size: '1280x720' },
+    });
     assert.equal(created.status, 200, created.text);
     assert.equal(created.json.status, 'queued');
     // The id is base64 of LiteLLM's routing data around the upstream's id: about 130 characters.
@@ -93,20 +100,30 @@ describe('LiteLLM proxy 1.106 in front of a fake OpenAI videos + Anthropic upstr
     const decoded = Buffer.from(id.slice('video_'.length), 'base64').toString('utf8');
     assert.match(decoded, /^litellm:custom_llm_provider:openai;model_id:sora-2;video_id:video_[0-9a-f]{32}$/);
 
-    const done = await pollUntil(() => call(gateway, 'GET', `/v1/videos/${id}`), (a) => a.json?.status !== 'queued' && a.json?.status !== 'in_progress', 30_000);
+    const done = await pollUntil(
+      () => call(gateway, 'GET', `/v1/videos/${id}`),
+      (a) => a.json?.status !== 'queued' && a.json?.status !== 'in_progress',
+      30_000,
+    );
     assert.equal(done.status, 200, done.text);
     assert.equal(done.json.status, 'completed');
     assert.equal(done.json.progress, 100);
     // The retrieve answers another id for the same task: its model_id is empty.
     assert.notEqual(done.json.id, id);
-    assert.equal(Buffer.from((done.json.id as string).slice('video_'.length), 'base64').toString('utf8'), decoded.replace('model_id:sora-2;', 'model_id:;'));
+    assert.equal(
+      Buffer.from((done.json.id as string).slice('video_'.length), 'base64').toString('utf8'),
+      decoded.replace('model_id:sora-2;', 'model_id:;'),
+    );
 
     const content = await call(gateway, 'GET', `/v1/videos/${id}/content`, { headers: { range: 'bytes=100-' } });
     assert.equal(content.status, 200, 'Range is ignored: the whole video, status 200');
     assert.equal(content.type, 'video/mp4');
     assert.ok(content.bytes.equals(upstream.video));
     assert.equal(upstream.createsFor(prompt), 1);
-    assert.ok(upstream.requests.every((r) => r.headers.range === undefined), 'Range is not passed upstream');
+    assert.ok(
+      upstream.requests.every((r) => r.headers.range === undefined),
+      'Range is not passed upstream',
+    );
     assertKeyStayedAtGateway(upstream, gateway);
   });
 
@@ -116,12 +133,18 @@ describe('LiteLLM proxy 1.106 in front of a fake OpenAI videos + Anthropic upstr
     const notReady = await call(gateway, 'GET', `/v1/videos/${id}/content`);
     assert.equal(notReady.status, 400);
     assert.match(notReady.json.error.message, /^litellm\.BadRequestError: OpenAIException - \{"error":\{"message":"Video is not ready"/);
-    const failed = await pollUntil(() => call(gateway, 'GET', `/v1/videos/${id}`), (a) => a.json?.status === 'failed', 30_000);
+    const failed = await pollUntil(
+      () => call(gateway, 'GET', `/v1/videos/${id}`),
+      (a) => a.json?.status === 'failed',
+      30_000,
+    );
     assert.deepEqual(failed.json.error, { code: 'moderation_blocked', message: 'The render was blocked by the upstream' });
   });
 
   it('has no general protocol: FastAPI 404 {"detail":"Not Found"} on /v1/video/generations', async () => {
-    const create = await call(gateway, 'POST', '/v1/video/generations', { json: { model: GATEWAY_MODELS.openai, prompt: 'x', seconds: '4' } });
+    const create = await call(gateway, 'POST', '/v1/video/generations', {
+      json: { model: GATEWAY_MODELS.openai, prompt: 'x', seconds: '4' },
+    });
     const retrieve = await call(gateway, 'GET', '/v1/video/generations/task_abc');
     for (const answer of [create, retrieve]) {
       assert.equal(answer.status, 404);
@@ -132,13 +155,19 @@ describe('LiteLLM proxy 1.106 in front of a fake OpenAI videos + Anthropic upstr
   it('error shapes: unknown model 400, upstream refusal wrapped with code "404", wrong key 400 no_db_connection, no key 500', async () => {
     const unknown = await call(gateway, 'POST', '/v1/videos', { form: { model: 'no-such-model', prompt: 'x' } });
     assert.equal(unknown.status, 400);
-    assert.equal(unknown.json.error.message, '/videos: Invalid model name passed in model=no-such-model. Call `/v1/models` to view available models for your key.');
+    assert.equal(
+      unknown.json.error.message,
+      '/videos: Invalid model name passed in model=no-such-model. Call `/v1/models` to view available models for your key.',
+    );
     assert.equal(unknown.json.error.code, '400');
 
     const refused = await call(gateway, 'POST', '/v1/videos', { form: { model: UPSTREAM_UNKNOWN_MODEL, prompt: 'x' } });
     assert.equal(refused.status, 404);
     assert.equal(refused.json.error.code, '404');
-    assert.match(refused.json.error.message, /^litellm\.NotFoundError: OpenAIException - \{"error":\{"message":"The model 'no-such-model' does not exist"/);
+    assert.match(
+      refused.json.error.message,
+      /^litellm\.NotFoundError: OpenAIException - \{"error":\{"message":"The model 'no-such-model' does not exist"/,
+    );
     assert.match(refused.json.error.message, /model group 'upstream-unknown' failed with the error above\. No fallback was attempted\.$/);
 
     // Without a database LiteLLM cannot look up a key that is not the master key.
@@ -197,12 +226,20 @@ describe('new-api v0.10.0 in front of a fake Ark tasks + Sora + Anthropic upstre
     });
     assert.equal(createdGeneral.status, 200, createdGeneral.text);
     assert.deepEqual(Object.keys(createdGeneral.json as object), ['task_id'], createdGeneral.text);
-    const createdFailing = await call(gateway, 'POST', '/v1/video/generations', { json: { model: GATEWAY_MODELS.general, prompt: `new-api ${FAIL_RENDER}`, seconds: '5' } });
+    const createdFailing = await call(gateway, 'POST', '/v1/video/generations', {
+      json: { model: GATEWAY_MODELS.general, prompt: `new-api ${FAIL_RENDER}`, seconds: '5' },
+    });
     const openaiPrompt = 'new-api: a keeper climbing the stairs';
-    const createdOpenai = await call(gateway, 'POST', '/v1/videos', { form: { model: GATEWAY_MODELS.openai, prompt: openaiPrompt, seconds: '4', size: '1280x720' } });
+    const createdOpenai = await call(gateway, 'POST', '/v1/videos', {
+      form: { model: GATEWAY_MODELS.openai, prompt: openaiPrompt, seconds: '4', size: '1280x720' },
+    });
     assert.equal(createdOpenai.status, 200, createdOpenai.text);
     const poll = (path: string, done: (a: Answer) => boolean) => pollUntil(() => call(gateway, 'GET', path), done, 60_000);
-    const ids = { general: createdGeneral.json.task_id as string, failing: createdFailing.json.task_id as string, openai: createdOpenai.json.id as string };
+    const ids = {
+      general: createdGeneral.json.task_id as string,
+      failing: createdFailing.json.task_id as string,
+      openai: createdOpenai.json.id as string,
+    };
     const [generalDone, failingDone, openaiDone] = await Promise.all([
       poll(`/v1/video/generations/${ids.general}`, finished),
       poll(`/v1/video/generations/${ids.failing}`, finished),
@@ -210,7 +247,12 @@ describe('new-api v0.10.0 in front of a fake Ark tasks + Sora + Anthropic upstre
     ]);
     general = { prompt: generalPrompt, id: ids.general, done: generalDone };
     failing = { id: ids.failing, done: failingDone };
-    openai = { prompt: openaiPrompt, id: ids.openai, done: openaiDone, general: await call(gateway, 'GET', `/v1/video/generations/${ids.openai}`) };
+    openai = {
+      prompt: openaiPrompt,
+      id: ids.openai,
+      done: openaiDone,
+      general: await call(gateway, 'GET', `/v1/video/generations/${ids.openai}`),
+    };
   });
   after(async () => {
     await gateway?.stop();
@@ -272,7 +314,10 @@ describe('new-api v0.10.0 in front of a fake Ark tasks + Sora + Anthropic upstre
     assert.equal(unknown.json.error.code, 'model_not_found');
     assert.match(unknown.json.error.message, /^分组 default 下模型 no-such-model 无可用渠道（distributor） \(request id: \w+\)$/);
 
-    const wrongKey = await call(gateway, 'POST', '/v1/video/generations', { json: { model: GATEWAY_MODELS.general, prompt: 'x', seconds: '5' }, key: 'sk-wrongwrongwrong' });
+    const wrongKey = await call(gateway, 'POST', '/v1/video/generations', {
+      json: { model: GATEWAY_MODELS.general, prompt: 'x', seconds: '5' },
+      key: 'sk-wrongwrongwrong',
+    });
     assert.equal(wrongKey.status, 401);
     assert.match(wrongKey.json.error.message, /^无效的令牌 \(request id: \w+\)$/);
 
@@ -285,9 +330,13 @@ describe('new-api v0.10.0 in front of a fake Ark tasks + Sora + Anthropic upstre
 
     const missing = await call(gateway, 'GET', '/v1/video/nothing');
     assert.equal(missing.status, 404);
-    assert.deepEqual(missing.json, { error: { message: 'Invalid URL (GET /v1/video/nothing)', type: 'invalid_request_error', param: '', code: '' } });
+    assert.deepEqual(missing.json, {
+      error: { message: 'Invalid URL (GET /v1/video/nothing)', type: 'invalid_request_error', param: '', code: '' },
+    });
 
-    const numberSeconds = await call(gateway, 'POST', '/v1/video/generations', { json: { model: GATEWAY_MODELS.general, prompt: 'x', seconds: 5 } });
+    const numberSeconds = await call(gateway, 'POST', '/v1/video/generations', {
+      json: { model: GATEWAY_MODELS.general, prompt: 'x', seconds: 5 },
+    });
     assert.equal(numberSeconds.status, 400);
     assert.equal(numberSeconds.json.code, 'invalid_request');
   });

@@ -12,10 +12,19 @@ const dir = join(__dirname, '..', 'fixtures', 'histories');
 
 describe('workflow replay', () => {
   const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as Record<string, string>;
-  const files = readdirSync(dir).filter((f) => f.endsWith('.json') && f !== 'index.json').sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.json') && f !== 'index.json')
+    .sort();
 
   it('has recorded histories of a normal job, a failover and a continued-as-new job', () => {
-    for (const name of ['job-normal', 'render-normal', 'job-failover', 'render-failover', 'job-continued-first-run', 'job-continued-last-run']) {
+    for (const name of [
+      'job-normal',
+      'render-normal',
+      'job-failover',
+      'render-failover',
+      'job-continued-first-run',
+      'job-continued-last-run',
+    ]) {
       assert.ok(files.includes(`${name}.json`), `missing ${name}.json`);
     }
   });
@@ -40,6 +49,9 @@ describe('workflow replay', () => {
 
   it('the continued-as-new job really continued as new', () => {
     const first = JSON.parse(readFileSync(join(dir, 'job-continued-first-run.json'), 'utf8')) as { events: Array<{ eventType: string }> };
-    assert.ok(first.events.some((e) => /CONTINUED_AS_NEW/i.test(String(e.eventType))), 'first run ended with continue-as-new');
+    assert.ok(
+      first.events.some((e) => /CONTINUED_AS_NEW/i.test(String(e.eventType))),
+      'first run ended with continue-as-new',
+    );
   });
 });

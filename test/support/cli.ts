@@ -20,25 +20,47 @@ export interface CliRun {
 
 export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): CliRun {
   const child = spawn(process.execPath, [reelflowBin, ...args], {
-    env: { ...(options.env ?? process.env), NO_COLOR: '1' }, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...(options.env ?? process.env), NO_COLOR: '1' },
+    cwd: options.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
   const watchers: Array<{ pattern: RegExp; resolve: () => void }> = [];
   const check = () => {
-    for (const w of [...watchers]) if (w.pattern.test(stdout) || w.pattern.test(stderr)) { watchers.splice(watchers.indexOf(w), 1); w.resolve(); }
+    for (const w of [...watchers])
+      if (w.pattern.test(stdout) || w.pattern.test(stderr)) {
+        watchers.splice(watchers.indexOf(w), 1);
+        w.resolve();
+      }
   };
-  child.stdout!.on('data', (d: Buffer) => { stdout += d.toString(); check(); });
-  child.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); check(); });
+  child.stdout!.on('data', (d: Buffer) => {
+    stdout += d.toString();
+    check();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    check();
+  });
   const done = new Promise<CliResult>((resolve) => {
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
   return {
-    child, done,
+    child,
+    done,
     waitFor(pattern, timeoutMs = 60_000) {
       return new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; stderr so far:\n${stderr}\nstdout:\n${stdout}`)), timeoutMs);
-        watchers.push({ pattern, resolve: () => { clearTimeout(timer); resolve(); } });
+        const timer = setTimeout(
+          () => reject(new Error(`timed out waiting for ${pattern}; stderr so far:\n${stderr}\nstdout:\n${stdout}`)),
+          timeoutMs,
+        );
+        watchers.push({
+          pattern,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
         check();
       });
     },

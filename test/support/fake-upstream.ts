@@ -82,10 +82,17 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     const status = failed(task) ? 'failed' : progress >= 100 ? 'completed' : progress > 0 ? 'in_progress' : 'queued';
     const created = Math.floor(task.createdMs / 1000);
     return {
-      id: task.id, object: 'video', model: task.model, status, progress, created_at: created,
+      id: task.id,
+      object: 'video',
+      model: task.model,
+      status,
+      progress,
+      created_at: created,
       completed_at: status === 'completed' ? created + Math.ceil(renderMs / 1000) : null,
       expires_at: status === 'completed' ? created + 3600 : null,
-      seconds: task.seconds, size: task.size, remixed_from_video_id: null,
+      seconds: task.seconds,
+      size: task.size,
+      remixed_from_video_id: null,
       error: status === 'failed' ? { code: 'moderation_blocked', message: 'The render was blocked by the upstream' } : null,
     };
   }
@@ -95,12 +102,21 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     const status = failed(task) ? 'failed' : progress >= 100 ? 'succeeded' : progress > 0 ? 'running' : 'queued';
     const created = Math.floor(task.createdMs / 1000);
     return {
-      id: task.id, model: task.model, status,
+      id: task.id,
+      model: task.model,
+      status,
       ...(status === 'succeeded' ? { content: { video_url: `${url}/files/${task.id}.mp4` } } : {}),
-      ...(status === 'failed' ? { error: { code: 'OutputVideoSensitiveContentDetected', message: 'The render was blocked by the upstream' } } : {}),
+      ...(status === 'failed'
+        ? { error: { code: 'OutputVideoSensitiveContentDetected', message: 'The render was blocked by the upstream' } }
+        : {}),
       usage: status === 'succeeded' ? { completion_tokens: 108900, total_tokens: 108900 } : { completion_tokens: 0, total_tokens: 0 },
-      created_at: created, updated_at: Math.floor(Date.now() / 1000),
-      seed: 42, resolution: '720p', ratio: '16:9', duration: Number(task.seconds), framespersecond: 24,
+      created_at: created,
+      updated_at: Math.floor(Date.now() / 1000),
+      seed: 42,
+      resolution: '720p',
+      ratio: '16:9',
+      duration: Number(task.seconds),
+      framespersecond: 24,
     };
   }
 
@@ -116,8 +132,13 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       const last = request.messages?.at(-1)?.content;
       const text = typeof last === 'string' ? last : JSON.stringify(last);
       return json(res, 200, {
-        id: `msg_${randomBytes(12).toString('hex')}`, type: 'message', role: 'assistant', model: request.model,
-        content: [{ type: 'text', text: `A cinematic shot: ${text}` }], stop_reason: 'end_turn', stop_sequence: null,
+        id: `msg_${randomBytes(12).toString('hex')}`,
+        type: 'message',
+        role: 'assistant',
+        model: request.model,
+        content: [{ type: 'text', text: `A cinematic shot: ${text}` }],
+        stop_reason: 'end_turn',
+        stop_sequence: null,
         usage: { input_tokens: 12, output_tokens: 9 },
       });
     }
@@ -133,7 +154,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
           countCreate(prompt);
           return openaiError(res, 500, 'server_error', 'The server had an error while processing your request');
         }
-        return json(res, 200, openaiVideo(createTask('openai', model, prompt, fields.get('seconds') ?? '4', fields.get('size') ?? '720x1280')));
+        return json(
+          res,
+          200,
+          openaiVideo(createTask('openai', model, prompt, fields.get('seconds') ?? '4', fields.get('size') ?? '720x1280')),
+        );
       }
       if (req.method === 'GET' && (match = path.match(/^\/v1\/videos\/([^/]+)(\/content)?$/))) {
         const task = tasks.get(match[1] ?? '');
@@ -149,7 +174,13 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       if (req.method === 'POST' && path === '/api/v3/contents/generations/tasks') {
         const request = JSON.parse(body.toString('utf8')) as { model?: string; content?: Array<{ type?: string; text?: string }> };
         const model = request.model ?? '';
-        if (!MODELS.has(model)) return arkError(res, 404, 'InvalidEndpointOrModel.NotFound', `The model or endpoint ${model} does not exist or you do not have access to it.`);
+        if (!MODELS.has(model))
+          return arkError(
+            res,
+            404,
+            'InvalidEndpointOrModel.NotFound',
+            `The model or endpoint ${model} does not exist or you do not have access to it.`,
+          );
         const prompt = request.content?.find((c) => c.type === 'text')?.text ?? '';
         if (prompt.includes(FAIL_CREATE_500)) {
           countCreate(prompt);
@@ -191,12 +222,16 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   });
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url, apiKey, video, requests,
+    url,
+    apiKey,
+    video,
+    requests,
     createsFor: (prompt) => creates.get(prompt) ?? 0,
-    stop: () => new Promise<void>((resolveClose) => {
-      server.close(() => resolveClose());
-      server.closeAllConnections();
-    }),
+    stop: () =>
+      new Promise<void>((resolveClose) => {
+        server.close(() => resolveClose());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -225,7 +260,9 @@ function sendVideo(req: IncomingMessage, res: ServerResponse, video: Buffer): vo
     const end = Math.min(range[2] ? Number(range[2]) : video.length - 1, video.length - 1);
     if (start > end) return sendText(res, 416, 'range not satisfiable');
     res.writeHead(206, {
-      'content-type': 'video/mp4', 'content-length': end - start + 1, 'accept-ranges': 'bytes',
+      'content-type': 'video/mp4',
+      'content-length': end - start + 1,
+      'accept-ranges': 'bytes',
       'content-range': `bytes ${start}-${end}/${video.length}`,
     });
     res.end(video.subarray(start, end + 1));

@@ -54,31 +54,39 @@ export async function startLiteLLM(upstream: FakeUpstream): Promise<Gateway> {
   const dir = await mkdtemp(join(tmpdir(), 'reelflow-litellm-'));
   const key = `sk-litellm-${randomBytes(12).toString('hex')}`;
   const openai = (name: string, upstreamModel: string) => ({
-    model_name: name, litellm_params: { model: `openai/${upstreamModel}`, api_base: `${upstream.url}/v1`, api_key: upstream.apiKey },
+    model_name: name,
+    litellm_params: { model: `openai/${upstreamModel}`, api_base: `${upstream.url}/v1`, api_key: upstream.apiKey },
   });
   const config = {
     model_list: [
       openai(GATEWAY_MODELS.openai, GATEWAY_MODELS.openai),
       openai(UPSTREAM_UNKNOWN_MODEL, 'no-such-model'),
-      { model_name: GATEWAY_MODELS.messages, litellm_params: { model: `anthropic/${GATEWAY_MODELS.messages}`, api_base: upstream.url, api_key: upstream.apiKey } },
+      {
+        model_name: GATEWAY_MODELS.messages,
+        litellm_params: { model: `anthropic/${GATEWAY_MODELS.messages}`, api_base: upstream.url, api_key: upstream.apiKey },
+      },
     ],
     general_settings: { master_key: key },
     router_settings: { num_retries: 0 },
   };
   await writeFile(join(dir, 'config.yaml'), stringify(config));
   const port = await freePort();
-  const child = spawnGroup(binary, ['--config', join(dir, 'config.yaml'), '--host', '127.0.0.1', '--port', String(port), '--num_workers', '1'], {
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: dir,
-      // Offline: the bundled model price map instead of a download at every start, no telemetry.
-      LITELLM_LOCAL_MODEL_COST_MAP: 'True',
-      LITELLM_TELEMETRY: 'False',
-      NO_DOCS: 'True',
-      PYTHONUNBUFFERED: '1',
+  const child = spawnGroup(
+    binary,
+    ['--config', join(dir, 'config.yaml'), '--host', '127.0.0.1', '--port', String(port), '--num_workers', '1'],
+    {
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: dir,
+        // Offline: the bundled model price map instead of a download at every start, no telemetry.
+        LITELLM_LOCAL_MODEL_COST_MAP: 'True',
+        LITELLM_TELEMETRY: 'False',
+        NO_DOCS: 'True',
+        PYTHONUNBUFFERED: '1',
+      },
     },
-  });
+  );
   const url = `http://127.0.0.1:${port}`;
   return started(child.process, child.output, url, key, dir, `${url}/health/liveliness`);
 }
@@ -120,10 +128,23 @@ export async function startNewApi(upstream: FakeUpstream, options: NewApiOptions
 
 async function configureNewApi(url: string, upstream: FakeUpstream, options: NewApiOptions): Promise<string> {
   const password = randomBytes(12).toString('hex');
-  await adminCall(url, 'POST', '/api/setup', { username: 'root', password, confirmPassword: password, SelfUseModeEnabled: false, DemoSiteEnabled: false });
-  const login = await fetch(`${url}/api/user/login`, { method: 'POST', body: JSON.stringify({ username: 'root', password }), headers: { 'content-type': 'application/json' } });
+  await adminCall(url, 'POST', '/api/setup', {
+    username: 'root',
+    password,
+    confirmPassword: password,
+    SelfUseModeEnabled: false,
+    DemoSiteEnabled: false,
+  });
+  const login = await fetch(`${url}/api/user/login`, {
+    method: 'POST',
+    body: JSON.stringify({ username: 'root', password }),
+    headers: { 'content-type': 'application/json' },
+  });
   const user = (await login.json()) as { success: boolean; message: string; data?: { id: number } };
-  const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const cookie = login.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
   if (!user.success || !user.data || !cookie) throw new Error(`new-api login failed: ${user.message}`);
   const session = { cookie, 'New-Api-User': String(user.data.id) };
 
@@ -133,10 +154,16 @@ async function configureNewApi(url: string, upstream: FakeUpstream, options: New
     { type: 14, name: 'anthropic', models: GATEWAY_MODELS.messages },
   ];
   for (const channel of channels) {
-    await adminCall(url, 'POST', '/api/channel/', {
-      mode: 'single',
-      channel: { ...channel, key: upstream.apiKey, base_url: upstream.url, group: 'default', auto_ban: 0 },
-    }, session);
+    await adminCall(
+      url,
+      'POST',
+      '/api/channel/',
+      {
+        mode: 'single',
+        channel: { ...channel, key: upstream.apiKey, base_url: upstream.url, group: 'default', auto_ban: 0 },
+      },
+      session,
+    );
   }
   // Per-call prices: without one, a non-chat model is refused (and the default would do for video,
   // but the Messages model has no default ratio). ModelPrice is one JSON map: merge into it.
@@ -147,14 +174,22 @@ async function configureNewApi(url: string, upstream: FakeUpstream, options: New
   if (options.serverAddress) await adminCall(url, 'PUT', '/api/option/', { key: 'ServerAddress', value: options.serverAddress }, session);
 
   await adminCall(url, 'POST', '/api/token/', { name: 'reelflow', remain_quota: 0, unlimited_quota: true, expired_time: -1 }, session);
-  const tokens = (await adminCall(url, 'GET', '/api/token/?p=1&size=10', undefined, session)) as { items: Array<{ name: string; key: string }> };
+  const tokens = (await adminCall(url, 'GET', '/api/token/?p=1&size=10', undefined, session)) as {
+    items: Array<{ name: string; key: string }>;
+  };
   const token = tokens.items.find((t) => t.name === 'reelflow');
   if (!token?.key) throw new Error('new-api created no readable token');
   return `sk-${token.key}`;
 }
 
 /** One admin API call; new-api answers 200 with `success: false` on errors, so check that. */
-async function adminCall(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<unknown> {
+async function adminCall(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<unknown> {
   const res = await fetch(`${url}${path}`, {
     method,
     headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -171,7 +206,11 @@ async function adminCall(url: string, method: string, path: string, body?: unkno
   return answer.data;
 }
 
-function spawnGroup(binary: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): { process: ChildProcess; output: () => string } {
+function spawnGroup(
+  binary: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): { process: ChildProcess; output: () => string } {
   // detached: its own process group, so stopping the group also stops the workers it forks.
   const child = spawn(binary, args, { ...options, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -183,7 +222,14 @@ function spawnGroup(binary: string, args: string[], options: { cwd: string; env:
   return { process: child, output: () => output };
 }
 
-async function started(child: ChildProcess, output: () => string, url: string, key: string, dir: string, readyUrl: string): Promise<Gateway> {
+async function started(
+  child: ChildProcess,
+  output: () => string,
+  url: string,
+  key: string,
+  dir: string,
+  readyUrl: string,
+): Promise<Gateway> {
   const pid = child.pid ?? 0;
   // A test process that dies early must not leave the gateway behind.
   const killOnExit = () => killGroup(pid, 'SIGKILL');

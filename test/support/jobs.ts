@@ -18,11 +18,13 @@ export interface JobSpec {
 
 /** Writes a job file whose outputs go to `<dir>/out`; returns its path. */
 export function writeJob(dir: string, spec: JobSpec): string {
-  const items = spec.items.map((i) => [
-    `  - prompt: ${JSON.stringify(i.prompt)}`,
-    ...(i.id ? [`    id: ${i.id}`] : []),
-    ...(i.model ? [`    model: ${i.model}`] : []),
-  ].join('\n')).join('\n');
+  const items = spec.items
+    .map((i) =>
+      [`  - prompt: ${JSON.stringify(i.prompt)}`, ...(i.id ? [`    id: ${i.id}`] : []), ...(i.model ? [`    model: ${i.model}`] : [])].join(
+        '\n',
+      ),
+    )
+    .join('\n');
   const text = [
     'version: 1',
     `name: ${spec.name}`,

@@ -19,8 +19,13 @@ export function probeMp4(path: string): { duration?: number; codec?: string } {
     if (head.subarray(4, 8).toString('latin1') !== 'ftyp') throw new Error(`${path} is not an MP4 (no ftyp box)`);
     return {};
   }
-  const json = execFileSync('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', path], { encoding: 'utf8' });
-  const info = JSON.parse(json) as { format?: { duration?: string; format_name?: string }; streams?: Array<{ codec_type?: string; codec_name?: string }> };
+  const json = execFileSync('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', path], {
+    encoding: 'utf8',
+  });
+  const info = JSON.parse(json) as {
+    format?: { duration?: string; format_name?: string };
+    streams?: Array<{ codec_type?: string; codec_name?: string }>;
+  };
   if (!info.format?.format_name?.includes('mp4')) throw new Error(`${path}: ffprobe says ${info.format?.format_name}`);
   const video = info.streams?.find((s) => s.codec_type === 'video');
   if (!video) throw new Error(`${path} has no video stream`);

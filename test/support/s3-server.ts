@@ -80,7 +80,16 @@ export async function startS3Server(options: S3ServerOptions = {}): Promise<S3Te
     const endpoint = `http://127.0.0.1:${port}`;
     const child = spawn(
       binary,
-      ['server', join(dataDir, 'data'), '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet', ...(options.md5ETags === false ? ['--no-compat'] : [])],
+      [
+        'server',
+        join(dataDir, 'data'),
+        '--address',
+        `127.0.0.1:${port}`,
+        '--console-address',
+        `127.0.0.1:${consolePort}`,
+        '--quiet',
+        ...(options.md5ETags === false ? ['--no-compat'] : []),
+      ],
       {
         env: {
           PATH: process.env.PATH ?? '/usr/bin:/bin',

@@ -48,4 +48,3 @@ export function json(res: ServerResponse, status: number, body: unknown, headers
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
-

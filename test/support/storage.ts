@@ -39,9 +39,23 @@ export function chunked(data: Buffer, chunk = 64 * 1024, error?: Error): Readabl
 /** A manifest row for item `n`; `extra` overrides any field. */
 export function manifestRow(n: number, extra: Partial<ManifestRow> = {}): ManifestRow {
   return {
-    key: `k${n}`, id: `item-${n}`, index: n, state: 'succeeded', model: 'veo', protocol: 'general', prompt: `prompt ${n}`,
-    task_id: `t${n}`, base_url: 'http://127.0.0.1:1', created_at: null, finished_at: new Date(0).toISOString(), polls: 1,
-    file: null, bytes: null, sha256: null, error: null, ...extra,
+    key: `k${n}`,
+    id: `item-${n}`,
+    index: n,
+    state: 'succeeded',
+    model: 'veo',
+    protocol: 'general',
+    prompt: `prompt ${n}`,
+    task_id: `t${n}`,
+    base_url: 'http://127.0.0.1:1',
+    created_at: null,
+    finished_at: new Date(0).toISOString(),
+    polls: 1,
+    file: null,
+    bytes: null,
+    sha256: null,
+    error: null,
+    ...extra,
   };
 }
 
@@ -65,7 +79,7 @@ export function videoBytes(seed: string, start: number, end: number, options: { 
   return Readable.from(
     (async function* () {
       let skip = start % 16;
-      for (let at = start; at < end; ) {
+      for (let at = start; at < end;) {
         const n = Math.min(VIDEO_CHUNK, end - at);
         const block = keystream.update(zeros.subarray(0, n + skip));
         yield block.subarray(skip);

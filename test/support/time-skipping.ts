@@ -51,7 +51,8 @@ export interface TimeSkippingTemporal {
 /** The server's launcher, from the project's script (which fetches it on first use). */
 function launcherPath(): string {
   return execFileSync('bash', [join(projectRoot, 'scripts', 'test-server.sh'), '--print-path'], {
-    encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
   }).trim();
 }
 
@@ -62,7 +63,9 @@ export async function startTimeSkippingTemporal(): Promise<TimeSkippingTemporal>
   const address = `127.0.0.1:${port}`;
   const child = spawn(launcherPath(), [String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
   let output = '';
-  child.stderr.on('data', (chunk: Buffer) => { output = (output + chunk.toString('utf8')).slice(-4000); });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-4000);
+  });
   // A test process that dies early must not leave the JVM behind.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
@@ -111,9 +114,16 @@ export async function bundleWorkflowsFromSource(): Promise<{ code: string }> {
 }
 
 /** A job's settings and items, from a job file written and loaded as a user's would be. */
-export async function planFor(name: string, prompts: string[], settings: Partial<JobSettings> = {}): Promise<{ settings: JobSettings; items: PlanItem[] }> {
+export async function planFor(
+  name: string,
+  prompts: string[],
+  settings: Partial<JobSettings> = {},
+): Promise<{ settings: JobSettings; items: PlanItem[] }> {
   const dir = tempDir('reelflow-unit-');
-  const loaded = await loadJobFile(writeJob(dir, { name, baseUrls: ['http://127.0.0.1:9'], items: prompts.map((prompt) => ({ prompt })) }), { runDate: '2025-01-01' });
+  const loaded = await loadJobFile(
+    writeJob(dir, { name, baseUrls: ['http://127.0.0.1:9'], items: prompts.map((prompt) => ({ prompt })) }),
+    { runDate: '2025-01-01' },
+  );
   rmSync(dir, { recursive: true });
   if (!loaded.ok) throw new Error(`test job file invalid: ${JSON.stringify(loaded.errors)}`);
   const { jobFile: _file, runDate: _date, items, warnings: _warnings, ...loadedSettings } = loaded.plan;
@@ -183,15 +193,27 @@ export function neverHeardFrom(): Promise<never> {
  * gets the job's handle first (time skips only once the job's result is awaited).
  */
 export async function runJob(
-  env: TimeSkippingTemporal, bundle: { code: string }, stubs: object, name: string,
-  input: Omit<JobInput, 'jobFile'> = {}, whileRunning?: (handle: WorkflowHandleWithFirstExecutionRunId<typeof JobWorkflow>) => Promise<void>,
+  env: TimeSkippingTemporal,
+  bundle: { code: string },
+  stubs: object,
+  name: string,
+  input: Omit<JobInput, 'jobFile'> = {},
+  whileRunning?: (handle: WorkflowHandleWithFirstExecutionRunId<typeof JobWorkflow>) => Promise<void>,
 ): Promise<JobResult> {
   const taskQueue = `unit-${name}`;
   const worker = await Worker.create({
-    connection: env.connection, taskQueue, workflowBundle: bundle, activities: stubs, shutdownGraceTime: '1s',
+    connection: env.connection,
+    taskQueue,
+    workflowBundle: bundle,
+    activities: stubs,
+    shutdownGraceTime: '1s',
   });
   return worker.runUntil(async () => {
-    const handle = await env.workflows.start(JobWorkflow, { taskQueue, workflowId: jobWorkflowId(name), args: [{ jobFile: `${name}.yaml`, ...input }] });
+    const handle = await env.workflows.start(JobWorkflow, {
+      taskQueue,
+      workflowId: jobWorkflowId(name),
+      args: [{ jobFile: `${name}.yaml`, ...input }],
+    });
     await whileRunning?.(handle);
     return handle.result();
   });

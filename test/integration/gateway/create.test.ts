@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  AmbiguousCreateError, AuthError, ModelUnavailableError, RateLimitedError, createGatewayClient,
-} from '../../../gateway/index';
+import { AmbiguousCreateError, AuthError, ModelUnavailableError, RateLimitedError, createGatewayClient } from '../../../gateway/index';
 import { KEY, assertNoKey, harness, render, type Harness } from './helpers';
 
 describe('creation follows protocol §6', () => {
@@ -123,11 +121,21 @@ describe('creation follows protocol §6', () => {
     const { tmpdir } = await import('node:os');
     const dir = await mkdtemp(join(tmpdir(), 'gw-int-'));
     try {
-      const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6300010000050001'
-        + '0d0a2db40000000049454e44ae426082', 'hex');
+      const png = Buffer.from(
+        '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6300010000050001' +
+          '0d0a2db40000000049454e44ae426082',
+        'hex',
+      );
       await writeFile(join(dir, 'ref.png'), png);
-      const created = await h.client.createTask(render('openai-ref', { protocol: 'openai', model: 'sora-2', seconds: '4', size: '1280x720',
-        references: [{ kind: 'image', role: 'reference_image', source: join(dir, 'ref.png'), local: true }] }));
+      const created = await h.client.createTask(
+        render('openai-ref', {
+          protocol: 'openai',
+          model: 'sora-2',
+          seconds: '4',
+          size: '1280x720',
+          references: [{ kind: 'image', role: 'reference_image', source: join(dir, 'ref.png'), local: true }],
+        }),
+      );
       assert.match(created.taskId, /\S/);
       assert.equal(h.sim.stats().createsByPrompt['openai-ref'], 1);
     } finally {

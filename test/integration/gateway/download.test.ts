@@ -12,8 +12,10 @@ describe('downloads', () => {
   let expected: { bytes: number; sha256: string };
 
   before(async () => {
-    h = await harness({ ports: [0, 0], cdn: true, cdnUrlTtlMs: 400, videoBytes: SIZE, contentRedirect: true },
-      { downloadResumeAttempts: 12 });
+    h = await harness(
+      { ports: [0, 0], cdn: true, cdnUrlTtlMs: 400, videoBytes: SIZE, contentRedirect: true },
+      { downloadResumeAttempts: 12 },
+    );
     const g = await h.client.createTask(render('dl-general'));
     const gDone = await waitDone(h.client, { taskId: g.taskId, protocol: 'general' });
     general = { taskId: g.taskId, protocol: 'general', ...(gDone.resultUrl ? { resultUrl: gDone.resultUrl } : {}) };
@@ -72,8 +74,10 @@ describe('downloads', () => {
     const first = await h.client.openVideo({ taskId: general.taskId, protocol: 'general' });
     first.body.destroy();
     const offset = 1_000_003;
-    const d = await h.client.openVideo({ taskId: general.taskId, protocol: 'general' },
-      { offset, ...(first.validator ? { ifRange: first.validator } : {}) });
+    const d = await h.client.openVideo(
+      { taskId: general.taskId, protocol: 'general' },
+      { offset, ...(first.validator ? { ifRange: first.validator } : {}) },
+    );
     assert.equal(d.offset, offset);
     assert.equal(d.totalBytes, SIZE);
     const got = await digest(d.body);

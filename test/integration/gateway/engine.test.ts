@@ -3,7 +3,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import {
-  AmbiguousCreateError, GatewayUnavailableError, InvalidRequestError, RateLimitedError, createGatewayClient,
+  AmbiguousCreateError,
+  GatewayUnavailableError,
+  InvalidRequestError,
+  RateLimitedError,
+  createGatewayClient,
 } from '../../../gateway/index';
 import type { GatewayClientOptions } from '../../../gateway/contract';
 import { json, scripted, type Scripted } from '../../support/scripted-gateway';
@@ -102,17 +106,25 @@ describe('the retry engine: creates (protocol §6)', () => {
   it('retries: always, then 429s to the end: still ambiguous, since the first may have been processed', async () => {
     const a = await scripted((_q, res) => json(res, 502, {}));
     const b = await scripted((_q, res) => json(res, 429, {}, { 'retry-after': '0' }));
-    await assert.rejects(client([a, b], { createRetries: 'always', maxRateLimitRetries: 1 }).createTask(render('always')),
-      (e: unknown) => e instanceof AmbiguousCreateError && e.attempts === 3);
+    await assert.rejects(
+      client([a, b], { createRetries: 'always', maxRateLimitRetries: 1 }).createTask(render('always')),
+      (e: unknown) => e instanceof AmbiguousCreateError && e.attempts === 3,
+    );
     assert.equal(a.seen.length + b.seen.length, 3);
   });
 
   it('an unreachable remote reference fails the create before anything is sent', async () => {
     const a = await scripted((_q, res) => json(res, 200, CREATED));
     const images = await scripted((_q, res) => json(res, 404, {}));
-    const request = render('ref', { protocol: 'openai', model: 'sora-2',
-      references: [{ kind: 'image', role: 'reference_image', source: `${images.url}/gone.png`, local: false }] });
-    await assert.rejects(client([a]).createTask(request), (e: unknown) => e instanceof InvalidRequestError && /gone\.png.*HTTP 404/.test(e.message));
+    const request = render('ref', {
+      protocol: 'openai',
+      model: 'sora-2',
+      references: [{ kind: 'image', role: 'reference_image', source: `${images.url}/gone.png`, local: false }],
+    });
+    await assert.rejects(
+      client([a]).createTask(request),
+      (e: unknown) => e instanceof InvalidRequestError && /gone\.png.*HTTP 404/.test(e.message),
+    );
     assert.equal(a.seen.length, 0);
     assert.equal(images.seen[0]?.headers.authorization, undefined);
   });
@@ -162,7 +174,11 @@ describe('the retry engine: downloads resume through it', () => {
     });
     const b = await scripted((req, res) => {
       const from = Number(/bytes=(\d+)-/.exec(req.headers.range ?? '')?.[1] ?? 0);
-      res.writeHead(206, { 'content-range': `bytes ${from}-${video.length - 1}/${video.length}`, 'content-length': String(video.length - from), etag });
+      res.writeHead(206, {
+        'content-range': `bytes ${from}-${video.length - 1}/${video.length}`,
+        'content-length': String(video.length - from),
+        etag,
+      });
       res.end(video.subarray(from));
     });
     const d = await client([a, b]).openVideo({ taskId: 'v2', protocol: 'openai' });
@@ -170,7 +186,10 @@ describe('the retry engine: downloads resume through it', () => {
     assert.equal(d.totalBytes, video.length);
     const got = await digest(d.body);
     assert.equal(got.bytes, video.length);
-    assert.deepEqual(a.seen.map((s) => s.headers.range), [undefined, `bytes=${half}-`]);
+    assert.deepEqual(
+      a.seen.map((s) => s.headers.range),
+      [undefined, `bytes=${half}-`],
+    );
     assert.equal(b.seen.length, 1);
     assert.equal(b.seen[0]?.headers.range, `bytes=${half}-`);
     assert.equal(b.seen[0]?.headers['if-range'], etag);

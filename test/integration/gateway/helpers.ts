@@ -20,12 +20,18 @@ export async function harness(sim: SimOptionsExt = {}, client: Partial<GatewayCl
   const handle = await startSimulator({ keys: [KEY], renderMs: 150, videoBytes: 256 * 1024, seed: 7, ...sim });
   const logs: string[] = [];
   const gw = createGatewayClient({
-    baseUrls: handle.urls, apiKey: KEY, apiKeyEnv: 'REELFLOW_TEST_KEY', cooldownMs: 2_000, maxRetryAfterMs: 3_000,
+    baseUrls: handle.urls,
+    apiKey: KEY,
+    apiKeyEnv: 'REELFLOW_TEST_KEY',
+    cooldownMs: 2_000,
+    maxRetryAfterMs: 3_000,
     log: (level, message, fields) => logs.push(`${level} ${message} ${fields ? JSON.stringify(fields) : ''}`),
     ...client,
   });
   return {
-    sim: handle, client: gw, logs,
+    sim: handle,
+    client: gw,
+    logs,
     close: async () => {
       await gw.close();
       await handle.close();

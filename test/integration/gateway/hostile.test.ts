@@ -30,11 +30,14 @@ describe('a gateway that trickles', () => {
   it('a status check has a deadline for the whole exchange, not per byte', async () => {
     const gw = await scripted((_q, res) => trickle(res, 100));
     const started = Date.now();
-    await assert.rejects(client([gw], { requestTimeoutMs: 500, maxAttempts: 2, failoverDeadlineMs: 5_000 }).getTask(general), (e: unknown) => {
-      assert.ok(e instanceof GatewayUnavailableError, String(e));
-      assert.match(e.message, /no complete answer within 1 s/);
-      return true;
-    });
+    await assert.rejects(
+      client([gw], { requestTimeoutMs: 500, maxAttempts: 2, failoverDeadlineMs: 5_000 }).getTask(general),
+      (e: unknown) => {
+        assert.ok(e instanceof GatewayUnavailableError, String(e));
+        assert.match(e.message, /no complete answer within 1 s/);
+        return true;
+      },
+    );
     assert.ok(Date.now() - started < 6_000, `took ${Date.now() - started} ms`);
     assert.equal(gw.seen.length, 2);
   });
@@ -43,7 +46,9 @@ describe('a gateway that trickles', () => {
     let closedAt = 0;
     const gw = await scripted((_q, res) => {
       trickle(res, 100);
-      res.on('close', () => { closedAt = Date.now(); });
+      res.on('close', () => {
+        closedAt = Date.now();
+      });
     });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
@@ -55,8 +60,8 @@ describe('a gateway that trickles', () => {
   });
 });
 
-describe('the key goes only to the protocol\'s own endpoints', () => {
-  it('a redirect back to the gateway\'s own origin does not carry the key, and its JSON is not a video', async () => {
+describe("the key goes only to the protocol's own endpoints", () => {
+  it("a redirect back to the gateway's own origin does not carry the key, and its JSON is not a video", async () => {
     const gw = await scripted((req, res) => {
       if (req.url === '/v1/videos/video_1/content') {
         res.writeHead(302, { location: '/api/user/self' });
@@ -73,7 +78,7 @@ describe('the key goes only to the protocol\'s own endpoints', () => {
     assert.equal(gw.seen[1]?.headers.authorization, undefined, 'no key on a followed redirect');
   });
 
-  it('a result_url elsewhere on the gateway\'s host is fetched without the key', async () => {
+  it("a result_url elsewhere on the gateway's host is fetched without the key", async () => {
     const gw = await scripted((_q, res) => {
       res.writeHead(200, { 'content-type': 'video/mp4' });
       res.end(MP4_HEAD);
@@ -83,7 +88,7 @@ describe('the key goes only to the protocol\'s own endpoints', () => {
     assert.equal(gw.seen[0]?.headers.authorization, undefined);
   });
 
-  it('a result_url that is this task\'s content endpoint on another host name goes through the base addresses, with the key', async () => {
+  it("a result_url that is this task's content endpoint on another host name goes through the base addresses, with the key", async () => {
     const gw = await scripted((req, res) => {
       if (req.url === '/v1/videos/t1/content' && req.headers.authorization === `Bearer ${KEY}`) {
         res.writeHead(200, { 'content-type': 'video/mp4' });
@@ -96,7 +101,7 @@ describe('the key goes only to the protocol\'s own endpoints', () => {
     assert.equal(video.baseUrl, gw.url);
   });
 
-  it('a 401 from a host that never received the key is a download failure in that host\'s words, not a key error', async () => {
+  it("a 401 from a host that never received the key is a download failure in that host's words, not a key error", async () => {
     const cdn = await scripted((_q, res) => json(res, 401, { error: { message: 'signature required' } }));
     const gw = await scripted((_q, res) => json(res, 200, {}));
     await assert.rejects(client([gw]).openVideo({ ...general, resultUrl: `${cdn.url}/v.mp4` }), (e: unknown) => {
@@ -106,7 +111,7 @@ describe('the key goes only to the protocol\'s own endpoints', () => {
     });
   });
 
-  it('a 403 from the content endpoint is that video\'s refusal in the gateway\'s words, not quota', async () => {
+  it("a 403 from the content endpoint is that video's refusal in the gateway's words, not quota", async () => {
     const gw = await scripted((_q, res) => json(res, 403, { error: { message: 'request blocked: port 19180 is not allowed' } }));
     await assert.rejects(client([gw]).openVideo(openai), (e: unknown) => {
       assert.ok(e instanceof DownloadError, String(e));
@@ -129,7 +134,14 @@ describe('only a video is a video', () => {
       });
       await assert.rejects(client([gw]).openVideo(openai), (e: unknown) => {
         assert.ok(e instanceof DownloadError, String(e));
-        assert.match(e.message, type === 'text/html' ? /sent text\/html instead of a video: <html><body>Login/ : body === '' ? /sent 0 bytes, too few to be a video/ : /not a video/);
+        assert.match(
+          e.message,
+          type === 'text/html'
+            ? /sent text\/html instead of a video: <html><body>Login/
+            : body === ''
+              ? /sent 0 bytes, too few to be a video/
+              : /not a video/,
+        );
         assert.equal(e.retryable, false);
         return true;
       });
@@ -137,7 +149,11 @@ describe('only a video is a video', () => {
   }
 
   it('MP4, MOV and WebM starts pass', async () => {
-    for (const head of [MP4_HEAD, Buffer.from('00000008776964650000000c6d64617400000000', 'hex'), Buffer.from('1a45dfa3a34286810001000042f7', 'hex')]) {
+    for (const head of [
+      MP4_HEAD,
+      Buffer.from('00000008776964650000000c6d64617400000000', 'hex'),
+      Buffer.from('1a45dfa3a34286810001000042f7', 'hex'),
+    ]) {
       const gw = await scripted((_q, res) => {
         res.writeHead(200, { 'content-type': 'application/octet-stream' });
         res.end(head);

@@ -26,12 +26,15 @@ describe('task status', () => {
     const short = createGatewayClient({ baseUrls: h.sim.urls, apiKey: KEY, notExistGraceMs: 100 });
     try {
       const created = await short.createTask(render('lost-task'));
-      await assert.rejects(short.getTask({ taskId: created.taskId, protocol: 'general' }, { createdAt: Date.now() - 200 }), (e: unknown) => {
-        assert.ok(e instanceof TaskNotFoundError);
-        assert.equal(e.kind, 'task_not_found');
-        assert.match(e.message, /lost/);
-        return true;
-      });
+      await assert.rejects(
+        short.getTask({ taskId: created.taskId, protocol: 'general' }, { createdAt: Date.now() - 200 }),
+        (e: unknown) => {
+          assert.ok(e instanceof TaskNotFoundError);
+          assert.equal(e.kind, 'task_not_found');
+          assert.match(e.message, /lost/);
+          return true;
+        },
+      );
       await assert.rejects(short.getTask({ taskId: 'task_never_created', protocol: 'openai' }), TaskNotFoundError);
     } finally {
       await short.close();
@@ -42,7 +45,9 @@ describe('task status', () => {
     h.sim.setFaults({ failRate: 1, notExistWindowMs: 0 });
     try {
       for (const protocol of ['general', 'openai'] as const) {
-        const created = await h.client.createTask(render(`fails-${protocol}`, { protocol, ...(protocol === 'openai' ? { model: 'sora-2' } : {}) }));
+        const created = await h.client.createTask(
+          render(`fails-${protocol}`, { protocol, ...(protocol === 'openai' ? { model: 'sora-2' } : {}) }),
+        );
         const done = await waitDone(h.client, { taskId: created.taskId, protocol });
         assert.equal(done.state, 'failed');
         assert.ok((done.failReason ?? '').length > 0);

@@ -56,7 +56,12 @@ test('contentRedirect: the gateway content endpoint answers 302 to the signed CD
     // fetch drops Authorization on a cross-origin redirect, so following it works.
     const followed = await fetch(`${base}/v1/videos/${id}/content`, { headers: AUTH });
     assert.equal(followed.status, 200);
-    assert.equal(Buffer.from(await followed.arrayBuffer()).subarray(4, 8).toString('latin1'), 'ftyp');
+    assert.equal(
+      Buffer.from(await followed.arrayBuffer())
+        .subarray(4, 8)
+        .toString('latin1'),
+      'ftyp',
+    );
     assert.equal(sim.stats().cdnAuthHeadersSeen, 0);
   });
 });

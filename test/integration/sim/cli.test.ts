@@ -14,9 +14,28 @@ test('reelflow sim --help documents every flag', () => {
   const sim = program.commands.find((c) => c.name() === 'sim');
   assert.ok(sim);
   const help = sim.helpInformation();
-  for (const flag of ['--port', '--host', '--key', '--models', '--render-time', '--video-size', '--fail-rate',
-    '--rate-limit-rate', '--error-rate', '--reset-rate', '--cut-download-rate', '--not-exist-window', '--lost-create-rate',
-    '--slow', '--cdn', '--cdn-ttl', '--model-not-found-503', '--seed', '--port-mode', '--stream-error-rate']) {
+  for (const flag of [
+    '--port',
+    '--host',
+    '--key',
+    '--models',
+    '--render-time',
+    '--video-size',
+    '--fail-rate',
+    '--rate-limit-rate',
+    '--error-rate',
+    '--reset-rate',
+    '--cut-download-rate',
+    '--not-exist-window',
+    '--lost-create-rate',
+    '--slow',
+    '--cdn',
+    '--cdn-ttl',
+    '--model-not-found-503',
+    '--seed',
+    '--port-mode',
+    '--stream-error-rate',
+  ]) {
     assert.ok(help.includes(`${flag} `), `help lacks ${flag}`);
   }
   assert.match(help, /20s\.\.90s/);
@@ -24,9 +43,35 @@ test('reelflow sim --help documents every flag', () => {
 
 test('reelflow sim prints one line per port, serves, never prints the key, stops on SIGTERM', async () => {
   const secret = 'sk-cli-secret-123456';
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, 'sim', '--port', '0', '--port', '0', '--key', secret,
-    '--cdn', '--render-time', '0s', '--video-size', '64KB', '--models', 'sora-2,claude-haiku-4-5', '--fail-rate', '0',
-    '--seed', '3', '--port-mode', '1=503'], { stdio: ['ignore', 'pipe', 'pipe'], cwd: join(__dirname, '../../..') });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      FIXTURE,
+      'sim',
+      '--port',
+      '0',
+      '--port',
+      '0',
+      '--key',
+      secret,
+      '--cdn',
+      '--render-time',
+      '0s',
+      '--video-size',
+      '64KB',
+      '--models',
+      'sora-2,claude-haiku-4-5',
+      '--fail-rate',
+      '0',
+      '--seed',
+      '3',
+      '--port-mode',
+      '1=503',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], cwd: join(__dirname, '../../..') },
+  );
   let out = '';
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));
   const ready = new Promise<void>((resolve, reject) => {
@@ -42,14 +87,22 @@ test('reelflow sim prints one line per port, serves, never prints the key, stops
     assert.equal(urls.length, 2, out);
     assert.match(out, /sim: cdn on http:\/\/127\.0\.0\.1:\d+/);
     assert.match(out, /\(mode 503\)/);
-    const created = ok(await raw(`${urls[0] as string}/v1/video/generations`, { method: 'POST',
-      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'sora-2', prompt: 'cli' }) }));
+    const created = ok(
+      await raw(`${urls[0] as string}/v1/video/generations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'sora-2', prompt: 'cli' }),
+      }),
+    );
     assert.equal(created.status, 200);
     assert.equal(ok(await raw(`${urls[1] as string}/v1/video/generations/x`)).status, 503);
-    const notInCatalog = ok(await raw(`${urls[0] as string}/v1/video/generations`, { method: 'POST',
-      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'kling-v2-1', prompt: 'cli' }) }));
+    const notInCatalog = ok(
+      await raw(`${urls[0] as string}/v1/video/generations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'kling-v2-1', prompt: 'cli' }),
+      }),
+    );
     assert.equal(notInCatalog.status, 404);
   } finally {
     child.kill('SIGTERM');
@@ -65,7 +118,9 @@ test('reelflow sim prints one line per port, serves, never prints the key, stops
 
 test('reelflow sim rejects bad flag values as usage errors', async () => {
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, 'sim', '--render-time', 'soon'], {
-    stdio: ['ignore', 'pipe', 'pipe'], cwd: join(__dirname, '../../..') });
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: join(__dirname, '../../..'),
+  });
   let err = '';
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));

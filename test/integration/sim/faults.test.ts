@@ -38,13 +38,21 @@ test('429 in every variant: Retry-After seconds, HTTP-date, none, empty body', a
     const kinds = new Set<string>();
     for (let i = 0; i < 4; i++) {
       const r = ok(await post(base));
-      kinds.add(r.body.length === 0 ? 'empty' : r.headers['retry-after'] === undefined ? 'none'
-        : /^\d+$/.test(String(r.headers['retry-after'])) ? 'seconds' : 'date');
+      kinds.add(
+        r.body.length === 0
+          ? 'empty'
+          : r.headers['retry-after'] === undefined
+            ? 'none'
+            : /^\d+$/.test(String(r.headers['retry-after']))
+              ? 'seconds'
+              : 'date',
+      );
     }
     assert.equal(kinds.size, 4);
     sim.setFaults({ rateLimitKind: 'no-retry-after' });
-    const m = ok(await raw(`${base}/v1/messages`, { method: 'POST', headers: { ...JSON_AUTH, 'anthropic-version': '2023-06-01' },
-      body: '{}' }));
+    const m = ok(
+      await raw(`${base}/v1/messages`, { method: 'POST', headers: { ...JSON_AUTH, 'anthropic-version': '2023-06-01' }, body: '{}' }),
+    );
     assert.equal(m.status, 429);
     assert.equal((JSON.parse(m.body.toString()) as { error: { type: string } }).error.type, 'rate_limit_error');
     assert.equal(sim.stats().tasksCreated, 0, 'a 429 processes nothing');
@@ -66,7 +74,9 @@ test('5xx with JSON and with HTML bodies, for each status', async () => {
       assert.match(h.body.toString(), new RegExp(`<title>${status} `));
     }
     sim.setFaults({ errorStatuses: [529], errorBody: 'mixed' });
-    const o = ok(await raw(`${base}/v1/messages`, { method: 'POST', headers: { ...JSON_AUTH, 'anthropic-version': '2023-06-01' }, body: '{}' }));
+    const o = ok(
+      await raw(`${base}/v1/messages`, { method: 'POST', headers: { ...JSON_AUTH, 'anthropic-version': '2023-06-01' }, body: '{}' }),
+    );
     assert.equal(o.status, 529);
     assert.equal((JSON.parse(o.body.toString()) as { error: { type: string } }).error.type, 'overloaded_error');
     assert.equal(sim.stats().tasksCreated, 0);
@@ -147,15 +157,16 @@ test('task_not_exist for a window after creation, then visible', async () => {
 });
 
 test('faults are deterministic for a seed and never touch /__sim', async () => {
-  const run = async (seed: number): Promise<string[]> => withSim({ seed, faults: { rateLimitRate: 0.3, errorRate: 0.3 } }, async (sim) => {
-    const out: string[] = [];
-    for (let i = 0; i < 30; i++) {
-      const r = ok(await raw(`${sim.urls[0] as string}/v1/video/generations/task_x`, { headers: AUTH }));
-      out.push(String(r.status));
-      assert.equal(ok(await raw(`${sim.urls[0] as string}/__sim/stats`)).status, 200);
-    }
-    return out;
-  });
+  const run = async (seed: number): Promise<string[]> =>
+    withSim({ seed, faults: { rateLimitRate: 0.3, errorRate: 0.3 } }, async (sim) => {
+      const out: string[] = [];
+      for (let i = 0; i < 30; i++) {
+        const r = ok(await raw(`${sim.urls[0] as string}/v1/video/generations/task_x`, { headers: AUTH }));
+        out.push(String(r.status));
+        assert.equal(ok(await raw(`${sim.urls[0] as string}/__sim/stats`)).status, 200);
+      }
+      return out;
+    });
   const a = await run(7);
   assert.deepEqual(await run(7), a);
   assert.notDeepEqual(await run(8), a);
@@ -165,8 +176,13 @@ test('faults are deterministic for a seed and never touch /__sim', async () => {
 test('POST /__sim/faults merges faults at run time; scope limits them to endpoint kinds', async () => {
   await withSim({}, async (sim) => {
     const base = sim.urls[0] as string;
-    const set = ok(await raw(`${base}/__sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ errorRate: 1, errorStatuses: [503], errorBody: 'json', scope: ['create'] }) }));
+    const set = ok(
+      await raw(`${base}/__sim/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ errorRate: 1, errorStatuses: [503], errorBody: 'json', scope: ['create'] }),
+      }),
+    );
     assert.equal(set.status, 200);
     assert.equal(ok(await post(base)).status, 503);
     assert.equal(ok(await raw(`${base}/v1/video/generations/task_x`, { headers: AUTH })).status, 400);

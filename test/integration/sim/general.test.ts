@@ -7,10 +7,22 @@ const ORDER = ['NOT_START', 'SUBMITTED', 'QUEUED', 'IN_PROGRESS', 'SUCCESS'];
 test('general create answers the documented shape and retrieve walks the real status sequence', async () => {
   await withSim({ renderMs: 600 }, async (sim) => {
     const base = sim.urls[0] as string;
-    const r = ok(await raw(`${base}/v1/video/generations`, { method: 'POST', headers: JSON_AUTH,
-      body: JSON.stringify({ model: 'seedance-1-0-pro-250528', prompt: 'a red fox', seconds: '5',
-        metadata: { resolution: '480p', ratio: '16:9', content: [
-          { type: 'image_url', image_url: { url: 'https://x/a.png' }, role: 'reference_image' }] } }) }));
+    const r = ok(
+      await raw(`${base}/v1/video/generations`, {
+        method: 'POST',
+        headers: JSON_AUTH,
+        body: JSON.stringify({
+          model: 'seedance-1-0-pro-250528',
+          prompt: 'a red fox',
+          seconds: '5',
+          metadata: {
+            resolution: '480p',
+            ratio: '16:9',
+            content: [{ type: 'image_url', image_url: { url: 'https://x/a.png' }, role: 'reference_image' }],
+          },
+        }),
+      }),
+    );
     assert.equal(r.status, 200);
     const created = JSON.parse(r.body.toString()) as Record<string, unknown>;
     assert.match(String(created['id']), /^task_[A-Za-z0-9]{32}$/);
@@ -26,7 +38,10 @@ test('general create answers the documented shape and retrieve walks the real st
     let last: Record<string, unknown> = {};
     for (let i = 0; i < 200; i++) {
       const body = json(await raw(`${base}/v1/video/generations/${String(created['id'])}`, { headers: AUTH })) as {
-        code: string; message: string; data: Record<string, unknown> };
+        code: string;
+        message: string;
+        data: Record<string, unknown>;
+      };
       assert.equal(body.code, 'success');
       assert.equal(body.message, '');
       last = body.data;
@@ -39,9 +54,15 @@ test('general create answers the documented shape and retrieve walks the real st
     }
     // Statuses only move forward along the real sequence, and IN_PROGRESS is seen with moving progress.
     const idx = seen.map((s) => ORDER.indexOf(s));
-    assert.ok(idx.every((v, i) => v >= 0 && (i === 0 || v > (idx[i - 1] as number))), `sequence ${seen.join(' > ')}`);
+    assert.ok(
+      idx.every((v, i) => v >= 0 && (i === 0 || v > (idx[i - 1] as number))),
+      `sequence ${seen.join(' > ')}`,
+    );
     assert.ok(seen.includes('IN_PROGRESS') && seen.includes('SUCCESS'), seen.join(','));
-    assert.deepEqual(progress, [...progress].sort((a, b) => a - b));
+    assert.deepEqual(
+      progress,
+      [...progress].sort((a, b) => a - b),
+    );
     assert.ok(new Set(progress.filter((p) => p > 0 && p < 100)).size >= 2, 'progress moves during IN_PROGRESS');
     assert.equal(last['progress'], '100%');
     assert.equal(last['result_url'], `${base}/v1/videos/${String(created['id'])}/content`);
@@ -66,18 +87,22 @@ test('failing renders copy the reason into result_url and fail_reason', async ()
     assert.doesNotMatch(String(data['result_url']), /^https?:/);
     const dl = ok(await raw(`${base}/v1/videos/${id}/content`, { headers: AUTH }));
     assert.equal(dl.status, 400);
-    assert.match(String((JSON.parse(dl.body.toString()) as { error: { message: string } }).error.message),
-      /Task is not completed yet, current status: FAILURE/);
+    assert.match(
+      String((JSON.parse(dl.body.toString()) as { error: { message: string } }).error.message),
+      /Task is not completed yet, current status: FAILURE/,
+    );
   });
 });
 
 test('a share of failures is deterministic for a seed', async () => {
-  const outcomes = async (): Promise<string[]> => withSim({ renderMs: 0, seed: 42, faults: { failRate: 0.5 } }, async (sim) => {
-    const base = sim.urls[0] as string;
-    const out: string[] = [];
-    for (let i = 0; i < 20; i++) out.push(String((await waitFinal(base, await createGeneral(base, { model: 'sora-2', prompt: `p${i}` })))['status']));
-    return out;
-  });
+  const outcomes = async (): Promise<string[]> =>
+    withSim({ renderMs: 0, seed: 42, faults: { failRate: 0.5 } }, async (sim) => {
+      const base = sim.urls[0] as string;
+      const out: string[] = [];
+      for (let i = 0; i < 20; i++)
+        out.push(String((await waitFinal(base, await createGeneral(base, { model: 'sora-2', prompt: `p${i}` })))['status']));
+      return out;
+    });
   const a = await outcomes();
   const b = await outcomes();
   assert.deepEqual(a, b);
@@ -88,8 +113,10 @@ test('auth and catalog: 401 OpenAI-style, unknown model 404, or 503 model_not_fo
   await withSim({ group: 'vip' }, async (sim) => {
     const base = sim.urls[0] as string;
     const body = JSON.stringify({ model: 'sora-2', prompt: 'x' });
-    const variants: Array<Record<string, string>> = [{ 'content-type': 'application/json' },
-      { authorization: 'Bearer sk-wrong', 'content-type': 'application/json' }];
+    const variants: Array<Record<string, string>> = [
+      { 'content-type': 'application/json' },
+      { authorization: 'Bearer sk-wrong', 'content-type': 'application/json' },
+    ];
     for (const headers of variants) {
       const r = ok(await raw(`${base}/v1/video/generations`, { method: 'POST', headers, body }));
       assert.equal(r.status, 401);
@@ -130,7 +157,14 @@ test('bad input gets the gateway error shape and status, never a crash or a hang
       [JSON.stringify({ prompt: 'x' }), /model is required/],
       ['[1,2]', /JSON object/],
       [JSON.stringify({ model: 'sora-2', prompt: 'x', metadata: { content: [{ type: 'gif_url', gif_url: { url: 'u' } }] } }), /not one of/],
-      [JSON.stringify({ model: 'sora-2', prompt: 'x', metadata: { content: [{ type: 'image_url', image_url: { url: 'u' }, role: 'reference_video' }] } }), /does not match type image_url/],
+      [
+        JSON.stringify({
+          model: 'sora-2',
+          prompt: 'x',
+          metadata: { content: [{ type: 'image_url', image_url: { url: 'u' }, role: 'reference_video' }] },
+        }),
+        /does not match type image_url/,
+      ],
       [JSON.stringify({ model: 'sora-2', prompt: 'x', metadata: { content: [{ type: 'video_url' }] } }), /url is required/],
       [JSON.stringify({ model: 'sora-2', prompt: 'x', metadata: 'hd' }), /metadata must be an object/],
       [JSON.stringify({ model: 'claude-haiku-4-5', prompt: 'x' }), /does not support video/],
@@ -141,8 +175,14 @@ test('bad input gets the gateway error shape and status, never a crash or a hang
       assert.equal(r.code, 'invalid_request', body);
       assert.match(r.message, re, body);
     }
-    const big = ok(await raw(`${base}/v1/video/generations`, { method: 'POST', headers: JSON_AUTH,
-      body: JSON.stringify({ model: 'sora-2', prompt: 'x'.repeat(100 * 1024) }), timeoutMs: 5000 }));
+    const big = ok(
+      await raw(`${base}/v1/video/generations`, {
+        method: 'POST',
+        headers: JSON_AUTH,
+        body: JSON.stringify({ model: 'sora-2', prompt: 'x'.repeat(100 * 1024) }),
+        timeoutMs: 5000,
+      }),
+    );
     assert.equal(big.status, 413);
     assert.match(big.body.toString(), /too large/);
     const nf = ok(await raw(`${base}/v1/nothing`, { headers: AUTH }));

@@ -27,8 +27,10 @@ export interface RawResponse {
 export type RawResult = RawResponse | { error: string };
 
 /** One request on a fresh connection; resolves with the response or the socket error code. */
-export function raw(url: string, init: { method?: string; headers?: Record<string, string>; body?: string | Buffer;
-  timeoutMs?: number } = {}): Promise<RawResult> {
+export function raw(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string | Buffer; timeoutMs?: number } = {},
+): Promise<RawResult> {
   return new Promise((resolve) => {
     const req = request(url, { method: init.method ?? 'GET', headers: init.headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];

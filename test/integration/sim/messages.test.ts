@@ -6,12 +6,15 @@ const HEADERS = { 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-
 const REQ = { model: 'claude-sonnet-4-6', max_tokens: 256, messages: [{ role: 'user', content: 'a lighthouse at dusk' }] };
 
 function events(text: string): Array<{ event: string; data: Record<string, unknown> }> {
-  return text.split('\n\n').filter((b) => b.trim() !== '').map((block) => {
-    const ev = /^event: (.+)$/m.exec(block)?.[1] ?? '';
-    const data = JSON.parse(/^data: (.+)$/m.exec(block)?.[1] ?? 'null') as Record<string, unknown>;
-    assert.equal(data['type'], ev, 'event name matches data.type');
-    return { event: ev, data };
-  });
+  return text
+    .split('\n\n')
+    .filter((b) => b.trim() !== '')
+    .map((block) => {
+      const ev = /^event: (.+)$/m.exec(block)?.[1] ?? '';
+      const data = JSON.parse(/^data: (.+)$/m.exec(block)?.[1] ?? 'null') as Record<string, unknown>;
+      assert.equal(data['type'], ev, 'event name matches data.type');
+      return { event: ev, data };
+    });
 }
 
 test('plain JSON answer has the Messages shape', async () => {
@@ -36,8 +39,9 @@ test('plain JSON answer has the Messages shape', async () => {
 test('stream: SSE events in the documented order and the deltas spell the plain answer', async () => {
   await withSim({}, async (sim) => {
     const base = sim.urls[0] as string;
-    const plain = JSON.parse(ok(await raw(`${base}/v1/messages`, { method: 'POST', headers: HEADERS, body: JSON.stringify(REQ) }))
-      .body.toString()) as { content: Array<{ text: string }>; usage: { output_tokens: number } };
+    const plain = JSON.parse(
+      ok(await raw(`${base}/v1/messages`, { method: 'POST', headers: HEADERS, body: JSON.stringify(REQ) })).body.toString(),
+    ) as { content: Array<{ text: string }>; usage: { output_tokens: number } };
     const r = ok(await raw(`${base}/v1/messages`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ ...REQ, stream: true }) }));
     assert.equal(r.status, 200);
     assert.match(String(r.headers['content-type']), /^text\/event-stream/);
@@ -48,11 +52,14 @@ test('stream: SSE events in the documented order and the deltas spell the plain 
     const deltas = names.slice(2, names.indexOf('content_block_stop'));
     assert.ok(deltas.length >= 3 && deltas.every((n) => n === 'content_block_delta'));
     assert.deepEqual(names.slice(-3), ['content_block_stop', 'message_delta', 'message_stop']);
-    const text = evs.filter((e) => e.event === 'content_block_delta').map((e) => {
-      const d = e.data['delta'] as { type: string; text: string };
-      assert.equal(d.type, 'text_delta');
-      return d.text;
-    }).join('');
+    const text = evs
+      .filter((e) => e.event === 'content_block_delta')
+      .map((e) => {
+        const d = e.data['delta'] as { type: string; text: string };
+        assert.equal(d.type, 'text_delta');
+        return d.text;
+      })
+      .join('');
     assert.equal(text, plain.content[0]?.text);
     const md = evs.find((e) => e.event === 'message_delta')?.data as { delta: { stop_reason: string }; usage: { output_tokens: number } };
     assert.equal(md.delta.stop_reason, 'end_turn');
@@ -62,8 +69,13 @@ test('stream: SSE events in the documented order and the deltas spell the plain 
 
 test('max_tokens caps the answer with stop_reason max_tokens', async () => {
   await withSim({}, async (sim) => {
-    const r = ok(await raw(`${sim.urls[0] as string}/v1/messages`, { method: 'POST', headers: HEADERS,
-      body: JSON.stringify({ ...REQ, max_tokens: 3 }) }));
+    const r = ok(
+      await raw(`${sim.urls[0] as string}/v1/messages`, {
+        method: 'POST',
+        headers: HEADERS,
+        body: JSON.stringify({ ...REQ, max_tokens: 3 }),
+      }),
+    );
     const m = JSON.parse(r.body.toString()) as { stop_reason: string; content: Array<{ text: string }> };
     assert.equal(m.stop_reason, 'max_tokens');
     assert.equal(m.content[0]?.text.length, 12);
@@ -126,8 +138,13 @@ test('bad Messages input gets Anthropic-style 400s; unknown model 404', async ()
 
 test('stream error fault: an error event after the 200, no message_stop', async () => {
   await withSim({ faults: { streamErrorRate: 1 } }, async (sim) => {
-    const r = ok(await raw(`${sim.urls[0] as string}/v1/messages`, { method: 'POST', headers: HEADERS,
-      body: JSON.stringify({ ...REQ, stream: true }) }));
+    const r = ok(
+      await raw(`${sim.urls[0] as string}/v1/messages`, {
+        method: 'POST',
+        headers: HEADERS,
+        body: JSON.stringify({ ...REQ, stream: true }),
+      }),
+    );
     assert.equal(r.status, 200);
     const names = events(r.body.toString()).map((e) => e.event);
     assert.equal(names[0], 'message_start');

@@ -47,7 +47,10 @@ test('502 and 503 modes answer like a proxy with a dead upstream; /__sim still w
       assert.equal(ok(await raw(`${b}/v1/video/generations/task_x`, { headers: AUTH })).status, 400);
     }
     const state = json(await raw(`${a}/__sim/faults`)) as { ports: Array<{ mode: string }> };
-    assert.deepEqual(state.ports.map((p) => p.mode), ['503', 'up']);
+    assert.deepEqual(
+      state.ports.map((p) => p.mode),
+      ['503', 'up'],
+    );
   });
 });
 

@@ -13,7 +13,10 @@ test('openai v6: videos.create (multipart with input_reference), retrieve, downl
   await withSim({ renderMs: 200, videoBytes: 256 * 1024 }, async (sim) => {
     const client = new OpenAI({ apiKey: KEY, baseURL: `${sim.urls[0] as string}/v1`, maxRetries: 0 });
     const created = await client.videos.create({
-      model: 'sora-2', prompt: 'a paper boat', seconds: '4', size: '1280x720',
+      model: 'sora-2',
+      prompt: 'a paper boat',
+      seconds: '4',
+      size: '1280x720',
       input_reference: await toFile(Buffer.from('\x89PNG not really'), 'ref.png', { type: 'image/png' }),
     });
     assert.equal(created.status, 'queued');

@@ -46,7 +46,10 @@ test('multipart create, unwrapped video object, statuses and progress as numbers
       assert.equal(typeof last['progress'], 'number');
       await sleep(5);
     }
-    assert.deepEqual([...seen].filter((s) => !['queued', 'in_progress', 'completed'].includes(s)), []);
+    assert.deepEqual(
+      [...seen].filter((s) => !['queued', 'in_progress', 'completed'].includes(s)),
+      [],
+    );
     assert.ok(seen.has('in_progress') && seen.has('completed'));
     assert.equal(last['progress'], 100);
     assert.equal(typeof last['completed_at'], 'number');
@@ -71,11 +74,22 @@ test('multipart create rejects bad fields with OpenAI-style 400s', async () => {
       assert.equal(e.error.type, 'invalid_request_error');
       assert.match(e.error.message, re);
     }
-    const broken = ok(await raw(`${base}/v1/videos`, { method: 'POST', headers: { ...AUTH, 'content-type': 'multipart/form-data; boundary=zzz' }, body: 'garbage' }));
+    const broken = ok(
+      await raw(`${base}/v1/videos`, {
+        method: 'POST',
+        headers: { ...AUTH, 'content-type': 'multipart/form-data; boundary=zzz' },
+        body: 'garbage',
+      }),
+    );
     assert.equal(broken.status, 400);
     assert.match(broken.body.toString(), /invalid multipart body/);
-    const num = ok(await raw(`${base}/v1/videos`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'sora-2', prompt: 'x', seconds: 8 }) }));
+    const num = ok(
+      await raw(`${base}/v1/videos`, {
+        method: 'POST',
+        headers: { ...AUTH, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'sora-2', prompt: 'x', seconds: 8 }),
+      }),
+    );
     assert.equal(num.status, 400);
     assert.equal(sim.stats().tasksCreated, 0);
   });
@@ -99,8 +113,15 @@ test('content download: real MP4 of the requested duration, padded with a free b
       assert.match(etag, /^"[0-9a-f]+-[0-9a-f]+"$/);
       const file = join(cache, 'out.mp4');
       writeFileSync(file, full.body);
-      const probe = execFileSync('/usr/bin/ffprobe', ['-v', 'error', '-show_entries', 'format=duration:stream=width,height',
-        '-of', 'json', file]).toString();
+      const probe = execFileSync('/usr/bin/ffprobe', [
+        '-v',
+        'error',
+        '-show_entries',
+        'format=duration:stream=width,height',
+        '-of',
+        'json',
+        file,
+      ]).toString();
       const info = JSON.parse(probe) as { format: { duration: string }; streams: Array<{ width: number; height: number }> };
       assert.equal(Number(info.format.duration), 3);
       assert.equal(info.streams[0]?.width, 320);

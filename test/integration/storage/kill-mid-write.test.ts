@@ -74,7 +74,9 @@ function s3Backend(): Backend {
   const storage = new S3Storage(s3, { credentials, partSize: PART_SIZE });
   const Key = s3.prefix + NAME;
   const pendingUploads = async () =>
-    ((await storage.client.send(new ListMultipartUploadsCommand({ Bucket: BUCKET, Prefix: Key }))).Uploads ?? []).filter((u) => u.Key === Key);
+    ((await storage.client.send(new ListMultipartUploadsCommand({ Bucket: BUCKET, Prefix: Key }))).Uploads ?? []).filter(
+      (u) => u.Key === Key,
+    );
   return {
     output: { storage: 's3', s3 },
     env: { AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey },
@@ -102,7 +104,14 @@ function s3Backend(): Backend {
 
 /** Starts a writer of `seed`'s video, waits until at least `atLeast` bytes are stored, kills it. */
 async function killMidWrite(backend: Backend, seed: string, atLeast: number): Promise<void> {
-  const job: WriterJob = { output: backend.output, name: NAME, seed, bytes: VIDEO_BYTES, bytesPerSecond: BYTES_PER_SECOND, partSize: PART_SIZE };
+  const job: WriterJob = {
+    output: backend.output,
+    name: NAME,
+    seed,
+    bytes: VIDEO_BYTES,
+    bytesPerSecond: BYTES_PER_SECOND,
+    partSize: PART_SIZE,
+  };
   const writer = spawnStorageWriter(job, backend.env);
   let output = '';
   writer.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -126,7 +135,10 @@ async function retry(storage: Storage, seed: string) {
   return storage.write(NAME, videoBytes(seed, kept, VIDEO_BYTES), { resumeFrom: kept, expectedBytes: VIDEO_BYTES });
 }
 
-for (const [label, makeBackend] of [['local disk', localBackend], ['S3 (MinIO)', s3Backend]] as const) {
+for (const [label, makeBackend] of [
+  ['local disk', localBackend],
+  ['S3 (MinIO)', s3Backend],
+] as const) {
   describe(`a writer killed mid-write (SIGKILL), ${label}`, () => {
     it('leaves nothing under the final name; a retry writes the whole video', async () => {
       const backend = makeBackend();
@@ -153,7 +165,11 @@ for (const [label, makeBackend] of [['local disk', localBackend], ['S3 (MinIO)',
       const storage = backend.open();
       assert.deepEqual(await storage.stat(NAME), { name: NAME, bytes: 12 * MiB, sha256: previous.sha256 }, 'the previous version, whole');
       assert.equal(await backend.readFinal(), previous.sha256, 'readers still get the previous version');
-      assert.deepEqual((await storage.list()).map((o) => [o.name, o.bytes]), [[NAME, 12 * MiB]], 'listed once, as it was');
+      assert.deepEqual(
+        (await storage.list()).map((o) => [o.name, o.bytes]),
+        [[NAME, 12 * MiB]],
+        'listed once, as it was',
+      );
 
       const result = await retry(storage, 'next');
       assert.deepEqual([result.bytes, result.sha256], [VIDEO_BYTES, expected]);
@@ -165,9 +181,19 @@ for (const [label, makeBackend] of [['local disk', localBackend], ['S3 (MinIO)',
 /** After the retry: the new video whole under its name, listed once, nothing left over, a working manifest. */
 async function assertWhole(backend: Backend, storage: Storage, sha256: string): Promise<void> {
   assert.equal(await backend.readFinal(), sha256, 'a reader gets exactly the retried video');
-  assert.deepEqual(await backend.open().stat(NAME), { name: NAME, bytes: VIDEO_BYTES, sha256 }, 'a fresh instance sees it, with its sha256');
-  assert.deepEqual((await storage.list()).map((o) => [o.name, o.bytes]), [[NAME, VIDEO_BYTES]]);
+  assert.deepEqual(
+    await backend.open().stat(NAME),
+    { name: NAME, bytes: VIDEO_BYTES, sha256 },
+    'a fresh instance sees it, with its sha256',
+  );
+  assert.deepEqual(
+    (await storage.list()).map((o) => [o.name, o.bytes]),
+    [[NAME, VIDEO_BYTES]],
+  );
   assert.deepEqual(await backend.leftovers(), [], 'nothing of the killed writer is left');
   await storage.appendManifest(manifestRow(1, { file: NAME, bytes: VIDEO_BYTES, sha256 }));
-  assert.deepEqual((await storage.readManifest()).map((r) => [r.file, r.sha256]), [[NAME, sha256]]);
+  assert.deepEqual(
+    (await storage.readManifest()).map((r) => [r.file, r.sha256]),
+    [[NAME, sha256]],
+  );
 }

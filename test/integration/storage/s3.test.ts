@@ -21,12 +21,18 @@ import { chunked, manifestRow } from '../../support/storage';
 const sha = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
 const MiB = 1024 * 1024;
 
-
 let server: S3TestServer;
 const BUCKET = 'renders';
 
 function settings(extra: Partial<S3OutputSettings> = {}): S3OutputSettings {
-  return { bucket: BUCKET, prefix: `job-${randomBytes(3).toString('hex')}/2026-01-01/`, region: server.region, endpoint: server.endpoint, forcePathStyle: true, ...extra };
+  return {
+    bucket: BUCKET,
+    prefix: `job-${randomBytes(3).toString('hex')}/2026-01-01/`,
+    region: server.region,
+    endpoint: server.endpoint,
+    forcePathStyle: true,
+    ...extra,
+  };
 }
 
 function open(extra: Partial<S3OutputSettings> = {}, options: S3StorageOptions = {}): S3Storage {
@@ -66,7 +72,8 @@ describe('S3Storage on a real S3 server', () => {
     storage.client.middlewareStack.add(
       (next, context) => async (args) => {
         const headers = (args.request as { headers?: Record<string, string> }).headers ?? {};
-        if (context.commandName === 'UploadPartCommand') signedAs.push(`${headers['x-amz-content-sha256']} ${headers['x-amz-checksum-crc32'] ? 'crc32' : 'no-crc'}`);
+        if (context.commandName === 'UploadPartCommand')
+          signedAs.push(`${headers['x-amz-content-sha256']} ${headers['x-amz-checksum-crc32'] ? 'crc32' : 'no-crc'}`);
         return next(args);
       },
       { step: 'finalizeRequest', name: 'testRecordPayloadSigning' },
@@ -74,13 +81,20 @@ describe('S3Storage on a real S3 server', () => {
     await storage.checkWritable();
     const data = randomBytes(12 * MiB + 123);
     const progress: number[] = [];
-    const result = await storage.write('001-hero.mp4', chunked(data, 256 * 1024), { expectedBytes: data.length, onProgress: (b) => progress.push(b) });
+    const result = await storage.write('001-hero.mp4', chunked(data, 256 * 1024), {
+      expectedBytes: data.length,
+      onProgress: (b) => progress.push(b),
+    });
     assert.equal(result.bytes, data.length);
     assert.equal(result.sha256, sha(data));
     assert.equal(result.location, `${storage.location}001-hero.mp4`);
     assert.equal(progress.at(-1), data.length);
 
-    assert.deepEqual(signedAs, ['UNSIGNED-PAYLOAD crc32', 'UNSIGNED-PAYLOAD crc32', 'UNSIGNED-PAYLOAD crc32'], 'parts carry a CRC32 the server verifies');
+    assert.deepEqual(
+      signedAs,
+      ['UNSIGNED-PAYLOAD crc32', 'UNSIGNED-PAYLOAD crc32', 'UNSIGNED-PAYLOAD crc32'],
+      'parts carry a CRC32 the server verifies',
+    );
     const key = `${storage.location.slice(`s3://${BUCKET}/`.length)}001-hero.mp4`;
     const head = await headOrUndefined(storage, key);
     assert.equal(head?.ContentType, 'video/mp4');
@@ -99,7 +113,10 @@ describe('S3Storage on a real S3 server', () => {
     await storage.appendManifest(manifestRow(1, { file: '001-hero.mp4', bytes: data.length, sha256: sha(data) }));
     await storage.appendManifest(manifestRow(2, { file: 'nested/002.mp4', bytes: small.length, sha256: sha(small) }));
     await storage.appendManifest(manifestRow(3, { state: 'failed', error: { kind: 'render_failed', message: 'no' } }));
-    assert.deepEqual((await storage.readManifest()).map((r) => r.key), ['k1', 'k2', 'k3']);
+    assert.deepEqual(
+      (await storage.readManifest()).map((r) => r.key),
+      ['k1', 'k2', 'k3'],
+    );
     assert.deepEqual(await storage.list(), [
       { name: '001-hero.mp4', bytes: data.length },
       { name: 'nested/002.mp4', bytes: small.length },
@@ -116,7 +133,10 @@ describe('S3Storage on a real S3 server', () => {
     await b.appendManifest(manifestRow(2));
     await Promise.all([3, 4, 5, 6].map((i) => (i % 2 ? a : b).appendManifest(manifestRow(i))));
     const fromA = await a.readManifest();
-    assert.deepEqual(fromA.slice(0, 2).map((r) => r.key), ['k1', 'k2']);
+    assert.deepEqual(
+      fromA.slice(0, 2).map((r) => r.key),
+      ['k1', 'k2'],
+    );
     assert.deepEqual(new Set(fromA.map((r) => r.key)), new Set(['k1', 'k2', 'k3', 'k4', 'k5', 'k6']));
     assert.deepEqual(await new S3Storage(s, creds).readManifest(), fromA);
   });
@@ -189,13 +209,17 @@ describe('S3Storage on a real S3 server', () => {
     const wrong = Buffer.alloc(4);
     wrong.writeUInt32BE((crc32(body) ^ 1) >>> 0);
     await assert.rejects(
-      storage.client.send(new PutObjectCommand({ Bucket: BUCKET, Key, Body: body, ChecksumAlgorithm: 'CRC32', ChecksumCRC32: wrong.toString('base64') })),
+      storage.client.send(
+        new PutObjectCommand({ Bucket: BUCKET, Key, Body: body, ChecksumAlgorithm: 'CRC32', ChecksumCRC32: wrong.toString('base64') }),
+      ),
       (err: Error) => /checksum|digest/i.test(`${err.name} ${err.message}`),
     );
     assert.equal(await headOrUndefined(storage, Key), undefined);
     const right = Buffer.alloc(4);
     right.writeUInt32BE(crc32(body) >>> 0);
-    await storage.client.send(new PutObjectCommand({ Bucket: BUCKET, Key, Body: body, ChecksumAlgorithm: 'CRC32', ChecksumCRC32: right.toString('base64') }));
+    await storage.client.send(
+      new PutObjectCommand({ Bucket: BUCKET, Key, Body: body, ChecksumAlgorithm: 'CRC32', ChecksumCRC32: right.toString('base64') }),
+    );
     assert.equal((await headOrUndefined(storage, Key))?.ContentLength, 1000);
   });
 
@@ -218,10 +242,16 @@ describe('S3Storage on a real S3 server', () => {
       assert.ok(storage instanceof S3Storage);
       await storage.checkWritable();
       const r = await storage.write('env.mp4', chunked(Buffer.from('env')));
-      const got = await (storage as S3Storage).client.send(new GetObjectCommand({ Bucket: BUCKET, Key: r.location.slice(`s3://${BUCKET}/`.length) }));
+      const got = await (storage as S3Storage).client.send(
+        new GetObjectCommand({ Bucket: BUCKET, Key: r.location.slice(`s3://${BUCKET}/`.length) }),
+      );
       assert.equal(await got.Body?.transformToString(), 'env');
     } finally {
-      for (const [name, value] of [['AWS_ACCESS_KEY_ID', saved.id], ['AWS_SECRET_ACCESS_KEY', saved.secret], ['AWS_PROFILE', saved.profile]] as const) {
+      for (const [name, value] of [
+        ['AWS_ACCESS_KEY_ID', saved.id],
+        ['AWS_SECRET_ACCESS_KEY', saved.secret],
+        ['AWS_PROFILE', saved.profile],
+      ] as const) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }

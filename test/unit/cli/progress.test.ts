@@ -61,11 +61,25 @@ describe('layoutFrame', () => {
 function fakeTerminal(columns: number, rows: number) {
   const events = new EventEmitter();
   const terminal = {
-    columns, rows, written: '',
-    write(text: string) { terminal.written += text; return true; },
-    on(event: string, listener: () => void) { events.on(event, listener); return terminal; },
-    off(event: string, listener: () => void) { events.off(event, listener); return terminal; },
-    resize(newColumns: number) { terminal.columns = newColumns; events.emit('resize'); },
+    columns,
+    rows,
+    written: '',
+    write(text: string) {
+      terminal.written += text;
+      return true;
+    },
+    on(event: string, listener: () => void) {
+      events.on(event, listener);
+      return terminal;
+    },
+    off(event: string, listener: () => void) {
+      events.off(event, listener);
+      return terminal;
+    },
+    resize(newColumns: number) {
+      terminal.columns = newColumns;
+      events.emit('resize');
+    },
     listeners: () => events.listenerCount('resize'),
   };
   return terminal;
@@ -75,16 +89,41 @@ const LONG_KEY = 'an-item-key-much-longer-than-the-terminal-is-wide';
 
 function progressOf(inFlight: number): JobProgress {
   return {
-    job: 'narrow', state: 'running', total: 3, started: inFlight, startedAt: 0, runs: 1, recentFailures: [],
+    job: 'narrow',
+    state: 'running',
+    total: 3,
+    started: inFlight,
+    startedAt: 0,
+    runs: 1,
+    recentFailures: [],
     counts: { succeeded: 0, failed: 0, timed_out: 0, canceled: 0, unknown: 0, skipped: 0, pending: 3 - inFlight, in_flight: inFlight },
-    inFlight: Array.from({ length: inFlight }, (_, i) => ({ workflowId: `narrow/${i}`, key: `${LONG_KEY}-${i}`, index: i + 1, model: 'm' })),
+    inFlight: Array.from({ length: inFlight }, (_, i) => ({
+      workflowId: `narrow/${i}`,
+      key: `${LONG_KEY}-${i}`,
+      index: i + 1,
+      model: 'm',
+    })),
   };
 }
 
 /** A client whose items answer `itemStatus` at once, or when `release` is called. */
 function clientAnswering(gate?: Promise<void>): Client {
-  const status = (id: string): RenderStatus => ({ key: `${LONG_KEY}-${id.slice(-1)}`, phase: 'rendering', polls: 2, baseUrl: 'http://127.0.0.1:9' });
-  return { workflow: { getHandle: (id: string) => ({ query: async () => { await gate; return status(id); } }) } } as unknown as Client;
+  const status = (id: string): RenderStatus => ({
+    key: `${LONG_KEY}-${id.slice(-1)}`,
+    phase: 'rendering',
+    polls: 2,
+    baseUrl: 'http://127.0.0.1:9',
+  });
+  return {
+    workflow: {
+      getHandle: (id: string) => ({
+        query: async () => {
+          await gate;
+          return status(id);
+        },
+      }),
+    },
+  } as unknown as Client;
 }
 
 // eslint-disable-next-line no-control-regex -- the cursor-up-and-erase sequence starts with ESC
@@ -128,7 +167,9 @@ describe('ProgressView on a terminal', () => {
 
   it('draws nothing for a render that was waiting on item statuses when the display was cleared', async () => {
     let release = () => {};
-    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const terminal = fakeTerminal(80, 24);
     const view = new ProgressView(clientAnswering(gate), true, 5_000, terminal as unknown as ProgressOutput);
     const rendering = view.render(progressOf(1));

@@ -2,8 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { classifyGatewayError, parseErrorBody } from '../../../gateway/classify';
 import {
-  AuthError, type GatewayError, GatewayUnavailableError, InvalidRequestError, ModelUnavailableError, QuotaOrPermissionError,
-  RateLimitedError, TaskNotFoundError, DownloadError,
+  AuthError,
+  type GatewayError,
+  GatewayUnavailableError,
+  InvalidRequestError,
+  ModelUnavailableError,
+  QuotaOrPermissionError,
+  RateLimitedError,
+  TaskNotFoundError,
+  DownloadError,
 } from '../../../gateway/errors';
 import { createRetryIsSafe } from '../../../gateway/retry';
 
@@ -19,9 +26,16 @@ const bodies = {
 describe('parseErrorBody', () => {
   it('reads all five shapes', () => {
     assert.deepEqual(parseErrorBody(bodies.task), { shape: 'task', message: 'task_not_exist: task_abc', code: 'task_not_exist' });
-    assert.deepEqual(parseErrorBody(bodies.openai), { shape: 'openai', message: 'Invalid token (request id: 2025)', type: 'new_api_error' });
-    assert.deepEqual(parseErrorBody(bodies.anthropic),
-      { shape: 'anthropic', message: 'Number of requests has exceeded your rate limit', type: 'rate_limit_error' });
+    assert.deepEqual(parseErrorBody(bodies.openai), {
+      shape: 'openai',
+      message: 'Invalid token (request id: 2025)',
+      type: 'new_api_error',
+    });
+    assert.deepEqual(parseErrorBody(bodies.anthropic), {
+      shape: 'anthropic',
+      message: 'Number of requests has exceeded your rate limit',
+      type: 'rate_limit_error',
+    });
     assert.deepEqual(parseErrorBody(bodies.empty), { shape: 'empty' });
     assert.deepEqual(parseErrorBody(undefined), { shape: 'empty' });
     assert.deepEqual(parseErrorBody(bodies.html), { shape: 'html', message: 'HTML page: 502 Bad Gateway' });
@@ -62,7 +76,10 @@ describe('classifyGatewayError', () => {
   });
   const catalogAdvice = /check the model name against the catalog and that the key was created in the matching token group/;
   it('404 on create -> ModelUnavailableError with the catalog/token-group advice', () => {
-    const e = classify(404, '{"error":{"message":"model not found","type":"new_api_error"}}', { model: 'seedance-1-0-pro-250528', operation: 'create' });
+    const e = classify(404, '{"error":{"message":"model not found","type":"new_api_error"}}', {
+      model: 'seedance-1-0-pro-250528',
+      operation: 'create',
+    });
     assert.ok(e instanceof ModelUnavailableError);
     assert.equal(e.kind, 'model_unavailable');
     assert.match(e.message, /model "seedance-1-0-pro-250528" is not available to this key/);
@@ -70,7 +87,8 @@ describe('classifyGatewayError', () => {
     assert.equal((e as ModelUnavailableError).model, 'seedance-1-0-pro-250528');
   });
   it('503 model_not_found -> ModelUnavailableError, not a gateway outage', () => {
-    const body = '{"error":{"message":"No available channel for model veo-3 under group default (request id: x)","type":"new_api_error","code":"model_not_found"}}';
+    const body =
+      '{"error":{"message":"No available channel for model veo-3 under group default (request id: x)","type":"new_api_error","code":"model_not_found"}}';
     const e = classify(503, body, { model: 'veo-3', operation: 'create' });
     assert.ok(e instanceof ModelUnavailableError);
     assert.match(e.message, catalogAdvice);
@@ -79,7 +97,10 @@ describe('classifyGatewayError', () => {
     assert.ok(byText instanceof ModelUnavailableError);
   });
   it('404 on retrieve -> TaskNotFoundError; 400 task_not_exist -> TaskNotFoundError', () => {
-    const e = classify(404, '{"error":{"message":"Task not found","type":"invalid_request_error"}}', { operation: 'retrieve', taskId: 't1' });
+    const e = classify(404, '{"error":{"message":"Task not found","type":"invalid_request_error"}}', {
+      operation: 'retrieve',
+      taskId: 't1',
+    });
     assert.ok(e instanceof TaskNotFoundError);
     assert.equal((e as TaskNotFoundError).taskId, 't1');
     const n = classify(400, bodies.task, { operation: 'retrieve', taskId: 'task_abc' });
@@ -133,7 +154,13 @@ describe('createRetryIsSafe (protocol §6)', () => {
     assert.equal(createRetryIsSafe(classify(504, bodies.html)), false);
     assert.equal(createRetryIsSafe(classify(500, '')), false);
     assert.equal(createRetryIsSafe(classify(400, '')), false);
-    assert.equal(createRetryIsSafe(classify(503,
-      '{"error":{"message":"No available channel for model m under group g","code":"model_not_found"}}', { headers: { 'retry-after': '1' } })), false);
+    assert.equal(
+      createRetryIsSafe(
+        classify(503, '{"error":{"message":"No available channel for model m under group g","code":"model_not_found"}}', {
+          headers: { 'retry-after': '1' },
+        }),
+      ),
+      false,
+    );
   });
 });

@@ -4,7 +4,12 @@ import { BaseUrlPool } from '../../../gateway/pool';
 
 function fakeClock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {
   let t = start;
-  return { now: () => t, advance: (ms) => { t += ms; } };
+  return {
+    now: () => t,
+    advance: (ms) => {
+      t += ms;
+    },
+  };
 }
 
 const A = 'http://127.0.0.1:1';

@@ -11,7 +11,10 @@ describe('redact', () => {
   it('removes Authorization and x-api-key header values', () => {
     assert.equal(redact('Authorization: Bearer abc.def-ghi'), 'Authorization: Bearer [REDACTED]');
     assert.equal(redact('x-api-key: hunter2hunter2'), 'x-api-key: [REDACTED]');
-    assert.equal(redact('{"authorization":"Bearer zzz","X-Api-Key":"yyy"}'), '{"authorization":"Bearer [REDACTED]","X-Api-Key":"[REDACTED]"}');
+    assert.equal(
+      redact('{"authorization":"Bearer zzz","X-Api-Key":"yyy"}'),
+      '{"authorization":"Bearer [REDACTED]","X-Api-Key":"[REDACTED]"}',
+    );
     assert.equal(redact('curl -H "Authorization: Bearer abc"'), 'curl -H "Authorization: Bearer [REDACTED]"');
   });
   it('removes anything that looks like an sk- key', () => {
@@ -37,8 +40,13 @@ describe('redact', () => {
 
 describe('redactObject', () => {
   it('deep-copies with credential keys and key-like strings replaced', () => {
-    const input = { headers: { Authorization: `Bearer ${KEY}`, 'x-api-key': OTHER, accept: 'video/*' },
-      note: `used ${KEY}`, list: [KEY, 3], apiKey: OTHER, nested: { deeper: { token: 'abc' } } };
+    const input = {
+      headers: { Authorization: `Bearer ${KEY}`, 'x-api-key': OTHER, accept: 'video/*' },
+      note: `used ${KEY}`,
+      list: [KEY, 3],
+      apiKey: OTHER,
+      nested: { deeper: { token: 'abc' } },
+    };
     const out = redactObject(input);
     const text = JSON.stringify(out);
     assert.ok(!text.includes(KEY));
@@ -62,16 +70,28 @@ describe('errors never carry the key', () => {
     registerSecret(KEY);
     try {
       const cause = Object.assign(new Error(`socket closed while sending Authorization: Bearer ${KEY}`), {
-        code: 'UND_ERR_SOCKET', request: { headers: { authorization: `Bearer ${KEY}` } },
+        code: 'UND_ERR_SOCKET',
+        request: { headers: { authorization: `Bearer ${KEY}` } },
       });
       const err = new GatewayUnavailableError(`failed with ${KEY}`, { cause, serverMessage: `echo ${KEY}` });
-      const all = [err.message, err.serverMessage, err.stack, JSON.stringify(err), JSON.stringify(err.cause),
-        String((err.cause as Error).stack), JSON.stringify(Object.entries(err.cause as object))].join('\n');
+      const all = [
+        err.message,
+        err.serverMessage,
+        err.stack,
+        JSON.stringify(err),
+        JSON.stringify(err.cause),
+        String((err.cause as Error).stack),
+        JSON.stringify(Object.entries(err.cause as object)),
+      ].join('\n');
       assert.ok(!all.includes(KEY), all);
       assert.equal((err.cause as { code?: string }).code, 'UND_ERR_SOCKET');
       assert.equal((err.cause as { request?: unknown }).request, undefined);
 
-      const auth = classifyGatewayError({ status: 401, body: JSON.stringify({ error: { message: `Invalid token ${KEY}` } }), apiKeyEnv: 'K' });
+      const auth = classifyGatewayError({
+        status: 401,
+        body: JSON.stringify({ error: { message: `Invalid token ${KEY}` } }),
+        apiKeyEnv: 'K',
+      });
       assert.ok(auth instanceof AuthError);
       assert.ok(!auth.message.includes(KEY));
       assert.ok(!JSON.stringify(auth).includes(KEY));

@@ -32,14 +32,22 @@ describe('general create body', () => {
     assert.deepEqual(body, { model: 'seedance-1-0-pro-250528', prompt: 'a cat' });
   });
   it('sends seconds as a digit string and metadata next to content', async () => {
-    const body = JSON.parse(await buildGeneralCreateBody(request({
-      seconds: '5', resolution: '720p', ratio: '16:9', generateAudio: false, watermark: false,
-      references: [
-        { kind: 'image', role: 'reference_image', source: join(dir, 'ref.png'), local: true },
-        { kind: 'video', role: 'reference_video', source: 'https://assets.example.com/b.mp4', local: false },
-        { kind: 'audio', role: 'reference_audio', source: 'https://assets.example.com/c.mp3', local: false },
-      ],
-    }))) as { seconds: unknown; prompt: string; metadata: Record<string, unknown> & { content: Record<string, unknown>[] } };
+    const body = JSON.parse(
+      await buildGeneralCreateBody(
+        request({
+          seconds: '5',
+          resolution: '720p',
+          ratio: '16:9',
+          generateAudio: false,
+          watermark: false,
+          references: [
+            { kind: 'image', role: 'reference_image', source: join(dir, 'ref.png'), local: true },
+            { kind: 'video', role: 'reference_video', source: 'https://assets.example.com/b.mp4', local: false },
+            { kind: 'audio', role: 'reference_audio', source: 'https://assets.example.com/c.mp3', local: false },
+          ],
+        }),
+      ),
+    ) as { seconds: unknown; prompt: string; metadata: Record<string, unknown> & { content: Record<string, unknown>[] } };
     assert.equal(body.seconds, '5');
     assert.equal(body.prompt, 'a cat');
     assert.equal(body.metadata.resolution, '720p');
@@ -47,9 +55,20 @@ describe('general create body', () => {
     assert.equal(body.metadata.generate_audio, false);
     assert.equal(body.metadata.watermark, false);
     assert.deepEqual(body.metadata.content[0], {
-      type: 'image_url', image_url: { url: `data:image/png;base64,${PNG.toString('base64')}` }, role: 'reference_image' });
-    assert.deepEqual(body.metadata.content[1], { type: 'video_url', video_url: { url: 'https://assets.example.com/b.mp4' }, role: 'reference_video' });
-    assert.deepEqual(body.metadata.content[2], { type: 'audio_url', audio_url: { url: 'https://assets.example.com/c.mp3' }, role: 'reference_audio' });
+      type: 'image_url',
+      image_url: { url: `data:image/png;base64,${PNG.toString('base64')}` },
+      role: 'reference_image',
+    });
+    assert.deepEqual(body.metadata.content[1], {
+      type: 'video_url',
+      video_url: { url: 'https://assets.example.com/b.mp4' },
+      role: 'reference_video',
+    });
+    assert.deepEqual(body.metadata.content[2], {
+      type: 'audio_url',
+      audio_url: { url: 'https://assets.example.com/c.mp3' },
+      role: 'reference_audio',
+    });
   });
   it('coerces seconds to digits or refuses', () => {
     assert.equal(secondsString('5'), '5');
@@ -63,13 +82,18 @@ describe('general create body', () => {
 
 describe('openai multipart create body', () => {
   it('streams fields and the first image as input_reference with a content-length', async () => {
-    const built = await buildOpenaiCreateBody(request({
-      protocol: 'openai', seconds: '8', size: '1280x720',
-      references: [
-        { kind: 'audio', role: 'reference_audio', source: 'https://x/c.mp3', local: false },
-        { kind: 'image', role: 'reference_image', source: join(dir, 'ref.png'), local: true },
-      ],
-    }), () => Promise.reject(new Error('no remote fetch expected')));
+    const built = await buildOpenaiCreateBody(
+      request({
+        protocol: 'openai',
+        seconds: '8',
+        size: '1280x720',
+        references: [
+          { kind: 'audio', role: 'reference_audio', source: 'https://x/c.mp3', local: false },
+          { kind: 'image', role: 'reference_image', source: join(dir, 'ref.png'), local: true },
+        ],
+      }),
+      () => Promise.reject(new Error('no remote fetch expected')),
+    );
     const bytes = await collect(built.body);
     built.dispose();
     const boundary = /boundary=(.+)$/.exec(built.headers['content-type'] ?? '')?.[1] ?? '';
@@ -85,9 +109,13 @@ describe('openai multipart create body', () => {
     assert.ok(text.endsWith(`--${boundary}--\r\n`));
   });
   it('decodes a data: URL reference', async () => {
-    const built = await buildOpenaiCreateBody(request({ protocol: 'openai', references: [
-      { kind: 'image', role: 'reference_image', source: `data:image/png;base64,${PNG.toString('base64')}`, local: false }] }),
-    () => Promise.reject(new Error('unexpected')));
+    const built = await buildOpenaiCreateBody(
+      request({
+        protocol: 'openai',
+        references: [{ kind: 'image', role: 'reference_image', source: `data:image/png;base64,${PNG.toString('base64')}`, local: false }],
+      }),
+      () => Promise.reject(new Error('unexpected')),
+    );
     const bytes = await collect(built.body);
     assert.ok(bytes.includes(PNG));
     assert.match(bytes.toString('latin1'), /filename="reference.png"/);
@@ -99,13 +127,30 @@ describe('messages', () => {
     assert.deepEqual(MESSAGES_HEADERS, { 'anthropic-version': '2023-06-01', 'content-type': 'application/json' });
   });
   it('builds the minimal body and reads text blocks', () => {
-    assert.deepEqual(JSON.parse(buildMessagesBody({ model: 'claude-x', maxTokens: 100, prompt: 'hi' })),
-      { model: 'claude-x', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] });
+    assert.deepEqual(JSON.parse(buildMessagesBody({ model: 'claude-x', maxTokens: 100, prompt: 'hi' })), {
+      model: 'claude-x',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     assert.equal((JSON.parse(buildMessagesBody({ model: 'm', maxTokens: 1, prompt: 'p', system: 's' })) as { system: string }).system, 's');
-    const parsed = parseMessageBody({ id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x',
-      content: [{ type: 'text', text: 'Hello' }, { type: 'tool_use' }, { type: 'text', text: ' world' }],
-      stop_reason: 'end_turn', usage: { input_tokens: 12, output_tokens: 40 } }, 'asked');
-    assert.deepEqual(parsed, { text: 'Hello world', model: 'claude-x', stopReason: 'end_turn', usage: { inputTokens: 12, outputTokens: 40 } });
+    const parsed = parseMessageBody(
+      {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-x',
+        content: [{ type: 'text', text: 'Hello' }, { type: 'tool_use' }, { type: 'text', text: ' world' }],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 12, output_tokens: 40 },
+      },
+      'asked',
+    );
+    assert.deepEqual(parsed, {
+      text: 'Hello world',
+      model: 'claude-x',
+      stopReason: 'end_turn',
+      usage: { inputTokens: 12, outputTokens: 40 },
+    });
     assert.equal(parseMessageBody({ type: 'error' }, 'm'), undefined);
   });
 });

@@ -10,7 +10,11 @@ describe('gateway text where it enters', () => {
   it('a fail_reason that echoes the Authorization header keeps no key', () => {
     registerSecret(KEY);
     try {
-      const parsed = parseTaskBody({ task_id: 't', status: 'FAILURE', fail_reason: `upstream said: bad request; headers: Authorization: Bearer ${KEY}` });
+      const parsed = parseTaskBody({
+        task_id: 't',
+        status: 'FAILURE',
+        fail_reason: `upstream said: bad request; headers: Authorization: Bearer ${KEY}`,
+      });
       assert.equal(parsed.state, 'failed');
       assert.ok(!parsed.failReason!.includes(KEY), parsed.failReason);
       assert.match(parsed.failReason!, /\[REDACTED\]/);

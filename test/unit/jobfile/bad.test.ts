@@ -16,8 +16,13 @@ describe('malformed job files', () => {
       const r = await load(c.yaml, c.files);
       assert.equal(r.ok, false, 'expected the job file to be rejected');
       if (r.ok) return;
-      const got = r.errors.map((e) => `${e.file.endsWith('job.yaml') ? '' : `${e.file.split('/').pop() ?? ''}:`}${e.line}:${e.column}: ${e.message}`);
-      assert.deepEqual(got, c.errors.map((e) => e.split('${DIR}').join(r.dir)));
+      const got = r.errors.map(
+        (e) => `${e.file.endsWith('job.yaml') ? '' : `${e.file.split('/').pop() ?? ''}:`}${e.line}:${e.column}: ${e.message}`,
+      );
+      assert.deepEqual(
+        got,
+        c.errors.map((e) => e.split('${DIR}').join(r.dir)),
+      );
     });
   }
 
@@ -36,7 +41,9 @@ describe('malformed job files', () => {
   });
 
   it('formats errors as file:line:column: message, the message naming the key path', async () => {
-    const r = await load('name: t\ngateway:\n  base_urls: [http://127.0.0.1:8787]\ndefaults:\n  model: m\nitems:\n  - prompt: hi\n    seconds: five\n');
+    const r = await load(
+      'name: t\ngateway:\n  base_urls: [http://127.0.0.1:8787]\ndefaults:\n  model: m\nitems:\n  - prompt: hi\n    seconds: five\n',
+    );
     assert.equal(r.ok, false);
     if (r.ok) return;
     const line = formatJobFileError(r.errors[0] as (typeof r.errors)[number]);
@@ -44,8 +51,10 @@ describe('malformed job files', () => {
   });
 
   it('errors in an items_from file name that file', async () => {
-    const r = await load('name: t\ngateway:\n  base_urls: [http://127.0.0.1:8787]\ndefaults:\n  model: m\nitems_from:\n  file: rows/p.csv\n',
-      { 'rows/p.csv': 'prompt,seconds\nok,5\nbad,x\n' });
+    const r = await load(
+      'name: t\ngateway:\n  base_urls: [http://127.0.0.1:8787]\ndefaults:\n  model: m\nitems_from:\n  file: rows/p.csv\n',
+      { 'rows/p.csv': 'prompt,seconds\nok,5\nbad,x\n' },
+    );
     assert.equal(r.ok, false);
     if (r.ok) return;
     assert.equal(r.errors.length, 1);
@@ -54,7 +63,9 @@ describe('malformed job files', () => {
   });
 
   it('never shows a key-looking value in a message', async () => {
-    const r = await load('name: t\ngateway:\n  base_urls: [http://127.0.0.1:8787]\n  api_key_env: sk-proj-abcdefghijklmnop1234\ndefaults:\n  model: m\nitems:\n  - prompt: hi\n');
+    const r = await load(
+      'name: t\ngateway:\n  base_urls: [http://127.0.0.1:8787]\n  api_key_env: sk-proj-abcdefghijklmnop1234\ndefaults:\n  model: m\nitems:\n  - prompt: hi\n',
+    );
     assert.equal(r.ok, false);
     if (r.ok) return;
     for (const e of r.errors) assert.doesNotMatch(e.message, /abcdefghijklmnop/);
@@ -64,7 +75,12 @@ describe('malformed job files', () => {
     const r = await loadJobFile('/nonexistent/dir/job.yaml');
     assert.equal(r.ok, false);
     if (r.ok) return;
-    assert.deepEqual(r.errors, [{ file: '/nonexistent/dir/job.yaml', line: 0, column: 0, message: 'cannot read the job file: no such file' }]);
-    assert.equal(formatJobFileError(r.errors[0] as (typeof r.errors)[number]), '/nonexistent/dir/job.yaml: cannot read the job file: no such file');
+    assert.deepEqual(r.errors, [
+      { file: '/nonexistent/dir/job.yaml', line: 0, column: 0, message: 'cannot read the job file: no such file' },
+    ]);
+    assert.equal(
+      formatJobFileError(r.errors[0] as (typeof r.errors)[number]),
+      '/nonexistent/dir/job.yaml: cannot read the job file: no such file',
+    );
   });
 });

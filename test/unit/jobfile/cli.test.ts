@@ -10,7 +10,15 @@ function capture() {
   const out = { stdout: '', stderr: '', stdoutIsTTY: false };
   return {
     out,
-    io: { stdout: (t: string) => { out.stdout += t; }, stderr: (t: string) => { out.stderr += t; }, stdoutIsTTY: false },
+    io: {
+      stdout: (t: string) => {
+        out.stdout += t;
+      },
+      stderr: (t: string) => {
+        out.stderr += t;
+      },
+      stdoutIsTTY: false,
+    },
   };
 }
 
@@ -43,10 +51,18 @@ describe('reelflow validate', () => {
     assert.equal(doc.job, 'demo');
     assert.deepEqual(doc.errors, []);
     assert.deepEqual(Object.keys(doc.items[0] ?? {}), ['key', 'id', 'index', 'model', 'protocol', 'prompt', 'output']);
-    assert.deepEqual({ ...doc.items[0], output: undefined }, {
-      key: 'harbor-dawn', id: 'harbor-dawn', index: 1, model: 'seedance-1-0-pro-250528', protocol: 'general',
-      prompt: 'A slow aerial drift over a quiet harbor at dawn, fishing boats leaving their moorings', output: undefined,
-    });
+    assert.deepEqual(
+      { ...doc.items[0], output: undefined },
+      {
+        key: 'harbor-dawn',
+        id: 'harbor-dawn',
+        index: 1,
+        model: 'seedance-1-0-pro-250528',
+        protocol: 'general',
+        prompt: 'A slow aerial drift over a quiet harbor at dawn, fishing boats leaving their moorings',
+        output: undefined,
+      },
+    );
     assert.match(String(doc.items[0]?.output), /out\/demo\/001-harbor-dawn$/);
   });
 
@@ -60,7 +76,13 @@ describe('reelflow validate', () => {
     assert.equal(doc.job, 't');
     assert.deepEqual(doc.errors, [
       { file, line: 7, column: 5, path: 'items[0].promt', message: "items[0].promt: unknown key 'promt', did you mean 'prompt'?" },
-      { file, line: 8, column: 14, path: 'items[0].seconds', message: 'items[0].seconds must be a string of digits such as "5", got "five"' },
+      {
+        file,
+        line: 8,
+        column: 14,
+        path: 'items[0].seconds',
+        message: 'items[0].seconds must be a string of digits such as "5", got "five"',
+      },
     ]);
     const lines = out.stderr.trim().split('\n');
     assert.deepEqual(lines.slice(0, 2), [
@@ -82,7 +104,10 @@ describe('reelflow validate', () => {
     const saved = process.exitCode;
     const write = process.stdout.write.bind(process.stdout);
     let printed = '';
-    process.stdout.write = ((chunk: string) => { printed += chunk; return true; }) as typeof process.stdout.write;
+    process.stdout.write = ((chunk: string) => {
+      printed += chunk;
+      return true;
+    }) as typeof process.stdout.write;
     try {
       await program.parseAsync(['node', 'reelflow', 'validate', join(JOBS, 'matrix.yaml')]);
       assert.equal(process.exitCode, 0);

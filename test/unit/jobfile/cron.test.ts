@@ -15,22 +15,46 @@ import { describe, it } from 'node:test';
 import { cronProblem, describeCron, isValidTimeZone, splitCronZone } from '../../../jobfile/cron';
 import { errorsOf, HEAD, plan } from './helpers';
 
-const SHAPES = 'needs 5 fields (minute hour day-of-month month day-of-week) such as "0 3 * * *", 6 (year last), ' +
+const SHAPES =
+  'needs 5 fields (minute hour day-of-month month day-of-week) such as "0 3 * * *", 6 (year last), ' +
   '7 (second first, year last), @yearly @annually @monthly @weekly @daily @midnight @hourly or "@every 6h"';
 
 describe('cron: what Temporal accepts', () => {
   it('accepts every documented form', () => {
     for (const ok of [
       '0 12 * * MON-WED,FRI', // [cron_string] the example
-      '0 3 1 * MON', '0 3 * * *', '*/15 * * * *', '0 9-17 * * MON-FRI', '0 0 1,15 * *', '5 4 * JAN,jul 0',
-      '0 0 * * 7', '0 0 * * 0-7', // [CalendarSpec] 0 or 7 is Sunday
-      '0 9 * * mo', '0 9 * * Monday', '0 0 1 janu *', '0 0 1 March *', // [calendar.go] name prefixes: 2+ letters for days, 3+ for months
-      '3/5 * * * *', '1-5/2,8-16/3,2 * * * *', // [calendar.go]
+      '0 3 1 * MON',
+      '0 3 * * *',
+      '*/15 * * * *',
+      '0 9-17 * * MON-FRI',
+      '0 0 1,15 * *',
+      '5 4 * JAN,jul 0',
+      '0 0 * * 7',
+      '0 0 * * 0-7', // [CalendarSpec] 0 or 7 is Sunday
+      '0 9 * * mo',
+      '0 9 * * Monday',
+      '0 0 1 janu *',
+      '0 0 1 March *', // [calendar.go] name prefixes: 2+ letters for days, 3+ for months
+      '3/5 * * * *',
+      '1-5/2,8-16/3,2 * * * *', // [calendar.go]
       '0 12 * * * 2031', // [cron_string] 6 fields: year last
       '30 0 3 * * * 2030', // [cron_string] 7 fields: second first, year last
-      '@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly',
-      '@every 6h', '@every 1h/19m', '@every 1d/3h', '@every 90m', '@every 1h30m', '@every 1.5h', '@every 30s', // [cron_string] @every <interval>[/<phase>]
-      'CRON_TZ=Asia/Tokyo 0 9 * * *', 'TZ=America/New_York 0 9 * * *', // [cron_string] zone prefix
+      '@yearly',
+      '@annually',
+      '@monthly',
+      '@weekly',
+      '@daily',
+      '@midnight',
+      '@hourly',
+      '@every 6h',
+      '@every 1h/19m',
+      '@every 1d/3h',
+      '@every 90m',
+      '@every 1h30m',
+      '@every 1.5h',
+      '@every 30s', // [cron_string] @every <interval>[/<phase>]
+      'CRON_TZ=Asia/Tokyo 0 9 * * *',
+      'TZ=America/New_York 0 9 * * *', // [cron_string] zone prefix
       '0 3 * * * # nightly render', // [cron_string] "#" comment
     ]) {
       assert.equal(cronProblem(ok), undefined, ok);
@@ -74,7 +98,7 @@ describe('cron: what Temporal accepts', () => {
   });
 });
 
-describe('cron: in words, with Temporal\'s meaning', () => {
+describe("cron: in words, with Temporal's meaning", () => {
   it('day-of-month and day-of-week must both match [CalendarSpec]', () => {
     assert.equal(describeCron('0 3 1 * MON', 'UTC'), 'at 03:00 on Monday when it is day 1 of the month (UTC)');
     assert.equal(describeCron('0 0 1-7 * SAT,SUN', 'UTC'), 'at 00:00 on Saturday, Sunday when it is day 1 through 7 of the month (UTC)');
@@ -130,13 +154,21 @@ describe('cron: time zones', () => {
 
   it('the plan takes the zone from CRON_TZ= and sends the cron without it', async () => {
     const p = await plan(`${HEAD}items:\n  - prompt: hi\nschedule:\n  cron: "CRON_TZ=Asia/Tokyo 0 9 * * *"\n`);
-    assert.deepEqual(p.schedule, { cron: '0 9 * * *', timezone: 'Asia/Tokyo', overlap: 'skip', description: 'at 09:00 every day (Asia/Tokyo)' });
+    assert.deepEqual(p.schedule, {
+      cron: '0 9 * * *',
+      timezone: 'Asia/Tokyo',
+      overlap: 'skip',
+      description: 'at 09:00 every day (Asia/Tokyo)',
+    });
   });
 
   it('a zone in both places is an error: Temporal takes it from one place only', async () => {
-    assert.deepEqual(await errorsOf(`${HEAD}items:\n  - prompt: hi\nschedule:\n  cron: "TZ=Asia/Tokyo 0 9 * * *"\n  timezone: Europe/Berlin\n`), [
-      '10:13: schedule.timezone "Europe/Berlin" and the cron\'s TZ=Asia/Tokyo both set the time zone; ' +
-        'Temporal takes it from one place only, so remove one',
-    ]);
+    assert.deepEqual(
+      await errorsOf(`${HEAD}items:\n  - prompt: hi\nschedule:\n  cron: "TZ=Asia/Tokyo 0 9 * * *"\n  timezone: Europe/Berlin\n`),
+      [
+        '10:13: schedule.timezone "Europe/Berlin" and the cron\'s TZ=Asia/Tokyo both set the time zone; ' +
+          'Temporal takes it from one place only, so remove one',
+      ],
+    );
   });
 });

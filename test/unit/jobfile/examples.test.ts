@@ -25,7 +25,9 @@ const expected: Record<string, { items: number; check?: (p: Awaited<ReturnType<t
 };
 
 describe('example jobs', () => {
-  const files = readdirSync(JOBS).filter((f) => f.endsWith('.yaml')).sort();
+  const files = readdirSync(JOBS)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
 
   it('there is one per feature', () => {
     for (const name of Object.keys(expected)) assert.ok(files.includes(name), `jobs/${name} is missing`);
@@ -53,7 +55,14 @@ describe('example jobs', () => {
     const local = await get('local-references.yaml');
     assert.ok(local.items.every((i) => i.request.references.every((r) => r.local && r.source === join(JOBS, 'assets', 'logo.png'))));
     const both = await get('openai-protocol.yaml');
-    assert.deepEqual(both.items.map((i) => [i.request.protocol, i.request.size ?? i.request.ratio]), [['general', '16:9'], ['openai', '1280x720'], ['openai', '720x1280']]);
+    assert.deepEqual(
+      both.items.map((i) => [i.request.protocol, i.request.size ?? i.request.ratio]),
+      [
+        ['general', '16:9'],
+        ['openai', '1280x720'],
+        ['openai', '720x1280'],
+      ],
+    );
     assert.equal((await get('enhance.yaml')).enhance?.model, 'claude-sonnet-4-6');
     assert.deepEqual((await get('s3.yaml')).output.s3?.prefix, 's3/2025-06-01/');
     assert.equal((await get('scheduled.yaml')).schedule?.description, 'at 03:00 every day (Europe/Berlin)');
@@ -68,13 +77,17 @@ describe('schema/job.schema.json', () => {
   });
 
   it('the generator --check mode agrees', () => {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'generate-schema.ts'), '--check'], { cwd: ROOT, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'generate-schema.ts'), '--check'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     assert.match(out, /up to date/);
   });
 
   it('rejects unknown keys and describes the documented defaults', () => {
     const schema = JSON.parse(jobJsonSchemaText()) as {
-      additionalProperties: boolean; required: string[];
+      additionalProperties: boolean;
+      required: string[];
       properties: Record<string, { properties?: Record<string, { default?: unknown }> }>;
     };
     assert.equal(schema.additionalProperties, false);
@@ -91,26 +104,54 @@ describe('the complete example of spec/jobfile.md', () => {
     assert.ok(r.ok, r.ok ? '' : r.errors.map((e) => `${e.line}:${e.column}: ${e.message}`).join('\n'));
     const p = r.plan;
     assert.equal(p.job, 'spring-campaign');
-    assert.deepEqual(p.gateway, { baseUrls: ['https://gw.example.com', 'https://gw-backup.example.com'], apiKeyEnv: 'GATEWAY_API_KEY', requestTimeoutMs: 30_000 });
+    assert.deepEqual(p.gateway, {
+      baseUrls: ['https://gw.example.com', 'https://gw-backup.example.com'],
+      apiKeyEnv: 'GATEWAY_API_KEY',
+      requestTimeoutMs: 30_000,
+    });
     assert.deepEqual(p.concurrency, { maxInFlight: 20, createsPerMinute: 60 });
-    assert.deepEqual(p.schedule, { cron: '0 3 * * *', timezone: 'Europe/Berlin', overlap: 'skip', description: 'at 03:00 every day (Europe/Berlin)' });
-    assert.deepEqual(p.enhance, { model: 'claude-sonnet-4-6', maxTokens: 400, system: 'Rewrite the idea as one cinematic shot description of at most 80 words.' });
+    assert.deepEqual(p.schedule, {
+      cron: '0 3 * * *',
+      timezone: 'Europe/Berlin',
+      overlap: 'skip',
+      description: 'at 03:00 every day (Europe/Berlin)',
+    });
+    assert.deepEqual(p.enhance, {
+      model: 'claude-sonnet-4-6',
+      maxTokens: 400,
+      system: 'Rewrite the idea as one cinematic shot description of at most 80 words.',
+    });
     // hero x 2 ratios, the sora-2 item once (ratio is not an openai parameter), 2 CSV rows x 2 ratios.
-    assert.deepEqual(p.items.map((i) => [i.index, i.key.replace(/^[0-9a-f]{12}$/, '<hash>'), i.request.model, i.request.ratio ?? i.request.size]), [
-      [1, 'hero.16-9', 'seedance-1-0-pro-250528', '16:9'], [2, 'hero.9-16', 'seedance-1-0-pro-250528', '9:16'],
-      [3, '<hash>', 'sora-2', '1280x720'],
-      [4, 'row-a.16-9', 'seedance-1-0-pro-250528', '16:9'], [5, 'row-a.9-16', 'seedance-1-0-pro-250528', '9:16'],
-      [6, 'row-b.16-9', 'seedance-1-0-pro-250528', '16:9'], [7, 'row-b.9-16', 'seedance-1-0-pro-250528', '9:16'],
-    ]);
+    assert.deepEqual(
+      p.items.map((i) => [i.index, i.key.replace(/^[0-9a-f]{12}$/, '<hash>'), i.request.model, i.request.ratio ?? i.request.size]),
+      [
+        [1, 'hero.16-9', 'seedance-1-0-pro-250528', '16:9'],
+        [2, 'hero.9-16', 'seedance-1-0-pro-250528', '9:16'],
+        [3, '<hash>', 'sora-2', '1280x720'],
+        [4, 'row-a.16-9', 'seedance-1-0-pro-250528', '16:9'],
+        [5, 'row-a.9-16', 'seedance-1-0-pro-250528', '9:16'],
+        [6, 'row-b.16-9', 'seedance-1-0-pro-250528', '16:9'],
+        [7, 'row-b.9-16', 'seedance-1-0-pro-250528', '9:16'],
+      ],
+    );
     assert.equal(p.items[0]?.request.prompt, 'A slow dolly shot of the trail runner shoe on a wet street at night, neon reflections');
-    assert.deepEqual(p.items[0]?.request.references.map((x) => [x.kind, x.role, x.local]), [
-      ['image', 'reference_image', false], ['image', 'reference_image', true], ['audio', 'reference_audio', false]]);
+    assert.deepEqual(
+      p.items[0]?.request.references.map((x) => [x.kind, x.role, x.local]),
+      [
+        ['image', 'reference_image', false],
+        ['image', 'reference_image', true],
+        ['audio', 'reference_audio', false],
+      ],
+    );
     assert.equal(p.items[2]?.request.seconds, '8');
     assert.equal(p.items[6]?.request.prompt, 'She said "go" to the trail runner shoe');
-    assert.deepEqual(p.warnings.map((w) => w.replace(/^.*spring\.yaml:/, '')), [
-      '17:10: warning: defaults.ratio is not used by any item: each sets its own (or the matrix does), or uses a protocol without ratio (ratio is general only)',
-      '45:5: warning: matrix.ratio does not apply to items[1] (model sora-2, openai protocol): it is rendered once per remaining combination',
-      '73:5: warning: output.s3 is ignored because output.storage is local',
-    ]);
+    assert.deepEqual(
+      p.warnings.map((w) => w.replace(/^.*spring\.yaml:/, '')),
+      [
+        '17:10: warning: defaults.ratio is not used by any item: each sets its own (or the matrix does), or uses a protocol without ratio (ratio is general only)',
+        '45:5: warning: matrix.ratio does not apply to items[1] (model sora-2, openai protocol): it is rendered once per remaining combination',
+        '73:5: warning: output.s3 is ignored because output.storage is local',
+      ],
+    );
   });
 });

@@ -35,7 +35,9 @@ export async function plan(yaml: string, files: Record<string, string | Buffer> 
 export async function errorsOf(yaml: string, files: Record<string, string | Buffer> = {}): Promise<string[]> {
   const r = await load(yaml, files);
   if (r.ok) return [];
-  return r.errors.map((e) => `${e.file.endsWith('job.yaml') ? '' : `${e.file.split('/').pop() ?? ''}:`}${e.line}:${e.column}: ${e.message}`);
+  return r.errors.map(
+    (e) => `${e.file.endsWith('job.yaml') ? '' : `${e.file.split('/').pop() ?? ''}:`}${e.line}:${e.column}: ${e.message}`,
+  );
 }
 
 /** A minimal valid head: name, gateway, defaults (lines 1-5); items follow from line 6. */

@@ -11,7 +11,14 @@ describe('csv (RFC 4180)', () => {
   it('quotes, doubled quotes, commas and line breaks inside quotes, CRLF, a trailing empty field', () => {
     const { records, problems } = parseCsvCells('a,b,c\r\n"x, y","say ""hi""","l1\r\nl2"\r\n1,,\n');
     assert.deepEqual(problems, []);
-    assert.deepEqual(records.map((r) => r.map((c) => c.value)), [['a', 'b', 'c'], ['x, y', 'say "hi"', 'l1\r\nl2'], ['1', '', '']]);
+    assert.deepEqual(
+      records.map((r) => r.map((c) => c.value)),
+      [
+        ['a', 'b', 'c'],
+        ['x, y', 'say "hi"', 'l1\r\nl2'],
+        ['1', '', ''],
+      ],
+    );
   });
   it('positions of cells', () => {
     const { rows } = csvRows('prompt,seconds\n"two\nlines",5\n');
@@ -19,13 +26,19 @@ describe('csv (RFC 4180)', () => {
   });
   it('a BOM and no final newline', () => {
     const { rows } = csvRows('\ufeffprompt\nhello');
-    assert.deepEqual(rows.map((r) => r.values), [{ prompt: 'hello' }]);
+    assert.deepEqual(
+      rows.map((r) => r.values),
+      [{ prompt: 'hello' }],
+    );
   });
   it('stray quote and duplicate header', () => {
-    assert.deepEqual(csvRows('prompt,prompt\na"b,c\n').problems.map((p) => [p.line, p.column, p.message]), [
-      [2, 2, 'a quote inside an unquoted field: quote the whole field and double the quote ("")'],
-      [1, 8, 'header names column "prompt" twice'],
-    ]);
+    assert.deepEqual(
+      csvRows('prompt,prompt\na"b,c\n').problems.map((p) => [p.line, p.column, p.message]),
+      [
+        [2, 2, 'a quote inside an unquoted field: quote the whole field and double the quote ("")'],
+        [1, 8, 'header names column "prompt" twice'],
+      ],
+    );
   });
 });
 
@@ -71,15 +84,22 @@ describe('values', () => {
   it('output names', () => {
     assert.equal(outputNameProblem('001-hero'), undefined);
     assert.equal(outputNameProblem('2025-01-01/001'), undefined);
-    for (const bad of ['', '../x', 'a/../../x', '/abs', 'C:\\x', 'a\u0000b', 'a\nb', 'a//b', 'a\\b']) assert.notEqual(outputNameProblem(bad), undefined, bad);
+    for (const bad of ['', '../x', 'a/../../x', '/abs', 'C:\\x', 'a\u0000b', 'a\nb', 'a//b', 'a\\b'])
+      assert.notEqual(outputNameProblem(bad), undefined, bad);
   });
 });
 
 describe('placeholders and keys', () => {
   it('renders, pads and escapes', () => {
-    const values = new Map([['index', '7'], ['job', 'j']]);
+    const values = new Map([
+      ['index', '7'],
+      ['job', 'j'],
+    ]);
     assert.deepEqual(renderTemplate('{index:03}-{job}-{{x}}', values, 'name'), { ok: true, value: '007-j-{x}' });
-    assert.deepEqual(renderTemplate('{ndex}', values, 'name'), { ok: false, problem: 'unknown placeholder {ndex} in name; did you mean {index}?' });
+    assert.deepEqual(renderTemplate('{ndex}', values, 'name'), {
+      ok: false,
+      problem: 'unknown placeholder {ndex} in name; did you mean {index}?',
+    });
   });
   it('canonical JSON ignores key order and undefined', () => {
     assert.equal(canonicalJson({ b: 1, a: [1, { d: undefined, c: 'x' }] }), '{"a":[1,{"c":"x"}],"b":1}');

@@ -9,11 +9,45 @@ import { parseJobFile } from '../../../jobfile';
 import { BAD_CASES } from './bad-cases';
 
 const JOBS = join(__dirname, '..', '..', '..', 'jobs');
-const seeds = ['demo.yaml', 'references.yaml', 'matrix.yaml', 'openai-protocol.yaml', 'scheduled.yaml', 's3.yaml', 'from-csv.yaml']
-  .map((f) => ({ path: join(JOBS, f), text: readFileSync(join(JOBS, f), 'utf8') }));
-const fragments = ['{', '}', '[', ']', ':', '- ', '"', "'", '\n', '  ', '#', '&a', '*a', '<<: ', '{index:03}', '{nope}', '..', '/',
-  'sk-abcdefghijklmnopqrstu', 'seconds: five', 'ratio: 16:9', 'size: 1x1', 'protocol: openai', 'model: sora-2', '\t', '\u0000', 'null', '~',
-  '2h', '-1', '99999999999999999999', 'image: ./nope.png', 'items: []', 'matrix:\n  ratio: []\n'];
+const seeds = ['demo.yaml', 'references.yaml', 'matrix.yaml', 'openai-protocol.yaml', 'scheduled.yaml', 's3.yaml', 'from-csv.yaml'].map(
+  (f) => ({ path: join(JOBS, f), text: readFileSync(join(JOBS, f), 'utf8') }),
+);
+const fragments = [
+  '{',
+  '}',
+  '[',
+  ']',
+  ':',
+  '- ',
+  '"',
+  "'",
+  '\n',
+  '  ',
+  '#',
+  '&a',
+  '*a',
+  '<<: ',
+  '{index:03}',
+  '{nope}',
+  '..',
+  '/',
+  'sk-abcdefghijklmnopqrstu',
+  'seconds: five',
+  'ratio: 16:9',
+  'size: 1x1',
+  'protocol: openai',
+  'model: sora-2',
+  '\t',
+  '\u0000',
+  'null',
+  '~',
+  '2h',
+  '-1',
+  '99999999999999999999',
+  'image: ./nope.png',
+  'items: []',
+  'matrix:\n  ratio: []\n',
+];
 
 type Edit = { kind: 'insert' | 'delete' | 'replace'; at: number; len: number; text: string };
 const edit: fc.Arbitrary<Edit> = fc.record({
@@ -59,25 +93,37 @@ function check(text: string, path: string): void {
 
 describe('property: the loader never throws', () => {
   it('random edits of the example jobs', () => {
-    fc.assert(fc.property(fc.constantFrom(...seeds), fc.array(edit, { minLength: 1, maxLength: 4 }), (seed, edits) => {
-      check(edits.reduce(apply, seed.text), seed.path);
-    }), { numRuns: 400 });
+    fc.assert(
+      fc.property(fc.constantFrom(...seeds), fc.array(edit, { minLength: 1, maxLength: 4 }), (seed, edits) => {
+        check(edits.reduce(apply, seed.text), seed.path);
+      }),
+      { numRuns: 400 },
+    );
   });
 
   it('random line swaps of the example jobs', () => {
-    fc.assert(fc.property(fc.constantFrom(...seeds), fc.nat(), fc.nat(), (seed, a, b) => {
-      check(swapLines(seed.text, a, b), seed.path);
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.constantFrom(...seeds), fc.nat(), fc.nat(), (seed, a, b) => {
+        check(swapLines(seed.text, a, b), seed.path);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('random edits of the malformed cases', () => {
     const texts = BAD_CASES.map((c) => c.yaml);
-    fc.assert(fc.property(fc.constantFrom(...texts), fc.array(edit, { maxLength: 3 }), (text, edits) => {
-      check(edits.reduce(apply, text), join(JOBS, 'mutant.yaml'));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.constantFrom(...texts), fc.array(edit, { maxLength: 3 }), (text, edits) => {
+        check(edits.reduce(apply, text), join(JOBS, 'mutant.yaml'));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('arbitrary text', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 200 }), (text) => check(text, join(JOBS, 'random.yaml'))), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (text) => check(text, join(JOBS, 'random.yaml'))),
+      { numRuns: 300 },
+    );
   });
 });

@@ -45,14 +45,16 @@ describe('what a job may read', () => {
     assert.match(sys[0] ?? '', /is under \/sys/);
   });
 
-  it('confines references and items_from to the job file\'s folder unless references.allow_outside is true', async () => {
+  it("confines references and items_from to the job file's folder unless references.allow_outside is true", async () => {
     const secret = outsideFile();
     const refused = await messages(job(`items:\n  - prompt: hi\n    references:\n      - image: ${secret}\n`));
     assert.equal(refused.length, 1, refused.join('\n'));
     assert.match(refused[0]!, /is outside the job file's folder .*set references\.allow_outside: true/);
     const rows = await messages(job(`items_from:\n  file: ${secret}\n  format: txt\n`));
     assert.match(rows[0] ?? '', /^items_from\.file: .* is outside the job file's folder/);
-    const allowed = await messages(job(`references:\n  allow_outside: true\nitems:\n  - prompt: hi\n    references:\n      - image: ${secret}\n`));
+    const allowed = await messages(
+      job(`references:\n  allow_outside: true\nitems:\n  - prompt: hi\n    references:\n      - image: ${secret}\n`),
+    );
     assert.deepEqual(allowed, []);
   });
 
@@ -68,7 +70,9 @@ describe('what a job may read', () => {
   });
 
   it('accepts files anywhere below the folder', async () => {
-    const dir = job('items_from:\n  file: data/rows.txt\nitems:\n  - prompt: hi\n    references:\n      - image: assets/logo.png\n', { 'data/rows.txt': 'one\ntwo\n' });
+    const dir = job('items_from:\n  file: data/rows.txt\nitems:\n  - prompt: hi\n    references:\n      - image: assets/logo.png\n', {
+      'data/rows.txt': 'one\ntwo\n',
+    });
     assert.deepEqual(await messages(dir), []);
   });
 });

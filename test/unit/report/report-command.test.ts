@@ -7,23 +7,50 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { registerReportCommand } from '../../../cli/commands/report';
 import type { ManifestRow } from '../../../storage/manifest';
+import { UsageError } from '../../../cli/errors';
 
 const failed: ManifestRow = {
-  key: 'k1', id: 'a', index: 1, state: 'failed', model: 'm', protocol: 'general', prompt: 'p', task_id: null,
-  base_url: null, created_at: null, finished_at: '2025-01-01T00:00:00Z', polls: 0, file: null, bytes: null,
-  sha256: null, error: { kind: 'x', message: 'y' },
+  key: 'k1',
+  id: 'a',
+  index: 1,
+  state: 'failed',
+  model: 'm',
+  protocol: 'general',
+  prompt: 'p',
+  task_id: null,
+  base_url: null,
+  created_at: null,
+  finished_at: '2025-01-01T00:00:00Z',
+  polls: 0,
+  file: null,
+  bytes: null,
+  sha256: null,
+  error: { kind: 'x', message: 'y' },
 };
 
 async function runCli(args: string[], resolveOutput: (target: string) => Promise<{ job: string; outputDir: string; rows: ManifestRow[] }>) {
   const program = new Command('reelflow').exitOverride();
   let stderr = '';
   let stdout = '';
-  program.configureOutput({ writeErr: (s) => { stderr += s; }, writeOut: (s) => { stdout += s; } });
+  program.configureOutput({
+    writeErr: (s) => {
+      stderr += s;
+    },
+    writeOut: (s) => {
+      stdout += s;
+    },
+  });
   registerReportCommand(program, { resolveOutput });
   const realWrite = process.stdout.write.bind(process.stdout);
   const realErr = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((chunk: string) => { stdout += chunk; return true; }) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string) => { stderr += chunk; return true; }) as typeof process.stderr.write;
+  process.stdout.write = ((chunk: string) => {
+    stdout += chunk;
+    return true;
+  }) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string) => {
+    stderr += chunk;
+    return true;
+  }) as typeof process.stderr.write;
   let exitCode = 0;
   try {
     await program.parseAsync(['report', ...args], { from: 'user' });
@@ -57,7 +84,7 @@ void describe('reelflow report', () => {
 
   void it('exits 2 with one clear line when the job cannot be resolved', async () => {
     const result = await runCli(['nope.yaml'], async () => {
-      throw Object.assign(new Error('nope.yaml: no such job file\n  at somewhere'), { exitCode: 2 });
+      throw new UsageError('nope.yaml: no such job file\n  at somewhere');
     });
     assert.equal(result.exitCode, 2);
     assert.equal(result.stdout, '');

@@ -13,24 +13,40 @@ import { FFMPEG_NOTE, renderReport } from '../../../cli/report/template';
 
 function row(index: number, fields: Partial<ManifestRow> = {}): ManifestRow {
   return {
-    key: `k${index}`, id: `item-${index}`, index, state: 'succeeded', model: 'm', protocol: 'general',
-    prompt: `p${index}`, task_id: `t${index}`, base_url: 'http://127.0.0.1:1', created_at: '2025-01-01T00:00:00Z',
-    finished_at: '2025-01-01T00:01:00Z', polls: 2, file: `${index}.mp4`, bytes: 1000, sha256: 'f'.repeat(64),
-    error: null, ...fields,
+    key: `k${index}`,
+    id: `item-${index}`,
+    index,
+    state: 'succeeded',
+    model: 'm',
+    protocol: 'general',
+    prompt: `p${index}`,
+    task_id: `t${index}`,
+    base_url: 'http://127.0.0.1:1',
+    created_at: '2025-01-01T00:00:00Z',
+    finished_at: '2025-01-01T00:01:00Z',
+    polls: 2,
+    file: `${index}.mp4`,
+    bytes: 1000,
+    sha256: 'f'.repeat(64),
+    error: null,
+    ...fields,
   };
 }
 
 function page(rows: ManifestRow[], ffmpeg = true): string {
   return renderReport({
-    job: 'job', generatedAt: new Date('2025-01-02T00:00:00Z'), rows, summary: summarize(rows), ffmpeg,
+    job: 'job',
+    generatedAt: new Date('2025-01-02T00:00:00Z'),
+    rows,
+    summary: summarize(rows),
+    ffmpeg,
     media: new Map(rows.map((r) => [r.file ?? '', { exists: true, poster: `posters/${r.file}.jpg` }])),
   });
 }
 
 void describe('escaping', () => {
   void it('escapes markup, quotes and ampersands', () => {
-    assert.equal(escapeHtml(`<script>alert("x") & 'y'</script>`),
-      '&lt;script&gt;alert(&quot;x&quot;) &amp; &#39;y&#39;&lt;/script&gt;');
+    assert.equal(escapeHtml(`<script>alert("x") & 'y'</script>`), '&lt;script&gt;alert(&quot;x&quot;) &amp; &#39;y&#39;&lt;/script&gt;');
     assert.equal(escapeHtml(null), '');
     assert.equal(escapeHtml(42), '42');
   });
@@ -105,7 +121,11 @@ void describe('writeReport without ffmpeg', () => {
     const dir = await mkdtemp(join(tmpdir(), 'reelflow-report-unit-'));
     try {
       await writeFile(join(dir, '1.mp4'), 'not really a video');
-      const rows = [row(1), row(2, { file: 'gone.mp4' }), row(3, { state: 'canceled', file: null, error: { kind: 'canceled', message: 'by user' } })];
+      const rows = [
+        row(1),
+        row(2, { file: 'gone.mp4' }),
+        row(3, { state: 'canceled', file: null, error: { kind: 'canceled', message: 'by user' } }),
+      ];
       const result = await writeReport({ job: 'j', rows, outputDir: dir, tools: { ffmpeg: null, ffprobe: null } });
       assert.deepEqual(result, { path: join(dir, 'report.html'), posters: 0, ffmpeg: false });
       const html = await readFile(result.path, 'utf8');

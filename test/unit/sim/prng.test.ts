@@ -6,7 +6,10 @@ test('mulberry32 replays for a seed and stays in [0,1)', () => {
   const a = mulberry32(99);
   const b = mulberry32(99);
   const xs = Array.from({ length: 1000 }, () => a());
-  assert.deepEqual(xs, Array.from({ length: 1000 }, () => b()));
+  assert.deepEqual(
+    xs,
+    Array.from({ length: 1000 }, () => b()),
+  );
   assert.ok(xs.every((x) => x >= 0 && x < 1));
   const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
   assert.ok(Math.abs(mean - 0.5) < 0.05, `mean ${mean}`);

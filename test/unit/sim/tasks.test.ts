@@ -5,8 +5,15 @@ import { matchRoute } from '../../../sim/routes';
 import { TaskStore, type Task, videosStatus, viewAt } from '../../../sim/tasks';
 
 const task = (over: Partial<Task> = {}): Task => ({
-  id: 'task_a', protocol: 'general', model: 'm', prompt: 'p', seconds: 5, size: '1280x720', createdAt: 1_000_000,
-  renderMs: 10_000, ...over,
+  id: 'task_a',
+  protocol: 'general',
+  model: 'm',
+  prompt: 'p',
+  seconds: 5,
+  size: '1280x720',
+  createdAt: 1_000_000,
+  renderMs: 10_000,
+  ...over,
 });
 
 test('the timeline walks NOT_START, SUBMITTED, QUEUED, IN_PROGRESS with moving progress, then SUCCESS', () => {

@@ -17,7 +17,6 @@ async function waitFor(condition: () => Promise<boolean>, what: string, timeoutM
   }
 }
 
-
 const freshDir = scratchPaths('reelflow-local-storage-');
 
 describe('LocalStorage writes', () => {
@@ -67,7 +66,10 @@ describe('LocalStorage writes', () => {
     const storage = new LocalStorage(freshDir());
     const data = randomBytes(2 * 1024 * 1024 + 5);
     const cut = new Error('socket hang up');
-    await assert.rejects(storage.write('v.mp4', chunked(data.subarray(0, 1_000_000), 50_000, cut), { expectedBytes: data.length }), (err) => err === cut);
+    await assert.rejects(
+      storage.write('v.mp4', chunked(data.subarray(0, 1_000_000), 50_000, cut), { expectedBytes: data.length }),
+      (err) => err === cut,
+    );
     assert.equal(await storage.stat('v.mp4'), undefined);
     const kept = await storage.partialBytes('v.mp4');
     assert.equal(kept, 1_000_000, 'every byte that arrived is kept');
@@ -137,7 +139,10 @@ describe('LocalStorage manifest', () => {
     const storage = new LocalStorage(freshDir());
     assert.deepEqual(await storage.readManifest(), []);
     for (let i = 1; i <= 3; i++) await storage.appendManifest(manifestRow(i));
-    assert.deepEqual((await storage.readManifest()).map((r) => r.key), ['k1', 'k2', 'k3']);
+    assert.deepEqual(
+      (await storage.readManifest()).map((r) => r.key),
+      ['k1', 'k2', 'k3'],
+    );
     const text = await readFile(join(storage.location, 'manifest.jsonl'), 'utf8');
     assert.equal(text.split('\n').length, 4, 'one line per row, newline-terminated');
   });
@@ -149,9 +154,15 @@ describe('LocalStorage manifest', () => {
     const path = join(storage.location, 'manifest.jsonl');
     const fragment = JSON.stringify(manifestRow(3)).slice(0, 40);
     await appendFile(path, fragment);
-    assert.deepEqual((await storage.readManifest()).map((r) => r.key), ['k1', 'k2']);
+    assert.deepEqual(
+      (await storage.readManifest()).map((r) => r.key),
+      ['k1', 'k2'],
+    );
     await storage.appendManifest(manifestRow(4));
-    assert.deepEqual((await storage.readManifest()).map((r) => r.key), ['k1', 'k2', 'k4']);
+    assert.deepEqual(
+      (await storage.readManifest()).map((r) => r.key),
+      ['k1', 'k2', 'k4'],
+    );
     const lines = (await readFile(path, 'utf8')).split('\n');
     assert.equal(lines[2], fragment, 'the fragment stays on a line of its own');
     assert.deepEqual(JSON.parse(lines[3] ?? ''), manifestRow(4));
@@ -162,7 +173,10 @@ describe('LocalStorage manifest', () => {
     await mkdir(storage.location, { recursive: true });
     await writeFile(join(storage.location, 'manifest.jsonl'), JSON.stringify(manifestRow(1)));
     await storage.appendManifest(manifestRow(2));
-    assert.deepEqual((await storage.readManifest()).map((r) => r.key), ['k1', 'k2']);
+    assert.deepEqual(
+      (await storage.readManifest()).map((r) => r.key),
+      ['k1', 'k2'],
+    );
   });
 
   it('readManifestSince() returns only the rows appended since, and starts over when the file is replaced', async () => {
@@ -171,7 +185,10 @@ describe('LocalStorage manifest', () => {
     await storage.appendManifest(manifestRow(1));
     await storage.appendManifest(manifestRow(2));
     const first = await storage.readManifestSince(undefined);
-    assert.deepEqual(first.rows.map((r) => r.key), ['k1', 'k2']);
+    assert.deepEqual(
+      first.rows.map((r) => r.key),
+      ['k1', 'k2'],
+    );
     assert.equal(first.fromStart, true);
     const path = join(storage.location, 'manifest.jsonl');
     // A torn line is not consumed: it is read again (and skipped) once the next append ends it.
@@ -180,7 +197,10 @@ describe('LocalStorage manifest', () => {
     assert.deepEqual(torn, { rows: [], fromStart: false, cursor: first.cursor });
     await storage.appendManifest(manifestRow(4));
     const next = await storage.readManifestSince(torn.cursor);
-    assert.deepEqual(next.rows.map((r) => r.key), ['k4']);
+    assert.deepEqual(
+      next.rows.map((r) => r.key),
+      ['k4'],
+    );
     assert.equal(next.fromStart, false);
     assert.deepEqual((await storage.readManifestSince(next.cursor)).rows, []);
     // Replaced (a new file under the name): everything again, flagged.
@@ -188,22 +208,34 @@ describe('LocalStorage manifest', () => {
     await rm(path);
     await writeFile(path, text);
     const replaced = await storage.readManifestSince(next.cursor);
-    assert.deepEqual(replaced.rows.map((r) => r.key), ['k1', 'k2', 'k4']);
+    assert.deepEqual(
+      replaced.rows.map((r) => r.key),
+      ['k1', 'k2', 'k4'],
+    );
     assert.equal(replaced.fromStart, true);
     // Shrunk in place: also from the start.
     await writeFile(path, `${JSON.stringify(manifestRow(9))}\n`);
     const shrunk = await storage.readManifestSince(replaced.cursor);
-    assert.deepEqual(shrunk.rows.map((r) => r.key), ['k9']);
+    assert.deepEqual(
+      shrunk.rows.map((r) => r.key),
+      ['k9'],
+    );
     assert.equal(shrunk.fromStart, true);
     // Rewritten in place and longer than before: same inode and birth time, other bytes before the offset.
     const inode = (await stat(path)).ino;
     await writeFile(path, [5, 6, 7].map((i) => `${JSON.stringify(manifestRow(i, { prompt: 'rewritten in place' }))}\n`).join(''));
     assert.equal((await stat(path)).ino, inode);
     const rewritten = await storage.readManifestSince(shrunk.cursor);
-    assert.deepEqual(rewritten.rows.map((r) => r.key), ['k5', 'k6', 'k7']);
+    assert.deepEqual(
+      rewritten.rows.map((r) => r.key),
+      ['k5', 'k6', 'k7'],
+    );
     assert.equal(rewritten.fromStart, true);
     await storage.appendManifest(manifestRow(8));
-    assert.deepEqual((await storage.readManifestSince(rewritten.cursor)).rows.map((r) => r.key), ['k8']);
+    assert.deepEqual(
+      (await storage.readManifestSince(rewritten.cursor)).rows.map((r) => r.key),
+      ['k8'],
+    );
   });
 
   it('never interleaves concurrent appends', async () => {

@@ -34,7 +34,14 @@ describe('PartFileWriter', () => {
   it('takes chunks bigger than its buffer, and empty ones', async () => {
     const data = pattern(3 * MIB + 7);
     const path = freshPath();
-    const parts = [Buffer.alloc(0), data.subarray(0, 10), Buffer.alloc(0), data.subarray(10, 2 * MIB + 100), data.subarray(2 * MIB + 100), Buffer.alloc(0)];
+    const parts = [
+      Buffer.alloc(0),
+      data.subarray(0, 10),
+      Buffer.alloc(0),
+      data.subarray(10, 2 * MIB + 100),
+      data.subarray(2 * MIB + 100),
+      Buffer.alloc(0),
+    ];
     await pipeline(Readable.from(parts, { objectMode: false }), new PartFileWriter(path, 0));
     assert.ok((await readFile(path)).equals(data));
   });
@@ -79,7 +86,9 @@ describe('a worker killed in the middle of a write', () => {
       `;
       const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
-      child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+      });
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       const deadline = Date.now() + 60_000;
       while ((await storage.partialBytes('killed.mp4')) < 16 * MIB) {
@@ -94,8 +103,10 @@ describe('a worker killed in the middle of a write', () => {
       const part = await readFile(storage.localPath('killed.mp4') + '.part');
       assert.ok(part.equals(data.subarray(0, kept)), 'the kept part is exactly the first bytes of the body: no holes, no stray bytes');
 
-      const result = await storage.write('killed.mp4', chunked(data.subarray(kept), 64 * 1024),
-        { resumeFrom: kept, expectedBytes: data.length });
+      const result = await storage.write('killed.mp4', chunked(data.subarray(kept), 64 * 1024), {
+        resumeFrom: kept,
+        expectedBytes: data.length,
+      });
       assert.equal(result.sha256, sha(data));
       assert.ok((await readFile(storage.localPath('killed.mp4'))).equals(data));
     } finally {

@@ -7,15 +7,25 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { FailureType } from '../../../activities/failure-types';
 import type { ManifestRow } from '../../../storage/manifest';
 import {
-  bundleWorkflowsFromSource, neverHeardFrom, planFor, runJob, startTimeSkippingTemporal, stubActivities,
-  type StubEvent, type TimeSkippingTemporal,
+  bundleWorkflowsFromSource,
+  neverHeardFrom,
+  planFor,
+  runJob,
+  startTimeSkippingTemporal,
+  stubActivities,
+  type StubEvent,
+  type TimeSkippingTemporal,
 } from '../../support/time-skipping';
 
 const MINUTE = 60_000;
 const polling = { initialMs: MINUTE, maxMs: 5 * MINUTE, timeoutMs: 60 * MINUTE };
 
 function ambiguous(): ApplicationFailure {
-  return ApplicationFailure.create({ type: FailureType.ambiguousCreate, nonRetryable: true, message: 'the response to the create was lost' });
+  return ApplicationFailure.create({
+    type: FailureType.ambiguousCreate,
+    nonRetryable: true,
+    message: 'the response to the create was lost',
+  });
 }
 
 function notSent(): ApplicationFailure {
@@ -41,7 +51,9 @@ describe('createWithPolicy', () => {
     const plan = await planFor('ambiguous', ['lost response', 'fine'], { polling });
     const { stubs, events, creates } = stubActivities(env, plan, {
       renderMs: 3 * MINUTE,
-      beforeCreate: async (prompt) => { if (prompt === 'lost response') throw ambiguous(); },
+      beforeCreate: async (prompt) => {
+        if (prompt === 'lost response') throw ambiguous();
+      },
     });
 
     const result = await runJob(env, bundle, stubs, 'ambiguous');
@@ -57,7 +69,9 @@ describe('createWithPolicy', () => {
     const plan = await planFor('always', ['lost once', 'always lost'], { polling, retries: { create: 'always', download: 5 } });
     const { stubs, events, creates } = stubActivities(env, plan, {
       renderMs: 3 * MINUTE,
-      beforeCreate: async (prompt, earlier) => { if (prompt === 'always lost' || earlier === 0) throw ambiguous(); },
+      beforeCreate: async (prompt, earlier) => {
+        if (prompt === 'always lost' || earlier === 0) throw ambiguous();
+      },
     });
 
     await runJob(env, bundle, stubs, 'always');
@@ -73,7 +87,9 @@ describe('createWithPolicy', () => {
     const plan = await planFor('unsent', ['unsent once', 'never sent'], { polling });
     const { stubs, events, creates } = stubActivities(env, plan, {
       renderMs: 3 * MINUTE,
-      beforeCreate: async (prompt, earlier) => { if (prompt === 'never sent' || earlier === 0) throw notSent(); },
+      beforeCreate: async (prompt, earlier) => {
+        if (prompt === 'never sent' || earlier === 0) throw notSent();
+      },
     });
 
     await runJob(env, bundle, stubs, 'unsent');

@@ -4,8 +4,13 @@ import assert from 'node:assert/strict';
 import { afterEach, before, beforeEach, describe, it } from 'node:test';
 import { cancelSignal, progressQuery } from '../../../workflows/job';
 import {
-  bundleWorkflowsFromSource, planFor, runJob, startTimeSkippingTemporal, stubActivities,
-  type StubEvent, type TimeSkippingTemporal,
+  bundleWorkflowsFromSource,
+  planFor,
+  runJob,
+  startTimeSkippingTemporal,
+  stubActivities,
+  type StubEvent,
+  type TimeSkippingTemporal,
 } from '../../support/time-skipping';
 
 const MINUTE = 60_000;
@@ -61,14 +66,20 @@ describe('JobWorkflow', () => {
     const at = events.filter((e) => e.kind === 'create').map((e) => e.at);
     const gaps = at.slice(1).map((t, i) => t - at[i]!);
     // 30 s apart (the jitter of the round trips aside), and no slower than that.
-    assert.ok(gaps.every((gap) => gap > 29_000 && gap < 35_000), `gaps between creates: ${gaps.join(', ')} ms`);
+    assert.ok(
+      gaps.every((gap) => gap > 29_000 && gap < 35_000),
+      `gaps between creates: ${gaps.join(', ')} ms`,
+    );
   });
 
   it('continues as new when its history grows and loses no item', async () => {
     const prompts = Array.from({ length: 16 }, (_, i) => `continued ${i + 1}`);
     // Renders of a second, in real time: once a child ends after the run that started it continued
     // as new, the test server stops skipping time (test/support/time-skipping.ts).
-    const plan = await planFor('continued', prompts, { concurrency: { maxInFlight: 4 }, polling: { initialMs: 250, maxMs: 500, timeoutMs: 10 * MINUTE } });
+    const plan = await planFor('continued', prompts, {
+      concurrency: { maxInFlight: 4 },
+      polling: { initialMs: 250, maxMs: 500, timeoutMs: 10 * MINUTE },
+    });
     const { stubs, events, creates } = stubActivities(env, plan, { renderMs: 1_000 });
 
     let firstRunId = '';
