@@ -43,6 +43,10 @@ describe('example jobs', () => {
       if (want) assert.equal(r.plan.items.length, want.items);
       for (const url of r.plan.gateway.baseUrls) assert.match(url, /^http:\/\/127\.0\.0\.1:878[78]$/);
       assert.deepEqual(r.plan.warnings, []);
+      // Durations the model documents: sora-2 renders 4, 8 or 12 seconds.
+      for (const item of r.plan.items.filter((i) => i.request.model.startsWith('sora-2'))) {
+        assert.ok(['4', '8', '12'].includes(item.request.seconds ?? '4'), `${file}: ${item.key} asks sora-2 for ${item.request.seconds} s`);
+      }
     });
   }
 
