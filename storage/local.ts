@@ -3,7 +3,7 @@
 // renamed, and the directory fsynced. A cut download keeps its `.part`, so the next attempt resumes
 // with Range.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm, stat, truncate } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rename, rm, stat, truncate } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { finished, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -67,6 +67,9 @@ export class LocalStorage implements Storage {
     try {
       const created = await mkdir(dir, { recursive: true });
       if (created !== undefined) await fsyncDirs(dirname(created), dir);
+      await refuseLinkedPart(partPath);
+      // A fresh write makes a new part (exclusively, see PartFileWriter): nothing old is written through.
+      if (resumeFrom === 0) await rm(partPath, { force: true });
       await trimPartForResume(name, partPath, resumeFrom);
       digest = new DigestStream({
         name,
@@ -279,6 +282,23 @@ interface LocalCursor {
 async function readAfter(fh: FileHandle, cursor: LocalCursor, size: number): Promise<Buffer | undefined> {
   const bytes = await readRange(fh, cursor.offset - cursor.tail.length, size);
   return bytes.subarray(0, cursor.tail.length).equals(cursor.tail) ? bytes : undefined;
+}
+
+/**
+ * A part that is a link (or anything but a file) was not made by us: following it would overwrite
+ * whatever it points at. It is refused, saying so, and left for the user to look at.
+ */
+async function refuseLinkedPart(partPath: string): Promise<void> {
+  const found = await lstat(partPath).catch((err: unknown) => {
+    if (errnoCode(err) === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (found && !found.isFile()) {
+    throw new StorageError(
+      `${partPath} is ${found.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}: ` +
+        'reelflow never writes through one (it could overwrite another file); remove it and run again',
+    );
+  }
 }
 
 /** For a resume: checks the kept part covers `resumeFrom` and trims any excess (it is hashed with the rest). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
@@ -36,6 +36,24 @@ describe('LocalStorage writes', () => {
     assert.equal(progress.at(-1), data.length);
     const st = await storage.stat('sub/dir/001-hero.mp4');
     assert.deepEqual(st, { name: 'sub/dir/001-hero.mp4', bytes: data.length, sha256: sha(data) });
+  });
+
+  it('never writes through a planted link: x.mp4.part -> victim is refused, saying so, and the victim is untouched', async () => {
+    const dir = freshDir();
+    const storage = new LocalStorage(dir);
+    await mkdir(dir, { recursive: true });
+    const victim = join(dir, 'victim.txt');
+    await writeFile(victim, 'precious');
+    await symlink(victim, join(dir, 'x.mp4.part'));
+    for (const resumeFrom of [0, 4]) {
+      await assert.rejects(storage.write('x.mp4', chunked(randomBytes(1024)), { resumeFrom }), (e: unknown) => {
+        assert.ok(e instanceof StorageError, String(e));
+        assert.match(e.message, /x\.mp4\.part is a symbolic link: reelflow never writes through one/);
+        return true;
+      });
+    }
+    assert.equal(await readFile(victim, 'utf8'), 'precious');
+    assert.equal(existsSync(join(dir, 'x.mp4')), false);
   });
 
   it('never shows a partial file under the final name', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -46,15 +46,28 @@ describe('PartFileWriter', () => {
     assert.ok((await readFile(path)).equals(data));
   });
 
-  it('starts a fresh part over, and continues a kept one where it ends', async () => {
+  it('creates a fresh part exclusively (never reusing an existing file), and continues a kept one where it ends', async () => {
     const data = pattern(5 * MIB + 3);
     const path = freshPath();
     await writeFile(path, randomBytes(7 * MIB));
+    await assert.rejects(pipeline(chunked(data), new PartFileWriter(path, 0)), /EEXIST/);
+    await rm(path);
     const kept = 2 * MIB + 4097;
     await pipeline(chunked(data.subarray(0, kept)), new PartFileWriter(path, 0));
-    assert.ok((await readFile(path)).equals(data.subarray(0, kept)), 'the older, longer file is gone');
+    assert.ok((await readFile(path)).equals(data.subarray(0, kept)));
     await pipeline(chunked(data.subarray(kept)), new PartFileWriter(path, kept));
     assert.ok((await readFile(path)).equals(data));
+  });
+
+  it('never writes through a link', async () => {
+    const path = freshPath();
+    const victim = `${path}.victim`;
+    await writeFile(victim, 'precious');
+    await symlink(victim, path);
+    for (const start of [0, 3]) {
+      await assert.rejects(pipeline(chunked(pattern(100)), new PartFileWriter(path, start)), /EEXIST|ELOOP/);
+    }
+    assert.equal(await readFile(victim, 'utf8'), 'precious');
   });
 
   it('fails the stream when the part cannot be opened', async () => {
