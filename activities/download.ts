@@ -1,8 +1,10 @@
 // Download: stream the finished video into storage, heartbeating the byte count. A retried attempt
 // resumes from the partial write the last one kept (local storage), with Range.
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { DEFAULT_MAX_VIDEO_BYTES } from '../jobfile/values';
 import type { JobSettings, Protocol } from '../jobfile/plan';
 import { gatewayFor, storageFor } from './context';
+import { FailureType } from './failure-types';
 import { translated } from './failures';
 
 const EXTENSIONS: Record<string, string> = {
@@ -52,12 +54,22 @@ export function downloadVideo(input: DownloadInput): Promise<DownloadedVideo> {
       { taskId: input.taskId, protocol: input.protocol, resultUrl: input.resultUrl },
       { offset: kept, ifRange: kept > 0 ? earlier?.validator : undefined, signal: context.cancellationSignal },
     );
+    const maxBytes = input.settings.output.maxBytes ?? DEFAULT_MAX_VIDEO_BYTES;
+    if (video.totalBytes !== undefined && video.totalBytes > maxBytes) {
+      video.body.destroy();
+      throw ApplicationFailure.create({
+        type: FailureType.videoTooLarge,
+        nonRetryable: true,
+        message: `the video is declared as ${video.totalBytes} bytes, more than output.max_bytes (${maxBytes}): refused before the first byte`,
+      });
+    }
     const name = `${input.outputName}${extensionFor(video.contentType)}`;
     // The server ignored Range (or the type changed): start the file over.
     if (kept > 0 && (video.offset === 0 || name !== guess)) await storage.discardPartial(guess);
     const written = await storage.write(name, video.body, {
       resumeFrom: video.offset,
       expectedBytes: video.totalBytes,
+      maxBytes,
       onProgress: (bytes) => context.heartbeat({ bytes, validator: video.validator } satisfies DownloadHeartbeat),
     });
     return { file: written.name, location: written.location, bytes: written.bytes, sha256: written.sha256, baseUrl: video.baseUrl };

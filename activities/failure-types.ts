@@ -15,6 +15,7 @@ export const FailureType = {
   jobFileInvalid: 'job_file_invalid',
   jobFileChanged: 'job_file_changed',
   storage: 'storage',
+  videoTooLarge: 'video_too_large',
   error: 'error',
   // Decided by the workflows.
   renderFailed: 'render_failed',

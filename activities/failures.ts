@@ -2,6 +2,7 @@
 // branch on types and the manifest gets a stable `error.kind`. Messages are redacted once more.
 import { ApplicationFailure } from '@temporalio/activity';
 import { isGatewayError, redact } from '../gateway';
+import { TooLargeError } from '../storage/errors';
 import { StorageError } from '../storage/storage';
 import { FailureType } from './failure-types';
 
@@ -9,6 +10,10 @@ export function asActivityFailure(error: unknown): unknown {
   if (error instanceof ApplicationFailure) return error;
   if (isGatewayError(error)) {
     return ApplicationFailure.create({ type: error.kind, message: redact(error.message), nonRetryable: !error.retryable });
+  }
+  if (error instanceof TooLargeError) {
+    // Another attempt would download the same too-large body again.
+    return ApplicationFailure.create({ type: FailureType.videoTooLarge, message: redact(error.message), nonRetryable: true });
   }
   if (error instanceof StorageError) {
     return ApplicationFailure.create({ type: FailureType.storage, message: redact(error.message), nonRetryable: false });

@@ -77,6 +77,8 @@ export interface S3OutputSettings {
 
 export interface OutputSettings {
   storage: 'local' | 's3';
+  /** output.max_bytes; absent in settings recorded before it existed (then DEFAULT_MAX_VIDEO_BYTES). */
+  maxBytes?: number;
   /** local: absolute directory, placeholders already filled. */
   dir?: string;
   s3?: S3OutputSettings;

@@ -16,6 +16,7 @@ import {
   RATIO_RE,
   RESOLUTION_RE,
   SIZE_RE,
+  parseByteSize,
 } from './values';
 
 type Input = { input?: unknown };
@@ -60,6 +61,14 @@ function recordSays(label: string, allowed: string) {
 
 function text(label: string) {
   return z.string({ error: says(label, 'text') }).min(1, { error: () => `${label} must not be empty` });
+}
+
+function byteSize(label: string) {
+  const allowed = 'a size such as "20GiB", "500MB" or a number of bytes';
+  return z
+    .union([z.string(), z.number()], { error: says(label, allowed) })
+    .refine((v) => parseByteSize(v) !== undefined, { error: says(label, allowed) })
+    .meta({ examples: ['20GiB', '2GB', 1073741824] });
 }
 
 export function duration(label: string) {
@@ -325,6 +334,9 @@ export const outputSchema = z.strictObject(
     storage: oneOf('storage', ['local', 's3']).default('local'),
     dir: text('dir').default('./out/{job}'),
     name: text('name').default('{index:03}-{id}'),
+    max_bytes: byteSize('max_bytes')
+      .default('20GiB')
+      .meta({ description: 'the largest video accepted: a longer declared length is refused, a longer body cut, the item failed' }),
     s3: s3Schema.optional(),
   },
   { error: says('output', 'a map') },

@@ -5,7 +5,7 @@ import { type Ctx, warn } from './context';
 import type { JobSettings, OutputSettings } from './plan';
 import { renderTemplate } from './placeholders';
 import type { JobFileData } from './schema';
-import { normaliseBaseUrl, parseDuration } from './values';
+import { DEFAULT_MAX_VIDEO_BYTES, normaliseBaseUrl, parseByteSize, parseDuration } from './values';
 import { warnAboutKeyExposure } from './exposure';
 
 export const BUILTIN_PLACEHOLDERS = ['job', 'id', 'index', 'model', 'date'] as const;
@@ -47,15 +47,16 @@ function jobTemplate(ctx: Ctx, template: string, values: Map<string, string>, pa
 
 function output(data: JobFileData, ctx: Ctx, values: Map<string, string>, explicit: (k: string) => boolean): OutputSettings {
   const o = data.output;
+  const maxBytes = parseByteSize(o.max_bytes) ?? DEFAULT_MAX_VIDEO_BYTES; // the schema has refused invalid ones
   if (o.storage === 'local') {
     if (o.s3) warn(ctx, ['output', 's3'], 'output.s3 is ignored because output.storage is local');
     const dir = jobTemplate(ctx, o.dir, values, ['output', 'dir']) ?? '';
-    return { storage: 'local', dir: isAbsolute(dir) ? resolve(dir) : resolve(ctx.dir, dir) };
+    return { storage: 'local', dir: isAbsolute(dir) ? resolve(dir) : resolve(ctx.dir, dir), maxBytes };
   }
   if (explicit('dir')) warn(ctx, ['output', 'dir'], 'output.dir is ignored because output.storage is s3');
   if (!o.s3) {
     ctx.errors.push(ctx.pos.error(['output', 'storage'], 'storage s3 needs an output.s3 section with at least bucket'));
-    return { storage: 's3' };
+    return { storage: 's3', maxBytes };
   }
   let prefix = jobTemplate(ctx, o.s3.prefix, values, ['output', 's3', 'prefix']) ?? '';
   prefix = prefix.replace(/^\/+/, '');
@@ -67,6 +68,7 @@ function output(data: JobFileData, ctx: Ctx, values: Map<string, string>, explic
   const endpoint = check?.ok ? check.normalised : undefined; // the schema has refused invalid ones
   return {
     storage: 's3',
+    maxBytes,
     s3: { bucket: o.s3.bucket, prefix, region: o.s3.region, forcePathStyle: o.s3.force_path_style, ...(endpoint ? { endpoint } : {}) },
   };
 }

@@ -22,6 +22,30 @@ export function parseDuration(text: string): number | undefined {
   return total > 0 && Number.isSafeInteger(total) ? total : undefined;
 }
 
+const BYTE_UNITS: Record<string, number> = {
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+  kib: 2 ** 10,
+  mib: 2 ** 20,
+  gib: 2 ** 30,
+  tib: 2 ** 40,
+};
+
+/** Bytes of a size such as `20GiB`, `500MB` or `1048576`; undefined if invalid or zero. */
+export function parseByteSize(value: string | number): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(String(value));
+  const unit = BYTE_UNITS[(m?.[2] || 'b').toLowerCase()];
+  if (!m || unit === undefined) return undefined;
+  const bytes = Math.floor(Number(m[1]) * unit);
+  return bytes > 0 && Number.isSafeInteger(bytes) ? bytes : undefined;
+}
+
+/** output.max_bytes when the job file does not say: far above any real render, far below a full disk. */
+export const DEFAULT_MAX_VIDEO_BYTES = 20 * 2 ** 30;
+
 export type SourceKind = 'http' | 'data' | 'local';
 
 /** What a reference value is; undefined when it has a scheme other than http, https or data. */

@@ -5,7 +5,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Transform, type TransformCallback } from 'node:stream';
-import { SizeMismatchError } from './errors';
+import { SizeMismatchError, TooLargeError } from './errors';
 import { StorageError } from './storage';
 
 export interface DigestOptions {
@@ -15,6 +15,8 @@ export interface DigestOptions {
   resumed?: { bytes: number; hash: Hash };
   /** Fail unless the object ends at exactly this many bytes (counting the resumed ones). */
   expectedBytes?: number;
+  /** Fail as soon as more than this many bytes arrive, whatever was expected (output.max_bytes). */
+  maxBytes?: number;
   onProgress?: (bytesSoFar: number) => void;
   /**
    * Fail at the end of the stream when fewer than `expectedBytes` arrived (default true), before
@@ -39,7 +41,7 @@ export class DigestStream extends Transform {
   private total: number;
   private digestHex: string | undefined;
   /** Why the stream failed because of a size check (not a body or sink error). */
-  sizeError: SizeMismatchError | undefined;
+  sizeError: SizeMismatchError | TooLargeError | undefined;
 
   constructor(private readonly options: DigestOptions) {
     super(
@@ -63,7 +65,12 @@ export class DigestStream extends Transform {
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.total += chunk.length;
-    const { expectedBytes } = this.options;
+    const { expectedBytes, maxBytes } = this.options;
+    if (maxBytes !== undefined && this.total > maxBytes) {
+      this.sizeError = new TooLargeError(this.options.name, maxBytes);
+      callback(this.sizeError);
+      return;
+    }
     if (expectedBytes !== undefined && this.total > expectedBytes) {
       this.sizeError = new SizeMismatchError(this.options.name, expectedBytes, this.total, false);
       callback(this.sizeError);

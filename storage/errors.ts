@@ -18,6 +18,16 @@ export class SizeMismatchError extends StorageError {
   }
 }
 
+/** More bytes arrived than the job allows for one video (output.max_bytes); nothing was kept. */
+export class TooLargeError extends StorageError {
+  constructor(
+    readonly objectName: string,
+    readonly maxBytes: number,
+  ) {
+    super(`${objectName}: the body went past ${maxBytes} bytes (output.max_bytes) and was cut; nothing was kept`);
+  }
+}
+
 /** Node's errno code of an error, when it has one. */
 export function errnoCode(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;

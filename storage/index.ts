@@ -19,6 +19,6 @@ export function openStorage(settings: OutputSettings, s3Options?: S3StorageOptio
 export { LocalStorage, hashFile } from './local';
 // S3Storage itself: import it from './s3' (not re-exported, so that local-only users never load the AWS SDK).
 export type { S3StorageOptions } from './s3';
-export { SizeMismatchError } from './errors';
+export { SizeMismatchError, TooLargeError } from './errors';
 export { StorageError, type Storage, type StoredObject, type WriteOptions, type WriteResult } from './storage';
 export type { ManifestRow, ItemEndState } from './manifest';

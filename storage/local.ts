@@ -75,6 +75,7 @@ export class LocalStorage implements Storage {
         name,
         resumed: { bytes: resumeFrom, hash: await hashFilePrefix(partPath, resumeFrom) },
         expectedBytes: options.expectedBytes,
+        maxBytes: options.maxBytes,
         onProgress: options.onProgress,
         checkShortAtEnd: false,
       });
@@ -97,7 +98,7 @@ export class LocalStorage implements Storage {
     } catch (err) {
       body.unpipe(digest);
       body.destroy();
-      // Too many bytes: the part is not a prefix of the expected object, so resuming it is useless.
+      // Too many bytes (more than expected, or than output.max_bytes): the part is useless for a resume.
       if (digest.sizeError && err === digest.sizeError) {
         await rm(partPath, { force: true });
         throw digest.sizeError;

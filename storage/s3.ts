@@ -166,7 +166,13 @@ export class S3Storage implements Storage {
       body.destroy();
       throw new StorageError(`${this.location}${name}: S3 storage cannot resume a partial write (partialBytes() is 0); start from byte 0`);
     }
-    const digest = new DigestStream({ name, expectedBytes: options.expectedBytes, onProgress: options.onProgress, passChunks: true });
+    const digest = new DigestStream({
+      name,
+      expectedBytes: options.expectedBytes,
+      maxBytes: options.maxBytes,
+      onProgress: options.onProgress,
+      passChunks: true,
+    });
     // Errors do not cross pipe(): a body that fails (or closes early) destroys the digest, which
     // fails the upload's read of it, and the upload aborts.
     let bodyError: unknown;

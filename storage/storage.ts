@@ -22,6 +22,8 @@ export interface WriteOptions {
   expectedBytes?: number;
   /** Called as bytes arrive (total so far), for heartbeats. */
   onProgress?: (bytesSoFar: number) => void;
+  /** The write fails, keeping nothing, once more than this many bytes arrive. */
+  maxBytes?: number;
 }
 
 declare const manifestCursor: unique symbol;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { HEAD, load, plan, RUN_DATE } from './helpers';
+import { errorsOf, HEAD, load, plan, RUN_DATE } from './helpers';
 
 const GW = 'name: spring\ngateway:\n  base_urls: [http://127.0.0.1:8787]\n';
 
@@ -40,8 +40,19 @@ describe('defaults', () => {
     );
     assert.deepEqual(p.output, {
       storage: 's3',
+      maxBytes: 20 * 2 ** 30,
       s3: { bucket: 'renders', prefix: 'video/t/2025-03-14/', region: 'us-east-1', forcePathStyle: false },
     });
+  });
+
+  it('output.max_bytes: 20 GiB by default, sizes with units or a number of bytes, never zero', async () => {
+    const at = async (v: string) => (await plan(`${HEAD}items:\n  - prompt: hi\noutput:\n  max_bytes: ${v}\n`)).output.maxBytes;
+    assert.equal((await plan(`${HEAD}items:\n  - prompt: hi\n`)).output.maxBytes, 20 * 2 ** 30);
+    assert.equal(await at('500MB'), 500_000_000);
+    assert.equal(await at('2GiB'), 2 * 2 ** 30);
+    assert.equal(await at('1048576'), 1_048_576);
+    const bad = await errorsOf(`${HEAD}items:\n  - prompt: hi\noutput:\n  max_bytes: 0\n`);
+    assert.match(bad[0] ?? '', /output\.max_bytes must be a size such as "20GiB", "500MB" or a number of bytes, got 0/);
   });
 
   it('schedule defaults: UTC, skip, and a description in words', async () => {
