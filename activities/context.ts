@@ -30,6 +30,7 @@ export function gatewayFor(settings: JobSettings): GatewayClient {
       apiKey,
       apiKeyEnv: gateway.apiKeyEnv,
       requestTimeoutMs: gateway.requestTimeoutMs,
+      allowPrivateTargets: gateway.allowPrivateTargets,
       createRetries: retries.create,
       log: (level, message, fields) => log[level](message, { ...fields, component: 'gateway' }),
     });

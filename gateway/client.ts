@@ -24,6 +24,7 @@ import { buildOpenaiCreateBody, OPENAI_CREATE_PATH, openaiContentPath, openaiTas
 import { BaseUrlPool } from './pool';
 import { redactedLog, registerSecret } from './redact';
 import { call, type CallSpec, type Engine, type Target } from './retry';
+import { isPrivateHost } from './outbound';
 
 const DEFAULT_GRACE_MS = 60_000;
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -97,6 +98,8 @@ class Client implements GatewayClient {
       apiKey: options.apiKey,
       apiKeyEnv: options.apiKeyEnv,
       authOrigins: new Set(this.baseUrls.map((b) => new URL(b).origin)),
+      // A gateway on a private network hands out addresses on that network; elsewhere only if allowed.
+      allowPrivateTargets: options.allowPrivateTargets ?? this.baseUrls.some((b) => isPrivateHost(new URL(b).hostname)),
       createRetries: options.createRetries ?? 'safe',
       now: this.now,
       random: Math.random,

@@ -92,6 +92,11 @@ export interface GatewayClientOptions {
   downloadResumeAttempts?: number;
   /** Clock, epoch ms (tests). */
   now?: () => number;
+  /**
+   * Whether result_urls, redirects and remote references may point at private, loopback or
+   * link-local addresses. Default: when a base address is on such a network itself.
+   */
+  allowPrivateTargets?: boolean;
   /** Warnings (normalisation) and retry/failover notes; already redacted. */
   log?: GatewayLog;
 }

@@ -44,6 +44,7 @@ import {
 } from './errors';
 import { discard, header, networkError, readText, sourceOf, type HttpResponse, type HttpTransport, type RequestBody } from './http';
 import type { BaseUrlPool } from './pool';
+import { privateTargetProblem } from './outbound';
 
 export interface CallLimits {
   /** Failed attempts per call (5xx, network, unreadable answers) before giving up. */
@@ -63,6 +64,8 @@ export interface Engine {
   apiKey: string;
   /** Origins of the configured base addresses: the only ones the key is ever sent to. */
   authOrigins: ReadonlySet<string>;
+  /** Whether addresses other than the bases may be private, loopback or link-local (gateway/outbound.ts). */
+  allowPrivateTargets: boolean;
   /** The variable the key came from (never the key), for the 401 message. */
   apiKeyEnv?: string;
   createRetries: 'safe' | 'always';
@@ -312,6 +315,10 @@ async function exchange<T>(
 ): Promise<{ response: HttpResponse; at: Answered; keySent: boolean }> {
   let at = start;
   for (let hop = 0; ; hop += 1) {
+    if (!engine.allowPrivateTargets && !engine.authOrigins.has(at.url.origin)) {
+      const problem = await privateTargetProblem(at.url);
+      if (problem) throw unusable(spec.operation, problem);
+    }
     const key = hop === 0 && toEndpoint ? credential(engine, spec.credential, at.url) : {};
     const keySent = Object.keys(key).length > 0;
     const headers = { ...spec.headers?.(), ...body?.headers, ...key };

@@ -58,6 +58,8 @@ export interface GatewaySettings {
   /** Name of the environment variable that holds the key (never the key). */
   apiKeyEnv: string;
   requestTimeoutMs: number;
+  /** gateway.allow_private_targets; absent: decided by where the gateway is (gateway/outbound.ts). */
+  allowPrivateTargets?: boolean;
 }
 
 export interface EnhanceSettings {

@@ -226,6 +226,13 @@ export const gatewaySchema = z.strictObject(
       })
       .default('GATEWAY_API_KEY'),
     request_timeout: duration('request_timeout').default('30s'),
+    allow_private_targets: z
+      .boolean({ error: says('allow_private_targets', 'true or false') })
+      .optional()
+      .meta({
+        description:
+          'let result_urls, redirects and remote references point at private, loopback or link-local addresses (default: only when the gateway itself is on such an address)',
+      }),
   },
   { error: says('gateway', 'a map') },
 );

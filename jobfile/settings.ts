@@ -91,7 +91,12 @@ export function buildSettings(data: JobFileData, ctx: Ctx, values: Map<string, s
   }
   const settings: JobSettings = {
     job: data.name,
-    gateway: { baseUrls, apiKeyEnv: data.gateway.api_key_env, requestTimeoutMs: ms(data.gateway.request_timeout) },
+    gateway: {
+      baseUrls,
+      apiKeyEnv: data.gateway.api_key_env,
+      requestTimeoutMs: ms(data.gateway.request_timeout),
+      allowPrivateTargets: data.gateway.allow_private_targets,
+    },
     concurrency: {
       maxInFlight: data.concurrency.max_in_flight,
       createsPerMinute: data.concurrency.creates_per_minute,

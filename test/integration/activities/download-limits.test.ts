@@ -9,7 +9,7 @@ import { after, describe, it } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { closeActivityResources } from '../../../activities/context';
-import { downloadVideo } from '../../../activities/download';
+import { downloadVideo, type DownloadedVideo } from '../../../activities/download';
 import type { JobSettings } from '../../../jobfile/plan';
 import { scripted } from '../../support/scripted-gateway';
 
@@ -55,7 +55,7 @@ describe('output.max_bytes', () => {
       new MockActivityEnvironment().run(downloadVideo, {
         settings: settings(gw.url, dir, 1 << 20),
         taskId: 'video_1',
-        protocol: 'openai',
+        protocol: 'openai' as const,
         outputName: 'declared',
       }),
     );
@@ -81,7 +81,7 @@ describe('output.max_bytes', () => {
       new MockActivityEnvironment().run(downloadVideo, {
         settings: settings(gw.url, dir, 2 << 20),
         taskId: 'video_1',
-        protocol: 'openai',
+        protocol: 'openai' as const,
         outputName: 'endless',
       }),
     );
@@ -99,10 +99,10 @@ describe('output.max_bytes', () => {
       res.end(video);
     });
     const dir = await mkdtemp(join(tmpdir(), 'reelflow-limits-'));
-    const done = await new MockActivityEnvironment().run(downloadVideo, {
+    const done: DownloadedVideo = await new MockActivityEnvironment().run(downloadVideo, {
       settings: settings(gw.url, dir, 1 << 20),
       taskId: 'video_1',
-      protocol: 'openai',
+      protocol: 'openai' as const,
       outputName: 'fits',
     });
     assert.equal(done.bytes, video.length);

@@ -163,3 +163,44 @@ describe('only a video is a video', () => {
     }
   });
 });
+
+describe('outbound addresses', () => {
+  it('a result_url, a redirect or a reference to a private address is refused, naming it, unless allowed', async () => {
+    const cdn = await scripted((_q, res) => {
+      res.writeHead(200, { 'content-type': 'video/mp4' });
+      res.end(MP4_HEAD);
+    });
+    // Another origin on loopback: as internal as it gets, and it answers.
+    const internal = cdn.url;
+    const gw = await scripted((req, res) => {
+      if (req.url === '/v1/videos/video_1/content') {
+        res.writeHead(302, { location: `${internal}/secret` });
+        res.end();
+      } else json(res, 404, {});
+    });
+    // The gateway here is on loopback, which allows private targets by default: refuse them explicitly.
+    const strict = client([gw], { allowPrivateTargets: false });
+    await assert.rejects(strict.openVideo({ ...general, resultUrl: 'http://169.254.169.254/latest/meta-data/iam' }), (e: unknown) => {
+      assert.ok(e instanceof DownloadError, String(e));
+      assert.match(
+        e.message,
+        /http:\/\/169\.254\.169\.254 is a private, loopback or link-local address; .*gateway\.allow_private_targets: true/,
+      );
+      return true;
+    });
+    await assert.rejects(strict.openVideo(openai), /127\.0\.0\.1:\d+ is a private, loopback or link-local address/);
+    assert.equal(cdn.seen.length, 0, 'nothing was sent to the private address');
+    await assert.rejects(
+      strict.createTask({
+        model: 'sora-2',
+        protocol: 'openai',
+        prompt: 'p',
+        references: [{ kind: 'image', role: 'input_reference', source: `${internal}/a.png`, local: false }],
+      }),
+      /private, loopback or link-local address/,
+    );
+    // Allowed (the default for a gateway on a private network): fetched.
+    const video = await client([gw]).openVideo(openai);
+    assert.equal((await digest(video.body)).bytes, MP4_HEAD.length);
+  });
+});

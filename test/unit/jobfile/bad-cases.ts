@@ -37,7 +37,7 @@ export const BAD_CASES: BadCase[] = [
     rule: 'api_key in the gateway section',
     yaml: `name: t\ngateway:\n  base_urls: [http://127.0.0.1:8787]\n  api_key: abc\ndefaults:\n  model: m\nitems:\n  - prompt: hi\n`,
     errors: [
-      "4:3: unknown key 'api_key' in gateway; allowed keys: base_urls, api_key_env, request_timeout (never put a key in a job file: use gateway.api_key_env)",
+      "4:3: unknown key 'api_key' in gateway; allowed keys: base_urls, api_key_env, request_timeout, allow_private_targets (never put a key in a job file: use gateway.api_key_env)",
     ],
   },
   {

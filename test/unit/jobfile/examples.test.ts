@@ -112,6 +112,7 @@ describe('the complete example of spec/jobfile.md', () => {
       baseUrls: ['https://gw.example.com', 'https://gw-backup.example.com'],
       apiKeyEnv: 'GATEWAY_API_KEY',
       requestTimeoutMs: 30_000,
+      allowPrivateTargets: undefined,
     });
     assert.deepEqual(p.concurrency, { maxInFlight: 20, createsPerMinute: 60 });
     assert.deepEqual(p.schedule, {

@@ -10,7 +10,12 @@ describe('defaults', () => {
   it('fills every documented default', async () => {
     const p = await plan(`${HEAD}items:\n  - prompt: hi\n`);
     assert.equal(p.job, 't');
-    assert.deepEqual(p.gateway, { baseUrls: ['http://127.0.0.1:8787'], apiKeyEnv: 'GATEWAY_API_KEY', requestTimeoutMs: 30_000 });
+    assert.deepEqual(p.gateway, {
+      baseUrls: ['http://127.0.0.1:8787'],
+      apiKeyEnv: 'GATEWAY_API_KEY',
+      requestTimeoutMs: 30_000,
+      allowPrivateTargets: undefined,
+    });
     assert.deepEqual(p.concurrency, { maxInFlight: 20, createsPerMinute: undefined });
     assert.deepEqual(p.polling, { initialMs: 10_000, maxMs: 60_000, timeoutMs: 7_200_000 });
     assert.deepEqual(p.retries, { create: 'safe', download: 5 });
