@@ -1,5 +1,9 @@
 // Messages endpoint (§4): exactly the headers reelflow promises, and a reader for the answer.
 import type { MessageResult, ServedBy } from './contract';
+import { gatewayText } from './redact';
+
+/** Characters of a message's text that are kept: far above any prompt rewrite. */
+const MAX_MESSAGE_TEXT = 20_000;
 
 export const MESSAGES_PATH = '/v1/messages';
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -40,8 +44,11 @@ export function parseMessageBody(body: unknown, requestedModel: string): ParsedM
         !!c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' && typeof (c as { text?: unknown }).text === 'string',
     )
     .map((c) => c.text)
-    .join('');
-  const out: ParsedMessage = { text, model: typeof b.model === 'string' && b.model ? b.model : requestedModel };
+    .join('')
+    // A rewritten prompt becomes a request and travels in history: bounded whatever the gateway sends.
+    .slice(0, MAX_MESSAGE_TEXT);
+  const model = typeof b.model === 'string' && b.model ? gatewayText(b.model, 200) : requestedModel;
+  const out: ParsedMessage = { text, model };
   if (typeof b.stop_reason === 'string') out.stopReason = b.stop_reason;
   const usage = b.usage as Record<string, unknown> | undefined;
   if (usage && typeof usage === 'object') {

@@ -29,12 +29,16 @@ function nonEmptyString(value: unknown): string | undefined {
   return undefined;
 }
 
+/** Far longer than any real id (LiteLLM's are about 130 characters): a longer one is not taken as an id. */
+const MAX_TASK_ID = 1_024;
+
 /** The task id of a create or retrieve body: `id`, then `task_id`, then `data.task_id`, then `data.id`. */
 export function extractTaskId(body: unknown): string | undefined {
   const top = asObject(body);
   if (!top) return undefined;
   const data = asObject(top.data);
-  return nonEmptyString(top.id) ?? nonEmptyString(top.task_id) ?? nonEmptyString(data?.task_id) ?? nonEmptyString(data?.id);
+  const id = nonEmptyString(top.id) ?? nonEmptyString(top.task_id) ?? nonEmptyString(data?.task_id) ?? nonEmptyString(data?.id);
+  return id !== undefined && id.length <= MAX_TASK_ID ? id : undefined;
 }
 
 const STATE_BY_STATUS: Record<string, TaskState> = {

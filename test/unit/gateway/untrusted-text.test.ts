@@ -1,7 +1,8 @@
 // Gateway text is redacted and bounded where it enters (#16 item 3).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseTaskBody } from '../../../gateway/normalize';
+import { parseMessageBody } from '../../../gateway/messages';
+import { extractTaskId, parseTaskBody } from '../../../gateway/normalize';
 import { gatewayText, registerSecret, unregisterSecret } from '../../../gateway/redact';
 
 const KEY = 'gw-key-0123456789-abcdef';
@@ -39,5 +40,18 @@ describe('gateway text where it enters', () => {
   it('gatewayText redacts sk- keys and bounds any text', () => {
     assert.equal(gatewayText('key sk-abcdef1234567890 leaked'), 'key [REDACTED] leaked');
     assert.equal(gatewayText('a'.repeat(500), 10), `${'a'.repeat(10)}…`);
+  });
+});
+
+describe('gateway values where they enter', () => {
+  it('a task id of a megabyte is not taken as an id; a real long one (LiteLLM, 130 characters) is', () => {
+    assert.equal(extractTaskId({ id: 'x'.repeat(1_000_000) }), undefined);
+    const litellm = `video_${'A'.repeat(124)}`;
+    assert.equal(extractTaskId({ id: litellm }), litellm);
+  });
+
+  it('a rewritten prompt is bounded', () => {
+    const parsed = parseMessageBody({ content: [{ type: 'text', text: 'y'.repeat(1_000_000) }], model: 'm' }, 'm');
+    assert.equal(parsed?.text.length, 20_000);
   });
 });
