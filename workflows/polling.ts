@@ -24,10 +24,18 @@ export interface PollingInput {
   serverHintMs?: number;
   /** Median render time of this model in this job, ms. */
   medianRenderMs?: number;
+  /**
+   * How long the last reported progress has stood unchanged, ms: from the check that first saw it
+   * to this one (0 when it just changed, absent when not tracked). A gateway that refreshes a task
+   * from its upstream only now and then (new-api: every 15 s) repeats its last reading.
+   */
+  unchangedForMs?: number;
 }
 
 /** Never poll faster than this: the real gateway refreshes status every ~15 s anyway. */
 const FLOOR_MS = 250;
+/** After an unchanged reading, wait this many times as long as it has stood unchanged. */
+const UNCHANGED_FACTOR = 2;
 
 /**
  * Time until the render ends, from the rate between two progress samples. Gateways report 0 %
@@ -74,6 +82,11 @@ export function nextPollDelay(input: PollingInput): number {
         ? Math.min(initialMs * Math.pow(1.6, checks), Math.max(initialMs, elapsedMs * 0.1))
         : Math.min(initialMs * Math.pow(2.5, checks), Math.max(initialMs, elapsedMs * 1.5));
   }
+  // A reading that stood unchanged for a while will stand about as long again: the gateway refreshes
+  // no faster than that. Wait at least that long (so each stale check doubles the staleness seen),
+  // and never less than the initial delay, whatever the extrapolation from the stale reading says.
+  const unchangedForMs = input.unchangedForMs ?? 0;
+  if (unchangedForMs > 0) delay = Math.max(delay, initialMs, UNCHANGED_FACTOR * unchangedForMs);
   delay = Math.min(Math.max(delay, Math.min(FLOOR_MS, initialMs)), maxMs);
   if (serverHintMs !== undefined && serverHintMs > delay) delay = serverHintMs;
   return Math.round(delay);

@@ -80,6 +80,10 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
 
     let check: TaskCheck | undefined;
     let firstProgress: ProgressSample | undefined;
+    // Workflows from before this change replay with the waits they had.
+    const backOffWhenUnchanged = patched('poll-backoff-on-unchanged-progress');
+    /** When (ms after creation) the progress last reported was first seen. */
+    let readingSeenAt = 0;
     const deadline = created.createdAt + settings.polling.timeoutMs;
     for (;;) {
       const now = Date.now();
@@ -98,6 +102,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
         firstProgress,
         serverHintMs: check?.pollAfterMs,
         medianRenderMs: input.medianRenderMs,
+        unchangedForMs: backOffWhenUnchanged && check?.progress !== undefined ? now - created.createdAt - readingSeenAt : undefined,
       });
       await sleep(Math.min(delay, deadline - now));
       if (Date.now() >= deadline) continue;
@@ -110,6 +115,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
         })
         .catch(endedBy('status check'));
       status.polls += 1;
+      if (check.progress !== status.progress) readingSeenAt = Date.now() - created.createdAt;
       status.progress = check.progress;
       if (!firstProgress && check.progress !== undefined && check.progress > 0) {
         firstProgress = { elapsedMs: Date.now() - created.createdAt, progress: check.progress };

@@ -97,4 +97,50 @@ describe('nextPollDelay', () => {
   it('never polls faster than the floor', () => {
     assert.ok(nextPollDelay({ ...base, initialMs: 100, checks: 3, elapsedMs: 1_000, progress: 99 }) >= 100);
   });
+
+  it('a gateway that refreshes progress only every 15 s (new-api) is not checked again and again on a stale reading', () => {
+    // Seen: one item checked 9 times in 22 s, 1-5 s apart, at a constant 83 %.
+    for (const renderMs of [60_000, 120_000, 300_000]) {
+      const refreshMs = 15_000;
+      let elapsed = 0;
+      let checks = 0;
+      let progress: number | undefined;
+      let seenSince = 0;
+      let firstProgress: ProgressSample | undefined;
+      const perReading = new Map<number, number>();
+      for (;;) {
+        const unchangedForMs = progress === undefined ? undefined : elapsed - seenSince;
+        elapsed += nextPollDelay({ ...base, initialMs: 2_000, checks, elapsedMs: elapsed, progress, firstProgress, unchangedForMs });
+        checks++;
+        if (elapsed >= renderMs) break;
+        // What the gateway says: the reading of its last refresh.
+        const refreshedAt = Math.floor(elapsed / refreshMs) * refreshMs;
+        const reading = Math.floor((refreshedAt / renderMs) * 100);
+        if (reading !== progress) seenSince = elapsed;
+        progress = reading;
+        perReading.set(refreshedAt, (perReading.get(refreshedAt) ?? 0) + 1);
+        if (!firstProgress && progress > 0) firstProgress = { elapsedMs: elapsed, progress };
+        assert.ok(checks < 100, 'polling must converge');
+      }
+      // Before anything changes, nothing says how often the gateway refreshes (the queue, at 0 %);
+      // after that, no reading is seen by more than two checks.
+      for (const [at, n] of perReading) {
+        assert.ok(n <= (at === 0 ? 3 : 2), `${renderMs / 1000} s render: ${n} checks saw the reading refreshed at ${at / 1000} s`);
+      }
+    }
+  });
+
+  it('a reading that stood unchanged is waited on as long again, and never less than the initial delay', () => {
+    const at = {
+      ...base,
+      initialMs: 2_000,
+      checks: 5,
+      elapsedMs: 60_000,
+      progress: 83,
+      firstProgress: { elapsedMs: 10_000, progress: 10 },
+    };
+    assert.ok(nextPollDelay({ ...at, unchangedForMs: 500 }) >= 2_000);
+    assert.ok(nextPollDelay({ ...at, unchangedForMs: 8_000 }) >= 16_000);
+    assert.ok(nextPollDelay({ ...at, unchangedForMs: 600_000 }) <= base.maxMs);
+  });
 });
