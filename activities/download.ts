@@ -28,6 +28,8 @@ export interface DownloadedVideo {
   bytes: number;
   sha256: string;
   baseUrl: string;
+  /** The origin that served the bytes: a base address, or a CDN's. */
+  servedBy: string;
 }
 
 interface DownloadHeartbeat {
@@ -72,6 +74,13 @@ export function downloadVideo(input: DownloadInput): Promise<DownloadedVideo> {
       maxBytes,
       onProgress: (bytes) => context.heartbeat({ bytes, validator: video.validator } satisfies DownloadHeartbeat),
     });
-    return { file: written.name, location: written.location, bytes: written.bytes, sha256: written.sha256, baseUrl: video.baseUrl };
+    return {
+      file: written.name,
+      location: written.location,
+      bytes: written.bytes,
+      sha256: written.sha256,
+      baseUrl: video.baseUrl,
+      servedBy: new URL(video.source).origin,
+    };
   });
 }

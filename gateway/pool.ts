@@ -87,6 +87,13 @@ export class BaseUrlPool {
   /** A connection-level failure or 5xx. `minCooldownMs` honours a server's Retry-After. */
   reportFailure(baseUrl: string, minCooldownMs = 0): number {
     const e = this.entry(baseUrl);
+    const now = this.now();
+    if (e.until > now) {
+      // Calls that were in flight when the base failed report it as well: one outage, one step of
+      // back-off. Only a failure after the cooldown (a probe that fails) grows it.
+      e.until = Math.max(e.until, now + minCooldownMs);
+      return e.until - now;
+    }
     e.failures += 1;
     const cooldown = Math.max(minCooldownMs, Math.min(this.maxCooldownMs, this.cooldownMs * 2 ** Math.min(e.failures - 1, 30)));
     e.until = this.now() + cooldown;

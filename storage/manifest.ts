@@ -13,7 +13,12 @@ export interface ManifestRow {
   /** The prompt after the enhance step, when one ran. */
   enhanced_prompt?: string | null;
   task_id: string | null;
+  /** The base address used last for this item (the download's, when there was one). */
   base_url: string | null;
+  /** The base address the task was created on (rows from before it have none). */
+  create_base_url?: string | null;
+  /** The address that served the video: a base address, or a CDN's origin. */
+  download_base_url?: string | null;
   created_at: string | null;
   finished_at: string;
   polls: number;

@@ -18,6 +18,7 @@ import type { ManifestRow } from '../storage/manifest';
 import { gatewayActivities, recording } from './activities';
 import { nextPollDelay, type ProgressSample } from './polling';
 import { FailureType } from '../activities/failure-types';
+import type { DownloadedVideo } from '../activities/download';
 import type { TaskCheck } from '../activities/render';
 import type { ItemEndState, ItemOutcome, RenderInput, RenderStatus } from './types';
 
@@ -64,8 +65,9 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
   const calls = gatewayActivities(settings);
   let prompt = item.request.prompt;
   let enhanced: string | undefined;
-  let download: { file: string; bytes: number; sha256: string; baseUrl: string } | undefined;
+  let download: DownloadedVideo | undefined;
   let ended: ItemEnded | undefined;
+  let createdOn: string | undefined;
   let renderMs: number | undefined;
 
   try {
@@ -77,6 +79,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     status.phase = 'creating';
     const created = await createWithPolicy(input, prompt, calls);
     Object.assign(status, { phase: 'rendering', taskId: created.taskId, baseUrl: created.baseUrl, createdAt: created.createdAt });
+    createdOn = created.baseUrl;
 
     let check: TaskCheck | undefined;
     let firstProgress: ProgressSample | undefined;
@@ -172,6 +175,8 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       enhanced_prompt: enhanced ?? null,
       task_id: status.taskId ?? null,
       base_url: status.baseUrl ?? null,
+      create_base_url: createdOn ?? null,
+      download_base_url: download?.servedBy ?? null,
       created_at: status.createdAt ? new Date(status.createdAt).toISOString() : null,
       finished_at: new Date(Date.now()).toISOString(),
       polls: status.polls,

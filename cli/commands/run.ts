@@ -17,7 +17,7 @@ import { loadPlanOrExplain } from '../job-ref';
 import { createOutput } from '../output';
 import { ProgressView } from '../progress';
 import { openSession } from '../session';
-import { describeOutcome, exitStatusFor, readOutcome } from '../summary';
+import { describeOutcome, exitStatusFor, readOutcome, type JobOutcome } from '../summary';
 import { printDryRun } from './dry-run';
 
 interface RunOptions {
@@ -103,7 +103,9 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
     if (running) {
       out.note(`${plan.job}: already running: attached${retryStates.length ? ' (--retry-* apply to the next run, not this one)' : ''}`);
     } else {
-      out.note(`${plan.job}: started ${plan.items.length} item(s) -> ${openStorage(plan.output).location}`);
+      const storage = openStorage(plan.output);
+      const stored = new Set((await storage.list()).map((o) => o.name));
+      out.note(startedNote(plan.job, plan.items.length, await readOutcome(plan), stored, retryStates, storage.location));
     }
     if (session.target.embedded)
       out.note(`Temporal web UI: ${session.target.embedded.uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`);
@@ -169,4 +171,30 @@ function spawnBackgroundWorker(workflowId: string): void {
     env: process.env,
   });
   child.unref();
+}
+
+/**
+ * What a start renders: every item except those that succeeded and whose video is still stored,
+ * and those that ended in a state the --retry-* flags do not name (the rule of the plan pages the
+ * job reads, activities/plan.ts).
+ */
+export function startedNote(
+  job: string,
+  total: number,
+  outcome: JobOutcome,
+  stored: ReadonlySet<string>,
+  retryStates: readonly ItemEndState[],
+  location: string,
+): string {
+  const { counts } = outcome;
+  const done = outcome.rows.filter((row) =>
+    row.state === 'succeeded' ? row.file !== null && stored.has(row.file) : row.state !== 'canceled' && !retryStates.includes(row.state),
+  ).length;
+  const toRender = total - done;
+  if (toRender === 0) {
+    const again =
+      counts.failed + counts.timed_out + counts.unknown > 0 ? ' (--retry-failed / --retry-unknown render ended ones again)' : '';
+    return `${job}: nothing to render: all ${total} item(s) already ended${again} -> ${location}`;
+  }
+  return `${job}: started ${toRender} of ${total} item(s)${done > 0 ? ` (${done} already ended)` : ''} -> ${location}`;
 }

@@ -28,6 +28,7 @@ describe('reelflow run (embedded Temporal, real simulator)', () => {
     const result = await runCli(['run', job], { env: e2e.env });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /three: 3 of 3 succeeded/);
+    assert.match(result.stderr, /three: started 3 of 3 item\(s\) ->/);
     const out = join(dir, 'out');
     const videos = readdirSync(out)
       .filter((f) => f.endsWith('.mp4'))
@@ -47,6 +48,9 @@ describe('reelflow run (embedded Temporal, real simulator)', () => {
       assert.equal(row.sha256, sha256File(join(out, row.file as string)));
       assert.ok((row.polls as number) >= 1);
       assert.ok(e2e.sim.urls.includes(row.base_url as string), `base_url ${String(row.base_url)}`);
+      // Where the task was created, and what served the video (a base address here, or a CDN).
+      assert.ok(e2e.sim.urls.includes(row.create_base_url as string), `create_base_url ${String(row.create_base_url)}`);
+      assert.match(String(row.download_base_url), /^http:\/\/127\.0\.0\.1:\d+$/);
       assert.match(String(row.task_id), /\S/);
     }
     assert.ok(!readdirSync(out).some((f) => f.endsWith('.part')), 'no partial files left');
@@ -58,6 +62,7 @@ describe('reelflow run (embedded Temporal, real simulator)', () => {
     const creates = Object.values(e2e.sim.stats().createsByPrompt).reduce((a, b) => a + b, 0);
     const again = await runCli(['run', job], { env: e2e.env });
     assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stderr, /three: nothing to render: all 3 item\(s\) already ended/);
     assert.equal(
       Object.values(e2e.sim.stats().createsByPrompt).reduce((a, b) => a + b, 0),
       creates,
@@ -82,6 +87,7 @@ describe('reelflow run (embedded Temporal, real simulator)', () => {
     const before = e2e.sim.stats().createsByPrompt;
     const again = await runCli(['run', job], { env: e2e.env });
     assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stderr, /regen: started 1 of 2 item\(s\) \(1 already ended\)/);
     const afterStats = e2e.sim.stats().createsByPrompt;
     assert.equal(afterStats['regen b'], (before['regen b'] ?? 0) + 1);
     assert.equal(afterStats['regen a'], before['regen a']);

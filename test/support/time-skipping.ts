@@ -172,7 +172,14 @@ export function stubActivities(env: TimeSkippingTemporal, plan: { settings: JobS
       return { state: finished ? 'succeeded' : 'running', baseUrl: 'http://127.0.0.1:9' };
     },
     async downloadVideo({ outputName }) {
-      return { file: `${outputName}.mp4`, location: 'stub', bytes: 1, sha256: '0'.repeat(64), baseUrl: 'http://127.0.0.1:9' };
+      return {
+        file: `${outputName}.mp4`,
+        location: 'stub',
+        bytes: 1,
+        sha256: '0'.repeat(64),
+        baseUrl: 'http://127.0.0.1:9',
+        servedBy: 'http://127.0.0.1:9',
+      };
     },
     async recordItem({ row }) {
       events.push({ kind: 'record', prompt: row.prompt, at: await env.now(), row });

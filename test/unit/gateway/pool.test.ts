@@ -52,6 +52,19 @@ describe('BaseUrlPool', () => {
     assert.equal(pool.reportFailure(A), 1000);
   });
 
+  it('failures reported in the same outage (calls that were in flight) grow the cooldown once', () => {
+    const clock = fakeClock();
+    const pool = new BaseUrlPool([A, B], { now: clock.now, cooldownMs: 1000, maxCooldownMs: 60_000 });
+    assert.equal(pool.reportFailure(A), 1000);
+    assert.equal(pool.reportFailure(A), 1000, 'a second failure in the same instant does not double it');
+    clock.advance(400);
+    assert.equal(pool.reportFailure(A), 600, 'nor one while it is cooling down');
+    assert.equal(pool.reportFailure(A, 5000), 5000, 'a Retry-After still lengthens it');
+    assert.equal(pool.snapshot()[0]?.consecutiveFailures, 1);
+    clock.advance(5000);
+    assert.equal(pool.reportFailure(A), 2000, 'a failed probe after the cooldown doubles it');
+  });
+
   it('honours a minimum cooldown (Retry-After on 503)', () => {
     const pool = new BaseUrlPool([A], { now: fakeClock().now, cooldownMs: 1000 });
     assert.equal(pool.reportFailure(A, 7000), 7000);
@@ -60,8 +73,7 @@ describe('BaseUrlPool', () => {
   it('when all are cooling, picks the one whose cooldown ends first', () => {
     const clock = fakeClock();
     const pool = new BaseUrlPool([A, B, C], { now: clock.now, cooldownMs: 1000 });
-    pool.reportFailure(A);
-    pool.reportFailure(A); // A: 2000
+    pool.reportFailure(A, 2000); // A: 2000
     clock.advance(100);
     pool.reportFailure(B); // B ends at +1100
     pool.reportFailure(C, 500); // C ends at +1100 too, but later in order
