@@ -6,13 +6,13 @@ import {
   InvalidRequestError,
   ModelUnavailableError,
   QuotaOrPermissionError,
+  RouteNotFoundError,
   RateLimitedError,
   TaskNotFoundError,
   DownloadError,
   type GatewayError,
 } from './errors';
-import { redact } from './redact';
-import { gatewayText } from './redact';
+import { gatewayText, redact } from './redact';
 
 /** What a call is for: decides its retry rules (creates) and how its failures read. */
 export type GatewayOperation = 'create' | 'retrieve' | 'download' | 'message' | 'reference';
@@ -46,16 +46,19 @@ export function parseErrorBody(text: string | undefined): ErrorBody {
         const e = error as Record<string, unknown>;
         const shape: ErrorBodyShape = body.type === 'error' ? 'anthropic' : 'openai';
         const out: ErrorBody = { shape };
-        const message = str(e.message) ?? str(body.message);
+        const wrapped = str(e.message) ?? str(body.message);
+        const inner = wrapped === undefined ? undefined : unwrapProxyMessage(wrapped);
+        const message = inner?.message ?? wrapped;
         if (message) out.message = clip(message);
-        const code = str(e.code) ?? str(body.code);
+        const code = inner?.code ?? str(e.code) ?? str(body.code);
         if (code) out.code = code;
         const type = str(e.type);
         if (type) out.type = type;
         return out;
       }
       const out: ErrorBody = { shape: 'task' };
-      const message = str(body.message) ?? str(body.msg) ?? str(error);
+      // `detail` is FastAPI's (LiteLLM's) own answer, e.g. {"detail":"Not Found"} for a missing route.
+      const message = str(body.message) ?? str(body.msg) ?? str(error) ?? str(body.detail);
       if (message) out.message = clip(message);
       const code = typeof body.code === 'number' ? String(body.code) : str(body.code);
       if (code) out.code = code;
@@ -71,11 +74,33 @@ export function parseErrorBody(text: string | undefined): ErrorBody {
   return { shape: 'text', message: clip(raw) };
 }
 
+/**
+ * LiteLLM wraps the upstream's error in its own: `litellm.NotFoundError: OpenAIException -
+ * {"error":{"message":"The model 'x' does not exist","code":"model_not_found"}}\n\nLiteLLM: model
+ * group …`. The upstream's own words and code are what the user needs.
+ */
+function unwrapProxyMessage(message: string): { message: string; code?: string } | undefined {
+  const m = /^litellm\.\w+: \w+ - (\{[\s\S]*?\})\s*(?:\n\nLiteLLM:|$)/.exec(message);
+  if (!m) return undefined;
+  try {
+    const inner = (JSON.parse(m[1]!) as { error?: { message?: unknown; code?: unknown } }).error;
+    const text = str(inner?.message);
+    return text === undefined ? undefined : { message: text, code: str(inner?.code) };
+  } catch {
+    return undefined;
+  }
+}
+
 export function isModelNotFound(body: ErrorBody): boolean {
   return (
     body.code === 'model_not_found' ||
-    /no available channel|model_not_found|model .* not found|model does not exist/i.test(body.message ?? '')
+    /no available channel|model_not_found|model .* not found|model .* does not exist|invalid model name/i.test(body.message ?? '')
   );
+}
+
+/** A 404 for the path, not for anything in the request: the gateway has no such route. */
+function isMissingRoute(body: ErrorBody): boolean {
+  return /^not found$/i.test(body.message ?? '') || /^invalid url \(/i.test(body.message ?? '');
 }
 
 function isTaskNotFound(body: ErrorBody): boolean {
@@ -115,9 +140,10 @@ export function classifyGatewayError(failure: HttpFailure): GatewayError {
   const init = { status, baseUrl, serverMessage };
   const retryAfterMs = parseRetryAfter(failure.headers?.['retry-after'], failure.nowMs ?? Date.now());
 
-  if (status === 401) {
+  if (status === 401 || (status === 400 && (body.type === 'no_db_connection' || body.code === 'no_db_connection'))) {
+    // LiteLLM without a database cannot look up any key but its master key: "No connected db." (400).
     const keyVar = failure.apiKeyEnv ? `the key in $${failure.apiKeyEnv}` : 'the configured API key';
-    return new AuthError(`the gateway refused ${keyVar} (HTTP 401${at}${detail}); fix the key and run again`, init);
+    return new AuthError(`the gateway refused ${keyVar} (HTTP ${status}${at}${detail}); fix the key and run again`, init);
   }
   if (status === 403) {
     const name = model ? `model "${model}"` : 'this model';
@@ -130,8 +156,15 @@ export function classifyGatewayError(failure: HttpFailure): GatewayError {
   if (status === 429) {
     return new RateLimitedError(`rate limited (HTTP 429${at}${detail})`, { ...init, retryAfterMs });
   }
-  if ((status === 404 || status === 503) && isModelNotFound(body)) {
+  if ((status === 400 || status === 404 || status === 503) && isModelNotFound(body)) {
     return new ModelUnavailableError(modelUnavailableMessage(model, status, `${at}${detail}`), { ...init, model });
+  }
+  if (status === 404 && isMissingRoute(body)) {
+    return new RouteNotFoundError(
+      `the gateway has no such route (HTTP 404${at}${detail}): it does not serve this protocol at this address; ` +
+        "check that the base address is the gateway's root and that the gateway offers the protocol",
+      init,
+    );
   }
   if (status === 404 && (operation === 'create' || operation === 'message')) {
     return new ModelUnavailableError(modelUnavailableMessage(model, status, `${at}${detail}`), { ...init, model });

@@ -10,6 +10,7 @@ export type GatewayErrorKind =
   | 'gateway_unavailable'
   | 'invalid_request'
   | 'task_not_found'
+  | 'route_not_found'
   | 'ambiguous_create'
   | 'quota_or_permission'
   | 'download'
@@ -115,6 +116,17 @@ export class GatewayUnavailableError extends GatewayError {
 /** 400 and other 4xx the gateway gave a reason for: fatal for the item. */
 export class InvalidRequestError extends GatewayError {
   readonly kind = 'invalid_request';
+  constructor(message: string, init: GatewayErrorInit = {}) {
+    super(message, init, { retryable: false });
+  }
+}
+
+/**
+ * 404 for the path itself (FastAPI's `{"detail":"Not Found"}`, new-api's "Invalid URL (…)"): the
+ * gateway does not serve this protocol there. Not an unknown model: fixing the model name won't help.
+ */
+export class RouteNotFoundError extends GatewayError {
+  readonly kind = 'route_not_found';
   constructor(message: string, init: GatewayErrorInit = {}) {
     super(message, init, { retryable: false });
   }

@@ -8,6 +8,7 @@ export {
   RateLimitedError,
   GatewayUnavailableError,
   InvalidRequestError,
+  RouteNotFoundError,
   TaskNotFoundError,
   AmbiguousCreateError,
   QuotaOrPermissionError,

@@ -8,6 +8,7 @@ import {
   InvalidRequestError,
   ModelUnavailableError,
   QuotaOrPermissionError,
+  RouteNotFoundError,
   RateLimitedError,
   TaskNotFoundError,
   DownloadError,
@@ -162,5 +163,60 @@ describe('createRetryIsSafe (protocol §6)', () => {
       ),
       false,
     );
+  });
+});
+
+describe("real gateways' error shapes (#15 item 2; test/gateways/OBSERVED.md)", () => {
+  const create = { operation: 'create' as const, model: 'sora-2', baseUrl: 'http://gw' };
+
+  it('a missing route is told apart from an unknown model', () => {
+    const fastapi = classifyGatewayError({ ...create, status: 404, body: '{"detail":"Not Found"}' });
+    assert.ok(fastapi instanceof RouteNotFoundError, String(fastapi));
+    assert.match(fastapi.message, /no such route \(HTTP 404 from http:\/\/gw: Not Found\)/);
+    const newApi = classifyGatewayError({
+      ...create,
+      status: 404,
+      body: '{"error":{"message":"Invalid URL (GET /v1/video/nothing)","type":"invalid_request_error","param":"","code":""}}',
+    });
+    assert.ok(newApi instanceof RouteNotFoundError, String(newApi));
+  });
+
+  it("LiteLLM's unknown model (400 Invalid model name) is a model error", () => {
+    const e = classifyGatewayError({
+      ...create,
+      status: 400,
+      body: '{"error":{"message":"/videos: Invalid model name passed in model=nope. Call `/v1/models` to view available models for your key.","type":"invalid_request_error","param":null,"code":"400"}}',
+    });
+    assert.ok(e instanceof ModelUnavailableError, String(e));
+    assert.match(e.message, /Invalid model name passed in model=nope/);
+  });
+
+  it("LiteLLM's wrapped upstream error shows the upstream's own words, unnested, and its code", () => {
+    const inner = JSON.stringify({
+      error: { message: "The model 'no-such-model' does not exist", type: 'invalid_request_error', param: null, code: 'model_not_found' },
+    });
+    const body = JSON.stringify({
+      error: {
+        message: `litellm.NotFoundError: OpenAIException - ${inner}\n\nLiteLLM: model group 'upstream-unknown' failed with the error above. No fallback was attempted.`,
+        type: 'invalid_request_error',
+        param: null,
+        code: '404',
+      },
+    });
+    const e = classifyGatewayError({ ...create, status: 404, body });
+    assert.ok(e instanceof ModelUnavailableError, String(e));
+    assert.match(e.message, /HTTP 404 from http:\/\/gw: The model 'no-such-model' does not exist\)/);
+    assert.ok(!e.message.includes('litellm.NotFoundError'));
+  });
+
+  it("LiteLLM's wrong key without a database (400 no_db_connection) is a key error", () => {
+    const e = classifyGatewayError({
+      ...create,
+      status: 400,
+      apiKeyEnv: 'GATEWAY_API_KEY',
+      body: '{"error":{"message":"No connected db.","type":"no_db_connection","param":null,"code":"400"}}',
+    });
+    assert.ok(e instanceof AuthError, String(e));
+    assert.match(e.message, /refused the key in \$GATEWAY_API_KEY \(HTTP 400 from http:\/\/gw: No connected db\.\)/);
   });
 });
