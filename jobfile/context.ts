@@ -12,6 +12,13 @@ export interface FileAccess {
   readText(path: string): string | Error;
 }
 
+/** Why a file could not be read, in a user's words. */
+export function unreadableBecause(error: unknown): string {
+  const err = error as NodeJS.ErrnoException;
+  const known: Record<string, string> = { ENOENT: 'no such file', EISDIR: 'it is a directory', EACCES: 'permission denied' };
+  return (err.code !== undefined && known[err.code]) || err.message;
+}
+
 export const nodeFiles: FileAccess = {
   isFile(path) {
     try {
@@ -31,16 +38,7 @@ export const nodeFiles: FileAccess = {
     try {
       return readFileSync(path, 'utf8');
     } catch (e) {
-      const err = e as NodeJS.ErrnoException;
-      const why =
-        err.code === 'ENOENT'
-          ? 'no such file'
-          : err.code === 'EISDIR'
-            ? 'it is a directory'
-            : err.code === 'EACCES'
-              ? 'permission denied'
-              : err.message;
-      return new Error(why);
+      return new Error(unreadableBecause(e));
     }
   },
 };

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
-import { type Ctx, type FileAccess, nodeFiles } from './context';
+import { type Ctx, type FileAccess, nodeFiles, unreadableBecause } from './context';
 import { dateIn } from './run-date';
 import { expandItems } from './expand';
 import { issuesToErrors, parseOptions } from './issues';
@@ -88,16 +88,11 @@ export async function loadJobFile(path: string, options: LoadOptions = {}): Prom
   try {
     text = await readFile(path, 'utf8');
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    const why =
-      err.code === 'ENOENT'
-        ? 'no such file'
-        : err.code === 'EISDIR'
-          ? 'it is a directory'
-          : err.code === 'EACCES'
-            ? 'permission denied'
-            : err.message;
-    return { ok: false, errors: [{ file, line: 0, column: 0, message: `cannot read the job file: ${why}` }], warnings: [] };
+    return {
+      ok: false,
+      errors: [{ file, line: 0, column: 0, message: `cannot read the job file: ${unreadableBecause(e)}` }],
+      warnings: [],
+    };
   }
   return parseJobFile(text, path, options);
 }
