@@ -66,7 +66,7 @@ function assertOneFrame(rows: string[], columns: number): void {
   const above = rows.slice(0, headers[0]).join('');
   assert.match(
     above,
-    new RegExp(`^${NAME}: started 3 item\\(s\\) -> \\S+Temporal web UI: \\S+$`),
+    new RegExp(`^${NAME}: started 3 of 3 item\\(s\\) -> \\S+Temporal web UI: \\S+$`),
     `only the notes above the frame:\n${screen}`,
   );
   for (const row of rows.slice(headers[0]! + 1)) assert.match(row, /^ {2}\S/, `only item rows below the header:\n${screen}`);
@@ -127,7 +127,7 @@ describe('reelflow run: the live progress display in a real terminal (tmux)', ()
       // The frame is gone: the notes, then the outcome, nothing else.
       const final = await term.screen(true);
       assert.equal(final.length, 3, `notes and outcome only:\n${final.join('\n')}`);
-      assert.match(final[0]!, new RegExp(`^${NAME}: started 3 item\\(s\\) -> `));
+      assert.match(final[0]!, new RegExp(`^${NAME}: started 3 of 3 item\\(s\\) -> `));
       assert.match(final[1]!, /^Temporal web UI: /);
       assert.match(final[2]!, new RegExp(`^${NAME}: 3 of 3 succeeded in `));
     } finally {
