@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import { openStorage } from '../../storage';
 import { StorageError } from '../../storage/storage';
@@ -136,6 +137,7 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
     if (interrupted) return;
     view.clear();
     const jobResult = await result;
+    if (session.worker) await childrenClosed(session.client, workflowId, 15_000);
     const outcome = await readOutcome(plan);
     if (options.json) {
       out.result({
@@ -197,4 +199,19 @@ export function startedNote(
     return `${job}: nothing to render: all ${total} item(s) already ended${again} -> ${location}`;
   }
   return `${job}: started ${toRender} of ${total} item(s)${done > 0 ? ` (${done} already ended)` : ''} -> ${location}`;
+}
+
+/**
+ * An item's workflow reports its outcome to the job and closes in a later workflow task. The worker
+ * of this process sees that task through before it stops: an item workflow left open until the
+ * next `run` would make that run's start of the same item fail as "already started", and the run
+ * would then wait for an outcome that was given to the previous one.
+ */
+async function childrenClosed(client: Client, jobWorkflowId: string, timeoutMs: number): Promise<void> {
+  const query = `WorkflowId STARTS_WITH '${jobWorkflowId}/' AND ExecutionStatus = 'Running'`;
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline;) {
+    const { count } = await client.workflow.count(query).catch(() => ({ count: 0 }));
+    if (count === 0) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }

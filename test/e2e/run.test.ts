@@ -8,6 +8,7 @@ import { useTemporalAndSimulator } from '../support/e2e';
 import { runCli } from '../support/cli';
 import { probeMp4, sha256File } from '../support/media';
 import { tempDir, writeJob } from '../support/jobs';
+import { Client, Connection } from '@temporalio/client';
 
 const KEY = 'sk-test-e2e-run-0123456789';
 
@@ -101,6 +102,17 @@ describe('reelflow run (embedded Temporal, real simulator)', () => {
     const result = await runCli(['run', job], { env: e2e.env });
     e2e.sim.setFaults({ failRate: 0 });
     assert.equal(result.code, 1, result.stderr);
+    // The item's workflow closed before the command's worker stopped: left open, it made the next
+    // run's start of the same item fail as "already started", and that run waited for ever.
+    const connection = await Connection.connect({ address: e2e.temporal.address });
+    try {
+      const open = await new Client({ connection }).workflow.count(
+        "WorkflowId STARTS_WITH 'reelflow-fails/' AND ExecutionStatus = 'Running'",
+      );
+      assert.equal(open.count, 0, 'no item workflow left open');
+    } finally {
+      await connection.close();
+    }
     assert.match(result.stdout, /failed\s+#1 doomed\s+render_failed: \S+/);
     assert.match(result.stdout, /--retry-failed/);
     const plain = await runCli(['run', job], { env: e2e.env });
