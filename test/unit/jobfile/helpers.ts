@@ -1,15 +1,23 @@
 // Test helpers: job files written to a fresh temp dir, loaded with a fixed run date.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { after } from 'node:test';
 import { loadJobFile, type LoadResult } from '../../../jobfile';
 import type { Plan } from '../../../jobfile/plan';
 
 export const RUN_DATE = '2025-03-14';
 
-/** Writes `files` (name -> content) into a new temp dir; returns the dir. */
+const made: string[] = [];
+// Each test file that makes job directories removes them when it ends.
+after(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Writes `files` (name -> content) into a new temp dir, removed when the test file ends; returns the dir. */
 export function tempJobDir(files: Record<string, string | Buffer> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'reelflow-jobfile-'));
+  made.push(dir);
   for (const [name, content] of Object.entries(files)) {
     const path = join(dir, name);
     mkdirSync(dirname(path), { recursive: true });
