@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import { ApplicationFailure } from '@temporalio/activity';
 import { dateIn, loadJobFile } from '../jobfile';
 import type { JobSettings, OutputSettings, Plan, PlanItem } from '../jobfile/plan';
-import type { ItemEndState, ManifestRow } from '../storage/manifest';
+import { itemIsDone, type ItemEndState, type ManifestRow } from '../storage/manifest';
 import type { ManifestCursor, Storage } from '../storage/storage';
 import { storageFor } from './context';
 import { FailureType } from './failure-types';
@@ -120,13 +120,8 @@ export async function readPlanItems(input: {
   const todo: PlanItem[] = [];
   for (const item of page) {
     const row = latest.get(item.key);
-    if (row && row.state === 'succeeded' && row.file) {
-      const stored = await storage.stat(row.file);
-      if (stored && stored.bytes === row.bytes && (!stored.sha256 || !row.sha256 || stored.sha256 === row.sha256)) continue;
-    } else if (row && row.state !== 'canceled' && !retry.has(row.state)) {
-      continue;
-    }
-    todo.push(item);
+    const stored = row?.state === 'succeeded' && row.file ? await storage.stat(row.file) : undefined;
+    if (!itemIsDone(row, retry, stored)) todo.push(item);
   }
   return { items: todo, nextOffset: input.offset + page.length };
 }

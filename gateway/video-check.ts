@@ -1,7 +1,7 @@
 // Only a video is a video: a gateway that answers a download with an error page, a JSON document
 // or anything else would otherwise be stored under the video's name and recorded as succeeded.
 import { DownloadError } from './errors';
-import { discard, readText, type HttpResponse, type ResponseBody } from './http';
+import { discard, header, readText, type HttpResponse, type ResponseBody } from './http';
 import { redact } from './redact';
 
 /** Bytes read to recognise a container; every real video is longer. */
@@ -62,9 +62,7 @@ async function peek(body: ResponseBody, n: number): Promise<Buffer> {
  * first bytes. Throws a final DownloadError that says what was received instead.
  */
 export async function checkVideoStart(response: HttpResponse, source: string): Promise<void> {
-  const type = String(response.headers['content-type'] ?? '')
-    .split(';')[0]!
-    .trim();
+  const type = (header(response.headers, 'content-type') ?? '').split(';')[0]!.trim();
   if (NOT_VIDEO_TYPE.test(type)) {
     const text = await readText(response.body, 2048).catch(() => '');
     throw new DownloadError(`${source} sent ${type} instead of a video: ${sample(Buffer.from(text)) || '(empty)'}`, { retryable: false });

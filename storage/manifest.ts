@@ -1,4 +1,5 @@
 // One manifest line per item as it ends (spec/cli.md, "Files a run leaves"). Never the API key.
+import type { StoredObject } from './storage';
 
 export type ItemEndState = 'succeeded' | 'failed' | 'timed_out' | 'canceled' | 'unknown';
 
@@ -33,4 +34,18 @@ export function latestRowByKey(rows: readonly ManifestRow[]): Map<string, Manife
   const latest = new Map<string, ManifestRow>();
   for (const row of rows) latest.set(row.key, row);
   return latest;
+}
+
+/**
+ * Whether a run that renders again the ended states in `retry` skips the item whose latest row is
+ * `row`: it succeeded and its video is still stored as recorded (`stored`: what storage holds under
+ * the row's file, asked for only for a succeeded row with a file), or it ended in a state not
+ * retried. A canceled item is never done: running the job again continues it.
+ */
+export function itemIsDone(row: ManifestRow | undefined, retry: ReadonlySet<ItemEndState>, stored: StoredObject | undefined): boolean {
+  if (!row) return false;
+  if (row.state === 'succeeded' && row.file) {
+    return !!stored && stored.bytes === row.bytes && (!stored.sha256 || !row.sha256 || stored.sha256 === row.sha256);
+  }
+  return row.state !== 'canceled' && !retry.has(row.state);
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import { openStorage } from '../../storage';
-import { StorageError } from '../../storage/storage';
+import { StorageError, type StoredObject } from '../../storage/storage';
 import { InfrastructureError, UsageError } from '../errors';
 import { projectRoot } from '../../worker/bundle';
 import { stateDirectory } from '../../worker/state-dir';
@@ -13,7 +13,7 @@ import { TASK_QUEUE } from '../task-queue';
 import { jobWorkflowId } from '../../workflows/ids';
 import { JobWorkflow, progressQuery } from '../../workflows/job';
 import type { JobInput } from '../../workflows/types';
-import type { ItemEndState } from '../../storage/manifest';
+import { itemIsDone, type ItemEndState } from '../../storage/manifest';
 import { loadPlanOrExplain } from '../job-ref';
 import { createOutput } from '../output';
 import { ProgressView } from '../progress';
@@ -105,7 +105,7 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
       out.note(`${plan.job}: already running: attached${retryStates.length ? ' (--retry-* apply to the next run, not this one)' : ''}`);
     } else {
       const storage = openStorage(plan.output);
-      const stored = new Set((await storage.list()).map((o) => o.name));
+      const stored = new Map((await storage.list()).map((o) => [o.name, o]));
       out.note(startedNote(plan.job, plan.items.length, await readOutcome(plan), stored, retryStates, storage.location));
     }
     if (session.target.embedded)
@@ -175,23 +175,18 @@ function spawnBackgroundWorker(workflowId: string): void {
   child.unref();
 }
 
-/**
- * What a start renders: every item except those that succeeded and whose video is still stored,
- * and those that ended in a state the --retry-* flags do not name (the rule of the plan pages the
- * job reads, activities/plan.ts).
- */
+/** What a start renders: every item the job's plan pages will not skip (itemIsDone). */
 export function startedNote(
   job: string,
   total: number,
   outcome: JobOutcome,
-  stored: ReadonlySet<string>,
+  stored: ReadonlyMap<string, StoredObject>,
   retryStates: readonly ItemEndState[],
   location: string,
 ): string {
   const { counts } = outcome;
-  const done = outcome.rows.filter((row) =>
-    row.state === 'succeeded' ? row.file !== null && stored.has(row.file) : row.state !== 'canceled' && !retryStates.includes(row.state),
-  ).length;
+  const retry = new Set(retryStates);
+  const done = outcome.rows.filter((row) => itemIsDone(row, retry, row.file === null ? undefined : stored.get(row.file))).length;
   const toRender = total - done;
   if (toRender === 0) {
     const again =
