@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
+# One build at a time in this clone: two at once would share dist.new.
+exec 8>.build.lock
+if command -v flock >/dev/null 2>&1; then flock 8 || true; fi
 stamp=dist/.build-stamp
 sources=(jobfile gateway storage activities workflows worker cli sim package-lock.json tsconfig.json tsconfig.build.json)
 if [ -f "$stamp" ] && [ -z "$(find "${sources[@]}" -newer "$stamp" -print -quit 2>/dev/null)" ]; then
