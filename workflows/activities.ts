@@ -27,6 +27,12 @@ export const recording = proxyLocalActivities<typeof activities>({
  * (gateway/retry.ts), so each activity's startToCloseTimeout leaves it that time, and its Temporal
  * attempts multiply the requests: a status check 3 x 14, a prompt rewrite 2 x 14.
  */
+/**
+ * A status check's time as a local activity: well inside the default 10 s workflow task timeout, and
+ * far more than a healthy gateway needs to answer one.
+ */
+const QUICK_CHECK_MS = 5_000;
+
 export function gatewayActivities(settings: JobSettings) {
   const oneCall = settings.gateway.requestTimeoutMs + 140_000;
   const createOptions = { startToCloseTimeout: oneCall, retry: { maximumAttempts: 1 } };
@@ -39,8 +45,20 @@ export function gatewayActivities(settings: JobSettings) {
     create: proxyActivities<typeof activities>(createOptions),
     createMarked: proxyActivities<typeof activities>({ ...createOptions, heartbeatTimeout: 20_000 }),
     // Status checks are read-only, so they run as local activities: most of a render's events
-    // were check round trips, and the history server is what limits throughput.
-    check: proxyLocalActivities<typeof activities>({
+    // were check round trips, and the history server is what limits throughput. A local activity
+    // runs inside a workflow task, so it gets a few seconds and one attempt (quickCheck); a check
+    // that needs longer (a gateway outage, failover, 429 waits) is made again as a regular
+    // activity (check), whose retries hold no workflow task. `check` as a local activity is what
+    // workflows from before 'status-check-falls-back-to-activity' replay.
+    quickCheck: proxyLocalActivities<typeof activities>({
+      startToCloseTimeout: QUICK_CHECK_MS,
+      retry: { maximumAttempts: 1 },
+    }),
+    check: proxyActivities<typeof activities>({
+      startToCloseTimeout: oneCall,
+      retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 3 },
+    }),
+    checkLocal: proxyLocalActivities<typeof activities>({
       startToCloseTimeout: oneCall,
       retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 3 },
     }),

@@ -85,6 +85,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     let firstProgress: ProgressSample | undefined;
     // Workflows from before this change replay with the waits they had.
     const backOffWhenUnchanged = patched('poll-backoff-on-unchanged-progress');
+    const checkFallsBack = patched('status-check-falls-back-to-activity');
     /** When (ms after creation) the progress last reported was first seen. */
     let readingSeenAt = 0;
     const deadline = created.createdAt + settings.polling.timeoutMs;
@@ -109,14 +110,11 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       });
       await sleep(Math.min(delay, deadline - now));
       if (Date.now() >= deadline) continue;
-      check = await calls.check
-        .checkTask({
-          settings,
-          taskId: created.taskId,
-          protocol: item.request.protocol,
-          createdAt: created.createdAt,
-        })
-        .catch(endedBy('status check'));
+      check = await statusCheck(
+        calls,
+        { settings, taskId: created.taskId, protocol: item.request.protocol, createdAt: created.createdAt },
+        checkFallsBack,
+      ).catch(endedBy('status check'));
       status.polls += 1;
       if (check.progress !== status.progress) readingSeenAt = Date.now() - created.createdAt;
       status.progress = check.progress;
@@ -189,6 +187,27 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     await getExternalWorkflowHandle(input.jobWorkflowId).signal(itemDoneSignal, outcome);
   });
   return outcome;
+}
+
+type CheckInput = Parameters<ReturnType<typeof gatewayActivities>['check']['checkTask']>[0];
+
+/**
+ * One status check. A local activity is cheap in history but runs inside a workflow task, so it
+ * gets a few seconds and one attempt; a check that fails or needs longer (an outage, failover, a
+ * 429 wait) is made again as a regular activity with the full retry budget. Workflows from before
+ * that change replay their long local checks (`checkLocal`).
+ */
+async function statusCheck(calls: ReturnType<typeof gatewayActivities>, input: CheckInput, fallsBack: boolean): Promise<TaskCheck> {
+  if (!fallsBack) return calls.checkLocal.checkTask(input);
+  try {
+    return await calls.quickCheck.checkTask(input);
+  } catch (error) {
+    // A failed local activity may arrive as its ApplicationFailure itself, not wrapped.
+    const failure = error instanceof ActivityFailure ? error.cause : error;
+    if (isCancellation(error) || (failure instanceof ApplicationFailure && failure.nonRetryable)) throw error;
+    log.info('status check moved to a regular activity', { taskId: input.taskId, reason: (failure as Error | undefined)?.message });
+    return calls.check.checkTask(input);
+  }
 }
 
 /** Creates again after a create that provably sent nothing, at most this many times per item. */
