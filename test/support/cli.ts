@@ -18,11 +18,41 @@ export interface CliRun {
   done: Promise<CliResult>;
 }
 
+/**
+ * Process groups of the commands still running. A test that times out never awaits its command, so
+ * whatever is left is killed when the test file's process exits (commands run in their own group,
+ * with whatever they started in it).
+ */
+const running = new Set<number>();
+function killRunning(): void {
+  for (const pid of running) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+process.once('exit', killRunning);
+// The test runner ends a test file that outlives --test-timeout with SIGTERM, which skips 'exit'.
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    killRunning();
+    process.kill(process.pid, signal);
+  });
+}
+
 export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): CliRun {
   const child = spawn(process.execPath, [reelflowBin, ...args], {
     env: { ...(options.env ?? process.env), NO_COLOR: '1' },
     cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const pid = child.pid;
+  if (pid !== undefined) running.add(pid);
+  child.once('exit', () => {
+    if (pid !== undefined) running.delete(pid);
   });
   let stdout = '';
   let stderr = '';
