@@ -8,8 +8,10 @@ import { formatJobFileError, loadJobFile } from '../../jobfile';
 import type { Plan } from '../../jobfile/plan';
 import { openStorage } from '../../storage';
 import { type Check, exitStatusOf, fail, ok, PROBE_TIMEOUT_MS, warn, withTimeout } from '../doctor/check';
-import { checkBases, checkMessages, checkModels, type KeyInfo, normalisationNotes } from '../doctor/gateway';
+import { checkMessages, checkModels } from '../doctor/catalog';
+import { checkBases, gatewayNeeds, type KeyInfo, normalisationNotes } from '../doctor/gateway';
 import { Prober } from '../doctor/http';
+import { litellmWarning } from '../doctor/litellm';
 import { checkTemporal } from '../doctor/temporal';
 import { color, createOutput, type Output } from '../output';
 
@@ -18,7 +20,10 @@ const DEFAULT_KEY_ENV = 'GATEWAY_API_KEY';
 export function registerDoctorCommand(program: Command): void {
   program
     .command('doctor')
-    .description('check the set-up and say what to fix: job file, key variable, gateway addresses, Messages, models, Temporal, storage')
+    .description(
+      'check the set-up and say what to fix: job file, key variable, gateway addresses and the protocols each serves, ' +
+        'Messages, models, Temporal, storage',
+    )
     .argument('[job]', 'job file to check against (its gateway, models and output)')
     .option('--json', 'one JSON document on stdout: {"ok", "checks": [{"name", "status", "detail"}]}')
     .action(async (jobFile: string | undefined, options: { json?: boolean }) => {
@@ -112,14 +117,18 @@ function keyCheck(env: string, add: (check: Check) => void): KeyInfo {
 async function gatewayChecks(plan: Plan, key: KeyInfo, add: (check: Check) => void): Promise<void> {
   const prober = new Prober();
   try {
-    const bases = await checkBases(prober, plan.gateway.baseUrls, key, normalisationNotes(plan.warnings));
+    const bases = await checkBases(prober, plan.gateway.baseUrls, key, normalisationNotes(plan.warnings), gatewayNeeds(plan));
     for (const b of bases) add(b.check);
+    const litellm = litellmWarning(bases.flatMap((b) => (b.litellm === undefined ? [] : [{ base: b.base, version: b.litellm }])));
+    if (litellm) add(litellm);
     const usable = bases.find((b) => b.usable)?.base;
     const videoModels = [...new Set(plan.items.map((i) => i.request.model))];
     if (plan.enhance) {
+      const messagesBase = bases.find((b) => b.servesMessages)?.base;
       if (!key.key) add(warn('messages', `not checked: ${key.env} is not set`));
       else if (!usable) add(warn('messages', 'not checked: no base address answers like the gateway'));
-      else add(await checkMessages(prober, usable, key.key, plan.enhance));
+      else if (!messagesBase) add(warn('messages', 'not checked: no base address serves /v1/messages (see above)'));
+      else add(await checkMessages(prober, messagesBase, key.key, plan.enhance));
     } else {
       add(ok('messages', 'not needed: the job has no enhance: block, so it makes no Messages calls'));
     }

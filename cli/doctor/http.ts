@@ -5,8 +5,14 @@ import { Agent, request } from 'undici';
 import { redact } from '../../gateway/redact';
 import { PROBE_TIMEOUT_MS } from './check';
 
+/** Response headers, lower-case names; a repeated header's values joined with ", ". */
+export type ProbeHeaders = Record<string, string>;
+
 export type ProbeResult =
-  { kind: 'answer'; status: number; text: string; ms: number } | { kind: 'network'; code: string; message: string; ms: number };
+  | { kind: 'answer'; status: number; text: string; headers: ProbeHeaders; ms: number }
+  | { kind: 'network'; code: string; message: string; ms: number };
+
+export type ProbeAnswer = Extract<ProbeResult, { kind: 'answer' }>;
 
 const MAX_BODY = 64 * 1024;
 
@@ -33,7 +39,7 @@ export class Prober {
       for await (const chunk of res.body) {
         if (text.length < MAX_BODY) text += (chunk as Buffer).toString('utf8');
       }
-      return { kind: 'answer', status: res.statusCode, text, ms: elapsed() };
+      return { kind: 'answer', status: res.statusCode, text, headers: flatHeaders(res.headers), ms: elapsed() };
     } catch (error) {
       return { kind: 'network', ...networkCause(error), ms: elapsed() };
     }
@@ -42,6 +48,14 @@ export class Prober {
   async close(): Promise<void> {
     await this.agent.close().catch(() => undefined);
   }
+}
+
+function flatHeaders(raw: Record<string, string | string[] | undefined>): ProbeHeaders {
+  const out: ProbeHeaders = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
 }
 
 function networkCause(error: unknown): { code: string; message: string } {

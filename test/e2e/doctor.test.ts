@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type SimHandle } from '../../sim';
 import { runCli, type CliResult } from '../support/cli';
+import { json, scripted, type Scripted } from '../support/scripted-gateway';
 import { tempDir } from '../support/jobs';
 import { startTestTemporal, type TestTemporal } from '../support/temporal';
 
@@ -18,6 +19,10 @@ interface JobOptions {
   outputDir?: string;
   keyEnv?: string;
   enhance?: boolean;
+  /** Items as `model` names; default: one seedance item and one sora-2 item. */
+  models?: string[];
+  /** `models.<name>.protocol` entries. */
+  protocols?: Record<string, 'general' | 'openai'>;
 }
 
 function writeDoctorJob(dir: string, o: JobOptions): string {
@@ -32,12 +37,14 @@ function writeDoctorJob(dir: string, o: JobOptions): string {
     '  model: seedance-1-0-pro-250528',
     '  seconds: "5"',
     ...(o.enhance ? ['enhance:', '  model: claude-sonnet-4-6', '  max_tokens: 100'] : []),
+    ...(o.protocols ? ['models:', ...Object.entries(o.protocols).flatMap(([m, p]) => [`  ${m}:`, `    protocol: ${p}`])] : []),
     'output:',
     `  dir: ${o.outputDir ?? './out/{date}'}`,
     'items:',
-    '  - prompt: a lighthouse at dusk',
-    '  - prompt: a fox in the snow',
-    '    model: sora-2',
+    ...(o.models ?? ['seedance-1-0-pro-250528', 'sora-2']).flatMap((model, i) => [
+      `  - prompt: scene ${i + 1}, a lighthouse at dusk`,
+      `    model: ${model}`,
+    ]),
     '',
   ].join('\n');
   const path = join(dir, `${o.name}.yaml`);
@@ -58,6 +65,53 @@ function linesOf(result: CliResult): Map<string, { status: string; detail: strin
   }
   return map;
 }
+
+/**
+ * A gateway that serves only the openai protocol (/v1/videos) and Messages, answering as the
+ * LiteLLM proxy does (test/gateways/OBSERVED.md): FastAPI's 404 {"detail":"Not Found"} on the
+ * general protocol's routes, before any key check. `litellm: true` also answers the status check
+ * of an id it cannot decode as LiteLLM 1.106.2 does: 500, with its x-litellm-* headers; otherwise
+ * with a plain "Video not found".
+ */
+function openaiOnlyGateway(options: { litellm: boolean }): Promise<Scripted> {
+  const notFound = { detail: 'Not Found' };
+  const litellmHeaders = { 'x-litellm-version': '1.106.2', 'x-litellm-call-id': '371bdb28-c513-4721-a332-9d967f722885' };
+  return scripted((req, res) => {
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    const keyed = req.headers.authorization === `Bearer ${KEY}` || req.headers['x-api-key'] === KEY;
+    const refuse = () => json(res, 400, { error: { message: 'No connected db.', type: 'no_db_connection', param: null, code: '400' } });
+    if (req.method === 'GET' && /^\/v1\/videos\/[^/]+$/.test(path)) {
+      if (!keyed) return refuse();
+      if (!options.litellm) {
+        return json(res, 404, { error: { message: 'Video not found', type: 'invalid_request_error', param: null, code: 'not_found' } });
+      }
+      const message =
+        'litellm.InternalServerError: InternalServerError: OpenAIException - Cannot connect to host api.openai.com:443 ssl:<ssl.SSLContext object at 0x7fcf> [Name or service not known]';
+      return json(res, 500, { error: { message, type: 'internal_server_error', param: null, code: '500' } }, litellmHeaders);
+    }
+    if (req.method === 'GET' && path === '/v1/models') {
+      if (!keyed) return refuse();
+      return json(res, 200, {
+        object: 'list',
+        data: ['sora-2', 'claude-sonnet-4-6'].map((id) => ({ id, object: 'model', owned_by: 'openai' })),
+      });
+    }
+    if (req.method === 'POST' && path === '/v1/messages') {
+      if (!keyed) return refuse();
+      const message = {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-6',
+        content: [{ type: 'text', text: 'A' }],
+      };
+      return json(res, 200, { ...message, stop_reason: 'max_tokens', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 1 } });
+    }
+    return json(res, 404, notFound);
+  });
+}
+
+const messagesCalls = (gateway: Scripted) => gateway.seen.filter((s) => s.path.startsWith('/v1/messages')).length;
 
 describe('reelflow doctor', { timeout: 180_000 }, () => {
   let temporal: TestTemporal;
@@ -105,6 +159,100 @@ describe('reelflow doctor', { timeout: 180_000 }, () => {
     assert.match(lines.get('models')!.detail, /cannot verify .* without creating a task/);
     assert.equal(lines.get('key variable')!.detail, 'GATEWAY_API_KEY is set');
     assert.equal(sim.stats().requests['POST /v1/video/generations'] ?? 0, 0, 'the doctor never creates a task');
+    assert.equal(sim.stats().requests['POST /v1/videos'] ?? 0, 0, 'the doctor never creates a task');
+    // Which protocols each address serves; the simulator serves all three.
+    assert.match(primaryLine.detail, /general ✓, openai ✓, messages ✓/);
+    assert.match(lines.get(`gateway ${alternate} (alternate 1)`)!.detail, /general ✓, openai ✓, messages ✓/);
+    assert.ok(!/litellm/i.test(result.stdout), `no LiteLLM warning for the simulator:\n${result.stdout}`);
+  });
+
+  it('a gateway serving only /v1/videos passes a job that uses only the openai protocol: openai ✓, general ✗ (exit 0)', async () => {
+    const gateway = await openaiOnlyGateway({ litellm: false });
+    const job = writeDoctorJob(dir, {
+      name: 'openai-only',
+      baseUrls: [gateway.url],
+      models: ['sora-2'],
+      protocols: { 'sora-2': 'openai' },
+    });
+    const result = await runCli(['doctor', job], { env });
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assertNoKey(result);
+    const lines = linesOf(result);
+    const line = lines.get(`gateway ${gateway.url} (primary)`);
+    assert.equal(line?.status, 'ok', result.stdout);
+    assert.match(line!.detail, /key accepted/);
+    assert.match(line!.detail, /openai ✓/);
+    assert.match(line!.detail, /general ✗ \(not used by this job\)/);
+    assert.equal(lines.get('model sora-2')?.status, 'ok', result.stdout);
+    assert.ok(!gateway.seen.some((s) => s.method === 'POST' && s.path.startsWith('/v1/video')), 'the doctor never creates a task');
+  });
+
+  it('a job that uses the general protocol fails against it, naming the protocol and the address (exit 2)', async () => {
+    const gateway = await openaiOnlyGateway({ litellm: false });
+    const job = writeDoctorJob(dir, {
+      name: 'general-on-openai-only',
+      baseUrls: [gateway.url],
+      models: ['sora-2', 'seedance-1-0-pro-250528'],
+      protocols: { 'sora-2': 'openai' },
+    });
+    const result = await runCli(['doctor', job], { env });
+    assert.equal(result.code, 2, result.stdout + result.stderr);
+    const line = linesOf(result).get(`gateway ${gateway.url} (primary)`);
+    assert.equal(line?.status, 'FAIL', result.stdout);
+    assert.match(line!.detail, /general ✗, openai ✓/);
+    assert.match(line!.detail, new RegExp(`${gateway.url.replace(/[.]/g, '\\.')} does not serve the general protocol`));
+    assert.match(line!.detail, /seedance-1-0-pro-250528/);
+    assert.doesNotMatch(line!.detail, /must be the gateway's root/);
+    // The address works for what it serves: the models check still runs.
+    assert.equal(linesOf(result).get('model sora-2')?.status, 'ok', result.stdout);
+  });
+
+  it('probes Messages only when the job enhances', async () => {
+    const gateway = await openaiOnlyGateway({ litellm: false });
+    const plain = writeDoctorJob(dir, {
+      name: 'no-enhance',
+      baseUrls: [gateway.url],
+      models: ['sora-2'],
+      protocols: { 'sora-2': 'openai' },
+    });
+    const without = await runCli(['doctor', plain], { env });
+    assert.equal(without.code, 0, without.stdout + without.stderr);
+    assert.equal(messagesCalls(gateway), 0, 'no Messages call for a job without enhance:');
+    assert.doesNotMatch(linesOf(without).get(`gateway ${gateway.url} (primary)`)!.detail, /messages/);
+
+    const enhanced = writeDoctorJob(dir, {
+      name: 'enhance',
+      baseUrls: [gateway.url],
+      models: ['sora-2'],
+      protocols: { 'sora-2': 'openai' },
+      enhance: true,
+    });
+    const result = await runCli(['doctor', enhanced], { env });
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.ok(messagesCalls(gateway) > 0, 'a job with enhance: gets its Messages checked');
+    const lines = linesOf(result);
+    assert.match(lines.get(`gateway ${gateway.url} (primary)`)!.detail, /openai ✓, messages ✓/);
+    assert.equal(lines.get('messages')?.status, 'ok', result.stdout);
+  });
+
+  it('reads LiteLLM\'s 500 for an id it cannot decode as "the route exists", and warns about its router re-sending creates', async () => {
+    const gateway = await openaiOnlyGateway({ litellm: true });
+    const job = writeDoctorJob(dir, {
+      name: 'litellm-shaped',
+      baseUrls: [gateway.url],
+      models: ['sora-2'],
+      protocols: { 'sora-2': 'openai' },
+    });
+    const result = await runCli(['doctor', job], { env });
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    const lines = linesOf(result);
+    const line = lines.get(`gateway ${gateway.url} (primary)`);
+    assert.equal(line?.status, 'ok', result.stdout);
+    assert.match(line!.detail, /openai ✓/);
+    const warning = lines.get('litellm');
+    assert.equal(warning?.status, 'warn', result.stdout);
+    assert.match(warning!.detail, /LiteLLM proxy 1\.106\.2/);
+    assert.match(warning!.detail, /router_settings\.num_retries: 0/);
   });
 
   it('warns about a refused primary when an alternate works: a run would fail over (exit 0)', async () => {
