@@ -24,9 +24,9 @@ export interface TaskStatus extends ServedBy {
   state: TaskState;
   /** 0..100 when the gateway reported it. */
   progress?: number;
-  /** Only on success and only when it parses as an http(s) URL. */
+  /** Only on success and only when it parses as an http(s) URL: result_url, else fail_reason (new-api v0.10.0 puts it there). */
   resultUrl?: string;
-  /** Failure reason (fail_reason, error.message, or result_url on failure). */
+  /** Failure reason (fail_reason, error.message, or result_url on failure), with the upstream's data.error added when the gateway passes it on. */
   failReason?: string;
   /** Server hint for the next check (openai-poll-after-ms or Retry-After), in ms. */
   pollAfterMs?: number;

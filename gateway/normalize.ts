@@ -118,15 +118,56 @@ function errorMessageOf(value: unknown): string | undefined {
   return nonEmptyString(value);
 }
 
+/** `message (code)` of an upstream error object, or whichever of the two it has. */
+function upstreamErrorText(value: unknown): string | undefined {
+  const obj = asObject(value);
+  if (!obj) return undefined;
+  const message = nonEmptyString(obj.message);
+  const code = nonEmptyString(obj.code);
+  if (message && code && !message.includes(code)) return `${message} (${code})`;
+  return message ?? code;
+}
+
+/** An http(s) address of sane length, as its normalised href; anything else is no address. */
+function videoAddress(value: unknown): string | undefined {
+  const text = nonEmptyString(value);
+  if (text === undefined || text.length > MAX_URL) return undefined;
+  return parseHttpUrl(text)?.href;
+}
+
+/**
+ * Where a finished task's video is: `result_url`; else new-api v0.10.0's `fail_reason`, which it
+ * fills with the address on success (the upstream's file, or its own content endpoint under its
+ * ServerAddress); else the upstream task's `content.video_url` it passes through in `data`. A
+ * `fail_reason` counts only when it is an http(s) address: on success it is otherwise ignored.
+ */
+function finishedVideoAddress(task: Json, upstream: Json | undefined): string | undefined {
+  return videoAddress(task.result_url) ?? videoAddress(task.fail_reason) ?? videoAddress(asObject(upstream?.content)?.video_url);
+}
+
+/**
+ * Why a task failed, in the gateway's words: `fail_reason`, then `error`, then `result_url` (the
+ * real gateway copies the failure text there). new-api v0.10.0 says only "task failed" and keeps
+ * the upstream's reason in `data.error`: that is added, so the user sees what actually happened.
+ */
+function failureText(task: Json, upstream: Json | undefined, mapped: MappedStatus, rawStatus: string): string {
+  const own = nonEmptyString(task.fail_reason) ?? errorMessageOf(task.error) ?? nonEmptyString(task.result_url);
+  const nested = upstreamErrorText(upstream?.error);
+  if (own && nested) return own.includes(nested) ? own : `${own}: ${nested}`;
+  return own ?? nested ?? mapped.impliedReason ?? `the gateway reported status ${rawStatus || 'failed'}`;
+}
+
 /**
  * Reads a task out of a retrieve body of either protocol: the general `{code, message, data}`
- * wrapper or the bare video object. `result_url` is an address only on success and only if http(s);
- * on failure it is a reason candidate (the real gateway copies the failure text there).
+ * wrapper (whose `data.data` is the upstream's own task, on gateways that pass it through) or the
+ * bare video object. An address is taken only on success and only if http(s); on failure those
+ * fields are reason candidates.
  */
 export function parseTaskBody(body: unknown): ParsedTask {
   const top = asObject(body) ?? {};
   const data = asObject(top.data);
   const task = data && ('status' in data || 'task_id' in data) ? data : top;
+  const upstream = task === data ? asObject(data.data) : undefined;
   const rawStatus = typeof task.status === 'string' ? task.status : '';
   const mapped = mapTaskStatus(rawStatus);
   const result: ParsedTask = { state: mapped.state, rawStatus };
@@ -134,18 +175,11 @@ export function parseTaskBody(body: unknown): ParsedTask {
   if (taskId !== undefined) result.taskId = taskId;
   const progress = parseProgress(task.progress);
   if (progress !== undefined) result.progress = progress;
-  const resultUrlRaw = nonEmptyString(task.result_url);
-  if (mapped.state === 'succeeded' && (resultUrlRaw?.length ?? 0) <= MAX_URL) {
-    const url = parseHttpUrl(resultUrlRaw);
-    if (url) result.resultUrl = url.href;
+  if (mapped.state === 'succeeded') {
+    const url = finishedVideoAddress(task, upstream);
+    if (url) result.resultUrl = url;
   } else if (mapped.state === 'failed') {
-    const reason =
-      nonEmptyString(task.fail_reason) ??
-      errorMessageOf(task.error) ??
-      nonEmptyString(task.result_url) ??
-      mapped.impliedReason ??
-      `the gateway reported status ${rawStatus || 'failed'}`;
-    result.failReason = gatewayText(reason, MAX_FAIL_REASON);
+    result.failReason = gatewayText(failureText(task, upstream, mapped, rawStatus), MAX_FAIL_REASON);
   }
   return result;
 }

@@ -1,24 +1,75 @@
 // Auth and the key's token group catalog, as the gateway's middleware applies them before any relay.
-import type { ServerResponse } from 'node:http';
+// Each profile answers a bad key or an unknown model in its gateway's own words (OBSERVED.md).
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ModelInfo } from './config';
 import type { SimContext } from './context';
-import { openaiError, sendJson } from './http';
+import { openaiError, requestId, sendJson, sendText } from './http';
+import { litellmKeyRefused, litellmUnknownModel } from './litellm-errors';
+import { isNewApi } from './profile';
 
-export function rejectBadKey(res: ServerResponse): void {
-  // The real gateway answers every bad or missing token the same way, in the OpenAI shape.
-  sendJson(res, 401, openaiError('Invalid token', 'new_api_error', ''));
+/** The key a request carries: `Authorization: Bearer`, or `x-api-key` where `xApiKey` says the route takes it. */
+export function keyOf(req: IncomingMessage, xApiKey = false): string | undefined {
+  const x = req.headers['x-api-key'];
+  if (xApiKey && typeof x === 'string') return x;
+  const h = req.headers['authorization'];
+  if (typeof h !== 'string') return undefined;
+  const m = /^Bearer\s+(.+)$/i.exec(h.trim());
+  return m ? m[1] : undefined;
+}
+
+/**
+ * True when the request's key is accepted; otherwise answers as the profile's gateway does and
+ * returns false. LiteLLM takes `x-api-key` on every route; the others only on Messages.
+ */
+export function checkKey(ctx: SimContext, req: IncomingMessage, res: ServerResponse, xApiKey = false): boolean {
+  const litellm = ctx.cfg.profile === 'litellm';
+  const key = keyOf(req, xApiKey || litellm);
+  if (key !== undefined && ctx.cfg.keys.has(key)) return true;
+  if (litellm) {
+    // Its auth error handler imports prisma, which litellm[proxy] does not install: a bare 500.
+    if (key === undefined) sendText(res, 500, 'Internal Server Error', 'text/plain; charset=utf-8');
+    else litellmKeyRefused(res, key, ctx.cfg.litellmDatabase);
+  } else if (isNewApi(ctx.cfg.profile)) {
+    sendJson(res, 401, {
+      error: {
+        code: '',
+        message: `${key === undefined ? '未提供令牌' : '无效的令牌'} (request id: ${requestId()})`,
+        type: 'new_api_error',
+      },
+    });
+  } else {
+    // The protocol page's gateway answers every bad or missing token the same way, in the OpenAI shape.
+    sendJson(res, 401, openaiError('Invalid token', 'new_api_error', ''));
+  }
+  return false;
 }
 
 /**
  * Looks the model up in the key's token group. Unknown -> 404 (service document rule 7.1) or, with
- * the switch, the real gateway's 503 "No available channel for model X under group G". Answers and
- * returns undefined when the model is not available.
+ * the switch, the real gateway's 503 "No available channel for model X under group G"; new-api
+ * profiles always answer the 503 in new-api's words, LiteLLM a 400. Answers and returns undefined
+ * when the model is not available.
  */
-export function requireModel(ctx: SimContext, res: ServerResponse, model: string): ModelInfo | undefined {
+export function requireModel(
+  ctx: SimContext,
+  res: ServerResponse,
+  model: string,
+  route: 'video' | 'messages' = 'video',
+): ModelInfo | undefined {
   const info = ctx.cfg.catalog.get(model);
   if (info) return info;
   const group = ctx.cfg.group;
-  if (ctx.faults.faults.modelNotFoundAs503) {
+  if (ctx.cfg.profile === 'litellm') {
+    litellmUnknownModel(res, model, route);
+  } else if (isNewApi(ctx.cfg.profile)) {
+    sendJson(res, 503, {
+      error: {
+        code: 'model_not_found',
+        message: `分组 ${group} 下模型 ${model} 无可用渠道（distributor） (request id: ${requestId()})`,
+        type: 'new_api_error',
+      },
+    });
+  } else if (ctx.faults.faults.modelNotFoundAs503) {
     sendJson(res, 503, openaiError(`No available channel for model ${model} under group ${group}`, 'new_api_error', 'model_not_found'));
   } else {
     sendJson(res, 404, openaiError(`model ${model} is not available to this token (group ${group})`, 'new_api_error', 'model_not_found'));

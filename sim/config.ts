@@ -1,5 +1,6 @@
 // Resolved simulator configuration: the contract's options plus defaults and the model catalog.
 import type { PortMode, SimFaults, SimOptions } from './contract';
+import { NEW_API_SERVER_ADDRESS, profileDefaults, type SimProfile } from './profile';
 
 /** Faults beyond the contract's rates: which variant of a fault to produce, and where. */
 export interface SimFaultsExt extends SimFaults {
@@ -15,6 +16,11 @@ export interface SimFaultsExt extends SimFaults {
   scope?: EndpointKind[];
   /** Share of Messages streams that send an `error` event after the 200 headers. */
   streamErrorRate?: number;
+  /**
+   * new-api profiles: the fetch guard refuses the video's upstream address, so the content
+   * endpoint answers 403 `{"error":{"message":"request blocked: port N is not allowed"}}` with this N.
+   */
+  fetchGuardPort?: number;
 }
 
 export type EndpointKind = 'create' | 'retrieve' | 'content' | 'messages';
@@ -35,6 +41,14 @@ export interface SimOptionsExt extends SimOptions {
   cacheDir?: string;
   /** Path of ffmpeg; default /usr/bin/ffmpeg, then `ffmpeg` on PATH. null forces the shipped sample. */
   ffmpegPath?: string | null;
+  /** The gateway imitated (sim/profile.ts); default 'default', the protocol page's gateway. */
+  profile?: SimProfile;
+  /** new-api profiles: the operator's ServerAddress setting, named in addresses (default http://localhost:3000). */
+  serverAddress?: string;
+  /** How often task readings are refreshed from the upstream, ms; 0 = live. Default 15 000 for new-api, else 0. */
+  refreshMs?: number;
+  /** litellm profile: a proxy with a database answers a wrong key 401 (without one: 400 no_db_connection). */
+  litellmDatabase?: boolean;
 }
 
 export interface ModelInfo {
@@ -60,6 +74,10 @@ export const DEFAULT_CATALOG: Record<string, ModelInfo> = {
 export const DEFAULT_KEY = 'sk-sim-local';
 
 export interface SimConfig {
+  profile: SimProfile;
+  serverAddress: string;
+  refreshMs: number;
+  litellmDatabase: boolean;
   host: string;
   ports: number[];
   portModes: PortMode[];
@@ -87,18 +105,24 @@ function infoFor(name: string): ModelInfo {
 }
 
 export function resolveConfig(o: SimOptionsExt): SimConfig {
+  const profile = o.profile ?? 'default';
+  const like = profileDefaults(profile);
   const ports = o.ports && o.ports.length > 0 ? o.ports : [0];
-  const names = o.models && o.models.length > 0 ? o.models : Object.keys(DEFAULT_CATALOG);
+  const names = o.models && o.models.length > 0 ? o.models : (like.models ?? Object.keys(DEFAULT_CATALOG));
   return {
+    profile,
+    serverAddress: (o.serverAddress ?? NEW_API_SERVER_ADDRESS).replace(/\/+$/, ''),
+    refreshMs: o.refreshMs ?? like.refreshMs,
+    litellmDatabase: o.litellmDatabase ?? false,
     host: o.host ?? '127.0.0.1',
     ports,
     portModes: ports.map((_, i) => o.portModes?.[i] ?? 'up'),
     keys: new Set(o.keys && o.keys.length > 0 ? o.keys : [DEFAULT_KEY]),
-    group: o.group ?? 'reelflow',
+    group: o.group ?? like.group ?? 'reelflow',
     catalog: new Map(names.map((n) => [n, infoFor(n)])),
     renderMs: o.renderMs,
     videoBytes: o.videoBytes,
-    cdn: o.cdn ?? false,
+    cdn: o.cdn ?? like.cdn ?? false,
     cdnPort: o.cdnPort ?? 0,
     cdnUrlTtlMs: o.cdnUrlTtlMs ?? 3_600_000,
     contentRedirect: o.contentRedirect ?? false,

@@ -57,27 +57,41 @@ function waitDrain(res: ServerResponse): Promise<boolean> {
   });
 }
 
+/**
+ * How a gateway that relays the video serves it. `ignoreRange`: it fetches the upstream without the
+ * client's Range and streams that answer (LiteLLM, new-api): always 200 with the whole video, and
+ * no validators or Accept-Ranges. `headers` are added (new-api's Cache-Control).
+ */
+export interface ServeOptions {
+  ignoreRange?: boolean;
+  headers?: Record<string, string>;
+}
+
 export async function serveVideo(
   req: IncomingMessage,
   res: ServerResponse,
   v: VideoBody,
   faults: FaultEngine,
   stats: StatsRecorder,
+  options: ServeOptions = {},
 ): Promise<void> {
-  const headers: Record<string, string | number> = {
-    'content-type': 'video/mp4',
-    'accept-ranges': 'bytes',
-    etag: v.etag,
-    'last-modified': 'Sat, 01 Nov 2025 00:00:00 GMT',
-  };
-  if (req.headers['if-none-match'] === v.etag) {
+  const headers: Record<string, string | number> = options.ignoreRange
+    ? { 'content-type': 'video/mp4', ...options.headers }
+    : {
+        'content-type': 'video/mp4',
+        'accept-ranges': 'bytes',
+        etag: v.etag,
+        'last-modified': 'Sat, 01 Nov 2025 00:00:00 GMT',
+        ...options.headers,
+      };
+  if (!options.ignoreRange && req.headers['if-none-match'] === v.etag) {
     res.writeHead(304, headers);
     res.end();
     return;
   }
   // If-Range with a stale validator means "send it all": the client's partial file is of another video.
   const ifRange = req.headers['if-range'];
-  const range = ifRange && ifRange !== v.etag ? null : parseRange(req.headers.range, v.total);
+  const range = options.ignoreRange || (ifRange && ifRange !== v.etag) ? null : parseRange(req.headers.range, v.total);
   if (range === 'unsatisfiable') {
     res.writeHead(416, { 'content-range': `bytes */${v.total}`, 'content-length': 0 });
     res.end();

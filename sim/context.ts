@@ -16,6 +16,8 @@ export interface SimContext {
   stats: StatsRecorder;
   dice: Dice;
   cdn?: Cdn;
+  /** When the simulator started: the refresh rounds of a slowly refreshing gateway count from here. */
+  startedAt: number;
   now(): number;
 }
 

@@ -7,8 +7,13 @@ import type { Task } from './tasks';
  * count it, get its video ready, and maybe lose the answer. Returns undefined when the answer is
  * lost: the task exists and will render (it was billed), but the caller never learns its id.
  */
-export function acceptCreate(ctx: SimContext, req: IncomingMessage, fields: Omit<Task, 'id' | 'failReason'>): Task | undefined {
-  const task = ctx.store.create(fields, ctx.faults.faults.failRate);
+export function acceptCreate(
+  ctx: SimContext,
+  req: IncomingMessage,
+  fields: Omit<Task, 'id' | 'failReason'>,
+  id?: string,
+): Task | undefined {
+  const task = ctx.store.create(fields, ctx.faults.faults.failRate, id);
   ctx.stats.create(fields.prompt);
   ctx.videos.prepare(task.seconds, task.size);
   if (ctx.faults.lostCreate()) {

@@ -4,6 +4,8 @@ import type { ServerResponse } from 'node:http';
 import type { EndpointKind, SimFaultsExt } from './config';
 import type { Dice } from './prng';
 import { anthropicError, nginxPage, openaiError, sendJson, sendText } from './http';
+import { wrappedUpstreamError, type LitellmKind } from './litellm-errors';
+import type { SimProfile } from './profile';
 
 export type RateLimitKind = 'retry-after-seconds' | 'retry-after-date' | 'no-retry-after' | 'empty';
 const RATE_LIMIT_KINDS: RateLimitKind[] = ['retry-after-seconds', 'retry-after-date', 'no-retry-after', 'empty'];
@@ -80,7 +82,7 @@ export class FaultEngine {
 
 const RETRY_AFTER_S = 1;
 
-export function sendRateLimited(res: ServerResponse, variant: RateLimitKind, messages: boolean): void {
+export function sendRateLimited(res: ServerResponse, variant: RateLimitKind, messages: boolean, profile: SimProfile = 'default'): void {
   if (variant === 'empty') {
     res.writeHead(429, { 'content-length': 0 });
     res.end();
@@ -94,13 +96,34 @@ export function sendRateLimited(res: ServerResponse, variant: RateLimitKind, mes
   }
   const body = messages
     ? anthropicError('rate_limit_error', 'Number of requests has exceeded your rate limit')
-    : openaiError('Rate limit exceeded for token group, please try again later', 'new_api_error', 'rate_limit_exceeded');
+    : profile === 'litellm'
+      ? wrappedUpstreamError(
+          429,
+          'RateLimitError',
+          { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' },
+          undefined,
+        )
+      : openaiError('Rate limit exceeded for token group, please try again later', 'new_api_error', 'rate_limit_exceeded');
   sendJson(res, 429, body, headers);
 }
 
-export function sendInjectedError(res: ServerResponse, status: number, html: boolean, messages: boolean): void {
+/** LiteLLM's exception for an upstream status (only the 500 was observed; the others follow its exception mapping). */
+const LITELLM_KIND: Record<number, LitellmKind> = { 503: 'ServiceUnavailableError', 504: 'Timeout' };
+
+export function sendInjectedError(
+  res: ServerResponse,
+  status: number,
+  html: boolean,
+  messages: boolean,
+  profile: SimProfile = 'default',
+): void {
   if (html) {
     sendText(res, status, nginxPage(status), 'text/html');
+    return;
+  }
+  if (profile === 'litellm' && !messages) {
+    const upstream = { message: 'The server had an error while processing your request', type: 'server_error', code: null };
+    sendJson(res, status, wrappedUpstreamError(status, LITELLM_KIND[status] ?? 'InternalServerError', upstream, undefined));
     return;
   }
   if (messages) {

@@ -1,11 +1,13 @@
 // The general task protocol: POST /v1/video/generations and GET /v1/video/generations/{id}.
 // Errors use the task shape {"code","message","data":null}; auth and catalog errors the OpenAI shape.
+import type { ModelInfo } from './config';
 import type { RouteCall } from './context';
 import { acceptCreate } from './create';
-import { bearerToken, sendJson, taskError } from './http';
-import { pickRenderMs, rejectBadKey, requireModel } from './catalog';
+import { sendJson, taskError } from './http';
+import { checkKey, pickRenderMs, requireModel } from './catalog';
 import { sizeFromResolution } from './mp4';
-import { viewAt } from './tasks';
+import { currentReading } from './refresh';
+import type { Task } from './tasks';
 import { validateSeconds } from './validate';
 
 const CONTENT_ROLES: Record<string, string> = {
@@ -38,56 +40,82 @@ function checkContent(content: unknown): string | null {
   return null;
 }
 
-export function createGeneral({ req, res, ctx, body }: RouteCall): void {
-  if (!ctx.cfg.keys.has(bearerToken(req) ?? '')) return rejectBadKey(res);
+/** A valid create request of either protocol, as the gateway has read it. */
+export interface CreateRequest {
+  model: string;
+  info: ModelInfo;
+  prompt: string;
+  /** The seconds asked for, or undefined. */
+  seconds: number | undefined;
+  /** WxH asked for (from size, or resolution and ratio). */
+  size: string;
+  /** Fields passed on to the upstream beside the known ones. */
+  metadata?: Record<string, unknown>;
+}
+
+/** Reads and checks a general create; answers the error and returns undefined when it is not valid. */
+export function readGeneralCreate({ req, res, ctx, body }: RouteCall): CreateRequest | undefined {
+  const refuse = (message: string): undefined => void sendJson(res, 400, taskError('invalid_request', message));
+  if (!checkKey(ctx, req, res)) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
   } catch (e) {
-    return sendJson(res, 400, taskError('invalid_request', `invalid request body: ${(e as Error).message}`));
+    return refuse(`invalid request body: ${(e as Error).message}`);
   }
-  if (!isObject(parsed)) return sendJson(res, 400, taskError('invalid_request', 'request body must be a JSON object'));
+  if (!isObject(parsed)) return refuse('request body must be a JSON object');
   const { model, prompt, seconds, metadata } = parsed;
-  if (typeof model !== 'string' || model === '') return sendJson(res, 400, taskError('invalid_request', 'model is required'));
+  if (typeof model !== 'string' || model === '') return refuse('model is required');
   const info = requireModel(ctx, res, model);
-  if (!info) return;
+  if (!info) return undefined;
   if (info.kind !== 'video') {
-    return sendJson(res, 400, taskError('invalid_request', `model ${model} does not support video generation`));
+    return refuse(`model ${model} does not support video generation`);
   }
   if (typeof prompt !== 'string' || prompt.trim() === '') {
-    return sendJson(res, 400, taskError('invalid_request', 'prompt is required'));
+    return refuse('prompt is required');
   }
-  const secErr = validateSeconds(seconds);
-  if (secErr) return sendJson(res, 400, taskError('invalid_request', secErr));
+  const secErr = validateSeconds(seconds, ctx.cfg.profile);
+  if (secErr) return refuse(secErr);
   if (metadata !== undefined && !isObject(metadata)) {
-    return sendJson(res, 400, taskError('invalid_request', 'metadata must be an object'));
+    return refuse('metadata must be an object');
   }
   const contentErr = checkContent(metadata?.['content']);
-  if (contentErr) return sendJson(res, 400, taskError('invalid_request', contentErr));
-
-  const secs = seconds === undefined ? info.defaultSeconds : Number(seconds);
+  if (contentErr) return refuse(contentErr);
   const size = sizeFromResolution(metadata?.['resolution'], metadata?.['ratio']);
+  return { model, info, prompt, seconds: seconds === undefined ? undefined : Number(seconds), size, metadata };
+}
+
+export function createGeneral(call: RouteCall): void {
+  const { req, res, ctx } = call;
+  const r = readGeneralCreate(call);
+  if (!r) return;
+  const { model, info, prompt, size, metadata } = r;
   // Processed and billed even when the answer is lost: the case §6 of the protocol is about.
   const task = acceptCreate(ctx, req, {
     protocol: 'general',
     model,
     prompt,
-    seconds: secs,
+    seconds: r.seconds ?? info.defaultSeconds,
     size,
     createdAt: ctx.now(),
     renderMs: pickRenderMs(ctx, info),
     metadata,
   });
   if (!task) return;
-  sendJson(res, 200, {
+  sendJson(res, 200, generalCreateAnswer(task));
+}
+
+/** The protocol page's create answer: the id under both names, as a queued video. */
+export function generalCreateAnswer(task: Task): Record<string, unknown> {
+  return {
     id: task.id,
     task_id: task.id,
     object: 'video',
-    model,
+    model: task.model,
     status: 'queued',
     progress: 0,
     created_at: Math.floor(task.createdAt / 1000),
-  });
+  };
 }
 
 /** Inside the not-exist window (or for unknown ids) the gateway answers 400 task_not_exist. */
@@ -103,12 +131,12 @@ export function notExist(call: RouteCall): boolean {
 
 export function retrieveGeneral(call: RouteCall): void {
   const { req, res, ctx, id, base } = call;
-  if (!ctx.cfg.keys.has(bearerToken(req) ?? '')) return rejectBadKey(res);
+  if (!checkKey(ctx, req, res)) return;
   ctx.stats.poll(id);
   if (notExist(call)) return;
   const task = ctx.store.get(id);
   if (!task) return;
-  const v = viewAt(task, ctx.now());
+  const v = currentReading(ctx, task, true).view;
   let resultUrl = '';
   if (v.status === 'SUCCESS') resultUrl = ctx.cdn ? ctx.cdn.signedUrl(task.id) : `${base}/v1/videos/${task.id}/content`;
   // The real gateway copies the failure text into result_url: clients must not fetch it.

@@ -12,11 +12,13 @@ import { readBody, sendJson } from './http';
 import { VideoLibrary } from './mp4';
 import { GatewayPort } from './port';
 import { Dice } from './prng';
+import type { SimProfile } from './profile';
 import { StatsRecorder, type SimStatsExt } from './stats';
 import { TaskStore } from './tasks';
 
 export type { PortMode, SimFaults, SimHandle, SimOptions, SimStats } from './contract';
 export type { EndpointKind, SimFaultsExt, SimOptionsExt } from './config';
+export { isProfile, NEW_API_REFRESH_MS, NEW_API_SERVER_ADDRESS, PROFILES, type SimProfile } from './profile';
 export type { SimStatsExt } from './stats';
 export { DEFAULT_CATALOG, DEFAULT_KEY } from './config';
 export { parseDuration, parseRate, parseRenderTime, parseSize } from './units';
@@ -28,6 +30,8 @@ export interface SimHandleExt extends SimHandle {
   faults(): SimFaultsExt;
   /** True when videos come from ffmpeg; false when the shipped sample is served. */
   readonly ffmpeg: boolean;
+  /** The gateway this simulator imitates (sim/profile.ts). */
+  readonly profile: SimProfile;
 }
 
 const PORT_MODES: readonly PortMode[] = ['up', 'refuse', '502', '503', 'hang'];
@@ -43,6 +47,7 @@ export async function startSimulator(options: SimOptions | SimOptionsExt = {}): 
     videos: new VideoLibrary({ cacheDir: cfg.cacheDir, ffmpegPath: cfg.ffmpegPath, videoBytes: cfg.videoBytes }),
     faults: new FaultEngine(o.faults, dice),
     stats: new StatsRecorder(),
+    startedAt: Date.now(),
     now: () => Date.now(),
   };
   const ports: GatewayPort[] = [];
@@ -109,6 +114,7 @@ export async function startSimulator(options: SimOptions | SimOptionsExt = {}): 
     },
     cdnUrl: cdn?.url,
     ffmpeg: ctx.videos.usingFfmpeg,
+    profile: cfg.profile,
     setFaults: (f: SimFaultsExt) => ctx.faults.merge(f),
     faults: () => ({ ...ctx.faults.faults }),
     setPortMode,

@@ -1,10 +1,10 @@
 // POST /v1/messages: the Messages protocol, plain JSON or server-sent events. Accepts the key as
 // x-api-key (0.x SDKs, reelflow) or Authorization: Bearer (1.x SDK, desktop clients); any
-// anthropic-version date passes, a missing one is a 400.
+// anthropic-version date passes, a missing one is a 400 (LiteLLM passes it, and sends its own upstream).
 import type { ServerResponse } from 'node:http';
 import type { RouteCall } from './context';
 import { anthropicError, bearerToken, requestId, sendJson } from './http';
-import { rejectBadKey, requireModel } from './catalog';
+import { checkKey, requireModel } from './catalog';
 
 const BLOCK_TYPES = new Set(['text', 'image', 'document', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking']);
 const invalid = (message: string): unknown => anthropicError('invalid_request_error', message);
@@ -55,14 +55,13 @@ function sse(res: ServerResponse, event: string, data: unknown): void {
 export function messages({ req, res, ctx, body }: RouteCall): void {
   const xKey = req.headers['x-api-key'];
   const bearer = bearerToken(req);
-  const key = typeof xKey === 'string' ? xKey : bearer;
   const version = req.headers['anthropic-version'];
   ctx.stats.messages(
     typeof xKey === 'string' ? 'x-api-key' : bearer ? 'bearer' : 'none',
     typeof version === 'string' ? version : undefined,
   );
-  if (!ctx.cfg.keys.has(key ?? '')) return rejectBadKey(res);
-  if (typeof version !== 'string' || version === '') {
+  if (!checkKey(ctx, req, res, true)) return;
+  if ((typeof version !== 'string' || version === '') && ctx.cfg.profile !== 'litellm') {
     return sendJson(res, 400, invalid('anthropic-version: header is required'));
   }
   let parsed: unknown;
@@ -74,7 +73,7 @@ export function messages({ req, res, ctx, body }: RouteCall): void {
   if (!isObject(parsed)) return sendJson(res, 400, invalid('request body must be a JSON object'));
   const { model, max_tokens: maxTokens, system, stream } = parsed;
   if (typeof model !== 'string' || model === '') return sendJson(res, 400, invalid('model: Field required'));
-  const info = requireModel(ctx, res, model);
+  const info = requireModel(ctx, res, model, 'messages');
   if (!info) return;
   if (info.kind !== 'messages') return sendJson(res, 400, invalid(`model ${model} does not support the Messages API`));
   if (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1) {

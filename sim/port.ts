@@ -7,7 +7,19 @@ import type { PortMode } from './contract';
 import type { SimContext } from './context';
 import { sendInjectedError, sendRateLimited } from './faults';
 import { BodyTooLarge, anthropicError, nginxPage, openaiError, readBody, sendJson, sendText, sleep } from './http';
+import { sendNotFound } from './litellm-errors';
+import { isNewApi, type SimProfile } from './profile';
 import { matchRoute } from './routes';
+
+/** What each gateway answers for a path it has no route for. */
+function sendNoRoute(profile: SimProfile, res: ServerResponse, method: string, path: string): void {
+  // LiteLLM is a FastAPI app; new-api serves its web console's page for anything outside its API.
+  if (profile === 'litellm') return sendNotFound(res);
+  if (isNewApi(profile) && !path.startsWith('/v1/') && !path.startsWith('/api/')) {
+    return sendText(res, 200, '<!doctype html><html><head><title>New API</title></head><body></body></html>', 'text/html; charset=utf-8');
+  }
+  sendJson(res, 404, openaiError(`Invalid URL (${method} ${path})`, 'invalid_request_error', ''));
+}
 
 export type ControlHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
 
@@ -110,11 +122,11 @@ export class GatewayPort {
       return;
     }
     const method = req.method ?? 'GET';
-    const m = matchRoute(method, path);
+    const m = matchRoute(method, path, ctx.cfg.profile);
     if (!m) {
       ctx.stats.request('other', this.port);
       req.resume();
-      return sendJson(res, 404, openaiError(`Invalid URL (${method} ${path})`, 'invalid_request_error', ''));
+      return sendNoRoute(ctx.cfg.profile, res, method, path);
     }
     const { route, id } = m;
     ctx.stats.request(route.name, this.port);
@@ -151,11 +163,11 @@ export class GatewayPort {
     if (slow > 0) await sleep(slow);
     if (fault?.kind === 'rate-limit') {
       ctx.stats.fault(`429-${fault.variant}`);
-      return sendRateLimited(res, fault.variant, route.kind === 'messages');
+      return sendRateLimited(res, fault.variant, route.kind === 'messages', ctx.cfg.profile);
     }
     if (fault?.kind === 'error') {
       ctx.stats.fault(`${fault.status}-${fault.html ? 'html' : 'json'}`);
-      return sendInjectedError(res, fault.status, fault.html, route.kind === 'messages');
+      return sendInjectedError(res, fault.status, fault.html, route.kind === 'messages', ctx.cfg.profile);
     }
     await route.handle({ req, res, ctx, base: this.base, id, body });
   }

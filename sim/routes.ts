@@ -2,7 +2,10 @@
 // beyond the id check): status checks must stay cheap.
 import type { Route } from './context';
 import { createGeneral, retrieveGeneral } from './general';
+import { matchLitellmRoute } from './litellm';
 import { messages } from './messages';
+import { NEW_API_ROUTES } from './new-api';
+import { isNewApi, type SimProfile } from './profile';
 import { createVideos, downloadContent, retrieveVideos } from './videos';
 
 const R = {
@@ -14,10 +17,17 @@ const R = {
   messages: { name: 'POST /v1/messages', kind: 'messages', handle: messages },
 } satisfies Record<string, Route>;
 
+type RouteTable = typeof R;
+
 const ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
-/** Finds the route for a method and path (query already stripped). */
-export function matchRoute(method: string, path: string): { route: Route; id: string } | null {
+/** Finds the route for a method and path (query already stripped) in the profile's gateway. */
+export function matchRoute(method: string, path: string, profile: SimProfile = 'default'): { route: Route; id: string } | null {
+  if (profile === 'litellm') return matchLitellmRoute(method, path);
+  return matchIn(isNewApi(profile) ? NEW_API_ROUTES : R, method, path);
+}
+
+function matchIn(R: RouteTable, method: string, path: string): { route: Route; id: string } | null {
   const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
   const seg = p.split('/');
   // seg[0] is '' (leading slash); seg[1] must be v1

@@ -11,6 +11,11 @@ export interface SimStatsExt extends SimStats {
   tasksCreated: number;
   /** Prompts whose create was processed but whose answer was lost (the lost-create fault), by count. */
   lostCreatesByPrompt: Record<string, number>;
+  /**
+   * With a refresh interval: per task, the status checks each refresh round's reading got (index 0:
+   * before the first round read the task). More than one check of a reading learned nothing new.
+   */
+  checksByReading: Record<string, number[]>;
 }
 
 const bump = (m: Record<string, number>, k: string, by = 1): void => {
@@ -23,6 +28,7 @@ export class StatsRecorder {
   requests: Record<string, number> = {};
   requestsByPort: Record<string, number> = {};
   pollsByTask: Record<string, number> = {};
+  checksByReading: Record<string, number[]> = {};
   faults: Record<string, number> = {};
   messagesAuth: Record<string, number> = {};
   anthropicVersions: Record<string, number> = {};
@@ -51,6 +57,12 @@ export class StatsRecorder {
   poll(id: string): void {
     bump(this.pollsByTask, id);
   }
+  /** A status check answered with the reading of refresh round `round` (see refresh.ts). */
+  checkedReading(id: string, round: number): void {
+    const counts = (this.checksByReading[id] ??= []);
+    while (counts.length <= round) counts.push(0);
+    counts[round] = (counts[round] ?? 0) + 1;
+  }
   fault(name: string): void {
     bump(this.faults, name);
   }
@@ -66,6 +78,7 @@ export class StatsRecorder {
       requests: { ...this.requests },
       requestsByPort: { ...this.requestsByPort },
       pollsByTask: { ...this.pollsByTask },
+      checksByReading: Object.fromEntries(Object.entries(this.checksByReading).map(([id, counts]) => [id, [...counts]])),
       bytesServed: this.bytesServed,
       cdnAuthHeadersSeen: this.cdnAuthHeadersSeen,
       cdnRequests: this.cdnRequests,

@@ -37,7 +37,7 @@ const NOT_START_END = 0.05;
 const SUBMITTED_END = 0.1;
 const QUEUED_END = 0.2;
 
-const FAIL_REASONS = [
+export const FAIL_REASONS = [
   'The output video was flagged by the content safety system. Please modify the prompt and try again.',
   'upstream task failed: InputImageSensitiveContentDetected',
   'upstream generation timed out after 900s',
@@ -96,8 +96,9 @@ export class TaskStore {
     return this.tasks.has(id) ? this.newId() : id;
   }
 
-  create(fields: Omit<Task, 'id' | 'failReason'>, failRate: number | undefined): Task {
-    const task: Task = { ...fields, id: this.newId() };
+  /** `id` is the profile's own form of id (LiteLLM's, new-api v0.10.0's upstream ids); default newId(). */
+  create(fields: Omit<Task, 'id' | 'failReason'>, failRate: number | undefined, id?: string): Task {
+    const task: Task = { ...fields, id: id !== undefined && !this.tasks.has(id) ? id : this.newId() };
     if (this.dice.chance('fail', failRate)) task.failReason = this.dice.pick('fail-reason', FAIL_REASONS);
     this.tasks.set(task.id, task);
     return task;

@@ -2,19 +2,20 @@
 // GET /v1/videos/{id}/content. Validation and content errors use the OpenAI error shape.
 import type { RouteCall } from './context';
 import { acceptCreate } from './create';
-import type { Task } from './tasks';
-import { bearerToken, openaiError, sendJson } from './http';
-import { pickRenderMs, rejectBadKey, requireModel } from './catalog';
+import type { Task, TaskView } from './tasks';
+import { openaiError, sendJson } from './http';
+import { checkKey, pickRenderMs, requireModel } from './catalog';
 import { serveVideo } from './content';
-import { notExist } from './general';
+import { notExist, type CreateRequest } from './general';
 import { normaliseSize } from './mp4';
+import { currentReading } from './refresh';
 import { videosStatus, viewAt } from './tasks';
 import { validateSeconds, validateSize } from './validate';
 
 const invalid = (message: string): unknown => openaiError(message, 'invalid_request_error', 'invalid_request');
 
 /** Multipart (what the OpenAI SDK sends) or JSON: the gateway binds either into the same struct. */
-async function readFields(call: RouteCall): Promise<Record<string, unknown> | string> {
+export async function readFields(call: RouteCall): Promise<Record<string, unknown> | string> {
   const type = call.req.headers['content-type'] ?? '';
   if (type.startsWith('multipart/form-data')) {
     try {
@@ -41,8 +42,7 @@ async function readFields(call: RouteCall): Promise<Record<string, unknown> | st
   }
 }
 
-export function videoObject(task: Task, now: number): Record<string, unknown> {
-  const v = viewAt(task, now);
+export function videoObject(task: Task, v: TaskView): Record<string, unknown> {
   const status = videosStatus(v.status);
   return {
     id: task.id,
@@ -61,49 +61,65 @@ export function videoObject(task: Task, now: number): Record<string, unknown> {
   };
 }
 
+/** Reads and checks a videos create; answers the error and returns undefined when it is not valid. */
+export async function readVideosCreate(call: RouteCall): Promise<CreateRequest | undefined> {
+  const { req, res, ctx } = call;
+  const refuse = (message: string): undefined => void sendJson(res, 400, invalid(message));
+  if (!checkKey(ctx, req, res)) return undefined;
+  const fields = await readFields(call);
+  if (typeof fields === 'string') return refuse(fields);
+  const { model, prompt, seconds, size, ...rest } = fields;
+  if (typeof model !== 'string' || model === '') return refuse('model is required');
+  const info = requireModel(ctx, res, model);
+  if (!info) return undefined;
+  if (info.kind !== 'video') return refuse(`model ${model} does not support video generation`);
+  if (typeof prompt !== 'string' || prompt.trim() === '') return refuse('prompt is required');
+  const err = validateSeconds(seconds, ctx.cfg.profile) ?? validateSize(size);
+  if (err) return refuse(err);
+  return {
+    model,
+    info,
+    prompt,
+    seconds: seconds === undefined ? undefined : Number(seconds),
+    size: normaliseSize(size as string | undefined),
+    metadata: rest,
+  };
+}
+
 export async function createVideos(call: RouteCall): Promise<void> {
   const { req, res, ctx } = call;
-  if (!ctx.cfg.keys.has(bearerToken(req) ?? '')) return rejectBadKey(res);
-  const fields = await readFields(call);
-  if (typeof fields === 'string') return sendJson(res, 400, invalid(fields));
-  const { model, prompt, seconds, size, ...rest } = fields;
-  if (typeof model !== 'string' || model === '') return sendJson(res, 400, invalid('model is required'));
-  const info = requireModel(ctx, res, model);
-  if (!info) return;
-  if (info.kind !== 'video') return sendJson(res, 400, invalid(`model ${model} does not support video generation`));
-  if (typeof prompt !== 'string' || prompt.trim() === '') return sendJson(res, 400, invalid('prompt is required'));
-  const err = validateSeconds(seconds) ?? validateSize(size);
-  if (err) return sendJson(res, 400, invalid(err));
+  const r = await readVideosCreate(call);
+  if (!r) return;
   const task = acceptCreate(ctx, req, {
     protocol: 'videos',
-    model,
-    prompt,
-    seconds: seconds === undefined ? info.defaultSeconds : Number(seconds),
-    size: normaliseSize(size as string | undefined),
+    model: r.model,
+    prompt: r.prompt,
+    seconds: r.seconds ?? r.info.defaultSeconds,
+    size: r.size,
     createdAt: ctx.now(),
-    renderMs: pickRenderMs(ctx, info),
-    metadata: rest,
+    renderMs: pickRenderMs(ctx, r.info),
+    metadata: r.metadata,
   });
   if (!task) return;
   // The creation answer is always "queued" with progress 0, whatever the timeline says.
-  sendJson(res, 200, { ...videoObject(task, task.createdAt), status: 'queued', progress: 0 });
+  sendJson(res, 200, { ...videoObject(task, viewAt(task, task.createdAt)), status: 'queued', progress: 0 });
 }
 
 export function retrieveVideos(call: RouteCall): void {
   const { req, res, ctx, id } = call;
-  if (!ctx.cfg.keys.has(bearerToken(req) ?? '')) return rejectBadKey(res);
+  if (!checkKey(ctx, req, res)) return;
   ctx.stats.poll(id);
   if (notExist(call)) return;
   const task = ctx.store.get(id);
-  if (task) sendJson(res, 200, videoObject(task, ctx.now()));
+  if (task) sendJson(res, 200, videoObject(task, currentReading(ctx, task, true).view));
 }
 
 export async function downloadContent(call: RouteCall): Promise<void> {
   const { req, res, ctx, id } = call;
-  if (!ctx.cfg.keys.has(bearerToken(req) ?? '')) return rejectBadKey(res);
+  if (!checkKey(ctx, req, res)) return;
   const task = ctx.store.get(id);
   if (!task) return sendJson(res, 404, openaiError('Task not found', 'invalid_request_error', 'task_not_found'));
-  const v = viewAt(task, ctx.now());
+  const v = currentReading(ctx, task).view;
   if (v.status !== 'SUCCESS') {
     return sendJson(
       res,

@@ -4,16 +4,25 @@ import type { PortMode } from '../../sim/contract';
 import {
   DEFAULT_CATALOG,
   DEFAULT_KEY,
+  isProfile,
+  NEW_API_SERVER_ADDRESS,
   parseDuration,
+  PROFILES,
   parseRate,
   parseRenderTime,
   parseSize,
   startSimulator,
   type SimFaultsExt,
   type SimOptionsExt,
+  type SimProfile,
 } from '../../sim/index';
 
 interface SimFlags {
+  profile: SimProfile;
+  serverAddress?: string;
+  refresh?: number;
+  fetchGuardPort?: number;
+  litellmDatabase?: boolean;
   port?: number[];
   host: string;
   key?: string[];
@@ -61,6 +70,17 @@ function portMode(text: string): [number, PortMode] {
   return [Number(m[1]), m[2] as PortMode];
 }
 
+function profile(text: string): SimProfile {
+  if (!isProfile(text)) throw new Error(`expected one of ${PROFILES.join(', ')}; got ${JSON.stringify(text)}`);
+  return text;
+}
+
+function httpAddress(text: string): string {
+  const url = new URL(text);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`not an http(s) address: ${JSON.stringify(text)}`);
+  return text.replace(/\/+$/, '');
+}
+
 const rate = (flag: string, what: string): Option =>
   new Option(`${flag} <share>`, `${what} (0..1 or a percentage)`).argParser(arg(parseRate));
 
@@ -74,6 +94,42 @@ export function registerSimCommand(program: Command): void {
     .addOption(
       new Option('--port <n>', 'port to listen on; repeat for alternate base addresses (0 = any free port) (default: 8787)').argParser(
         (v: string, prev: number[] | undefined) => [...(prev ?? []), arg(int)(v)],
+      ),
+    )
+    .addOption(
+      new Option(
+        '--profile <gateway>',
+        'imitate a real gateway as observed (test/gateways/OBSERVED.md): litellm (LiteLLM proxy 1.106: videos protocol ' +
+          'and Messages only, long base64 ids, its error shapes), new-api (15 s refresh, result_url on ServerAddress, Range ' +
+          'ignored on content), new-api-0.10 (as new-api, with v0.10.0 shapes: task_id create answer, address in fail_reason, ' +
+          'failure reason in data.data.error)',
+      )
+        .choices([...PROFILES])
+        .argParser(arg(profile))
+        .default('default'),
+    )
+    .addOption(
+      new Option(
+        '--server-address <url>',
+        `new-api profiles: the ServerAddress setting named in result_urls (default: ${NEW_API_SERVER_ADDRESS})`,
+      ).argParser(arg(httpAddress)),
+    )
+    .addOption(
+      new Option(
+        '--refresh <time>',
+        'read tasks from the upstream only every <time> (e.g. 15s); default 15s for new-api profiles, else live',
+      ).argParser(arg(parseDuration)),
+    )
+    .addOption(
+      new Option(
+        '--fetch-guard-port <n>',
+        "new-api profiles: the content endpoint answers the fetch guard's 403 'request blocked: port N is not allowed'",
+      ).argParser(arg(int)),
+    )
+    .addOption(
+      new Option(
+        '--litellm-database',
+        'litellm profile: answer a wrong key 401 as a proxy with a database does (default: 400 no_db_connection)',
       ),
     )
     .addOption(new Option('--host <addr>', 'address to bind').default('127.0.0.1'))
@@ -115,7 +171,13 @@ export function registerSimCommand(program: Command): void {
       ),
     )
     .addOption(new Option('--slow <time>', 'extra latency added to every response (e.g. 200ms)').argParser(arg(parseDuration)))
-    .addOption(new Option('--cdn', 'serve result_url from a separate CDN listener that refuses Authorization and expires URLs'))
+    .addOption(
+      new Option(
+        '--cdn',
+        'serve result_url from a separate CDN listener that refuses Authorization and expires URLs (new-api profiles: on, as the Seedance upstream file host)',
+      ),
+    )
+    .addOption(new Option('--no-cdn', 'no CDN listener, also for new-api profiles'))
     .addOption(new Option('--cdn-port <n>', 'port of the CDN listener (default: any free port)').argParser(arg(int)))
     .addOption(new Option('--cdn-ttl <time>', 'lifetime of signed CDN URLs (e.g. 10m); default 1h').argParser(arg(parseDuration)))
     .addOption(new Option('--content-redirect', 'with --cdn: /v1/videos/{id}/content answers 302 to the CDN'))
@@ -147,6 +209,7 @@ function optionsFrom(f: SimFlags): SimOptionsExt {
     streamErrorRate: f.streamErrorRate,
     slowMs: f.slow,
     modelNotFoundAs503: f.modelNotFound503 ?? false,
+    fetchGuardPort: f.fetchGuardPort,
   };
   const portModes: PortMode[] = ports.map(() => 'up');
   for (const [i, mode] of f.portMode ?? []) {
@@ -154,6 +217,10 @@ function optionsFrom(f: SimFlags): SimOptionsExt {
     portModes[i] = mode;
   }
   return {
+    profile: f.profile,
+    serverAddress: f.serverAddress,
+    refreshMs: f.refresh,
+    litellmDatabase: f.litellmDatabase ?? false,
     ports,
     host: f.host,
     keys: keys.length > 0 ? keys : [envKey && envKey !== '' ? envKey : DEFAULT_KEY],
@@ -161,7 +228,7 @@ function optionsFrom(f: SimFlags): SimOptionsExt {
     group: f.group,
     renderMs: f.renderTime,
     videoBytes: f.videoSize,
-    cdn: f.cdn ?? false,
+    cdn: f.cdn,
     cdnPort: f.cdnPort,
     cdnUrlTtlMs: f.cdnTtl,
     contentRedirect: f.contentRedirect ?? false,
@@ -181,6 +248,7 @@ async function runSim(flags: SimFlags): Promise<void> {
     process.stdout.write(`sim: listening on ${url}${mode === 'up' ? '' : ` (mode ${mode})`}\n`);
   }
   if (sim.cdnUrl) process.stdout.write(`sim: cdn on ${sim.cdnUrl}\n`);
+  if (sim.profile !== 'default') process.stdout.write(`sim: imitating ${sim.profile}\n`);
   process.stdout.write(
     `sim: accepting ${opts.keys?.length ?? 1} key(s) from ${keySource}; ` +
       `videos ${sim.ffmpeg ? 'rendered by ffmpeg' : 'from the shipped sample (no ffmpeg)'}; Ctrl-C to stop\n`,

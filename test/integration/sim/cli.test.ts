@@ -35,6 +35,12 @@ test('reelflow sim --help documents every flag', () => {
     '--seed',
     '--port-mode',
     '--stream-error-rate',
+    '--profile',
+    '--server-address',
+    '--refresh',
+    '--fetch-guard-port',
+    '--litellm-database',
+    '--no-cdn',
   ]) {
     assert.ok(help.includes(`${flag} `), `help lacks ${flag}`);
   }

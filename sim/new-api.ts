@@ -1,0 +1,209 @@
+// The new-api profiles (test/gateways/OBSERVED.md): the channel, chosen by the model, decides what a
+// task is (a Sora model makes a Sora task on either create route; a Seedance task is not readable on
+// /v1/videos/{id}); readings come from the last upstream refresh round (refresh.ts); a finished
+// Sora task's address is its content endpoint under the operator's ServerAddress, another host name
+// than the one clients use; the content endpoint relays the video without the client's Range.
+// 'new-api-0.10' adds v0.10.0's shapes: the upstream's ids, a create answer of only `task_id`, no
+// `result_url` (the address is in `fail_reason`), and "task failed" with the reason in `data.data`.
+import type { Route, RouteCall, SimContext } from './context';
+import { checkKey, pickRenderMs } from './catalog';
+import { serveVideo } from './content';
+import { acceptCreate } from './create';
+import { generalCreateAnswer, notExist, readGeneralCreate, type CreateRequest } from './general';
+import { sendJson } from './http';
+import { messages } from './messages';
+import { isSoraModel } from './profile';
+import { currentReading, type Reading } from './refresh';
+import { FAIL_REASONS, videosStatus, type GeneralStatus, type Task } from './tasks';
+import { readVideosCreate } from './videos';
+
+const v010 = (ctx: SimContext): boolean => ctx.cfg.profile === 'new-api-0.10';
+const isSora = (task: Task): boolean => task.protocol === 'videos';
+
+function hex(ctx: SimContext, n: number): string {
+  return Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(ctx.dice.next('new-api-id') * 16)]).join('');
+}
+
+/** v0.10.0 shows the upstream's own ids (Ark `cgt-…`, OpenAI `video_…`); later releases their own. */
+function idFor(ctx: SimContext, sora: boolean, createdAt: number): string | undefined {
+  if (!v010(ctx)) return undefined;
+  return sora ? `video_${hex(ctx, 32)}` : `cgt-${createdAt}-${hex(ctx, 6)}`;
+}
+
+/** Keys in order, as new-api re-serialises the upstream's object (Go maps are written sorted). */
+function sorted(object: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(object).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** Whether a refresh round has read the task yet (always, for a gateway set to read live). */
+const wasRead = (ctx: SimContext, reading: Reading): boolean => ctx.cfg.refreshMs <= 0 || reading.round > 0;
+
+/** The status and progress the general route shows. */
+function generalReading(ctx: SimContext, task: Task, reading: Reading): { status: GeneralStatus; progress: string } {
+  const { status, progress } = reading.view;
+  if (status === 'SUCCESS' || status === 'FAILURE') return { status, progress: '100%' };
+  const read = wasRead(ctx, reading);
+  if (status !== 'IN_PROGRESS')
+    return read ? { status: 'QUEUED', progress: isSora(task) ? '0%' : '10%' } : { status: 'NOT_START', progress: '0%' };
+  // Ark's "running" maps to 30 % whatever the render's progress (v0.10.0 maps only "processing", to 50 %).
+  return { status, progress: isSora(task) ? `${progress}%` : '30%' };
+}
+
+/** Where the finished video is: a Sora task's content endpoint on ServerAddress; a Seedance task's upstream file. */
+function videoAddress(ctx: SimContext, task: Task): string {
+  if (!isSora(task) && ctx.cdn) return ctx.cdn.signedUrl(task.id);
+  return `${ctx.cfg.serverAddress}/v1/videos/${task.id}/content`;
+}
+
+const ARK_ERROR_CODES = ['OutputVideoSensitiveContentDetected', 'InputImageSensitiveContentDetected', 'Timeout', 'InternalServiceError'];
+
+function upstreamError(task: Task): { code: string; message: string } {
+  const i = FAIL_REASONS.indexOf(task.failReason ?? '');
+  return { code: ARK_ERROR_CODES[i] ?? 'InternalServiceError', message: task.failReason ?? 'failed' };
+}
+
+/** The Sora upstream's video object as new-api last read it (sorted keys). */
+function soraObject(ctx: SimContext, task: Task, reading: Reading): Record<string, unknown> {
+  const v = reading.view;
+  const status = wasRead(ctx, reading) ? videosStatus(v.status) : 'queued';
+  return sorted({
+    completed_at: status === 'completed' || status === 'failed' ? v.finishTime : null,
+    created_at: v.submitTime,
+    error: status === 'failed' ? upstreamError(task) : null,
+    expires_at: v.finishTime ? v.finishTime + 3600 : null,
+    id: task.id,
+    model: task.model,
+    object: 'video',
+    progress: status === 'queued' ? 0 : v.progress,
+    remixed_from_video_id: null,
+    seconds: String(task.seconds),
+    size: task.size,
+    status,
+  });
+}
+
+/** The Ark task as new-api last read it: right after the create only `{id}`, the create's answer. */
+function arkTask(ctx: SimContext, task: Task, reading: Reading, address: string): Record<string, unknown> {
+  if (!wasRead(ctx, reading)) return { id: task.id };
+  const v = reading.view;
+  const status =
+    v.status === 'SUCCESS' ? 'succeeded' : v.status === 'FAILURE' ? 'failed' : v.status === 'IN_PROGRESS' ? 'running' : 'queued';
+  const done = status === 'succeeded' || status === 'failed';
+  return sorted({
+    ...(status === 'succeeded' ? { content: { video_url: address } } : {}),
+    ...(status === 'failed' ? { error: upstreamError(task) } : {}),
+    created_at: v.submitTime,
+    duration: task.seconds,
+    framespersecond: 24,
+    id: task.id,
+    model: task.model,
+    ratio: '16:9',
+    resolution: '720p',
+    seed: 42,
+    status,
+    updated_at: done ? v.finishTime : v.submitTime,
+    usage: { completion_tokens: status === 'succeeded' ? 108_900 : 0, total_tokens: status === 'succeeded' ? 108_900 : 0 },
+  });
+}
+
+async function create(
+  call: RouteCall,
+  read: (call: RouteCall) => CreateRequest | undefined | Promise<CreateRequest | undefined>,
+): Promise<void> {
+  const { req, res, ctx } = call;
+  const r = await read(call);
+  if (!r) return;
+  const sora = isSoraModel(r.model);
+  // v0.10.0's Seedance channel sends its upstream only the prompt: seconds, resolution and ratio are dropped.
+  const passed = sora || !v010(ctx);
+  const createdAt = ctx.now();
+  const task = acceptCreate(
+    ctx,
+    req,
+    {
+      protocol: sora ? 'videos' : 'general',
+      model: r.model,
+      prompt: r.prompt,
+      seconds: (passed ? r.seconds : undefined) ?? r.info.defaultSeconds,
+      size: passed ? r.size : '1280x720',
+      createdAt,
+      renderMs: pickRenderMs(ctx, r.info),
+      metadata: r.metadata,
+    },
+    idFor(ctx, sora, createdAt),
+  );
+  if (!task) return;
+  if (sora) {
+    const at = Math.floor(createdAt / 1000);
+    const { id, model, seconds, size } = { ...task, seconds: String(task.seconds) };
+    return sendJson(res, 200, { id, object: 'video', model, status: 'queued', progress: 0, created_at: at, seconds, size });
+  }
+  sendJson(res, 200, v010(ctx) ? { task_id: task.id } : generalCreateAnswer(task));
+}
+
+function retrieveGeneral(call: RouteCall): void {
+  const { req, res, ctx, id } = call;
+  if (!checkKey(ctx, req, res)) return;
+  ctx.stats.poll(id);
+  if (notExist(call)) return;
+  const task = ctx.store.get(id);
+  if (!task) return;
+  const reading = currentReading(ctx, task, true);
+  const { status, progress } = generalReading(ctx, task, reading);
+  const address = status === 'SUCCESS' ? videoAddress(ctx, task) : '';
+  const reason = task.failReason ?? '';
+  const times = { submit_time: reading.view.submitTime, start_time: reading.view.startTime, finish_time: reading.view.finishTime };
+  if (v010(ctx)) {
+    const failReason = status === 'SUCCESS' ? address : status === 'FAILURE' ? 'task failed' : '';
+    const upstream = isSora(task) ? soraObject(ctx, task, reading) : arkTask(ctx, task, reading, address);
+    const data = { task_id: task.id, action: 'generate', status, fail_reason: failReason, ...times, progress, data: upstream };
+    return sendJson(res, 200, { code: 'success', message: '', data });
+  }
+  const failed = status === 'FAILURE';
+  // The newer release copies the failure text into result_url, as the protocol page's gateway does.
+  const data = { task_id: task.id, status, progress, result_url: failed ? reason : address, fail_reason: failed ? reason : '', ...times };
+  sendJson(res, 200, { code: 'success', message: '', data });
+}
+
+function retrieveVideos(call: RouteCall): void {
+  const { req, res, ctx, id } = call;
+  if (!checkKey(ctx, req, res)) return;
+  ctx.stats.poll(id);
+  if (notExist(call)) return;
+  const task = ctx.store.get(id);
+  if (!task) return;
+  // Only a Sora-type channel (55) has this route; a Seedance task's channel (54) does not implement it.
+  if (!isSora(task)) return sendJson(res, 501, { code: 'not_implemented', message: 'not_implemented:54', data: null });
+  sendJson(res, 200, soraObject(ctx, task, currentReading(ctx, task, true)));
+}
+
+async function content(call: RouteCall): Promise<void> {
+  const { req, res, ctx, id } = call;
+  if (!checkKey(ctx, req, res)) return;
+  const task = ctx.store.get(id);
+  if (!task) return sendJson(res, 404, { error: { message: 'Task not found', type: 'invalid_request_error' } });
+  const reading = currentReading(ctx, task);
+  const { status } = generalReading(ctx, task, reading);
+  if (status !== 'SUCCESS') {
+    return sendJson(res, 400, {
+      error: { message: `Task is not completed yet, current status: ${status}`, type: 'invalid_request_error' },
+    });
+  }
+  const guarded = ctx.faults.faults.fetchGuardPort;
+  if (guarded !== undefined) {
+    // The fetch guard refuses the address new-api would fetch the video from.
+    ctx.stats.fault('fetch-guard');
+    return sendJson(res, 403, { error: { message: `request blocked: port ${guarded} is not allowed` } });
+  }
+  const body = await ctx.videos.body(task.seconds, task.size);
+  await serveVideo(req, res, body, ctx.faults, ctx.stats, { ignoreRange: true, headers: { 'cache-control': 'public, max-age=86400' } });
+}
+
+export const NEW_API_ROUTES = {
+  createGeneral: { name: 'POST /v1/video/generations', kind: 'create', handle: (call) => create(call, readGeneralCreate) },
+  retrieveGeneral: { name: 'GET /v1/video/generations/:id', kind: 'retrieve', handle: retrieveGeneral },
+  createVideos: { name: 'POST /v1/videos', kind: 'create', handle: (call) => create(call, readVideosCreate) },
+  retrieveVideos: { name: 'GET /v1/videos/:id', kind: 'retrieve', handle: retrieveVideos },
+  content: { name: 'GET /v1/videos/:id/content', kind: 'content', handle: content },
+  messages: { name: 'POST /v1/messages', kind: 'messages', handle: messages },
+} satisfies Record<string, Route>;
