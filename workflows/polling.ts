@@ -36,6 +36,8 @@ export interface PollingInput {
 const FLOOR_MS = 250;
 /** After an unchanged reading, wait this many times as long as it has stood unchanged. */
 const UNCHANGED_FACTOR = 2;
+/** ...but at most this share of the time since creation (the bound on how late the end is noticed). */
+const STALE_SHARE = 0.5;
 
 /**
  * Time until the render ends, from the rate between two progress samples. Gateways report 0 %
@@ -83,10 +85,17 @@ export function nextPollDelay(input: PollingInput): number {
         : Math.min(initialMs * Math.pow(2.5, checks), Math.max(initialMs, elapsedMs * 1.5));
   }
   // A reading that stood unchanged for a while will stand about as long again: the gateway refreshes
-  // no faster than that. Wait at least that long (so each stale check doubles the staleness seen),
-  // and never less than the initial delay, whatever the extrapolation from the stale reading says.
+  // no faster than that. Wait that long (so each stale check doubles the staleness seen), never less
+  // than the initial delay, and never more than half the time the render has run: a reading
+  // that never moves (a gateway that reports a fixed percentage until the end) says nothing about
+  // the end, and doubling without that bound noticed a 5 s render after 17 s.
   const unchangedForMs = input.unchangedForMs ?? 0;
-  if (unchangedForMs > 0) delay = Math.max(delay, initialMs, UNCHANGED_FACTOR * unchangedForMs);
+  if (unchangedForMs > 0) {
+    const stale = Math.max(initialMs, Math.min(UNCHANGED_FACTOR * unchangedForMs, STALE_SHARE * elapsedMs));
+    // A percentage with no rate behind it was extrapolated from the stale sample itself: drop it.
+    // A measured rate, or the back-off of a queue at 0 %, may still wait longer.
+    delay = reported && rateRemaining === undefined ? stale : Math.max(delay, stale);
+  }
   delay = Math.min(Math.max(delay, Math.min(FLOOR_MS, initialMs)), maxMs);
   if (serverHintMs !== undefined && serverHintMs > delay) delay = serverHintMs;
   return Math.round(delay);

@@ -130,6 +130,40 @@ describe('nextPollDelay', () => {
     }
   });
 
+  it('a reading that never moves until the end (a fixed percentage) still notices the end within half the render time', () => {
+    // Seen with new-api's Seedance channel in the simulator: 30 % from the first check to the end;
+    // the back-off doubled on each stale check and noticed a 5 s render after 17 s.
+    for (const renderMs of [5_000, 60_000, 600_000]) {
+      const initialMs = Math.min(2_000, renderMs / 10);
+      let elapsed = 0;
+      let checks = 0;
+      let progress: number | undefined;
+      let seenSince = 0;
+      let firstProgress: ProgressSample | undefined;
+      for (;;) {
+        const unchangedForMs = progress === undefined ? undefined : elapsed - seenSince;
+        elapsed += nextPollDelay({
+          ...base,
+          initialMs,
+          maxMs: 600_000,
+          checks,
+          elapsedMs: elapsed,
+          progress,
+          firstProgress,
+          unchangedForMs,
+        });
+        checks++;
+        if (elapsed >= renderMs) break;
+        if (progress === undefined) seenSince = elapsed;
+        progress = 30;
+        firstProgress ??= { elapsedMs: elapsed, progress };
+        assert.ok(checks < 100, 'polling must converge');
+      }
+      const lag = elapsed - renderMs;
+      assert.ok(lag <= renderMs * 0.5 + initialMs, `${renderMs / 1000} s render noticed ${lag / 1000} s late after ${checks} checks`);
+    }
+  });
+
   it('a reading that stood unchanged is waited on as long again, and never less than the initial delay', () => {
     const at = {
       ...base,
