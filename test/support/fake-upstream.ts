@@ -34,6 +34,8 @@ export interface FakeUpstream {
   requests: UpstreamRequest[];
   /** Creates received (video tasks, both APIs) for one prompt. */
   createsFor(prompt: string): number;
+  /** Creates received in all, for every prompt. */
+  createCount(): number;
   stop(): Promise<void>;
 }
 
@@ -41,6 +43,10 @@ export interface FakeUpstream {
 export const FAIL_CREATE_500 = '[upstream-500]';
 /** A prompt containing this makes the task end failed, with a reason. */
 export const FAIL_RENDER = '[render-fails]';
+/** What the upstream's Messages model answers to `prompt`: a job's enhanced prompt, which its create then carries. */
+export function enhanced(prompt: string): string {
+  return `A cinematic shot: ${prompt}`;
+}
 /** The models the upstream knows; others are refused as each provider does. */
 const MODELS = new Set(['sora-2', 'sora-2-pro', 'seedance-1-0-pro-250528', 'claude-sonnet-4-6']);
 
@@ -136,7 +142,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         type: 'message',
         role: 'assistant',
         model: request.model,
-        content: [{ type: 'text', text: `A cinematic shot: ${text}` }],
+        content: [{ type: 'text', text: enhanced(text) }],
         stop_reason: 'end_turn',
         stop_sequence: null,
         usage: { input_tokens: 12, output_tokens: 9 },
@@ -227,6 +233,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     video,
     requests,
     createsFor: (prompt) => creates.get(prompt) ?? 0,
+    createCount: () => [...creates.values()].reduce((sum, n) => sum + n, 0),
     stop: () =>
       new Promise<void>((resolveClose) => {
         server.close(() => resolveClose());

@@ -2,13 +2,18 @@
 // 127.0.0.1 and free ports: the LiteLLM proxy (scripts/litellm.sh) and new-api (scripts/new-api.sh),
 // both provisioned into the tool cache by the project's scripts. Each runs in its own process group
 // and is stopped by that group, so no worker process it forks outlives the test.
+import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
+import { latestRowByKey, type ManifestRow } from '../../storage/manifest';
 import type { FakeUpstream } from './fake-upstream';
 import { freePort } from './s3-server';
 
@@ -270,4 +275,208 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   } catch {
     // already gone
   }
+}
+
+/** Create routes of both video protocols: the requests whose answer a lossy proxy may lose. */
+const CREATE_PATHS = new Set(['/v1/video/generations', '/v1/videos']);
+
+export interface LossyProxy {
+  /** Root address, no path: a base address for a job in front of the gateway. */
+  url: string;
+  /** Markers whose create answer was lost, in order. */
+  lost: string[];
+  /** Paths of the downloads cut short, in order. */
+  cut: string[];
+  /** Requests that passed through whole, as `METHOD path`, with `(Range: status)` when one was asked (no other header: they carry the key). */
+  passed: string[];
+  stop(): Promise<void>;
+}
+
+export interface LossyProxyOptions {
+  /** The first create whose body contains one of these loses its answer (each marker once). */
+  loseCreates?: readonly string[];
+  /** How many video downloads (`GET …/content`) to cut off halfway, the first ones that pass. */
+  cutDownloads?: number;
+}
+
+/**
+ * A reverse proxy in front of a gateway that loses what the network loses:
+ * - a create's answer: the create is forwarded, its whole answer read (so the gateway has created
+ *   and recorded the task, and the upstream has been paid), and then the client's connection is
+ *   closed without a byte of it: a create whose outcome the client cannot know (protocol §6);
+ * - the second half of a video: the status and headers of the gateway's answer and half the body
+ *   are sent, then the connection is closed, so the client must resume or start again.
+ * Everything else passes through unchanged, streamed both ways.
+ */
+export async function startLossyProxy(target: string, options: LossyProxyOptions = {}): Promise<LossyProxy> {
+  const pending = new Set(options.loseCreates ?? []);
+  let cutsLeft = options.cutDownloads ?? 0;
+  const lost: string[] = [];
+  const cut: string[] = [];
+  const passed: string[] = [];
+  const targetUrl = new URL(target);
+
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
+    const path = req.url ?? '/';
+    const route = path.split('?')[0] ?? '';
+    const marker = req.method === 'POST' && CREATE_PATHS.has(route) ? [...pending].find((m) => body.includes(m)) : undefined;
+    if (marker !== undefined) pending.delete(marker);
+    const out = request(
+      { host: targetUrl.hostname, port: targetUrl.port, method: req.method, path, headers: { ...req.headers, host: targetUrl.host } },
+      (answer) => {
+        if (marker !== undefined) {
+          answer.resume();
+          answer.on('end', () => {
+            lost.push(marker);
+            req.socket.destroy();
+          });
+          return;
+        }
+        if (req.method === 'GET' && route.endsWith('/content') && answer.statusCode === 200 && cutsLeft > 0) {
+          cutsLeft -= 1;
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+          answer.on('end', () => {
+            const video = Buffer.concat(chunks);
+            cut.push(path);
+            res.writeHead(200, answer.headers);
+            // Let the half reach the client before the connection goes.
+            res.write(video.subarray(0, Math.floor(video.length / 2)), () => setTimeout(() => req.socket.destroy(), 100));
+          });
+          return;
+        }
+        passed.push(`${req.method} ${path}${req.headers.range ? ` (${req.headers.range}: ${answer.statusCode})` : ''}`);
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    out.on('error', () => req.socket.destroy());
+    out.end(body);
+  };
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => forward(req, res, Buffer.concat(chunks)));
+  });
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolveListen());
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    lost,
+    cut,
+    passed,
+    stop: () =>
+      new Promise<void>((resolveClose) => {
+        server.close(() => resolveClose());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+// ---- For the end-to-end tests through the gateways (litellm.test.ts, new-api.test.ts) ----
+
+/** A base address where nothing listens: a port that was free a moment ago, now closed. */
+export async function closedBaseUrl(): Promise<string> {
+  return `http://127.0.0.1:${await freePort()}`;
+}
+
+export interface GatewayJobItem {
+  id: string;
+  prompt: string;
+  model?: string;
+  protocol?: 'general' | 'openai';
+}
+
+export interface GatewayJob {
+  name: string;
+  baseUrls: string[];
+  /** `defaults:` lines, indented by the caller's two spaces (model, protocol, seconds, ...). */
+  defaults: string[];
+  items: GatewayJobItem[];
+  /** Further top-level YAML lines (models:, retries:, ...). */
+  extra?: string[];
+}
+
+/**
+ * A job file for the gateway end-to-end tests, written into `dir`: every prompt rewritten through
+ * the gateway's Messages endpoint first, polling for a loopback test, outputs in `<dir>/out`.
+ */
+export function writeGatewayJob(dir: string, job: GatewayJob): string {
+  const items = job.items.flatMap((item) => [
+    `  - id: ${item.id}`,
+    `    prompt: ${JSON.stringify(item.prompt)}`,
+    ...(item.model ? [`    model: ${item.model}`] : []),
+    ...(item.protocol ? [`    protocol: ${item.protocol}`] : []),
+  ]);
+  const text = [
+    'version: 1',
+    `name: ${job.name}`,
+    'gateway:',
+    '  base_urls:',
+    ...job.baseUrls.map((u) => `    - ${u}`),
+    'defaults:',
+    ...job.defaults.map((line) => `  ${line}`),
+    'enhance:',
+    `  model: ${GATEWAY_MODELS.messages}`,
+    '  max_tokens: 100',
+    '  system: Rewrite the idea as one cinematic shot.',
+    'polling:',
+    '  initial: 500ms',
+    '  max: 5s',
+    '  timeout: 3m',
+    'output:',
+    '  dir: ./out',
+    ...(job.extra ?? []),
+    'items:',
+    ...items,
+    '',
+  ].join('\n');
+  const path = join(dir, `${job.name}.yaml`);
+  writeFileSync(path, text);
+  return path;
+}
+
+/** The manifest's latest row for `id`, asserted to exist and to have ended in `state`. */
+export function rowOf(rows: Map<string, ManifestRow>, id: string, state: ManifestRow['state']): ManifestRow {
+  const row = rows.get(id);
+  assert.ok(row, `no manifest row for ${id}`);
+  assert.equal(row.state, state, JSON.stringify(row));
+  return row;
+}
+
+/** The manifest's latest row per item key (a re-run appends rows; the last one counts). */
+export function manifestRows(outDir: string): Map<string, ManifestRow> {
+  const rows = readFileSync(join(outDir, 'manifest.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as ManifestRow);
+  return latestRowByKey(rows);
+}
+
+/**
+ * Files under `root` whose bytes contain `secret`: the job's outputs, the worker's log and the
+ * Temporal server's database (workflow history) must hold no key.
+ */
+export function filesContaining(root: string, secret: string): string[] {
+  const found: string[] = [];
+  const needle = Buffer.from(secret, 'utf8');
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile() && statSync(path).size < 512 * 1024 * 1024 && readFileSync(path).includes(needle)) found.push(path);
+    }
+  };
+  walk(root);
+  return found;
+}
+
+/** Upstream requests (API calls and the file host alike) that carried `key` in a header or the body. */
+export function upstreamRequestsWithKey(upstream: FakeUpstream, key: string): string[] {
+  return upstream.requests
+    .filter((r) => JSON.stringify(r.headers).includes(key) || r.body.includes(key))
+    .map((r) => `${r.method} ${r.path}`);
 }

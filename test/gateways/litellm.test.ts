@@ -1,0 +1,178 @@
+// reelflow itself (the built CLI, a real Temporal dev server) through the real LiteLLM proxy 1.106.2
+// (scripts/litellm.sh), in front of the project's fake upstream. LiteLLM serves the openai protocol
+// and Messages only (test/gateways/OBSERVED.md), so every item is sora-2 over /v1/videos. A job with
+// enhancement and a dead first base address runs through a lossy proxy in front of the gateway,
+// which loses one create's answer and cuts one download short; the upstream counts the paid
+// creates and records every request's headers.
+// Build first: bash scripts/build.sh
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runCli, type CliResult } from '../support/cli';
+import { enhanced, startFakeUpstream, type FakeUpstream } from '../support/fake-upstream';
+import {
+  GATEWAY_MODELS,
+  closedBaseUrl,
+  filesContaining,
+  manifestRows,
+  rowOf,
+  startLiteLLM,
+  startLossyProxy,
+  upstreamRequestsWithKey,
+  writeGatewayJob,
+  type Gateway,
+  type LossyProxy,
+} from '../support/gateways';
+import { sha256File } from '../support/media';
+import { tempDir } from '../support/jobs';
+import { startTestTemporal, type TestTemporal } from '../support/temporal';
+
+/** Markers in a prompt that make the proxy lose the first create answer carrying them. */
+const LOSE_SAFE = '[lose:safe]';
+const LOSE_ALWAYS = '[lose:always]';
+
+const ITEMS = {
+  cliff: 'A lighthouse on a cliff at dusk, waves below',
+  stairs: 'A keeper climbing the spiral stairs',
+  lost: `A gull over the harbour ${LOSE_SAFE}`,
+};
+
+/** Every item is sora-2 over the openai protocol: the only video protocol LiteLLM serves. */
+function writeJob(dir: string, name: string, baseUrls: string[], items: Record<string, string>, extra: string[] = []): string {
+  return writeGatewayJob(dir, {
+    name,
+    baseUrls,
+    defaults: [`model: ${GATEWAY_MODELS.openai}`, 'protocol: openai', 'seconds: "4"', 'size: 1280x720'],
+    items: Object.entries(items).map(([id, prompt]) => ({ id, prompt })),
+    extra,
+  });
+}
+
+describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () => {
+  let temporal: TestTemporal;
+  let upstream: FakeUpstream;
+  let gateway: Gateway;
+  let proxy: LossyProxy;
+  let dead: string;
+  let env: NodeJS.ProcessEnv;
+  let dir: string;
+  let job: string;
+  let videoSha: string;
+  const outputs: CliResult[] = [];
+  const run = async (args: string[]) => {
+    const result = await runCli(args, { env });
+    outputs.push(result);
+    return result;
+  };
+
+  before(async () => {
+    [temporal, upstream] = await Promise.all([startTestTemporal(), startFakeUpstream({ renderMs: 1500 })]);
+    gateway = await startLiteLLM(upstream);
+    proxy = await startLossyProxy(gateway.url, { loseCreates: [LOSE_SAFE, LOSE_ALWAYS], cutDownloads: 1 });
+    dead = await closedBaseUrl();
+    env = { ...temporal.env, GATEWAY_API_KEY: gateway.key };
+    dir = tempDir('reelflow-litellm-e2e-');
+    job = writeJob(dir, 'litellm', [dead, proxy.url], ITEMS);
+    videoSha = createHash('sha256').update(upstream.video).digest('hex');
+  });
+  after(async () => {
+    await proxy?.stop();
+    await gateway?.stop();
+    await upstream?.stop();
+    await temporal?.stop();
+  });
+
+  it('doctor passes the job: the dead primary is a warning, the gateway serves /v1/videos and Messages', async () => {
+    const result = await run(['doctor', job]);
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.doesNotMatch(result.stdout, /^FAIL/m, result.stdout);
+    assert.match(result.stdout, new RegExp(`^warn\\s+gateway ${dead} \\(primary\\): .*connection refused`, 'm'), result.stdout);
+    assert.match(result.stdout, new RegExp(`^ok\\s+gateway ${proxy.url} \\(alternate 1\\)`, 'm'), result.stdout);
+    assert.match(result.stdout, /^ok\s+messages: /m, result.stdout);
+    assert.equal(upstream.createCount(), 0, 'doctor creates nothing');
+  });
+
+  it('runs the job: enhanced through Messages, past the dead primary; the lost create ends unknown, one paid create per item', async (t) => {
+    const result = await run(['run', job]);
+    assert.equal(result.code, 1, `one item ends unknown:\n${result.stdout}${result.stderr}`);
+    assert.match(result.stdout, /litellm: 2 of 3 succeeded/);
+    assert.match(result.stdout, /unknown\s+#3 lost/);
+    assert.deepEqual(proxy.lost, [LOSE_SAFE], 'the proxy lost exactly the marked create answer');
+    // One video was cut off halfway; LiteLLM ignores Range, so the retry had the whole file again.
+    assert.equal(proxy.cut.length, 1, 'a download was cut short');
+
+    const out = join(dir, 'out');
+    const rows = manifestRows(out);
+    for (const id of ['cliff', 'stairs']) {
+      const row = rowOf(rows, id, 'succeeded');
+      assert.equal(row.enhanced_prompt, enhanced(ITEMS[id as keyof typeof ITEMS]));
+      // One paid create per item, of the prompt Messages rewrote.
+      assert.equal(upstream.createsFor(enhanced(ITEMS[id as keyof typeof ITEMS])), 1, id);
+      // The bytes stored are the bytes the upstream served.
+      assert.equal(sha256File(join(out, row.file!)), videoSha, id);
+      assert.equal(row.sha256, videoSha);
+      assert.equal(row.bytes, upstream.video.length);
+      // LiteLLM's 130-character ids, kept whole.
+      assert.ok((row.task_id ?? '').length > 120, `task id ${row.task_id}`);
+      // Past the dead primary, everything went through the gateway (behind the proxy).
+      assert.equal(row.create_base_url, proxy.url);
+      assert.equal(row.download_base_url, proxy.url);
+    }
+    // The gateway created (and the upstream billed) the render whose answer was lost: it ends
+    // unknown, and reelflow does not create it again on its own.
+    const lost = rowOf(rows, 'lost', 'unknown');
+    t.diagnostic(`lost create: ${lost.error?.kind}: ${lost.error?.message}`);
+    t.diagnostic(
+      `cut: ${proxy.cut.join(', ')}; through the proxy with Range: ${proxy.passed.filter((p) => p.includes('(')).join(', ') || 'none'}`,
+    );
+    assert.equal(lost.file, null);
+    assert.equal(upstream.createsFor(enhanced(ITEMS.lost)), 1);
+    assert.equal(upstream.createCount(), 3);
+    assert.deepEqual(
+      readdirSync(out).filter((f) => f.endsWith('.part')),
+      [],
+    );
+  });
+
+  it('--retry-unknown creates the lost item again, once; then a re-run creates nothing', async () => {
+    const retried = await run(['run', job, '--retry-unknown']);
+    assert.equal(retried.code, 0, retried.stdout + retried.stderr);
+    assert.match(retried.stderr, /litellm: started 1 of 3 item\(s\) \(2 already ended\)/);
+    const out = join(dir, 'out');
+    const row = rowOf(manifestRows(out), 'lost', 'succeeded');
+    assert.equal(sha256File(join(out, row.file!)), videoSha);
+    assert.equal(upstream.createsFor(enhanced(ITEMS.lost)), 2, 'the user chose to pay for it again');
+    assert.equal(upstream.createsFor(enhanced(ITEMS.cliff)), 1);
+
+    const creates = upstream.createCount();
+    const again = await run(['run', job]);
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    assert.match(again.stderr, /litellm: nothing to render: all 3 item\(s\) already ended/);
+    assert.match(again.stdout, /3 of 3 succeeded/);
+    assert.equal(upstream.createCount(), creates, 'no create on a finished job');
+  });
+
+  it('with retries.create: always, the lost create is created again in the same run and the job succeeds', async () => {
+    const prompt = `A storm front over the sea ${LOSE_ALWAYS}`;
+    const always = writeJob(dir, 'litellm-always', [dead, proxy.url], { storm: prompt }, ['retries:', '  create: always']);
+    const result = await run(['run', always]);
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.ok(proxy.lost.includes(LOSE_ALWAYS));
+    assert.equal(upstream.createsFor(enhanced(prompt)), 2, 'the lost create and the one made again');
+    const row = rowOf(manifestRows(join(dir, 'out')), 'storm', 'succeeded');
+    assert.equal(row.sha256, videoSha);
+  });
+
+  it('the key reached only the gateway: no upstream request, file, log or workflow history holds it', () => {
+    assert.deepEqual(upstreamRequestsWithKey(upstream, gateway.key), []);
+    assert.ok(upstream.requests.some((r) => r.path.startsWith('/v1/videos/') && r.path.endsWith('/content')));
+    for (const output of outputs) assert.ok(!output.stdout.includes(gateway.key) && !output.stderr.includes(gateway.key));
+    assert.deepEqual(filesContaining(dir, gateway.key), []);
+    assert.deepEqual(filesContaining(temporal.stateDir, gateway.key), []);
+    // The scan reads what it must: the prompts are in the manifest and in the recorded histories.
+    assert.ok(filesContaining(dir, ITEMS.stairs).some((f) => f.endsWith('manifest.jsonl')));
+    assert.ok(filesContaining(temporal.stateDir, ITEMS.stairs).length > 0, 'the workflow histories are scanned');
+  });
+});
