@@ -1,8 +1,12 @@
-// General task protocol (§2): JSON create body, task paths.
-import { readFile } from 'node:fs/promises';
-import { extname } from 'node:path';
+// General task protocol (§2): JSON create body (streamed: local references are read as it is sent), task paths.
+import { randomBytes } from 'node:crypto';
+import { open } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
 import type { ReferenceAsset, RenderRequest } from '../jobfile/plan';
+import { describeSize } from '../jobfile/reference-limits';
 import { InvalidRequestError } from './errors';
+import type { PreparedBody } from './retry';
+import { bodyLength, localFilePiece, streamPieces, type BodyPiece, type FilePiece } from './streamed-body';
 
 export const GENERAL_CREATE_PATH = '/v1/video/generations';
 
@@ -48,15 +52,9 @@ export function secondsString(seconds: unknown): string | undefined {
   throw new InvalidRequestError(`seconds must be a whole number of seconds, got "${text}"`);
 }
 
-/** A local file as a `data:` URL (the general protocol carries only addresses). */
-async function dataUrlOf(asset: ReferenceAsset): Promise<string> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(asset.source);
-  } catch (error) {
-    throw new InvalidRequestError(`reference file ${asset.source} cannot be read: ${(error as Error).message}`);
-  }
-  return `data:${mimeTypeOf(asset.source, asset.kind)};base64,${bytes.toString('base64')}`;
+/** The `data:` URL prefix of a local reference; its base64 follows, streamed. */
+function dataUrlPrefix(asset: ReferenceAsset): string {
+  return `data:${mimeTypeOf(asset.source, asset.kind)};base64,`;
 }
 
 interface ContentItem {
@@ -67,8 +65,7 @@ interface ContentItem {
   role: string;
 }
 
-async function contentItem(asset: ReferenceAsset): Promise<ContentItem> {
-  const url = asset.local ? await dataUrlOf(asset) : asset.source;
+function contentItem(asset: ReferenceAsset, url: string): ContentItem {
   const role = asset.role || `reference_${asset.kind}`;
   switch (asset.kind) {
     case 'image':
@@ -80,8 +77,11 @@ async function contentItem(asset: ReferenceAsset): Promise<ContentItem> {
   }
 }
 
-/** The create body. Optional keys are omitted, never null; the prompt stays top-level. */
-export async function buildGeneralCreateBody(request: RenderRequest): Promise<string> {
+/**
+ * The create body as an object, each reference's address given by `urlOf` (local files become
+ * stand-ins that the caller replaces). Optional keys are omitted, never null; the prompt stays top-level.
+ */
+function createBodyObject(request: RenderRequest, urlOf: (asset: ReferenceAsset, index: number) => string): Record<string, unknown> {
   const body: Record<string, unknown> = { model: request.model, prompt: request.prompt };
   const seconds = secondsString(request.seconds);
   if (seconds !== undefined) body.seconds = seconds;
@@ -90,7 +90,91 @@ export async function buildGeneralCreateBody(request: RenderRequest): Promise<st
   if (request.ratio !== undefined) metadata.ratio = request.ratio;
   if (request.generateAudio !== undefined) metadata.generate_audio = request.generateAudio;
   if (request.watermark !== undefined) metadata.watermark = request.watermark;
-  if (request.references.length > 0) metadata.content = await Promise.all(request.references.map(contentItem));
+  if (request.references.length > 0) metadata.content = request.references.map((asset, i) => contentItem(asset, urlOf(asset, i)));
   if (Object.keys(metadata).length > 0) body.metadata = metadata;
-  return JSON.stringify(body);
+  return body;
+}
+
+/**
+ * The create body as pieces: JSON text, and between the texts each local reference as base64 read
+ * from its file (a `data:` URL carries it inline). The JSON is made with stand-ins for the local
+ * files, then cut at them; a stand-in has a random part, so no prompt can contain one.
+ */
+export async function generalCreatePieces(request: RenderRequest): Promise<BodyPiece[]> {
+  const standIn = `reelflow-local-reference-${randomBytes(12).toString('hex')}-`;
+  const files: { token: string; prefix: string; piece: FilePiece }[] = [];
+  for (const [i, asset] of request.references.entries()) {
+    if (!asset.local) continue;
+    files.push({ token: `"${standIn}${i}"`, prefix: dataUrlPrefix(asset), piece: await localFilePiece(asset.source, 'base64') });
+  }
+  let rest = JSON.stringify(createBodyObject(request, (asset, i) => (asset.local ? `${standIn}${i}` : asset.source)));
+  const pieces: BodyPiece[] = [];
+  for (const { token, prefix, piece } of files) {
+    const at = rest.indexOf(token);
+    pieces.push(Buffer.from(`${rest.slice(0, at)}"${prefix}`, 'utf8'), piece);
+    rest = `"${rest.slice(at + token.length)}`;
+  }
+  pieces.push(Buffer.from(rest, 'utf8'));
+  return pieces;
+}
+
+/** One attempt's create body: streamed, with its Content-Length. Called again for every attempt and failover. */
+export async function prepareGeneralCreateBody(request: RenderRequest): Promise<PreparedBody> {
+  const pieces = await generalCreatePieces(request);
+  const body = streamPieces(pieces);
+  return {
+    body,
+    headers: { 'content-type': 'application/json', 'content-length': String(bodyLength(pieces)) },
+    dispose: () => void body.return(undefined).catch(() => undefined),
+  };
+}
+
+/** The whole create body as text: for small bodies and tests only (the client streams it). */
+export async function buildGeneralCreateBody(request: RenderRequest): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of streamPieces(await generalCreatePieces(request))) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** How much of a reference's base64 `--dry-run` shows: 48 characters, 36 bytes. */
+const SHOWN_CHARS = 48;
+
+/** A `data:` URL as `--dry-run` shows it: whole when short, else its start, then what was left out. */
+function shortened(prefix: string, base64: string, rest: string): string {
+  return rest ? `${prefix}${base64}… (${rest})` : `${prefix}${base64}`;
+}
+
+/** The first bytes of a local reference, for display. */
+async function firstBytes(path: string, count: number): Promise<Buffer> {
+  const head = Buffer.alloc(count);
+  const handle = await open(path, 'r');
+  try {
+    const { bytesRead } = await handle.read(head, 0, count, 0);
+    return head.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The create body as `run --dry-run` shows it, without reading whole files: a local reference's
+ * `data:` URL is its first 48 base64 characters, then the file's name and size; a long `data:` URL
+ * from the job file is cut the same way.
+ */
+export async function describeGeneralCreateBody(request: RenderRequest): Promise<Record<string, unknown>> {
+  const shown = new Map<number, string>();
+  for (const [i, asset] of request.references.entries()) {
+    if (asset.local) {
+      const piece = await localFilePiece(asset.source, 'base64');
+      const head = await firstBytes(asset.source, (SHOWN_CHARS / 4) * 3);
+      const rest = piece.size > head.length ? `${basename(asset.source)}: ${describeSize(piece.size)}` : '';
+      shown.set(i, shortened(dataUrlPrefix(asset), head.toString('base64'), rest));
+    } else if (asset.source.startsWith('data:')) {
+      const comma = asset.source.indexOf(',') + 1;
+      const payload = asset.source.slice(comma);
+      const rest = payload.length > SHOWN_CHARS ? `${payload.length.toLocaleString('en-US')} characters in all` : '';
+      shown.set(i, shortened(asset.source.slice(0, comma), payload.slice(0, SHOWN_CHARS), rest));
+    }
+  }
+  return createBodyObject(request, (asset, i) => shown.get(i) ?? asset.source);
 }

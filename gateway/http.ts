@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex, Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
-import { CauseSummary, GatewayAbortedError, GatewayUnavailableError } from './errors';
+import { CauseSummary, GatewayAbortedError, GatewayError, GatewayUnavailableError } from './errors';
 import { redact } from './redact';
 
 export interface TransportOptions {
@@ -174,6 +174,10 @@ export class HttpTransport {
       const response = await this.dispatcher.request(opts);
       return { status: response.statusCode, headers: response.headers, body: response.body };
     } catch (error) {
+      // An error the body raised itself (a reference file that changed or failed while it was being
+      // read): the request was cut off before its end, so no gateway can have acted on it, and the
+      // error already says what went wrong and whether it is final.
+      if (error instanceof GatewayError) throw error;
       throw networkError(error, { baseUrl, requestSent: probe.started, signal: options.signal });
     }
   }

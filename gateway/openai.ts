@@ -1,13 +1,14 @@
 // Alternative video protocol (§3): multipart create streaming the first reference image as
 // `input_reference`, video object paths.
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ReferenceAsset, RenderRequest } from '../jobfile/plan';
+import { describeSize, MAX_REFERENCE_BYTES } from '../jobfile/reference-limits';
 import { InvalidRequestError } from './errors';
 import { mimeTypeOf, secondsString } from './general';
+import { sourceOf } from './http';
+import { boundedChunks, fileChunks, localFilePiece } from './streamed-body';
 
 export const OPENAI_CREATE_PATH = '/v1/videos';
 
@@ -41,20 +42,16 @@ function escapeName(name: string): string {
   return name.replace(/["\r\n\\]/g, '_');
 }
 
+/** A local reference image, read as the body is sent (never whole), its size checked for every attempt. */
 async function openLocal(asset: ReferenceAsset): Promise<ReferenceSource> {
-  let size: number;
-  try {
-    size = (await stat(asset.source)).size;
-  } catch (error) {
-    throw new InvalidRequestError(`reference file ${asset.source} cannot be read: ${(error as Error).message}`);
-  }
-  const stream = createReadStream(asset.source, { highWaterMark: 256 * 1024 });
+  const piece = await localFilePiece(asset.source, 'raw');
+  const stream = fileChunks(piece);
   return {
     stream,
-    length: size,
+    length: piece.size,
     filename: basename(asset.source),
     contentType: mimeTypeOf(asset.source, asset.kind),
-    dispose: () => stream.destroy(),
+    dispose: () => void stream.return(undefined).catch(() => undefined),
   };
 }
 
@@ -66,6 +63,17 @@ function openDataUrl(source: string): ReferenceSource {
   const bytes = match[2] ? Buffer.from(payload, 'base64') : Buffer.from(decodeURIComponent(payload), 'utf8');
   const ext = contentType.split('/')[1]?.replace('jpeg', 'jpg') ?? 'bin';
   return { stream: [bytes], length: bytes.length, filename: `reference.${ext}`, contentType, dispose: () => undefined };
+}
+
+/** A reference as messages name it: the path, or the address without credentials and query. */
+function referenceName(asset: ReferenceAsset): string {
+  if (asset.local) return asset.source;
+  if (asset.source.startsWith('data:')) return 'a data: URL';
+  try {
+    return sourceOf(new URL(asset.source));
+  } catch {
+    return 'a reference';
+  }
 }
 
 export async function openReference(asset: ReferenceAsset, openRemote: RemoteOpener): Promise<ReferenceSource> {
@@ -94,6 +102,13 @@ export async function buildOpenaiCreateBody(request: RenderRequest, openRemote: 
   if (request.size !== undefined) fields.push(['size', request.size]);
   const image = request.references.find((r) => r.kind === 'image');
   const reference = image ? await openReference(image, openRemote) : undefined;
+  const what = image ? `reference image ${referenceName(image)}` : '';
+  if (reference?.length !== undefined && reference.length > MAX_REFERENCE_BYTES) {
+    reference.dispose();
+    throw new InvalidRequestError(
+      `${what} is ${describeSize(reference.length)}, over the ${describeSize(MAX_REFERENCE_BYTES)} a reference may have`,
+    );
+  }
 
   const boundary = `----reelflow${randomBytes(12).toString('hex')}`;
   const parts: Buffer[] = fields.map(([name, value]) =>
@@ -125,7 +140,8 @@ export async function buildOpenaiCreateBody(request: RenderRequest, openRemote: 
     for (const part of parts) yield part;
     if (reference && fileHead && fileTail) {
       yield fileHead;
-      for await (const chunk of reference.stream) yield chunk;
+      // A remote reference's length may be unknown (chunked): its bytes are cut off past the limit.
+      for await (const chunk of boundedChunks(reference.stream, what)) yield chunk;
       yield fileTail;
     }
     yield closing;

@@ -177,7 +177,7 @@ export async function call<T>(engine: Engine, spec: CallSpec<T>): Promise<CallRe
     const baseUrl = sticky ?? pool.pick(failedHere);
     sticky = undefined;
     const url = 'path' in target ? new URL(`${baseUrl}${target.path}`) : new URL(target.url);
-    const body = spec.openBody ? await spec.openBody() : undefined;
+    const body = await openBody(spec, final);
     attempts += 1;
     const timer = spec.exchangeTimeoutMs === undefined ? undefined : AbortSignal.timeout(spec.exchangeTimeoutMs);
     const signal = timer && spec.signal ? AbortSignal.any([spec.signal, timer]) : (timer ?? spec.signal);
@@ -248,6 +248,18 @@ export async function call<T>(engine: Engine, spec: CallSpec<T>): Promise<CallRe
       const cooling = 'path' in target ? pool.cooldownRemaining(next) : Infinity;
       await sleep(Math.min(cooling, left, limits.maxWaitMs, backoff), spec.signal);
     }
+  }
+}
+
+/**
+ * The attempt's own body, made fresh (a stream is read once). A failure to make it sent nothing,
+ * but after a create that may have been processed it is still that create's outcome that counts.
+ */
+async function openBody<T>(spec: CallSpec<T>, final: (error: GatewayError) => GatewayError): Promise<PreparedBody | undefined> {
+  try {
+    return await spec.openBody?.();
+  } catch (e) {
+    throw e instanceof GatewayError ? final(e) : e;
   }
 }
 

@@ -10,6 +10,8 @@ export interface FileAccess {
   realPath(path: string): string | undefined;
   /** The file's text, or an Error saying why it cannot be read. */
   readText(path: string): string | Error;
+  /** The file's size in bytes, or undefined when unknown (a reference's size is then checked when it is sent). */
+  size?(path: string): number | undefined;
 }
 
 /** Why a file could not be read, in a user's words. */
@@ -39,6 +41,13 @@ export const nodeFiles: FileAccess = {
       return readFileSync(path, 'utf8');
     } catch (e) {
       return new Error(unreadableBecause(e));
+    }
+  },
+  size(path) {
+    try {
+      return statSync(path).size;
+    } catch {
+      return undefined;
     }
   },
 };

@@ -8,6 +8,7 @@ import type { AssetKind, PlanItem, Protocol, ReferenceAsset, RenderRequest } fro
 import { combinations, matrixAxes, type Scalar } from './matrix';
 import { OutputNameSet, storedNameProblem } from './output-names';
 import { readScopeProblem } from './read-scope';
+import { referenceSizeProblem } from './reference-limits';
 import { parseTemplate, renderTemplate } from './placeholders';
 import type { JobFileData, ParamKey } from './schema';
 import type { ItemSource } from './sources';
@@ -284,6 +285,10 @@ function addReferences(
       if (outOfScope) problem(at, outOfScope);
       else if (!localFileExists(run, source))
         problem(at, `${kind} file "${written}" does not exist (looked for ${source}, relative to the job file)`);
+      else {
+        const tooLarge = referenceSizeProblem(`${kind} file "${written}"`, ctx.fs.size?.(source) ?? 0);
+        if (tooLarge) problem(at, tooLarge);
+      }
     }
     const role = ref.role ?? `reference_${kind}`;
     const asset: ReferenceAsset = { kind, role, source, local: sourceKind === 'local' };

@@ -1,22 +1,15 @@
 // `run --dry-run`: the exact create requests, key redacted, nothing sent.
-import { buildGeneralCreateBody, GENERAL_CREATE_PATH } from '../../gateway/general';
+import { describeGeneralCreateBody, GENERAL_CREATE_PATH } from '../../gateway/general';
 import { OPENAI_CREATE_PATH } from '../../gateway/openai';
 import type { Plan, PlanItem } from '../../jobfile/plan';
 import type { Output } from '../output';
-
-/** Long `data:` URLs (local references) are shortened for display; the real body carries them whole. */
-function shortenDataUrls(json: string): string {
-  return json.replace(
-    /"data:([^;,"]*)(;base64)?,([^"]{48})[^"]*"/g,
-    (_m, type: string, b64: string | undefined, head: string) => `"data:${type}${b64 ?? ''},${head}…"`,
-  );
-}
 
 async function describeRequest(plan: Plan, item: PlanItem) {
   const base = plan.gateway.baseUrls[0];
   const headers = { authorization: `Bearer [REDACTED] (the key in $${plan.gateway.apiKeyEnv})` };
   if (item.request.protocol === 'general') {
-    const body = JSON.parse(shortenDataUrls(await buildGeneralCreateBody(item.request))) as unknown;
+    // Local references and long data: URLs are shortened (files are not read); the real body carries them whole.
+    const body = await describeGeneralCreateBody(item.request);
     return { method: 'POST', url: `${base}${GENERAL_CREATE_PATH}`, headers: { ...headers, 'content-type': 'application/json' }, body };
   }
   const image = item.request.references.find((r) => r.kind === 'image');
