@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Provisions the real S3-compatible server used by the storage integration tests: MinIO,
+# Provisions the first of the real S3-compatible servers the S3 tests run against: MinIO,
 # built from source with the Go toolchain (only package registries are needed: the Go module
-# proxy). The binary lands in the per-user tool cache, so a second run costs nothing.
+# proxy). The binary lands in the per-user tool cache, so a second run costs nothing. The second
+# server is Versity's S3 gateway (scripts/versitygw.sh).
 #
 #   scripts/s3-server.sh --print-path   print the binary path (build it first if missing)
 #   scripts/s3-server.sh --build        build it if missing (progress on stderr)
@@ -12,39 +13,14 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib.sh
 . "$here/lib.sh"
+# shellcheck source=go.sh
+. "$here/go.sh"
 
 # A pseudo-version of minio's master (MinIO publishes no semver tags); its go.mod has no
 # `replace` directive, so `go install module@version` works.
 MINIO_VERSION="${REELFLOW_MINIO_VERSION:-v0.0.0-20260212201848-7aac2a2c5b7c}"
 dest_dir="$REELFLOW_TOOL_CACHE/minio-$MINIO_VERSION"
 bin="$dest_dir/minio"
-
-# With no Go on PATH, fetch the official toolchain, which the Go module proxy serves as the module
-# golang.org/toolchain, into the tool cache (a second run reuses it).
-GO_TOOLCHAIN_VERSION="${REELFLOW_GO_TOOLCHAIN:-1.24.8}"
-ensure_go() {
-  command -v go >/dev/null 2>&1 && return 0
-  local arch os goroot proxy url tmp
-  case "$(uname -m)" in x86_64|amd64) arch=amd64 ;; aarch64|arm64) arch=arm64 ;; *) return 1 ;; esac
-  os="$(uname -s | tr '[:upper:]' '[:lower:]')"
-  goroot="$REELFLOW_TOOL_CACHE/go-$GO_TOOLCHAIN_VERSION.$os-$arch"
-  if [ ! -x "$goroot/bin/go" ]; then
-    command -v curl >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 || return 1
-    proxy="${GOPROXY:-https://proxy.golang.org}"; proxy="${proxy%%,*}"
-    case "$proxy" in direct|off) proxy=https://proxy.golang.org ;; esac
-    url="$proxy/golang.org/toolchain/@v/v0.0.1-go$GO_TOOLCHAIN_VERSION.$os-$arch.zip"
-    say "no Go on PATH: fetching the Go $GO_TOOLCHAIN_VERSION toolchain from the module proxy..."
-    mkdir -p "$REELFLOW_TOOL_CACHE"
-    tmp="$(mktemp -d "$REELFLOW_TOOL_CACHE/.go.XXXXXX")"
-    curl -fsSL "$url" -o "$tmp/go.zip" && python3 -m zipfile -e "$tmp/go.zip" "$tmp/x" || { rm -rf "$tmp"; return 1; }
-    chmod +x "$tmp/x/golang.org/toolchain@v0.0.1-go$GO_TOOLCHAIN_VERSION.$os-$arch/bin/"* \
-      "$tmp/x/golang.org/toolchain@v0.0.1-go$GO_TOOLCHAIN_VERSION.$os-$arch/pkg/tool/"*/* 2>/dev/null || true
-    rm -rf "$goroot"
-    mv "$tmp/x/golang.org/toolchain@v0.0.1-go$GO_TOOLCHAIN_VERSION.$os-$arch" "$goroot"
-    rm -rf "$tmp"
-  fi
-  export PATH="$goroot/bin:$PATH" GOTOOLCHAIN=local
-}
 
 build() {
   if [ -x "$bin" ]; then return 0; fi
@@ -66,4 +42,4 @@ build() {
   say "built $bin in $((SECONDS - start))s"
 }
 
-tool_main build "$bin" 10 "$@"
+tool_main build "$bin" 11 "$@"

@@ -9,8 +9,9 @@ import { finished, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DigestStream, hashFilePrefix } from './digest';
 import { SizeMismatchError, errnoCode, errorMessage } from './errors';
-import type { ManifestRow } from './manifest';
+import { latestRowByKey, type ManifestRow } from './manifest';
 import { ManifestDigests, encodeManifestRow, parseManifest } from './manifest-codec';
+import type { ManifestSnapshot } from './manifest-snapshot';
 import { MANIFEST_FILE, PART_SUFFIX, checkObjectName } from './names';
 import { PartFileWriter } from './part-file';
 import { KeyedSerializer } from './serial';
@@ -146,6 +147,15 @@ export class LocalStorage implements Storage {
 
   async readManifest(): Promise<ManifestRow[]> {
     return (await this.readManifestSince(undefined)).rows;
+  }
+
+  /**
+   * manifest.jsonl is already the whole truth here (one file, appended in place): this only checks
+   * that it reads, and counts its items. It is never rewritten, so no line of it is ever lost.
+   */
+  async snapshotManifest(): Promise<ManifestSnapshot> {
+    const rows = await this.readManifest();
+    return { location: this.manifestPath, items: latestRowByKey(rows).size };
   }
 
   /** Reads only the bytes appended since `cursor` (all of them if the file was replaced or shrank). */

@@ -20,6 +20,8 @@ const CREDENTIAL_ERRORS = new Set([
   'ExpiredToken',
   'TokenRefreshRequired',
   'InvalidClientTokenId',
+  // Versity's S3 gateway for an access key it does not know, with HTTP 404: not a missing object.
+  'XAdminUserNotFound',
 ]);
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
@@ -60,7 +62,8 @@ function networkCode(err: unknown): string | undefined {
 
 export function isNotFound(err: unknown): boolean {
   const e = (err ?? {}) as SdkErrorShape;
-  return e.name === 'NotFound' || e.name === 'NoSuchKey' || (e.$metadata?.httpStatusCode === 404 && e.name !== 'NoSuchBucket');
+  if (e.name === 'NotFound' || e.name === 'NoSuchKey') return true;
+  return e.$metadata?.httpStatusCode === 404 && e.name !== 'NoSuchBucket' && !CREDENTIAL_ERRORS.has(e.name ?? '');
 }
 
 export interface S3ErrorContext {

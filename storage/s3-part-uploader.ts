@@ -1,5 +1,6 @@
 // Uploads a stream of chunks as one S3 object with reused part buffers (see PartUploader), and the
 // client middleware that lets each part's CRC32 stand in for SigV4's payload hash.
+import { createHash, type Hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import {
   AbortMultipartUploadCommand,
@@ -16,7 +17,8 @@ import {
  * of the CRC32 checksum each request carries and the server verifies. Where that CRC32 header is
  * present, sign the part as UNSIGNED-PAYLOAD instead, as the SDK itself does for streamed bodies
  * (STREAMING-UNSIGNED-PAYLOAD-TRAILER): integrity stays verified end to end by the CRC, the
- * request (headers, key, checksum) stays signed, and a full sha256 pass per side is saved.
+ * request (headers, key, checksum) stays signed, and a full sha256 pass per side is saved. Without
+ * a CRC32 header (the default, see s3-client.ts) the payload stays signed.
  */
 export function checksumInsteadOfPayloadHash(client: S3Client): void {
   client.middlewareStack.add(
@@ -34,11 +36,34 @@ export function checksumInsteadOfPayloadHash(client: S3Client): void {
   );
 }
 
+/** Signs a request with the sha256 of its body computed here, so the signer does not hash it again. */
+function signedPayload<C extends PutObjectCommand | UploadPartCommand>(command: C, sha256Hex: string): C {
+  // The command's stack takes what the client's takes; TypeScript cannot unify the two commands' stacks.
+  (command.middlewareStack as unknown as S3Client['middlewareStack']).add(
+    (next) => async (args) => {
+      const headers = (args.request as { headers?: Record<string, string> } | undefined)?.headers;
+      if (headers) headers['x-amz-content-sha256'] = sha256Hex;
+      return next(args);
+    },
+    { step: 'build', name: 'reelflowSignedPayloadSha256' },
+  );
+  return command;
+}
+
 export interface UploadTarget {
   Bucket: string;
   Key: string;
   ContentType: string;
+  /** User metadata (`x-amz-meta-…`), set when the object is created. */
+  Metadata?: Record<string, string>;
 }
+
+/**
+ * How each request proves its body to the store: a CRC32 header the store verifies (when the
+ * client's requestChecksumCalculation is WHEN_SUPPORTED), or else the body's sha256 in the SigV4
+ * signature, which the store recomputes (XAmzContentSHA256Mismatch when a byte changed).
+ */
+type PartChecksum = { crc32: string } | { sha256: string };
 
 /**
  * Streams chunks into an S3 object: one PutObject when everything fits in one part, else a
@@ -47,10 +72,10 @@ export interface UploadTarget {
  * (lib-storage's Upload concatenates a fresh buffer per part instead: on the 2-core benchmark VM
  * the page faults of that fresh memory cost about 0.5 CPU-s per GiB, as much as the sha256.)
  *
- * Every request carries a CRC32 the server verifies (see checksumInsteadOfPayloadHash). It is
- * computed here, chunk by chunk while each chunk is still in the CPU cache from the sha256, rather
- * than by the SDK over each whole part once it has left the cache (profiled: 0.31 instead of 0.37
- * CPU-s per GiB).
+ * Every request carries a checksum the server verifies (see PartChecksum). It is computed here,
+ * chunk by chunk while each chunk is still in the CPU cache from the sha256 of the whole video,
+ * rather than by the SDK over each whole part once it has left the cache (profiled for the CRC32:
+ * 0.31 instead of 0.37 CPU-s per GiB).
  */
 export class PartUploader {
   private readonly spare: Buffer[] = [];
@@ -59,8 +84,11 @@ export class PartUploader {
   private partsSent = 0;
   private buffer: Buffer | undefined;
   private filled = 0;
-  /** CRC32 of the `filled` bytes of `buffer`. */
+  /** Whether parts carry a CRC32 header; decided by the client's configuration before the first byte. */
+  private withCrc32: boolean | undefined;
+  /** The checksum of the `filled` bytes of `buffer`: their CRC32 when withCrc32, else their sha256. */
   private crc = 0;
+  private sha256: Hash | undefined;
   private uploadId: Promise<string> | undefined;
   private failure: { error: unknown } | undefined;
 
@@ -73,11 +101,14 @@ export class PartUploader {
 
   /** Copies `chunk` into part buffers, sending each part once it is full and more bytes follow. */
   async add(chunk: Buffer): Promise<void> {
+    const withCrc32 = this.withCrc32 ?? (await this.decideChecksum());
     for (let offset = 0; offset < chunk.length;) {
       if (this.filled === this.partSize) await this.sendPart();
       this.buffer ??= this.freeBuffer();
       const copied = chunk.copy(this.buffer, this.filled, offset);
-      this.crc = crc32(chunk.subarray(offset, offset + copied), this.crc);
+      const bytes = chunk.subarray(offset, offset + copied);
+      if (withCrc32) this.crc = crc32(bytes, this.crc);
+      else (this.sha256 ??= createHash('sha256')).update(bytes);
       this.filled += copied;
       offset += copied;
     }
@@ -90,10 +121,15 @@ export class PartUploader {
 
   /** Sends what is left and commits the object; returns its ETag. */
   async finish(): Promise<string | undefined> {
+    if (this.withCrc32 === undefined) await this.decideChecksum();
     if (this.uploadId === undefined) {
       const Body = this.buffer?.subarray(0, this.filled) ?? Buffer.alloc(0);
-      const ChecksumCRC32 = this.takeChecksum();
-      return (await this.client.send(new PutObjectCommand({ ...this.target, Body, ChecksumAlgorithm: 'CRC32', ChecksumCRC32 }))).ETag;
+      const checksum = this.takeChecksum();
+      const command =
+        'crc32' in checksum
+          ? new PutObjectCommand({ ...this.target, Body, ChecksumAlgorithm: 'CRC32', ChecksumCRC32: checksum.crc32 })
+          : signedPayload(new PutObjectCommand({ ...this.target, Body }), checksum.sha256);
+      return (await this.client.send(command)).ETag;
     }
     if (this.filled > 0) await this.sendPart();
     await this.settle();
@@ -113,10 +149,16 @@ export class PartUploader {
     await this.client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId }));
   }
 
+  /** The client's requestChecksumCalculation: WHEN_SUPPORTED sends CRC32 headers, anything else none. */
+  private async decideChecksum(): Promise<boolean> {
+    this.withCrc32 = (await this.client.config.requestChecksumCalculation()) === 'WHEN_SUPPORTED';
+    return this.withCrc32;
+  }
+
   private async sendPart(): Promise<void> {
     const buffer = this.buffer as Buffer;
     const Body = buffer.subarray(0, this.filled);
-    const ChecksumCRC32 = this.takeChecksum();
+    const checksum = this.takeChecksum();
     const PartNumber = ++this.partsSent;
     this.buffer = undefined;
     this.filled = 0;
@@ -124,12 +166,16 @@ export class PartUploader {
     const UploadId = await this.uploadId;
     while (this.inFlight.size >= this.queueSize) await Promise.race(this.inFlight);
     this.throwIfFailed();
-    const { Bucket, Key } = this.target;
+    const part = { Bucket: this.target.Bucket, Key: this.target.Key, UploadId, PartNumber, Body };
+    const command =
+      'crc32' in checksum
+        ? new UploadPartCommand({ ...part, ChecksumAlgorithm: 'CRC32', ChecksumCRC32: checksum.crc32 })
+        : signedPayload(new UploadPartCommand(part), checksum.sha256);
     const sent: Promise<void> = this.client
-      .send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body, ChecksumAlgorithm: 'CRC32', ChecksumCRC32 }))
+      .send(command)
       .then(
         ({ ETag }) => {
-          this.parts.push({ PartNumber, ETag, ChecksumCRC32 });
+          this.parts.push({ PartNumber, ETag, ...('crc32' in checksum ? { ChecksumCRC32: checksum.crc32 } : {}) });
           this.spare.push(buffer);
         },
         (error: unknown) => {
@@ -140,16 +186,23 @@ export class PartUploader {
     this.inFlight.add(sent);
   }
 
-  /** The current part's CRC32 as S3 wants it (base64 of the big-endian value); starts the next. */
-  private takeChecksum(): string {
+  /** The current part's checksum as S3 wants it (CRC32: base64 of the big-endian value); starts the next. */
+  private takeChecksum(): PartChecksum {
+    if (!this.withCrc32) {
+      const sha256 = (this.sha256 ?? createHash('sha256')).digest('hex');
+      this.sha256 = undefined;
+      return { sha256 };
+    }
     const bytes = Buffer.alloc(4);
     bytes.writeUInt32BE(this.crc >>> 0);
     this.crc = 0;
-    return bytes.toString('base64');
+    return { crc32: bytes.toString('base64') };
   }
 
   private async startUpload(): Promise<string> {
-    const created = await this.client.send(new CreateMultipartUploadCommand({ ...this.target, ChecksumAlgorithm: 'CRC32' }));
+    const created = await this.client.send(
+      new CreateMultipartUploadCommand({ ...this.target, ...(this.withCrc32 ? { ChecksumAlgorithm: 'CRC32' as const } : {}) }),
+    );
     if (!created.UploadId) throw new Error('CreateMultipartUpload returned no UploadId');
     return created.UploadId;
   }

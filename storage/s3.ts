@@ -16,7 +16,9 @@
 //
 // The manifest is one small object per row under `<prefix>manifest/`, named by time, so any number
 // of workers on any machines append without read-modify-write races; readManifest() lists them
-// in name order (time order, up to clock skew between machines).
+// in name order (time order, up to clock skew between machines). A job that ends leaves
+// `<prefix>manifest.jsonl` beside them (snapshotManifest(), see manifest-snapshot.ts): the latest
+// row of each item in one object, which readers take instead of the row objects it folds in.
 import { randomBytes } from 'node:crypto';
 import { finished, type Readable } from 'node:stream';
 import {
@@ -27,15 +29,26 @@ import {
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  S3Client,
-  type S3ClientConfig,
+  type S3Client,
 } from '@aws-sdk/client-s3';
 import type { S3OutputSettings } from '../jobfile/plan';
 import { DigestStream } from './digest';
+import { S3_RESERVED_DIR } from './inputs';
 import type { ManifestRow } from './manifest';
-import { ManifestDigests, decodeManifestRow, encodeManifestRow } from './manifest-codec';
-import { checkObjectName, contentTypeFor } from './names';
-import { PartUploader, checksumInsteadOfPayloadHash } from './s3-part-uploader';
+import { ManifestDigests, decodeManifestRow, encodeManifestRow, parseManifest } from './manifest-codec';
+import {
+  byName,
+  coverageFrom,
+  coverageMetadata,
+  rowNamesToRead,
+  snapshotLines,
+  snapshotRows,
+  type ManifestSnapshot,
+  type SnapshotCoverage,
+} from './manifest-snapshot';
+import { MANIFEST_FILE, checkObjectName, contentTypeFor } from './names';
+import { createS3Client, type S3ClientOptions } from './s3-client';
+import { PartUploader } from './s3-part-uploader';
 import { describeS3Error, endpointLabel, isNotFound, type S3ErrorContext } from './s3-errors';
 import {
   StorageError,
@@ -52,9 +65,10 @@ export const SHA256_SIDECAR = '.sha256';
 const MANIFEST_DIR = 'manifest/';
 const PROBE_PREFIX = '.reelflow-write-check-';
 
-export interface S3StorageOptions {
-  /** Explicit credentials (tests). Default: the standard AWS chain (environment, profile, SSO, IMDS). Never from a job file. */
-  credentials?: S3ClientConfig['credentials'];
+/** The one S3 client construction (s3-client.ts): output storage and the job-inputs store share it. */
+export { createS3Client, type S3ClientOptions } from './s3-client';
+
+export interface S3StorageOptions extends S3ClientOptions {
   /**
    * Multipart part size in bytes (default 16 MiB, at least 5 MiB); a write holds at most
    * partSize x (queueSize + 1) bytes of parts: 64 MiB by default, whatever the object's size.
@@ -64,10 +78,13 @@ export interface S3StorageOptions {
   partSize?: number;
   /** Parts uploaded concurrently (default 3). */
   queueSize?: number;
-  /** Attempts per request, retries included (default 3). */
-  maxAttempts?: number;
-  /** Connection set-up limit in ms (default 10 s), so an unreachable endpoint fails promptly. */
-  connectionTimeoutMs?: number;
+}
+
+/** The manifest snapshot as last read, kept while its ETag is unchanged. */
+interface CachedSnapshot {
+  etag: string | undefined;
+  rows: ManifestRow[];
+  coverage: SnapshotCoverage | undefined;
 }
 
 export class S3Storage implements Storage {
@@ -80,6 +97,7 @@ export class S3Storage implements Storage {
   private readonly queueSize: number;
   /** Manifest row objects never change once written: cache them by key. */
   private readonly rowCache = new Map<string, ManifestRow | null>();
+  private snapshotCache: CachedSnapshot | undefined;
   private manifestSeq = 0;
 
   constructor(
@@ -92,19 +110,11 @@ export class S3Storage implements Storage {
     this.where = endpointLabel(settings);
     this.partSize = options.partSize ?? 16 * 1024 * 1024;
     this.queueSize = options.queueSize ?? 3;
-    this.client = new S3Client({
-      region: settings.region,
-      ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
-      forcePathStyle: settings.forcePathStyle,
-      ...(options.credentials ? { credentials: options.credentials } : {}),
-      maxAttempts: options.maxAttempts ?? 3,
-      requestHandler: { connectionTimeout: options.connectionTimeoutMs ?? 10_000, socketTimeout: 120_000 },
-    });
-    checksumInsteadOfPayloadHash(this.client);
+    this.client = createS3Client(settings, options);
   }
 
   private key(name: string): string {
-    if (checkObjectName(name).endsWith(SHA256_SIDECAR) || name.startsWith(MANIFEST_DIR)) {
+    if (checkObjectName(name).endsWith(SHA256_SIDECAR) || name.startsWith(MANIFEST_DIR) || name.startsWith(S3_RESERVED_DIR)) {
       throw new StorageError(`invalid output name ${JSON.stringify(name)}: reserved for reelflow's own objects in S3`);
     }
     return this.prefix + name;
@@ -248,7 +258,42 @@ export class S3Storage implements Storage {
   }
 
   async readManifest(): Promise<ManifestRow[]> {
-    const keys = (await this.listKeys(this.prefix + MANIFEST_DIR)).map((o) => o.key);
+    return (await this.readRows()).rows;
+  }
+
+  /**
+   * Leaves `manifest.jsonl` at the prefix: the latest row of each item, in the local manifest's
+   * format, so `aws s3 cp` gets the whole outcome of a job. Built from the previous snapshot and
+   * the row objects since, so rebuilding it costs the rows appended since the last one. One
+   * PutObject (or a multipart upload for a large one): readers see the old one or the new one whole.
+   */
+  async snapshotManifest(): Promise<ManifestSnapshot> {
+    const { rows, listed } = await this.readRows();
+    const latest = snapshotRows(rows);
+    const Key = this.prefix + MANIFEST_FILE;
+    const coverage = { through: listed.at(-1) ?? '', folded: listed.length };
+    const target = { Bucket: this.bucket, Key, ContentType: 'application/x-ndjson', Metadata: coverageMetadata(coverage) };
+    const uploader = new PartUploader(this.client, target, this.partSize, this.queueSize);
+    try {
+      for (const line of snapshotLines(latest)) await uploader.add(line);
+      await uploader.finish();
+    } catch (err) {
+      await uploader.abort().catch(() => undefined);
+      throw describeS3Error(err, { action: `write the manifest s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where });
+    }
+    return { location: `s3://${this.bucket}/${Key}`, items: latest.length };
+  }
+
+  /**
+   * The snapshot's rows, then the row objects it does not fold in (all of them when it cannot prove
+   * which it folds in), in name order; and the names of all row objects listed. The snapshot is
+   * read before the listing, which is what makes its coverage checkable (manifest-snapshot.ts).
+   */
+  private async readRows(): Promise<{ rows: ManifestRow[]; listed: string[] }> {
+    const snapshot = await this.readSnapshot();
+    const manifestDir = this.prefix + MANIFEST_DIR;
+    const listed = (await this.listKeys(manifestDir)).map((o) => o.key.slice(manifestDir.length)).sort(byName);
+    const keys = rowNamesToRead(listed, snapshot?.coverage).map((name) => manifestDir + name);
     const missing = keys.filter((k) => !this.rowCache.has(k));
     let next = 0;
     const worker = async () => {
@@ -258,12 +303,30 @@ export class S3Storage implements Storage {
       }
     };
     await Promise.all(Array.from({ length: Math.min(16, missing.length) }, worker));
-    const rows: ManifestRow[] = [];
+    const rows: ManifestRow[] = [...(snapshot?.rows ?? [])];
     for (const k of keys) {
       const row = this.rowCache.get(k);
       if (row) rows.push(row);
     }
-    return rows;
+    return { rows, listed };
+  }
+
+  /** The current `manifest.jsonl`, fetched again only when its ETag changed; undefined while there is none. */
+  private async readSnapshot(): Promise<CachedSnapshot | undefined> {
+    const Key = this.prefix + MANIFEST_FILE;
+    const context = { action: `read s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where };
+    const head = await this.headOrUndefined(Key, context);
+    if (!head) return (this.snapshotCache = undefined);
+    if (head.ETag !== undefined && this.snapshotCache?.etag === head.ETag) return this.snapshotCache;
+    try {
+      const got = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
+      const bytes = Buffer.from((await got.Body?.transformToByteArray()) ?? []);
+      this.snapshotCache = { etag: got.ETag, rows: parseManifest(bytes).rows, coverage: coverageFrom(got.Metadata) };
+      return this.snapshotCache;
+    } catch (err) {
+      if (isNotFound(err)) return (this.snapshotCache = undefined);
+      throw describeS3Error(err, context);
+    }
   }
 
   /** Row objects are listed in name order, which other machines' clocks can interleave: always all of them. */
@@ -274,8 +337,9 @@ export class S3Storage implements Storage {
   /** Finished objects under the prefix (not the manifest, sidecars or probes). sha256 is left to stat(). */
   async list(): Promise<StoredObject[]> {
     const manifestDir = this.prefix + MANIFEST_DIR;
+    const snapshot = this.prefix + MANIFEST_FILE;
     return (await this.listKeys(this.prefix))
-      .filter((o) => !o.key.startsWith(manifestDir) && !o.key.endsWith(SHA256_SIDECAR))
+      .filter((o) => !o.key.startsWith(manifestDir) && o.key !== snapshot && !o.key.endsWith(SHA256_SIDECAR))
       .map((o) => ({ name: o.key.slice(this.prefix.length), bytes: o.bytes }))
       .filter((o) => !o.name.split('/').some((segment) => segment.startsWith('.')));
   }

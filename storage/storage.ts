@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { ManifestRow } from './manifest';
+import type { ManifestSnapshot } from './manifest-snapshot';
 
 export interface StoredObject {
   /** Object name relative to the output location, with extension (e.g. `001-hero.mp4`). */
@@ -65,6 +66,12 @@ export interface Storage {
    * set: what was read before must then be dropped.
    */
   readManifestSince(cursor: ManifestCursor | undefined): Promise<ManifestPage>;
+  /**
+   * Leaves the manifest as one `manifest.jsonl` at the output location, for people and tools that
+   * read it whole (a job that ends calls it). Local: the file already is that, and is only read.
+   * S3: one object of the latest row per item, rebuilt from the row objects.
+   */
+  snapshotManifest(): Promise<ManifestSnapshot>;
   list(): Promise<StoredObject[]>;
   /** Throws a StorageError with a clear message when the location cannot be written. */
   checkWritable(): Promise<void>;

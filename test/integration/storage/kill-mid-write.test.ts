@@ -1,5 +1,5 @@
-// A writer process killed with SIGKILL in the middle of a large write, on local disk and on a real
-// S3 server (MinIO): nothing half-written ever shows under the final name (nothing at all, or the
+// A writer process killed with SIGKILL in the middle of a large write, on local disk and on each real
+// S3-compatible server (MinIO, versitygw: test/support/s3-server.ts): nothing half-written ever shows under the final name (nothing at all, or the
 // previous complete version), a retry done as the download activity does it writes the whole
 // video with the right sha256, and what the killed writer left behind (a local `.part`, an
 // incomplete multipart upload) breaks neither listing nor reading, nor outlives the retry.
@@ -13,7 +13,7 @@ import type { OutputSettings } from '../../../jobfile/plan';
 import { LocalStorage, hashFile, type Storage } from '../../../storage/index';
 import { S3Storage } from '../../../storage/s3';
 import { tempDir } from '../../support/jobs';
-import { startS3Server, type S3TestServer } from '../../support/s3-server';
+import { s3ServerKinds, startS3Server, type S3ServerKind, type S3TestServer } from '../../support/s3-server';
 import { manifestRow, sha256Of, videoBytes } from '../../support/storage';
 import { spawnStorageWriter, type WriterJob } from '../../support/storage-writer';
 
@@ -40,16 +40,19 @@ interface Backend {
 }
 
 let root: string;
-let server: S3TestServer;
+const servers = new Map<S3ServerKind, S3TestServer>();
 let cases = 0;
 
 before(async () => {
   root = tempDir('reelflow-kill-mid-write-');
-  server = await startS3Server();
-  await server.createBucket(BUCKET);
+  for (const kind of s3ServerKinds()) {
+    const server = await startS3Server({ kind });
+    servers.set(kind, server);
+    await server.createBucket(BUCKET);
+  }
 });
 after(async () => {
-  await server?.stop();
+  await Promise.all([...servers.values()].map((server) => server.stop()));
   await rm(root, { recursive: true, force: true });
 });
 
@@ -68,7 +71,8 @@ function localBackend(): Backend {
   };
 }
 
-function s3Backend(): Backend {
+function s3Backend(kind: S3ServerKind): Backend {
+  const server = servers.get(kind) as S3TestServer;
   const s3 = { bucket: BUCKET, prefix: `case-${cases++}/`, region: server.region, endpoint: server.endpoint, forcePathStyle: true };
   const credentials = { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey };
   const storage = new S3Storage(s3, { credentials, partSize: PART_SIZE });
@@ -135,10 +139,11 @@ async function retry(storage: Storage, seed: string) {
   return storage.write(NAME, videoBytes(seed, kept, VIDEO_BYTES), { resumeFrom: kept, expectedBytes: VIDEO_BYTES });
 }
 
-for (const [label, makeBackend] of [
+const backends: [string, () => Backend][] = [
   ['local disk', localBackend],
-  ['S3 (MinIO)', s3Backend],
-] as const) {
+  ...s3ServerKinds().map((kind): [string, () => Backend] => [`S3 (${kind})`, () => s3Backend(kind)]),
+];
+for (const [label, makeBackend] of backends) {
   describe(`a writer killed mid-write (SIGKILL), ${label}`, () => {
     it('leaves nothing under the final name; a retry writes the whole video', async () => {
       const backend = makeBackend();
