@@ -3,7 +3,10 @@
 // Nothing is started here.
 import { Connection } from '@temporalio/client';
 import { recordedServer, temporalCliPath } from '../../worker/dev-server';
+import { TemporalUnavailableError } from '../../worker/errors';
+import { dropIpServerNameWarning } from '../../worker/ip-server-name-warning';
 import { stateDirectory } from '../../worker/state-dir';
+import { diagnoseHandshake, diagnoseNamespaceError, diagnoseTls } from '../../worker/temporal-diagnosis';
 import { resolveTemporal, usesExternalService, type TemporalTarget } from '../../worker/temporal';
 import { TASK_QUEUE } from '../task-queue';
 import { type Check, fail, ok, PROBE_TIMEOUT_MS, withTimeout } from './check';
@@ -17,9 +20,13 @@ type Options = TemporalTarget['connectionOptions'];
 async function probe(address: string, namespace: string, options: Options): Promise<string> {
   const started = Date.now();
   const { tls, apiKey, metadata } = options;
+  if (tls) dropIpServerNameWarning();
   const connection = await Connection.connect({ address, tls, apiKey, metadata, connectTimeout: PROBE_TIMEOUT_MS });
   try {
-    await connection.workflowService.describeNamespace({ namespace });
+    await connection.workflowService.describeNamespace({ namespace }).catch((error: unknown) => {
+      const refused = diagnoseNamespaceError(address, namespace, apiKey, error);
+      throw refused ? new TemporalUnavailableError(refused.problem) : error;
+    });
     const ms = Date.now() - started;
     const queue = await connection.workflowService
       .describeTaskQueue({
@@ -54,12 +61,22 @@ export async function checkTemporal(): Promise<Check> {
     } catch (error) {
       return fail(NAME, `Temporal's environment configuration cannot be read: ${(error as Error).message}`);
     }
+    const { address, namespace, connectionOptions } = target;
+    // A certificate the settings do not trust is named by a handshake of our own, at once: the SDK's
+    // connect waits out its timeout, then says only "Failed to connect before the deadline".
+    const handshake = connectionOptions.tls ? await diagnoseTls(address, connectionOptions.tls) : undefined;
+    if (handshake?.final) return fail(NAME, `cannot use ${target.description}: ${handshake.problem}`);
     try {
-      return ok(NAME, `${target.description}: ${await bounded(target.address, target.namespace, target.connectionOptions)}`);
+      return ok(NAME, `${target.description}: ${await bounded(address, namespace, connectionOptions)}`);
     } catch (error) {
+      const diagnosis =
+        error instanceof TemporalUnavailableError
+          ? { problem: error.message, final: true }
+          : await diagnoseHandshake(address, connectionOptions.tls);
+      if (diagnosis?.final) return fail(NAME, `cannot use ${target.description}: ${diagnosis.problem}`);
       return fail(
         NAME,
-        `cannot reach ${target.description}: ${(error as Error).message}. Check TEMPORAL_ADDRESS ` +
+        `cannot reach ${target.description}: ${diagnosis?.problem ?? (error as Error).message}. Check TEMPORAL_ADDRESS ` +
           '(and TEMPORAL_NAMESPACE, TLS, API key) and that the service runs, or unset it to use the embedded server',
       );
     }
