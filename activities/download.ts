@@ -6,6 +6,7 @@ import type { JobSettings, Protocol } from '../jobfile/plan';
 import { gatewayFor, storageFor } from './context';
 import { FailureType } from './failure-types';
 import { translated } from './failures';
+import { DownloadMeter, metricsHere } from './metrics';
 
 const EXTENSIONS: Record<string, string> = {
   'video/mp4': '.mp4',
@@ -68,12 +69,18 @@ export function downloadVideo(input: DownloadInput): Promise<DownloadedVideo> {
     const name = `${input.outputName}${extensionFor(video.contentType)}`;
     // The server ignored Range (or the type changed): start the file over.
     if (kept > 0 && (video.offset === 0 || name !== guess)) await storage.discardPartial(guess);
-    const written = await storage.write(name, video.body, {
-      resumeFrom: video.offset,
-      expectedBytes: video.totalBytes,
-      maxBytes,
-      onProgress: (bytes) => context.heartbeat({ bytes, validator: video.validator } satisfies DownloadHeartbeat),
-    });
+    const meter = new DownloadMeter(metricsHere(), video.offset);
+    const written = await storage
+      .write(name, video.body, {
+        resumeFrom: video.offset,
+        expectedBytes: video.totalBytes,
+        maxBytes,
+        onProgress: (bytes) => {
+          meter.progress(bytes);
+          context.heartbeat({ bytes, validator: video.validator } satisfies DownloadHeartbeat);
+        },
+      })
+      .finally(() => meter.flush());
     return {
       file: written.name,
       location: written.location,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { projectRoot } from '../worker/bundle';
 import { redact } from '../gateway/redact';
+import { log, logFormat } from '../worker/log';
 import { registerReportCommand } from './commands/report';
 import { exitCodeFor } from './errors';
 import { registerRunCommand } from './commands/run';
@@ -47,5 +48,11 @@ export async function main(argv: string[]): Promise<void> {
     const verbose = process.env.REELFLOW_VERBOSE === '1';
     const text = verbose && error instanceof Error && error.stack ? error.stack : ((error as Error).message ?? String(error));
     process.stderr.write(`reelflow: ${redact(text)}\n`);
+    // A supervisor reading --log-format json sees why the command ended, in the same stream.
+    if (logFormat() === 'json') log.error({ component: 'cli', exitCode: process.exitCode }, (error as Error).message ?? String(error));
+    // The command is over. The SDK's Runtime (a --metrics exporter, Core's threads) may hold the
+    // process open after a failed connection, so a command that failed would never exit: give
+    // output a moment to drain, then end. Unref'd, it never delays an exit that happens anyway.
+    setTimeout(() => process.exit(), 1_000).unref();
   }
 }

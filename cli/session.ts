@@ -1,10 +1,51 @@
 // A command's connection to Temporal: the configured service, or the embedded development server
-// (started or reused), plus optionally a worker in this process.
+// (started or reused), plus optionally a worker in this process, with its metrics and log format.
 import type { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
+import { Option, type Command } from 'commander';
+import { MetricsAddressError } from '../worker/errors';
+import { configureLog, LOG_FORMATS, type LogFormat } from '../worker/log';
+import { parseMetricsAddress, type MetricsAddress } from '../worker/metrics-address';
+import { installRuntime } from '../worker/runtime';
 import { connectClient, connectWorker, resolveTemporal, type TemporalTarget } from '../worker/temporal';
 import { createReelflowWorker, runWorkerUntil } from '../worker/worker';
+import { UsageError } from './errors';
 import { TASK_QUEUE } from './task-queue';
+
+/** `--metrics` and `--log-format`, for the commands that run a worker (worker, run). */
+export interface Observability {
+  metrics?: string;
+  logFormat?: LogFormat;
+}
+
+export function addObservabilityOptions(command: Command): Command {
+  return command
+    .option(
+      '--metrics <host:port>',
+      "serve Prometheus metrics (the Temporal SDK's and reelflow's) at http://HOST:PORT/metrics; 0.0.0.0:PORT for every interface",
+    )
+    .addOption(
+      new Option('--log-format <format>', 'file: logs go to <state dir>/logs/reelflow.log; json: one JSON object per line on stdout')
+        .choices(LOG_FORMATS)
+        .default('file'),
+    );
+}
+
+/**
+ * Applies --log-format, and --metrics by installing the SDK's Runtime with its exporter: both must
+ * come before anything logs or connects. Returns where metrics are served.
+ */
+export function startObservability(options: Observability): MetricsAddress | undefined {
+  configureLog({ format: options.logFormat ?? 'file' });
+  if (options.metrics === undefined) return undefined;
+  try {
+    const address = parseMetricsAddress(options.metrics);
+    installRuntime({ metrics: address });
+    return address;
+  } catch (error) {
+    throw error instanceof MetricsAddressError ? new UsageError(error.message) : error;
+  }
+}
 
 export interface Session {
   client: Client;
@@ -14,7 +55,15 @@ export interface Session {
   close(options?: { keepServer?: boolean }): Promise<void>;
 }
 
-export async function openSession(options: { worker?: boolean } = {}): Promise<Session> {
+export async function openSession(options: { worker?: boolean } & Observability = {}): Promise<Session> {
+  if (options.metrics !== undefined && !options.worker) {
+    throw new UsageError(
+      '--metrics serves the metrics of the worker this command runs, and with --no-worker or --detach it runs none: ' +
+        'give --metrics to `reelflow worker`',
+    );
+  }
+  const metrics = startObservability(options);
+  if (metrics) process.stderr.write(`metrics: Prometheus on ${metrics.description}\n`);
   const target = await resolveTemporal();
   let client: Client | undefined;
   try {

@@ -16,18 +16,17 @@ import type {
 } from './contract';
 import { openVideoStream } from './download';
 import { DownloadError, GatewayUnavailableError, InvalidRequestError, TaskNotFoundError } from './errors';
-import { buildGeneralCreateBody, GENERAL_CREATE_PATH, generalTaskPath, mimeTypeOf } from './general';
+import { GENERAL_CREATE_PATH, generalTaskPath, mimeTypeOf, prepareGeneralCreateBody } from './general';
 import { discard, header, HttpTransport, readText, sourceOf, type HttpResponse } from './http';
 import { buildMessagesBody, MESSAGES_HEADERS, MESSAGES_PATH, parseMessageBody } from './messages';
 import { extractTaskId, parseTaskBody } from './normalize';
 import { buildOpenaiCreateBody, OPENAI_CREATE_PATH, openaiContentPath, openaiTaskPath, type ReferenceSource } from './openai';
-import { BaseUrlPool } from './pool';
+import { BaseUrlPool, type PoolListener } from './pool';
 import { redactedLog, registerSecret } from './redact';
 import { call, type CallSpec, type Engine, type Target } from './retry';
 import { isPrivateHost } from './outbound';
 
 const DEFAULT_GRACE_MS = 60_000;
-const JSON_HEADERS = { 'content-type': 'application/json' };
 
 async function readJson(response: HttpResponse, what: string, baseUrl: string): Promise<unknown> {
   const text = await readText(response.body);
@@ -62,6 +61,11 @@ function baseAddresses(raw: readonly string[], log: GatewayLog): string[] {
 /** What a create's exchange may take beyond the request timeout: uploading reference files. */
 const CREATE_UPLOAD_ALLOWANCE_MS = 90_000;
 
+/** The client's options and an observer of its failovers and cooldowns (the worker's metrics; no Temporal here). */
+export interface ObservedClientOptions extends GatewayClientOptions {
+  onEvent?: PoolListener;
+}
+
 class Client implements GatewayClient {
   readonly baseUrls: readonly string[];
   readonly pool: BaseUrlPool;
@@ -76,13 +80,18 @@ class Client implements GatewayClient {
   private readonly exchangeTimeoutMs: number;
   private readonly now: () => number;
 
-  constructor(options: GatewayClientOptions) {
+  constructor(options: ObservedClientOptions) {
     if (!options.apiKey) throw new InvalidRequestError(`no API key${options.apiKeyEnv ? ` in $${options.apiKeyEnv}` : ''}`);
     registerSecret(options.apiKey);
     const log = redactedLog(options.log, [options.apiKey]);
     this.baseUrls = baseAddresses(options.baseUrls, log);
     this.now = options.now ?? Date.now;
-    this.pool = new BaseUrlPool(this.baseUrls, { now: this.now, cooldownMs: options.cooldownMs, maxCooldownMs: options.maxCooldownMs });
+    this.pool = new BaseUrlPool(this.baseUrls, {
+      now: this.now,
+      cooldownMs: options.cooldownMs,
+      maxCooldownMs: options.maxCooldownMs,
+      onEvent: options.onEvent,
+    });
     const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
     this.exchangeTimeoutMs = 2 * requestTimeoutMs;
     this.transport = new HttpTransport({
@@ -142,8 +151,8 @@ class Client implements GatewayClient {
         openBody: () => buildOpenaiCreateBody(request, (url) => this.openRemoteReference(url)),
       };
     } else {
-      const body = await buildGeneralCreateBody(request);
-      spec = { ...common, target: () => ({ path: GENERAL_CREATE_PATH }), openBody: () => Promise.resolve({ body, headers: JSON_HEADERS }) };
+      // Streamed from the reference files, so it is made again for every attempt and failover.
+      spec = { ...common, target: () => ({ path: GENERAL_CREATE_PATH }), openBody: () => prepareGeneralCreateBody(request) };
     }
     const result = await call(this.engine, spec);
     return { taskId: result.value, baseUrl: result.baseUrl, attempts: result.attempts };
@@ -288,6 +297,6 @@ class Client implements GatewayClient {
   }
 }
 
-export function createGatewayClient(options: GatewayClientOptions): GatewayClient & { readonly pool: BaseUrlPool } {
+export function createGatewayClient(options: ObservedClientOptions): GatewayClient & { readonly pool: BaseUrlPool } {
   return new Client(options);
 }

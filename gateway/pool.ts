@@ -4,6 +4,26 @@
 // failure in a row (capped); when the cooldown ends the base is tried again (a probe): success
 // clears its record, another failure doubles the cooldown. 429 is not a base failure.
 
+/**
+ * What the pool tells an observer (the worker's metrics): a base put in cooldown, and the traffic
+ * it had moving to another base. Reported once per step of back-off: the failures of calls that
+ * were in flight in the same outage add none.
+ */
+export type PoolEvent = CooldownEvent | FailoverEvent;
+export interface CooldownEvent {
+  type: 'cooldown';
+  baseUrl: string;
+  cooldownMs: number;
+  consecutiveFailures: number;
+}
+export interface FailoverEvent {
+  type: 'failover';
+  from: string;
+  to: string;
+}
+
+export type PoolListener = (event: PoolEvent) => void;
+
 export interface BaseUrlPoolOptions {
   /** Epoch ms; injected in tests. */
   now?: () => number;
@@ -11,6 +31,8 @@ export interface BaseUrlPoolOptions {
   cooldownMs?: number;
   /** Cooldown cap, ms (default 120 000). */
   maxCooldownMs?: number;
+  /** Told of cooldowns and failovers; a listener that throws is ignored. */
+  onEvent?: PoolListener;
 }
 
 export interface BaseHealth {
@@ -32,6 +54,7 @@ export class BaseUrlPool {
   private readonly now: () => number;
   private readonly cooldownMs: number;
   private readonly maxCooldownMs: number;
+  private readonly onEvent: PoolListener | undefined;
 
   constructor(baseUrls: readonly string[], options: BaseUrlPoolOptions = {}) {
     if (baseUrls.length === 0) throw new TypeError('BaseUrlPool needs at least one base address');
@@ -39,6 +62,7 @@ export class BaseUrlPool {
     this.now = options.now ?? Date.now;
     this.cooldownMs = options.cooldownMs ?? 5_000;
     this.maxCooldownMs = options.maxCooldownMs ?? 120_000;
+    this.onEvent = options.onEvent;
     for (const base of this.baseUrls) this.entries.set(base, { failures: 0, until: 0 });
   }
 
@@ -97,7 +121,19 @@ export class BaseUrlPool {
     e.failures += 1;
     const cooldown = Math.max(minCooldownMs, Math.min(this.maxCooldownMs, this.cooldownMs * 2 ** Math.min(e.failures - 1, 30)));
     e.until = this.now() + cooldown;
+    this.notify({ type: 'cooldown', baseUrl, cooldownMs: cooldown, consecutiveFailures: e.failures });
+    // Calls now go to the first healthy base; with none healthy they wait, which is no failover.
+    const next = this.pick();
+    if (next !== baseUrl && this.isHealthy(next)) this.notify({ type: 'failover', from: baseUrl, to: next });
     return cooldown;
+  }
+
+  private notify(event: PoolEvent): void {
+    try {
+      this.onEvent?.(event);
+    } catch {
+      // Observing the pool must never change what it does.
+    }
   }
 
   snapshot(): BaseHealth[] {

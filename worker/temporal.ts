@@ -1,12 +1,14 @@
 // Where Temporal comes from (spec/cli.md): TEMPORAL_ADDRESS and Temporal's standard environment
 // configuration point at a real service and nothing is started; otherwise the embedded server.
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type ConnectionLike } from '@temporalio/client';
 import { loadClientConfig, loadClientConnectConfig } from '@temporalio/envconfig';
-import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { ensureDevServer, type DevServer } from './dev-server';
 import { TemporalUnavailableError } from './errors';
-import { log } from './log';
+import { dropIpServerNameWarning } from './ip-server-name-warning';
+import { installRuntime } from './runtime';
 import { stateDirectory } from './state-dir';
+import { diagnoseHandshake, diagnoseNamespaceError, diagnoseTls, type Diagnosis } from './temporal-diagnosis';
 
 export interface TemporalTarget {
   address: string;
@@ -59,16 +61,55 @@ export async function resolveTemporal(options: { startEmbedded?: boolean } = {})
   };
 }
 
-async function withConnectRetries<T>(target: TemporalTarget, connect: () => Promise<T>): Promise<T> {
+type Connected = Pick<ConnectionLike, 'workflowService' | 'withDeadline' | 'close'>;
+
+const closeQuietly = (connection: Connected) => connection.close().catch(() => undefined);
+
+/**
+ * Connects, then asks for the namespace, so that a refused API key or a missing namespace is said
+ * here, not by the first call that needs it ("Failed to start Workflow", or a worker that never
+ * exits). What no retry can fix (a certificate, a refused key, TLS on one side only) ends at once,
+ * in words (temporal-diagnosis.ts); anything else is retried for a short, bounded while.
+ */
+async function withConnectRetries<T extends Connected>(
+  target: TemporalTarget,
+  connect: () => Promise<T>,
+  options: { handshakeFirst?: boolean } = {},
+): Promise<T> {
   // The dev server accepts TCP before its frontend serves; give it a short, bounded grace.
   const deadline = Date.now() + (target.embedded ? 30_000 : 10_000);
+  const { address, namespace } = target;
+  const { tls, apiKey } = target.connectionOptions;
+  const final = (diagnosis: Diagnosis) => new TemporalUnavailableError(`cannot use ${target.description}: ${diagnosis.problem}.`);
+  // With a CA given, the SDK trusts exactly that CA, so a handshake of our own (a few milliseconds)
+  // gives its verdict first. For the client only: grpc-js waits out its whole connect timeout on a
+  // certificate it refuses and holds the process open until then. Core (the worker's connection)
+  // fails at once, and its failure lets the SDK's Runtime shut down: a check of ours before it would
+  // leave the Runtime up and the worker process would never exit.
+  if (options.handshakeFirst && !target.embedded && typeof tls === 'object' && tls?.serverRootCACertificate) {
+    const diagnosis = await diagnoseTls(address, tls);
+    if (diagnosis?.final) throw final(diagnosis);
+  }
+  // A connection made is kept while the namespace call is retried: closing a worker's connection
+  // shuts the SDK's Runtime down (with its metrics endpoint) when nothing else uses it.
+  let connection: T | undefined;
   for (;;) {
     try {
-      return await connect();
+      connection ??= await connect();
+      const connected = connection;
+      await connected.withDeadline(Date.now() + 5_000, () => connected.workflowService.describeNamespace({ namespace }));
+      return connected;
     } catch (error) {
+      const diagnosis = connection
+        ? diagnoseNamespaceError(address, namespace, apiKey, error)
+        : target.embedded
+          ? undefined
+          : await diagnoseHandshake(address, tls);
+      if (connection && (diagnosis?.final || Date.now() > deadline)) await closeQuietly(connection);
+      if (diagnosis?.final) throw final(diagnosis);
       if (Date.now() > deadline) {
         throw new TemporalUnavailableError(
-          `cannot reach ${target.description}: ${(error as Error).message}. ` +
+          `cannot reach ${target.description}: ${diagnosis?.problem ?? (error as Error).message}. ` +
             'Check TEMPORAL_ADDRESS (and TEMPORAL_NAMESPACE, TLS, API key), or unset it to use the embedded server.',
         );
       }
@@ -79,29 +120,15 @@ async function withConnectRetries<T>(target: TemporalTarget, connect: () => Prom
 
 export async function connectClient(target: TemporalTarget): Promise<Client> {
   const { address, tls, apiKey, metadata } = target.connectionOptions;
-  const connection = await withConnectRetries(target, () => Connection.connect({ address, tls, apiKey, metadata, connectTimeout: 5_000 }));
+  if (tls) dropIpServerNameWarning();
+  const connection = await withConnectRetries(target, () => Connection.connect({ address, tls, apiKey, metadata, connectTimeout: 5_000 }), {
+    handshakeFirst: true,
+  });
   return new Client({ connection, namespace: target.namespace });
 }
 
-let runtimeInstalled = false;
-
-/** The SDK logs into our log file (and stderr only with --verbose), not onto the user's terminal. */
-function installRuntimeLogging(): void {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
-  const levels: Record<LogLevel, 'debug' | 'info' | 'warn' | 'error'> = {
-    TRACE: 'debug',
-    DEBUG: 'debug',
-    INFO: 'info',
-    WARN: 'warn',
-    ERROR: 'error',
-  };
-  Runtime.install({
-    logger: new DefaultLogger('INFO', (entry) => log[levels[entry.level]]({ ...entry.meta, component: 'temporal-sdk' }, entry.message)),
-  });
-}
-
+/** A worker's connection. The SDK's Runtime (logs, metrics) is installed first, if the command has not already. */
 export function connectWorker(target: TemporalTarget): Promise<NativeConnection> {
-  installRuntimeLogging();
+  installRuntime();
   return withConnectRetries(target, () => NativeConnection.connect(target.connectionOptions));
 }

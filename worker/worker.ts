@@ -56,6 +56,7 @@ export async function runWorkerUntil(worker: Worker, stop: Promise<unknown>): Pr
   void stop.then(() => {
     if (worker.getState() === 'RUNNING') worker.shutdown();
   });
+  log.info({ taskQueue: worker.options.taskQueue, namespace: worker.options.namespace }, 'worker polling');
   try {
     await worker.run();
   } finally {

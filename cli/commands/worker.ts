@@ -1,44 +1,47 @@
 // `reelflow worker`: a worker for the task queue until interrupted. Start more, anywhere, to scale out.
 import type { Command } from 'commander';
-import { connectWorker, resolveTemporal } from '../../worker/temporal';
+import { connectClient, connectWorker, resolveTemporal } from '../../worker/temporal';
 import { TASK_QUEUE } from '../task-queue';
 import { createReelflowWorker, runWorkerUntil } from '../../worker/worker';
-import { connectClient } from '../../worker/temporal';
+import { addObservabilityOptions, startObservability, type Observability } from '../session';
 
-interface WorkerOptions {
+interface WorkerOptions extends Observability {
   maxActivities: string;
   maxWorkflowTasks: string;
   untilDone?: string;
 }
 
 export function registerWorkerCommand(program: Command): void {
-  program
+  const command = program
     .command('worker')
     .description('run a worker for the task queue against the configured Temporal service, until interrupted')
     .option('--max-activities <n>', 'concurrent activities (gateway calls, downloads)', '200')
     .option('--max-workflow-tasks <n>', 'concurrent workflow tasks', '40')
-    .option('--until-done <workflow-id>', 'exit once this job has finished (used by run --detach)')
-    .action(async (options: WorkerOptions) => {
-      const target = await resolveTemporal();
-      const connection = await connectWorker(target);
-      const worker = await createReelflowWorker({
-        connection,
-        namespace: target.namespace,
-        taskQueue: TASK_QUEUE,
-        maxActivities: Number(options.maxActivities),
-        maxWorkflowTasks: Number(options.maxWorkflowTasks),
-      });
-      process.stderr.write(`reelflow worker: polling task queue "${TASK_QUEUE}" on ${target.description}\n`);
-      const stop = new Promise<void>((resolve) => {
-        process.once('SIGINT', () => resolve());
-        process.once('SIGTERM', () => resolve());
-        if (options.untilDone) void waitForJob(target, options.untilDone).then(resolve, resolve);
-      });
-      await runWorkerUntil(worker, stop);
-      await connection.close();
-      if (target.embedded?.owned && !options.untilDone) await target.embedded.stop();
-      process.stderr.write('reelflow worker: stopped\n');
+    .option('--until-done <workflow-id>', 'exit once this job has finished (used by run --detach)');
+  addObservabilityOptions(command).action(async (options: WorkerOptions) => {
+    // Before the first connection: the SDK's Runtime (logs, metrics) is made once per process.
+    const metrics = startObservability(options);
+    if (metrics) process.stderr.write(`reelflow worker: Prometheus metrics on ${metrics.description}\n`);
+    const target = await resolveTemporal();
+    const connection = await connectWorker(target);
+    const worker = await createReelflowWorker({
+      connection,
+      namespace: target.namespace,
+      taskQueue: TASK_QUEUE,
+      maxActivities: Number(options.maxActivities),
+      maxWorkflowTasks: Number(options.maxWorkflowTasks),
     });
+    process.stderr.write(`reelflow worker: polling task queue "${TASK_QUEUE}" on ${target.description}\n`);
+    const stop = new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+      if (options.untilDone) void waitForJob(target, options.untilDone).then(resolve, resolve);
+    });
+    await runWorkerUntil(worker, stop);
+    await connection.close();
+    if (target.embedded?.owned && !options.untilDone) await target.embedded.stop();
+    process.stderr.write('reelflow worker: stopped\n');
+  });
 }
 
 async function waitForJob(target: Awaited<ReturnType<typeof resolveTemporal>>, workflowId: string): Promise<void> {
