@@ -8,6 +8,7 @@ import { createGatewayClient, type GatewayClient } from '../gateway';
 import type { JobSettings, OutputSettings } from '../jobfile/plan';
 import { openStorage, type Storage } from '../storage';
 import { FailureType } from './failure-types';
+import { metricsHere } from './metrics';
 
 const clients = new Map<string, GatewayClient>();
 const storages = new Map<string, Storage>();
@@ -33,6 +34,8 @@ export function gatewayFor(settings: JobSettings): GatewayClient {
       allowPrivateTargets: gateway.allowPrivateTargets,
       createRetries: retries.create,
       log: (level, message, fields) => log[level](message, { ...fields, component: 'gateway' }),
+      // Failovers and cooldowns, counted under the activity whose call caused them.
+      onEvent: (event) => metricsHere().gatewayEvent(event),
     });
     clients.set(cacheKey, client);
   }

@@ -3,3 +3,5 @@ export { preparePlan, readPlanItems } from './plan';
 export { enhancePrompt, createTask, createTaskMarked, checkTask } from './render';
 export { downloadVideo } from './download';
 export { recordItem } from './record';
+export { itemWorkflowState } from './item-workflow';
+export { snapshotManifest } from './manifest-snapshot';

@@ -1,17 +1,21 @@
 // Plan activities: the worker reads the job file (and its local files) itself, so workflow history
-// carries only the settings and one page of items at a time.
+// carries only the settings and one page of items at a time. A job whose inputs were stored
+// (activities/inputs.ts) is read from their fetched copies, under the same paths.
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { ApplicationFailure } from '@temporalio/activity';
 import { dateIn, loadJobFile } from '../jobfile';
-import type { JobSettings, OutputSettings, Plan, PlanItem } from '../jobfile/plan';
+import type { OutputSettings, Plan, PlanItem } from '../jobfile/plan';
+import { InputDigestError, InputMissingError, type InputsRef } from '../storage/inputs';
 import { itemIsDone, type ItemEndState, type ManifestRow } from '../storage/manifest';
 import type { ManifestCursor, Storage } from '../storage/storage';
 import { storageFor } from './context';
 import { FailureType } from './failure-types';
+import { storedJobFiles, type JobSettingsWithInputs } from './inputs';
 
 export interface PreparedJob {
-  settings: JobSettings;
+  /** With the job's stored inputs, when it has them: its items' creates fetch their references there. */
+  settings: JobSettingsWithInputs;
   runDate: string;
   /** Digest of the expanded plan: pages are read against it, so an edited job file is noticed. */
   digest: string;
@@ -54,17 +58,21 @@ export function planDigest(plan: Plan): string {
   return createHash('sha256').update(JSON.stringify(plan.items)).digest('hex').slice(0, 16);
 }
 
-async function loadPlan(jobFile: string, runDate: string): Promise<{ plan: Plan; digest: string }> {
-  // The cached plan stands while the file is unchanged (same size and modification time), so an
-  // edit during a run is still caught by the digest check of readPlanItems.
-  const version = await stat(jobFile).then(
-    (st) => `${st.size}:${st.mtimeMs}`,
-    () => 'missing',
-  );
+async function loadPlan(jobFile: string, runDate: string, inputs: InputsRef | undefined): Promise<{ plan: Plan; digest: string }> {
+  // Stored inputs never change under their digest. A path's plan stands while the file is
+  // unchanged (same size and modification time), so an edit during a run is still caught by the
+  // digest check of readPlanItems.
+  const version = inputs
+    ? `inputs:${inputs.index}`
+    : await stat(jobFile).then(
+        (st) => `${st.size}:${st.mtimeMs}`,
+        () => 'missing',
+      );
   const cacheKey = `${jobFile}\u0000${runDate}\u0000${version}`;
   const cached = plans.get(cacheKey);
   if (cached) return cached;
-  const result = await loadJobFile(jobFile, { runDate });
+  const stored = inputs ? await storedJobFiles(inputs).catch(finalWhenGone) : undefined;
+  const result = await loadJobFile(stored?.jobFile ?? jobFile, { runDate, files: stored?.files });
   if (!result.ok) {
     const lines = result.errors.slice(0, 10).map((e) => `${e.file}:${e.line}:${e.column}: ${e.message}`);
     throw ApplicationFailure.create({
@@ -79,16 +87,29 @@ async function loadPlan(jobFile: string, runDate: string): Promise<{ plan: Plan;
   return entry;
 }
 
-export async function preparePlan(input: { jobFile: string; runDate?: string; startedAt: number }): Promise<PreparedJob> {
+/** Stored inputs that are gone or wrong stay so: fail at once instead of retrying. */
+function finalWhenGone(error: unknown): never {
+  if (error instanceof InputMissingError || error instanceof InputDigestError) {
+    throw ApplicationFailure.create({ type: FailureType.storage, nonRetryable: true, message: error.message });
+  }
+  throw error;
+}
+
+export async function preparePlan(input: {
+  jobFile: string;
+  runDate?: string;
+  startedAt: number;
+  inputs?: InputsRef;
+}): Promise<PreparedJob> {
   // Scheduled runs carry no date: the first load learns the schedule's zone, the second dates it.
   let runDate = input.runDate;
   if (!runDate) {
-    const probe = await loadPlan(input.jobFile, dateIn(input.startedAt, 'UTC'));
+    const probe = await loadPlan(input.jobFile, dateIn(input.startedAt, 'UTC'), input.inputs);
     runDate = dateIn(input.startedAt, probe.plan.schedule?.timezone ?? 'UTC');
   }
-  const { plan, digest } = await loadPlan(input.jobFile, runDate);
+  const { plan, digest } = await loadPlan(input.jobFile, runDate, input.inputs);
   const { jobFile: _f, runDate: _d, items, warnings: _w, ...settings } = plan;
-  return { settings, runDate, digest, itemCount: items.length };
+  return { settings: input.inputs ? { ...settings, inputs: input.inputs } : settings, runDate, digest, itemCount: items.length };
 }
 
 /**
@@ -104,13 +125,18 @@ export async function readPlanItems(input: {
   limit: number;
   retryStates: ItemEndState[];
   output: OutputSettings;
+  /** The job's stored inputs; absent: the job file is read at its path. */
+  inputs?: InputsRef;
 }): Promise<{ items: PlanItem[]; nextOffset: number }> {
-  const { plan, digest } = await loadPlan(input.jobFile, input.runDate);
+  const { plan, digest } = await loadPlan(input.jobFile, input.runDate, input.inputs);
   if (digest !== input.digest) {
     throw ApplicationFailure.create({
       type: FailureType.jobFileChanged,
       nonRetryable: true,
-      message: `${input.jobFile} changed while its job was running: cancel the job (reelflow cancel) and run it again`,
+      message: input.inputs
+        ? // The stored files cannot change: only a worker that expands them differently (another version) can.
+          `${input.jobFile}: the job's stored files expand to another plan on this worker than when the job started (another reelflow version?): run the job again`
+        : `${input.jobFile} changed while its job was running: cancel the job (reelflow cancel) and run it again`,
     });
   }
   const page = plan.items.slice(input.offset, input.offset + input.limit);

@@ -6,6 +6,8 @@ import type { JobSettings, Protocol, RenderRequest } from '../jobfile/plan';
 import { gatewayFor } from './context';
 import { sendAfterMarking } from './create-marker';
 import { translated } from './failures';
+import { withStoredReferences, type JobSettingsWithInputs } from './inputs';
+import { countCheck, countCreate } from './metrics';
 
 export function enhancePrompt(input: { settings: JobSettings; prompt: string }): Promise<string> {
   return translated(async () => {
@@ -26,7 +28,7 @@ export function enhancePrompt(input: { settings: JobSettings; prompt: string }):
 }
 
 export interface CreateInput {
-  settings: JobSettings;
+  settings: JobSettingsWithInputs;
   request: RenderRequest;
 }
 
@@ -43,7 +45,11 @@ export type TaskCheck = Pick<TaskStatus, 'state' | 'baseUrl' | 'progress' | 'res
 function createThrough(input: CreateInput, around: (send: () => Promise<CreatedTask>) => Promise<CreatedTask>): Promise<CreatedTaskInfo> {
   return translated(async () => {
     const gateway = gatewayFor(input.settings);
-    const created = await around(() => gateway.createTask(input.request, { signal: Context.current().cancellationSignal }));
+    // Local references of a job with stored inputs: their verified local copies, fetched before anything is sent.
+    const request = await withStoredReferences(input.settings, input.request);
+    const created = await countCreate(input.request.model, () =>
+      around(() => gateway.createTask(request, { signal: Context.current().cancellationSignal })),
+    );
     return { taskId: created.taskId, baseUrl: created.baseUrl, createdAt: Date.now() };
   });
 }
@@ -68,9 +74,11 @@ export function createTask(input: CreateInput): Promise<CreatedTaskInfo> {
 
 export function checkTask(input: { settings: JobSettings; taskId: string; protocol: Protocol; createdAt: number }): Promise<TaskCheck> {
   return translated(async () => {
-    const status = await gatewayFor(input.settings).getTask(
-      { taskId: input.taskId, protocol: input.protocol },
-      { createdAt: input.createdAt, signal: Context.current().cancellationSignal },
+    const status = await countCheck(() =>
+      gatewayFor(input.settings).getTask(
+        { taskId: input.taskId, protocol: input.protocol },
+        { createdAt: input.createdAt, signal: Context.current().cancellationSignal },
+      ),
     );
     return {
       state: status.state,

@@ -1,20 +1,34 @@
 // `JOB.yaml or JOB-ID`: commands accept either. A file is loaded and validated; an id is looked
-// up in Temporal, whose history holds the job file's path.
+// up in Temporal, whose history holds the job file's path (and, for a job whose inputs were
+// stored, their index's digest: a running job runs that version, whatever the file says now).
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Client } from '@temporalio/client';
 import { dateIn, formatJobFileError, loadJobFile } from '../jobfile';
+import type { FileAccess } from '../jobfile/context';
 import type { Plan } from '../jobfile/plan';
-import { UsageError } from './errors';
+import { describeInputLocation, inputLocationFor } from '../storage/inputs';
+import {
+  changedPaths,
+  hashJobInputs,
+  recordingFiles,
+  storeJobInputs,
+  type JobInputs,
+  type StoredJobInputs,
+} from '../storage/inputs-publish';
+import { openInputStore, readInputIndex } from '../storage/inputs-store';
+import { StorageError } from '../storage/storage';
+import { InfrastructureError, UsageError } from './errors';
+import { formatBytes } from './output';
 import { jobWorkflowId } from '../workflows/ids';
 import { JobWorkflow } from '../workflows/job';
 import type { JobInput } from '../workflows/types';
 
 /** Loads and validates a job file, or explains every problem at once (exit 2). */
-export async function loadPlanOrExplain(jobFile: string, runDate?: string): Promise<Plan> {
+export async function loadPlanOrExplain(jobFile: string, runDate?: string, files?: FileAccess): Promise<Plan> {
   const path = resolve(jobFile);
   if (!existsSync(path)) throw new UsageError(`${jobFile}: no such job file`);
-  const result = await loadJobFile(path, { runDate });
+  const result = await loadJobFile(path, { runDate, files });
   if (!result.ok) {
     const lines = result.errors.map((e) => formatJobFileError(e));
     throw new UsageError(
@@ -34,21 +48,24 @@ export async function resolveJob(
   target: string,
 ): Promise<{ workflowId: string; jobFile: string; runDate?: string }> {
   if (looksLikeFile(target)) {
-    const plan = await loadPlanOrExplain(target);
-    const workflowId = jobWorkflowId(plan.job);
+    const reads = recordingFiles();
+    const plan = await loadPlanOrExplain(target, undefined, reads);
+    let workflowId = jobWorkflowId(plan.job);
+    let runDate: string | undefined;
     if (client && plan.schedule) {
       const scheduled = await newestScheduledRun(client, workflowId, plan.schedule.timezone);
-      if (scheduled) return { ...scheduled, jobFile: plan.jobFile };
+      if (scheduled) ({ workflowId, runDate } = scheduled);
     }
-    return { workflowId, jobFile: plan.jobFile };
+    if (client) {
+      const note = await inputsChangedNote(client, workflowId, target, () => hashJobInputs(plan, reads.texts));
+      if (note) process.stderr.write(`${note}\n`);
+    }
+    return { workflowId, jobFile: plan.jobFile, ...(runDate ? { runDate } : {}) };
   }
   if (!client) throw new UsageError(`${target}: not a job file`);
   const workflowId = target.startsWith('reelflow-') ? target : jobWorkflowId(target);
   try {
-    const history = await client.workflow.getHandle(workflowId).fetchHistory();
-    const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
-    const payload = started?.input?.payloads?.[0];
-    const input = payload?.data ? (JSON.parse(Buffer.from(payload.data).toString('utf8')) as JobInput) : undefined;
+    const input = await startedJobInput(client, workflowId);
     if (!input?.jobFile) throw new Error('no job input');
     return { workflowId, jobFile: input.jobFile, runDate: input.runDate ?? input.carry?.prepared.runDate };
   } catch (error) {
@@ -75,4 +92,81 @@ async function newestScheduledRun(
   }
   if (!newest || newest.workflowId === workflowId) return undefined;
   return { workflowId: newest.workflowId, runDate: dateIn(newest.startTime.getTime(), timeZone) };
+}
+
+/** The input the job's current run started with (its first history event), or undefined. */
+export async function startedJobInput(client: Client, workflowId: string): Promise<JobInput | undefined> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+  const payload = started?.input?.payloads?.[0];
+  return payload?.data ? (JSON.parse(Buffer.from(payload.data).toString('utf8')) as JobInput) : undefined;
+}
+
+/**
+ * When the job is running from stored inputs and the files now say something else, what to tell
+ * the user: the job goes on with the version it started with, and how to run the new one. Jobs
+ * that read their files at their paths notice an edit themselves (job_file_changed), as before.
+ */
+export async function inputsChangedNote(
+  client: Client,
+  workflowId: string,
+  jobFile: string,
+  current: () => Promise<JobInputs>,
+): Promise<string | undefined> {
+  const running = await client.workflow
+    .getHandle(workflowId)
+    .describe()
+    .then(
+      (d) => (d.status.name === 'RUNNING' ? d : undefined),
+      () => undefined,
+    );
+  if (!running) return undefined;
+  const started = await startedJobInput(client, workflowId).catch(() => undefined);
+  if (!started?.inputs) return undefined;
+  const now = await current();
+  if (now.digest === started.inputs.index) return undefined;
+  const where = describeInputLocation(started.inputs.location);
+  // Which files changed, when the store that holds the started version can be read from here.
+  const changed = await readInputIndex(openInputStore(started.inputs.location), started.inputs.index).then(
+    (before) => changedPaths(before, now.files),
+    () => [],
+  );
+  const which =
+    changed.length > 0 ? ` (${changed.slice(0, 5).join(', ')}${changed.length > 5 ? `, and ${changed.length - 5} more` : ''})` : '';
+  return (
+    `note: ${jobFile} changed since job ${workflowId} started${which}: the running job goes on with the version ` +
+    `stored when it started (${where}). To run the edited version: \`reelflow cancel ${workflowId}\`, then ` +
+    `\`reelflow run ${jobFile}\` (or run it again once the job has ended)`
+  );
+}
+
+/**
+ * Stores the job's inputs where workers on other machines read them (storage/inputs-publish.ts):
+ * the location named by --inputs or REELFLOW_INPUTS, else beside S3 outputs. Undefined when they
+ * stay at their paths (local output, no location named): workers then read them there, as before.
+ */
+export async function storeInputsOrExplain(
+  plan: Plan,
+  texts: ReadonlyMap<string, string>,
+  named: string | undefined,
+  note: (line: string) => void,
+): Promise<StoredJobInputs | undefined> {
+  let location;
+  try {
+    location = inputLocationFor(plan.output, named ?? process.env.REELFLOW_INPUTS);
+  } catch (error) {
+    if (error instanceof StorageError) throw new UsageError(`--inputs (or REELFLOW_INPUTS): ${error.message}`);
+    throw error;
+  }
+  if (!location) return undefined;
+  try {
+    const stored = await storeJobInputs(plan, texts, location);
+    const { files, uploaded, uploadedBytes } = stored.published;
+    const sent = uploaded > 0 ? `${uploaded} object(s) uploaded, ${formatBytes(uploadedBytes)}` : 'all already there';
+    note(`inputs: ${files} file(s) stored for the workers at ${stored.where} (${sent})`);
+    return stored;
+  } catch (error) {
+    if (error instanceof StorageError) throw new InfrastructureError(error.message);
+    throw error;
+  }
 }

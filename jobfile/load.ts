@@ -86,7 +86,10 @@ export async function loadJobFile(path: string, options: LoadOptions = {}): Prom
   const file = path;
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // Given file access reads the job file too: a worker loads a job's stored copy by its original path.
+    const read = options.files ? options.files.readText(path) : await readFile(path, 'utf8');
+    if (read instanceof Error) throw read;
+    text = read;
   } catch (e) {
     return {
       ok: false,

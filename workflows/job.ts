@@ -2,6 +2,7 @@
 // max_in_flight RenderWorkflow children running; children are abandoned and report back by signal
 // to this workflow's id, so continue-as-new loses none of them.
 import {
+  ActivityFailure,
   ParentClosePolicy,
   allHandlersFinished,
   condition,
@@ -9,6 +10,8 @@ import {
   defineQuery,
   defineSignal,
   getExternalWorkflowHandle,
+  log,
+  patched,
   setHandler,
   sleep,
   startChild,
@@ -16,6 +19,7 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { FailureType, JOB_FATAL_FAILURES } from '../activities/failure-types';
+import type { ItemWorkflowState } from '../activities/item-workflow';
 import type { PlanItem } from '../jobfile/plan';
 import { bookkeeping } from './activities';
 import { renderWorkflowId } from './ids';
@@ -26,6 +30,8 @@ export const progressQuery = defineQuery<JobProgress>('progress');
 export const cancelSignal = defineSignal<[string?]>('cancel');
 
 const PAGE_SIZE = 100;
+/** An item whose id its workflow from an earlier run holds: the job learns that workflow's state (freeHeldId). */
+const HELD_ITEM_ID = 'already-started-child-asks-its-state';
 /** Default bound on events per run, well under Temporal's 50k and the 10k this project allows. */
 const HISTORY_BUDGET = 8_000;
 const MEDIAN_WINDOW = 25;
@@ -45,6 +51,15 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
   if ((await job.drainWindow()) === 'continue-as-new') return job.continueAsNew();
   job.state = 'completed';
   await condition(allHandlersFinished);
+  // The manifest as one file at the output location (S3: manifest.jsonl beside the row objects).
+  // Every way a job ends passes here: all items ended, canceled by `reelflow cancel`, stopped on a
+  // fatal error, and the last run after continue-as-new. Best effort: every item's row is already
+  // stored, the next run of the job writes it again, and it must not fail a job whose items ended.
+  if (patched('manifest-snapshot-at-end')) {
+    await bookkeeping.snapshotManifest({ output: job.settings.output }).catch((error: unknown) => {
+      log.warn('could not leave manifest.jsonl at the output location', { reason: (error as Error | undefined)?.message });
+    });
+  }
   const { carry } = job;
   return {
     job: job.settings.job,
@@ -59,7 +74,12 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
 
 async function firstRun(input: JobInput): Promise<JobCarry> {
   return {
-    prepared: await bookkeeping.preparePlan({ jobFile: input.jobFile, runDate: input.runDate, startedAt: Date.now() }),
+    prepared: await bookkeeping.preparePlan({
+      jobFile: input.jobFile,
+      runDate: input.runDate,
+      startedAt: Date.now(),
+      ...(input.inputs ? { inputs: input.inputs } : {}),
+    }),
     cursor: 0,
     counts: emptyCounts(),
     inFlight: {},
@@ -124,6 +144,7 @@ class Job {
           limit: PAGE_SIZE,
           retryStates: this.input.retryStates ?? [],
           output: settings.output,
+          ...(this.input.inputs ? { inputs: this.input.inputs } : {}),
         });
         pageAt = 0;
         continue;
@@ -223,9 +244,37 @@ class Job {
     }
   }
 
-  /** Starts one item's RenderWorkflow; a child already running under its id will report to us anyway. */
+  /**
+   * Starts one item's RenderWorkflow. Its id is the same in every run of the job, so the item's
+   * workflow from an earlier run may still hold it (freeHeldId), and may even have reported to this
+   * run before the item came up: that outcome is the item's, and starting it again would pay for a
+   * second render.
+   */
   private async startRender(item: PlanItem): Promise<void> {
     const childId = renderWorkflowId(this.self, item.key);
+    const reportedHere = this.early.get(childId);
+    if (reportedHere && patched(HELD_ITEM_ID)) {
+      this.early.delete(childId);
+      this.settle(childId, reportedHere);
+      return;
+    }
+    let start = await this.startItemWorkflow(item, childId);
+    // Workflows from before the patch replay as they ran: waiting for the holder's report.
+    if (start === 'held' && patched(HELD_ITEM_ID)) {
+      if (!(await this.freeHeldId(item, childId))) return;
+      start = await this.startItemWorkflow(item, childId);
+      if (start === 'held') this.settle(childId, startFailed(item, 'its id was taken again by another workflow'));
+    }
+    if (start !== 'started') return;
+    const earlyOutcome = this.early.get(childId);
+    if (earlyOutcome) {
+      this.early.delete(childId);
+      this.settle(childId, earlyOutcome);
+    }
+  }
+
+  /** 'held': a workflow runs under the item's id already. A start that fails otherwise ends the item. */
+  private async startItemWorkflow(item: PlanItem, childId: string): Promise<'started' | 'held' | 'failed'> {
     try {
       await startChild(RenderWorkflow, {
         workflowId: childId,
@@ -234,22 +283,38 @@ class Job {
         ],
         parentClosePolicy: ParentClosePolicy.ABANDON,
       });
+      return 'started';
     } catch (error) {
-      if (error instanceof WorkflowExecutionAlreadyStartedError) return;
-      this.settle(childId, {
-        key: item.key,
-        index: item.index,
-        model: item.request.model,
-        state: 'failed',
-        error: { kind: FailureType.startFailed, message: `could not start the item's workflow: ${(error as Error).message}` },
-      });
-      return;
+      if (error instanceof WorkflowExecutionAlreadyStartedError) return 'held';
+      this.settle(childId, startFailed(item, `could not start the item's workflow: ${(error as Error).message}`));
+      return 'failed';
     }
-    const earlyOutcome = this.early.get(childId);
-    if (earlyOutcome) {
-      this.early.delete(childId);
-      this.settle(childId, earlyOutcome);
+  }
+
+  /**
+   * The item's id is held by the item's workflow from an earlier run of the job, which reports to
+   * the job's workflow id. Not reported yet: its report will come to this run, which waits for it
+   * (false). Reported to this run meanwhile: the item is settled (false). Otherwise its work is over:
+   * its report went to an earlier run (its manifest row was written first, and this run's plan read
+   * that row and still chose the item: --retry-failed, a deleted video), or it ended without one.
+   * The activity then has its id free, and the item starts afresh, as if that workflow had closed
+   * in time (true).
+   */
+  private async freeHeldId(item: PlanItem, childId: string): Promise<boolean> {
+    let held: ItemWorkflowState;
+    try {
+      held = await bookkeeping.itemWorkflowState({ workflowId: childId, jobWorkflowId: this.self, signalName: itemDoneSignal.name });
+    } catch (error) {
+      // Left waiting, the job could wait for ever: end the item, saying why.
+      const reason = ((error instanceof ActivityFailure ? error.cause : error) as Error | undefined)?.message ?? String(error);
+      const message = `the item's workflow from an earlier run holds its id, and what became of it could not be learned: ${reason}`;
+      if (this.carry.inFlight[childId]) this.settle(childId, startFailed(item, message));
+      return false;
     }
+    // Signals are handled before an activity's result, so a report that came here is counted by now.
+    if (held.state === 'running' || !this.carry.inFlight[childId]) return false;
+    log.info("starting an item again after its earlier run's workflow", { workflowId: childId, ...held });
+    return true;
   }
 
   /** Stop early: cancel in-flight children; they record `canceled` and report back. */
@@ -262,6 +327,12 @@ class Job {
         .catch(() => undefined);
     }
   }
+}
+
+/** The outcome of an item whose workflow could not be started. */
+function startFailed(item: PlanItem, message: string): ItemOutcome {
+  const { key, index } = item;
+  return { key, index, model: item.request.model, state: 'failed', error: { kind: FailureType.startFailed, message } };
 }
 
 function emptyCounts(): StateCounts {

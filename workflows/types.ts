@@ -1,15 +1,23 @@
 // The workflows' own shapes: their inputs, results, queries and what continue-as-new carries.
 // Activity inputs and outputs live beside the activities. Types only: they travel through workflow
 // history, so they hold paths, keys and settings, never file contents or secrets.
+import type { JobSettingsWithInputs } from '../activities/inputs';
 import type { PreparedJob } from '../activities/plan';
-import type { JobSettings, PlanItem } from '../jobfile/plan';
+import type { PlanItem } from '../jobfile/plan';
+import type { InputsRef } from '../storage/inputs';
 import type { ItemEndState } from '../storage/manifest';
 
 export type { ItemEndState };
 export type ItemPhase = 'pending' | 'enhancing' | 'creating' | 'rendering' | 'downloading' | 'recording';
 
 export interface JobInput {
+  /** The job file's absolute path on the machine that started the job (messages; the key of its stored copy). */
   jobFile: string;
+  /**
+   * Where the job's inputs (job file, items_from, local references) were stored when it started,
+   * and their index's digest (storage/inputs.ts). Absent: workers read them at their paths.
+   */
+  inputs?: InputsRef;
   /** YYYY-MM-DD for `{date}`; scheduled runs leave it out and use their start time in the schedule's zone. */
   runDate?: string;
   /** Ended states to render again (`--retry-failed`, `--retry-unknown`). */
@@ -74,7 +82,7 @@ export interface JobResult {
 export interface RenderInput {
   jobWorkflowId: string;
   item: PlanItem;
-  settings: JobSettings;
+  settings: JobSettingsWithInputs;
   /** Median render time of this model in this job so far, ms. */
   medianRenderMs?: number;
 }

@@ -14,24 +14,26 @@ import { jobWorkflowId } from '../../workflows/ids';
 import { JobWorkflow, progressQuery } from '../../workflows/job';
 import type { JobInput } from '../../workflows/types';
 import { itemIsDone, type ItemEndState } from '../../storage/manifest';
-import { loadPlanOrExplain } from '../job-ref';
+import { inputsChangedNote, loadPlanOrExplain, storeInputsOrExplain } from '../job-ref';
+import { hashJobInputs, recordingFiles } from '../../storage/inputs-publish';
 import { createOutput } from '../output';
 import { ProgressView } from '../progress';
-import { openSession } from '../session';
+import { addObservabilityOptions, openSession, type Observability } from '../session';
 import { describeOutcome, exitStatusFor, readOutcome, type JobOutcome } from '../summary';
 import { printDryRun } from './dry-run';
 
-interface RunOptions {
+interface RunOptions extends Observability {
   detach?: boolean;
   dryRun?: boolean;
   retryFailed?: boolean;
   retryUnknown?: boolean;
   json?: boolean;
   worker: boolean;
+  inputs?: string;
 }
 
 export function registerRunCommand(program: Command): void {
-  program
+  const command = program
     .command('run')
     .description('start the job (or attach to it if running) and show live progress until every item has ended')
     .argument('<job>', 'the job file (YAML)')
@@ -40,8 +42,13 @@ export function registerRunCommand(program: Command): void {
     .option('--retry-failed', 'render again the items that ended failed or timed_out')
     .option('--retry-unknown', 'render again the items whose creation outcome was unknown')
     .option('--no-worker', 'do not run a worker in this process (workers run elsewhere)')
-    .option('--json', 'print one JSON summary on stdout at the end')
-    .action((jobFile: string, options: RunOptions) => runCommand(jobFile, options));
+    .option(
+      '--inputs <location>',
+      "store the job's files (job file, items_from, local references) for workers on other machines: a shared " +
+        'directory or s3://bucket/prefix (default: $REELFLOW_INPUTS; with S3 output, beside the outputs)',
+    )
+    .option('--json', 'print one JSON summary on stdout at the end');
+  addObservabilityOptions(command).action((jobFile: string, options: RunOptions) => runCommand(jobFile, options));
 }
 
 async function preflight(plan: Awaited<ReturnType<typeof loadPlanOrExplain>>, withWorker: boolean): Promise<void> {
@@ -60,14 +67,24 @@ async function preflight(plan: Awaited<ReturnType<typeof loadPlanOrExplain>>, wi
 }
 
 async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
+  if (options.json && options.logFormat === 'json') throw new UsageError('--json and --log-format json both write to stdout: choose one');
   const out = createOutput(!!options.json);
-  const plan = await loadPlanOrExplain(jobFile);
+  // JSON logs own stdout as --json does: human lines go to stderr.
+  if (options.logFormat === 'json') out.line = out.note;
+  const reads = recordingFiles();
+  const plan = await loadPlanOrExplain(jobFile, undefined, reads);
   for (const warning of plan.warnings) out.note(`warning: ${warning}`);
   if (options.dryRun) return printDryRun(plan, out);
   await preflight(plan, options.worker);
+  // Before the job starts, so that every file its workers will ask for is there.
+  const storedInputs = await storeInputsOrExplain(plan, reads.texts, options.inputs, (line) => out.note(line));
 
   const started = Date.now();
-  const session = await openSession({ worker: options.worker && !options.detach });
+  const session = await openSession({
+    worker: options.worker && !options.detach,
+    metrics: options.metrics,
+    logFormat: options.logFormat,
+  });
   const view = new ProgressView(session.client, !!process.stderr.isTTY && !options.json);
   let interrupted = false;
   const onSignal = () => {
@@ -93,7 +110,12 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
         (d) => d.status.name === 'RUNNING',
         () => false,
       );
-    const input: JobInput = { jobFile: plan.jobFile, runDate: plan.runDate, retryStates };
+    const input: JobInput = {
+      jobFile: plan.jobFile,
+      runDate: plan.runDate,
+      retryStates,
+      ...(storedInputs ? { inputs: storedInputs.ref } : {}),
+    };
     const handle = await session.client.workflow.start(JobWorkflow, {
       taskQueue: TASK_QUEUE,
       workflowId,
@@ -103,6 +125,13 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
     });
     if (running) {
       out.note(`${plan.job}: already running: attached${retryStates.length ? ' (--retry-* apply to the next run, not this one)' : ''}`);
+      const changed = await inputsChangedNote(
+        session.client,
+        workflowId,
+        jobFile,
+        async () => storedInputs?.inputs ?? hashJobInputs(plan, reads.texts),
+      );
+      if (changed) out.note(changed);
     } else {
       const storage = openStorage(plan.output);
       const stored = new Map((await storage.list()).map((o) => [o.name, o]));
@@ -198,9 +227,9 @@ export function startedNote(
 
 /**
  * An item's workflow reports its outcome to the job and closes in a later workflow task. The worker
- * of this process sees that task through before it stops: an item workflow left open until the
- * next `run` would make that run's start of the same item fail as "already started", and the run
- * would then wait for an outcome that was given to the previous one.
+ * of this process sees that task through before it stops. A courtesy: the job copes with an item
+ * workflow that reported and did not close (JobWorkflow's freeHeldId); this only avoids leaving
+ * such workflows open.
  */
 async function childrenClosed(client: Client, jobWorkflowId: string, timeoutMs: number): Promise<void> {
   const query = `WorkflowId STARTS_WITH '${jobWorkflowId}/' AND ExecutionStatus = 'Running'`;

@@ -16,7 +16,9 @@ import { UsageError } from '../errors';
 import { TASK_QUEUE } from '../task-queue';
 import { jobWorkflowId, scheduleId } from '../../workflows/ids';
 import type { JobInput } from '../../workflows/types';
-import { loadPlanOrExplain } from '../job-ref';
+import { loadPlanOrExplain, storeInputsOrExplain } from '../job-ref';
+import type { InputsRef } from '../../storage/inputs';
+import { recordingFiles } from '../../storage/inputs-publish';
 import { createOutput, type Output } from '../output';
 import { openSession } from '../session';
 
@@ -35,6 +37,8 @@ interface ScheduleMemo {
   cron: string;
   timezone: string;
   overlap: string;
+  /** Digest of the stored inputs' index, when the runs read stored inputs. */
+  inputs?: string;
 }
 
 interface JsonOption {
@@ -49,7 +53,12 @@ export function registerScheduleCommand(program: Command): void {
     .description("create or update the job's schedule from its schedule: block")
     .argument('<job>', 'job file')
     .option('--json', 'one JSON document on stdout')
-    .action((jobFile: string, o: JsonOption) => apply(jobFile, createOutput(!!o.json)));
+    .option(
+      '--inputs <location>',
+      "store the job's files for workers on other machines (runs use this stored version until the next apply): a shared " +
+        'directory or s3://bucket/prefix (default: $REELFLOW_INPUTS; with S3 output, beside the outputs)',
+    )
+    .action((jobFile: string, o: JsonOption & { inputs?: string }) => apply(jobFile, createOutput(!!o.json), o.inputs));
 
   schedule
     .command('list')
@@ -104,14 +113,16 @@ function memoOf(described: ScheduleDescription): Partial<ScheduleMemo> {
   return memo !== null && typeof memo === 'object' ? (memo as Partial<ScheduleMemo>) : {};
 }
 
-function scheduleOptions(plan: Plan, settings: ScheduleSettings): ScheduleOptions {
-  const input: JobInput = { jobFile: plan.jobFile }; // no runDate: each run dates itself
+function scheduleOptions(plan: Plan, settings: ScheduleSettings, inputs: InputsRef | undefined): ScheduleOptions {
+  // No runDate: each run dates itself. Stored inputs: every run reads the version stored by this apply.
+  const input: JobInput = { jobFile: plan.jobFile, ...(inputs ? { inputs } : {}) };
   const memo: ScheduleMemo = {
     job: plan.job,
     jobFile: plan.jobFile,
     cron: settings.cron,
     timezone: settings.timezone,
     overlap: settings.overlap,
+    ...(inputs ? { inputs: inputs.index } : {}),
   };
   return {
     scheduleId: scheduleId(plan.job),
@@ -128,8 +139,10 @@ function scheduleOptions(plan: Plan, settings: ScheduleSettings): ScheduleOption
   };
 }
 
-function changes(before: Partial<ScheduleMemo>, after: ScheduleSettings, jobFile: string): string {
+function changes(before: Partial<ScheduleMemo>, after: ScheduleSettings, jobFile: string, inputs: InputsRef | undefined): string {
   const diffs: string[] = [];
+  if (before.inputs !== inputs?.index)
+    diffs.push(inputs ? `stored inputs -> sha256:${inputs.index.slice(0, 12)}` : 'inputs read at their paths');
   if (before.cron !== after.cron) diffs.push(`cron "${before.cron ?? '?'}" -> "${after.cron}"`);
   if (before.timezone !== after.timezone) diffs.push(`time zone ${before.timezone ?? '?'} -> ${after.timezone}`);
   if (before.overlap !== after.overlap) diffs.push(`overlap ${before.overlap ?? '?'} -> ${after.overlap}`);
@@ -137,8 +150,9 @@ function changes(before: Partial<ScheduleMemo>, after: ScheduleSettings, jobFile
   return diffs.length ? diffs.join(', ') : 'no changes';
 }
 
-async function apply(jobFile: string, out: Output): Promise<void> {
-  const plan = await loadPlanOrExplain(jobFile);
+async function apply(jobFile: string, out: Output, inputsLocation: string | undefined): Promise<void> {
+  const reads = recordingFiles();
+  const plan = await loadPlanOrExplain(jobFile, undefined, reads);
   for (const warning of plan.warnings) out.note(warning);
   const settings = plan.schedule;
   if (!settings) {
@@ -147,8 +161,9 @@ async function apply(jobFile: string, out: Output): Promise<void> {
         '  schedule:\n    cron: "0 3 * * *"\n    timezone: Europe/Berlin\n    overlap: skip',
     );
   }
+  const stored = await storeInputsOrExplain(plan, reads.texts, inputsLocation, (line) => out.note(line));
   await withClient(async (client) => {
-    const options = scheduleOptions(plan, settings);
+    const options = scheduleOptions(plan, settings, stored?.ref);
     const id = options.scheduleId;
     const handle = client.schedule.getHandle(id);
     let outcome: 'created' | 'updated';
@@ -159,7 +174,7 @@ async function apply(jobFile: string, out: Output): Promise<void> {
     } catch (error) {
       if (!(error instanceof ScheduleAlreadyRunning)) throw error;
       await handle.update((previous) => {
-        what = changes(memoOf(previous), settings, plan.jobFile);
+        what = changes(memoOf(previous), settings, plan.jobFile, stored?.ref);
         // A pause, its note and any action limit are the user's choice: an apply keeps them.
         return {
           spec: options.spec,

@@ -23,6 +23,7 @@ import { tsToMs } from '@temporalio/common/lib/time';
 import { TimeSkippingWorkflowClient } from '@temporalio/testing';
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type * as activities from '../../activities/definitions';
+import { itemWorkflowState } from '../../activities/item-workflow';
 import { loadJobFile } from '../../jobfile';
 import type { JobSettings, PlanItem } from '../../jobfile/plan';
 import type { ManifestRow } from '../../storage/manifest';
@@ -184,6 +185,11 @@ export function stubActivities(env: TimeSkippingTemporal, plan: { settings: JobS
     async recordItem({ row }) {
       events.push({ kind: 'record', prompt: row.prompt, at: await env.now(), row });
     },
+    async snapshotManifest() {
+      return { location: 'stub', items: 0 };
+    },
+    // Not a stub: it reads the test server through the worker's client.
+    itemWorkflowState,
   };
   return { stubs, events, creates };
 }
