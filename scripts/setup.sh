@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Everything a fresh clone needs, idempotent and quick when already done:
 # npm dependencies, ffmpeg (real MP4s and poster frames), the Temporal CLI, the build.
-# --for-tests adds what the test suite needs: Debian's Chromium, a real S3-compatible server and
-# the two real gateways (LiteLLM, new-api).
+# --for-tests adds what the test suite needs: Debian's Chromium, two real S3-compatible servers
+# (MinIO, versitygw), the Temporal server for the TLS tests and the two real gateways (LiteLLM,
+# new-api).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -25,6 +26,8 @@ bash scripts/build.sh
 if [ "${1:-}" = "--for-tests" ]; then
   bash scripts/browser.sh --print-path >/dev/null
   bash scripts/s3-server.sh --print-path >/dev/null
+  bash scripts/versitygw.sh --print-path >/dev/null
+  bash scripts/temporal-server.sh --print-path >/dev/null
   bash scripts/test-server.sh --print-path >/dev/null
   bash scripts/litellm.sh --print-path >/dev/null
   bash scripts/new-api.sh --print-path >/dev/null
