@@ -1,9 +1,10 @@
-# Makes a Go toolchain available to the scripts that build test servers from source (sourced after
-# lib.sh, not run). With no Go on PATH, fetches the official toolchain, which the Go module proxy
+# Makes a Go toolchain available to the scripts that build test servers from source, and builds them
+# (sourced after lib.sh, not run). With no Go on PATH, fetches the official toolchain, which the Go module proxy
 # serves as the module golang.org/toolchain, into the tool cache (a second run reuses it). A Go on
 # PATH that is older than a module needs fetches the newer one itself (GOTOOLCHAIN=auto).
 #
-#   ensure_go   returns non-zero when no toolchain is on PATH and none could be fetched
+#   ensure_go         returns non-zero when no toolchain is on PATH and none could be fetched
+#   go_install_tool   builds one tool into the tool cache (below)
 GO_TOOLCHAIN_VERSION="${REELFLOW_GO_TOOLCHAIN:-1.25.8}"
 ensure_go() {
   command -v go >/dev/null 2>&1 && return 0
@@ -30,4 +31,28 @@ ensure_go() {
     fi
   fi
   export PATH="$goroot/bin:$PATH" GOTOOLCHAIN=local
+}
+
+# go_install_tool WHAT PACKAGE VERSION BIN [GOFLAGS]: builds PACKAGE@VERSION with `go install`
+# (static, CGO off) into BIN, whose folder is the tool's entry in the tool cache: once, under the
+# tool's lock, through a temporary folder so that BIN is never half written. Exit 3 if it cannot.
+go_install_tool() {
+  local what="$1" package="$2" version="$3" bin="$4" flags="${5:-}"
+  [ -x "$bin" ] && return 0
+  ensure_go || die "cannot build $what: no Go toolchain on PATH and none could be fetched from the Go module proxy" 3
+  local dir tmp start=$SECONDS
+  dir="$(dirname "$bin")"
+  mkdir -p "$dir"
+  lock_tool "$dir"
+  [ -x "$bin" ] && return 0
+  say "building $what $version with $(go version | awk '{print $3}') into $dir (minutes on a cold cache)..."
+  tmp="$(mktemp -d "$dir/.build.XXXXXX")"
+  if ! GOBIN="$tmp" GOFLAGS="${GOFLAGS:-} -trimpath $flags" GOTOOLCHAIN="${GOTOOLCHAIN:-auto}" CGO_ENABLED=0 \
+      go install "$package@$version" 2> >(sed 's/^/reelflow: go: /' >&2); then
+    rm -rf "$tmp"
+    die "cannot build $what: 'go install $package@$version' failed (see above); is the Go module proxy reachable?" 3
+  fi
+  mv -f "$tmp/$(basename "$package")" "$bin"
+  rm -rf "$tmp"
+  say "built $bin in $((SECONDS - start))s"
 }

@@ -23,23 +23,7 @@ dest_dir="$REELFLOW_TOOL_CACHE/minio-$MINIO_VERSION"
 bin="$dest_dir/minio"
 
 build() {
-  if [ -x "$bin" ]; then return 0; fi
-  ensure_go || die "cannot build the S3 test server: no Go toolchain on PATH and none could be fetched from the Go module proxy (install golang >= 1.24)" 3
-  mkdir -p "$dest_dir"
-  lock_tool "$dest_dir"
-  if [ -x "$bin" ]; then return 0; fi
-  say "building MinIO $MINIO_VERSION with $(go version | awk '{print $3}') into $dest_dir (several minutes on a cold cache)..."
-  local tmp
-  tmp="$(mktemp -d "$dest_dir/.build.XXXXXX")"
-  local start=$SECONDS
-  if ! GOBIN="$tmp" GOFLAGS="${GOFLAGS:-} -trimpath" GOTOOLCHAIN="${GOTOOLCHAIN:-auto}" CGO_ENABLED=0 \
-      go install -v "github.com/minio/minio@$MINIO_VERSION" 2> >(sed 's/^/reelflow: go: /' >&2); then
-    rm -rf "$tmp"
-    die "cannot build the S3 test server: 'go install github.com/minio/minio@$MINIO_VERSION' failed (see above); is the Go module proxy reachable?" 3
-  fi
-  mv -f "$tmp/minio" "$bin"
-  rm -rf "$tmp"
-  say "built $bin in $((SECONDS - start))s"
+  go_install_tool "the S3 test server (MinIO)" github.com/minio/minio "$MINIO_VERSION" "$bin"
 }
 
 tool_main build "$bin" 11 "$@"

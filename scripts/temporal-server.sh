@@ -21,22 +21,7 @@ dest_dir="$REELFLOW_TOOL_CACHE/temporal-server-$TEMPORAL_SERVER_VERSION"
 bin="$dest_dir/temporal-server"
 
 build() {
-  if [ -x "$bin" ]; then return 0; fi
-  ensure_go || die "cannot build the Temporal server: no Go toolchain on PATH and none could be fetched from the Go module proxy" 3
-  mkdir -p "$dest_dir"
-  lock_tool "$dest_dir"
-  if [ -x "$bin" ]; then return 0; fi
-  say "building the Temporal server $TEMPORAL_SERVER_VERSION with $(go version | awk '{print $3}') into $dest_dir (about 6 minutes on a cold cache)..."
-  local tmp start=$SECONDS
-  tmp="$(mktemp -d "$dest_dir/.build.XXXXXX")"
-  if ! GOBIN="$tmp" GOFLAGS="${GOFLAGS:-} -mod=mod -trimpath" GOTOOLCHAIN="${GOTOOLCHAIN:-auto}" \
-      go install "go.temporal.io/server/cmd/server@$TEMPORAL_SERVER_VERSION" 2> >(sed 's/^/reelflow: go: /' >&2); then
-    rm -rf "$tmp"
-    die "cannot build the Temporal server: 'go install go.temporal.io/server/cmd/server@$TEMPORAL_SERVER_VERSION' failed (see above); is the Go module proxy reachable?" 3
-  fi
-  mv -f "$tmp/server" "$bin"
-  rm -rf "$tmp"
-  say "built $bin in $((SECONDS - start))s"
+  go_install_tool "the Temporal server" go.temporal.io/server/cmd/server "$TEMPORAL_SERVER_VERSION" "$bin" -mod=mod
 }
 
 tool_main build "$bin" 12 "$@"

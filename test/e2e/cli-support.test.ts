@@ -6,16 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { isAlive } from '../support/cli';
 import { tempDir } from '../support/jobs';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('test/support/cli.ts', () => {
   it('kills a command that a timed-out test left running', () => {
@@ -48,7 +40,7 @@ describe('test/support/cli.ts', () => {
       const pid = Number(readFileSync(pidFile, 'utf8'));
       let gone = false;
       for (let i = 0; i < 50 && !gone; i++) {
-        gone = !alive(pid);
+        gone = !isAlive(pid);
         if (!gone) spawnSync('sleep', ['0.1']);
       }
       if (!gone) process.kill(pid, 'SIGKILL');

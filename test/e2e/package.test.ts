@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type SimHandleExt } from '../../sim';
-import type { CliResult } from '../support/cli';
+import { isAlive, type CliResult } from '../support/cli';
 import { writeJob } from '../support/jobs';
 import { startTestTemporal, type TestTemporal } from '../support/temporal';
 
@@ -143,12 +143,3 @@ describe('the installed package', () => {
     });
   });
 });
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -5,16 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { freePort } from '../../worker/dev-server';
-import { runCli, startCli } from '../support/cli';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { isAlive, runCli, startCli } from '../support/cli';
 
 function cleanEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env = { ...process.env, ...extra };
@@ -42,12 +33,12 @@ describe('reelflow server', () => {
         // It used to return at once, leaving the server running detached.
         const early = await Promise.race([run.done.then(() => 'exited'), new Promise((r) => setTimeout(() => r('running'), 3_000))]);
         assert.equal(early, 'running');
-        assert.ok(alive(record.pid), 'the Temporal server runs');
+        assert.ok(isAlive(record.pid), 'the Temporal server runs');
         run.child.kill(signal);
         const result = await run.done;
         assert.equal(result.code, 0, result.stderr);
         assert.match(result.stderr, new RegExp(`${signal}: stopping Temporal`));
-        assert.ok(!alive(record.pid), 'the Temporal server was stopped with it');
+        assert.ok(!isAlive(record.pid), 'the Temporal server was stopped with it');
       } finally {
         if (run.child.exitCode === null) run.child.kill('SIGKILL');
       }

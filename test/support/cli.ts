@@ -100,3 +100,13 @@ export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd
 export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliResult> {
   return startCli(args, options).done;
 }
+
+/** Whether a process with this pid exists (signal 0 checks without sending anything). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -14,6 +14,7 @@
 // that ended or continued as new; from then on its clock only runs at normal speed.
 import { execFileSync, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { afterEach, before, beforeEach } from 'node:test';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { Connection, type WorkflowClient, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
@@ -112,6 +113,22 @@ export async function startTimeSkippingTemporal(): Promise<TimeSkippingTemporal>
 export async function bundleWorkflowsFromSource(): Promise<{ code: string }> {
   const { code } = await bundleWorkflowCode({ workflowsPath: workflowsSourcePath, logger: quiet });
   return { code };
+}
+
+/**
+ * For a describe block: the workflow bundle once, and a fresh time-skipping server for each test
+ * (one server per job, see the note at the top). Read `.bundle` and `.env` inside the tests.
+ */
+export function timeSkippingPerTest(): { bundle: { code: string }; env: TimeSkippingTemporal } {
+  const state = {} as { bundle: { code: string }; env: TimeSkippingTemporal };
+  before(async () => {
+    state.bundle = await bundleWorkflowsFromSource();
+  });
+  beforeEach(async () => {
+    state.env = await startTimeSkippingTemporal();
+  });
+  afterEach(() => state.env.stop());
+  return state;
 }
 
 /** A job's settings and items, from a job file written and loaded as a user's would be. */

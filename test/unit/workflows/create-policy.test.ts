@@ -2,20 +2,11 @@
 // stub creates: a create that may have reached the gateway is never made again on its own, one
 // that provably sent nothing is, up to a bound.
 import assert from 'node:assert/strict';
-import { afterEach, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { FailureType } from '../../../activities/failure-types';
 import type { ManifestRow } from '../../../storage/manifest';
-import {
-  bundleWorkflowsFromSource,
-  neverHeardFrom,
-  planFor,
-  runJob,
-  startTimeSkippingTemporal,
-  stubActivities,
-  type StubEvent,
-  type TimeSkippingTemporal,
-} from '../../support/time-skipping';
+import { neverHeardFrom, planFor, runJob, timeSkippingPerTest, stubActivities, type StubEvent } from '../../support/time-skipping';
 
 const MINUTE = 60_000;
 const polling = { initialMs: MINUTE, maxMs: 5 * MINUTE, timeoutMs: 60 * MINUTE };
@@ -37,26 +28,18 @@ function rowsByPrompt(events: StubEvent[]): Map<string, ManifestRow> {
 }
 
 describe('createWithPolicy', () => {
-  let bundle: { code: string };
-  let env: TimeSkippingTemporal;
-  before(async () => {
-    bundle = await bundleWorkflowsFromSource();
-  });
-  beforeEach(async () => {
-    env = await startTimeSkippingTemporal();
-  });
-  afterEach(() => env.stop());
+  const server = timeSkippingPerTest();
 
   it('ends an item unknown when its create may have reached the gateway, and does not create it again', async () => {
     const plan = await planFor('ambiguous', ['lost response', 'fine'], { polling });
-    const { stubs, events, creates } = stubActivities(env, plan, {
+    const { stubs, events, creates } = stubActivities(server.env, plan, {
       renderMs: 3 * MINUTE,
       beforeCreate: async (prompt) => {
         if (prompt === 'lost response') throw ambiguous();
       },
     });
 
-    const result = await runJob(env, bundle, stubs, 'ambiguous');
+    const result = await runJob(server.env, server.bundle, stubs, 'ambiguous');
 
     assert.deepEqual([result.counts.unknown, result.counts.succeeded], [1, 1]);
     const row = rowsByPrompt(events).get('lost response');
@@ -67,14 +50,14 @@ describe('createWithPolicy', () => {
 
   it('with retries.create: always, creates again after an unknown outcome, at most three times', async () => {
     const plan = await planFor('always', ['lost once', 'always lost'], { polling, retries: { create: 'always', download: 5 } });
-    const { stubs, events, creates } = stubActivities(env, plan, {
+    const { stubs, events, creates } = stubActivities(server.env, plan, {
       renderMs: 3 * MINUTE,
       beforeCreate: async (prompt, earlier) => {
         if (prompt === 'always lost' || earlier === 0) throw ambiguous();
       },
     });
 
-    await runJob(env, bundle, stubs, 'always');
+    await runJob(server.env, server.bundle, stubs, 'always');
 
     const rows = rowsByPrompt(events);
     assert.equal(rows.get('lost once')?.state, 'succeeded');
@@ -85,14 +68,14 @@ describe('createWithPolicy', () => {
 
   it('creates again after a create that sent nothing, and ends the item failed after six such tries', async () => {
     const plan = await planFor('unsent', ['unsent once', 'never sent'], { polling });
-    const { stubs, events, creates } = stubActivities(env, plan, {
+    const { stubs, events, creates } = stubActivities(server.env, plan, {
       renderMs: 3 * MINUTE,
       beforeCreate: async (prompt, earlier) => {
         if (prompt === 'never sent' || earlier === 0) throw notSent();
       },
     });
 
-    await runJob(env, bundle, stubs, 'unsent');
+    await runJob(server.env, server.bundle, stubs, 'unsent');
 
     const rows = rowsByPrompt(events);
     assert.equal(rows.get('unsent once')?.state, 'succeeded');
@@ -107,7 +90,7 @@ describe('createWithPolicy', () => {
   // About 20 s: a running activity holds the test server's clock, so its heartbeat timeout passes in real time.
   it('after a create timed out, creates again only if it never recorded that it was about to send', async () => {
     const plan = await planFor('timed-out', ['lost before sending', 'lost while sending'], { polling });
-    const { stubs, events, creates } = stubActivities(env, plan, {
+    const { stubs, events, creates } = stubActivities(server.env, plan, {
       renderMs: 3 * MINUTE,
       beforeCreate: async (prompt, earlier) => {
         if (earlier > 0) return;
@@ -120,7 +103,7 @@ describe('createWithPolicy', () => {
       },
     });
 
-    await runJob(env, bundle, stubs, 'timed-out');
+    await runJob(server.env, server.bundle, stubs, 'timed-out');
 
     const rows = rowsByPrompt(events);
     assert.equal(rows.get('lost before sending')?.state, 'succeeded');

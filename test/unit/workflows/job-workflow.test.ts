@@ -1,17 +1,9 @@
 // JobWorkflow on the time-skipping test server with stub activities: the sliding window, pacing,
 // continue-as-new and cancel, with renders of minutes that take milliseconds.
 import assert from 'node:assert/strict';
-import { afterEach, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { cancelSignal, progressQuery } from '../../../workflows/job';
-import {
-  bundleWorkflowsFromSource,
-  planFor,
-  runJob,
-  startTimeSkippingTemporal,
-  stubActivities,
-  type StubEvent,
-  type TimeSkippingTemporal,
-} from '../../support/time-skipping';
+import { planFor, runJob, timeSkippingPerTest, stubActivities, type StubEvent } from '../../support/time-skipping';
 
 const MINUTE = 60_000;
 const polling = { initialMs: MINUTE, maxMs: 5 * MINUTE, timeoutMs: 10 * 60 * MINUTE };
@@ -23,22 +15,14 @@ function inFlightAfterEach(events: StubEvent[]): number[] {
 }
 
 describe('JobWorkflow', () => {
-  let bundle: { code: string };
-  let env: TimeSkippingTemporal;
-  before(async () => {
-    bundle = await bundleWorkflowsFromSource();
-  });
-  beforeEach(async () => {
-    env = await startTimeSkippingTemporal();
-  });
-  afterEach(() => env.stop());
+  const server = timeSkippingPerTest();
 
   it('keeps max_in_flight items rendering and refills the window as each one ends', async () => {
     const prompts = Array.from({ length: 10 }, (_, i) => `window ${i + 1}`);
     const plan = await planFor('window', prompts, { concurrency: { maxInFlight: 3 }, polling });
-    const { stubs, events } = stubActivities(env, plan, { renderMs: 20 * MINUTE });
+    const { stubs, events } = stubActivities(server.env, plan, { renderMs: 20 * MINUTE });
 
-    const result = await runJob(env, bundle, stubs, 'window');
+    const result = await runJob(server.env, server.bundle, stubs, 'window');
 
     assert.equal(result.counts.succeeded, 10);
     const inFlight = inFlightAfterEach(events);
@@ -58,9 +42,9 @@ describe('JobWorkflow', () => {
   it('paces the creates at creates_per_minute', async () => {
     const prompts = Array.from({ length: 5 }, (_, i) => `paced ${i + 1}`);
     const plan = await planFor('paced', prompts, { concurrency: { maxInFlight: 10, createsPerMinute: 2 }, polling });
-    const { stubs, events } = stubActivities(env, plan, { renderMs: 5 * MINUTE });
+    const { stubs, events } = stubActivities(server.env, plan, { renderMs: 5 * MINUTE });
 
-    const result = await runJob(env, bundle, stubs, 'paced');
+    const result = await runJob(server.env, server.bundle, stubs, 'paced');
 
     assert.equal(result.counts.succeeded, 5);
     const at = events.filter((e) => e.kind === 'create').map((e) => e.at);
@@ -80,10 +64,10 @@ describe('JobWorkflow', () => {
       concurrency: { maxInFlight: 4 },
       polling: { initialMs: 250, maxMs: 500, timeoutMs: 10 * MINUTE },
     });
-    const { stubs, events, creates } = stubActivities(env, plan, { renderMs: 1_000 });
+    const { stubs, events, creates } = stubActivities(server.env, plan, { renderMs: 1_000 });
 
     let firstRunId = '';
-    const result = await runJob(env, bundle, stubs, 'continued', { historyBudget: 40 }, async (handle) => {
+    const result = await runJob(server.env, server.bundle, stubs, 'continued', { historyBudget: 40 }, async (handle) => {
       firstRunId = handle.firstExecutionRunId;
     });
 
@@ -92,7 +76,7 @@ describe('JobWorkflow', () => {
     assert.equal(new Set(events.filter((e) => e.kind === 'record').map((e) => e.prompt)).size, 16);
     let runs = 1;
     for (let runId = firstRunId; ;) {
-      const history = await env.workflows.getHandle('reelflow-continued', runId).fetchHistory();
+      const history = await server.env.workflows.getHandle('reelflow-continued', runId).fetchHistory();
       const next = history.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
       if (!next) break;
       runs += 1;
@@ -104,9 +88,9 @@ describe('JobWorkflow', () => {
   it('on cancel, ends the items in flight canceled and starts no other', { timeout: 60_000 }, async () => {
     const prompts = Array.from({ length: 5 }, (_, i) => `canceled ${i + 1}`);
     const plan = await planFor('canceled', prompts, { concurrency: { maxInFlight: 2 }, polling });
-    const { stubs, events } = stubActivities(env, plan, { renderMs: 60 * MINUTE });
+    const { stubs, events } = stubActivities(server.env, plan, { renderMs: 60 * MINUTE });
 
-    const result = await runJob(env, bundle, stubs, 'canceled', {}, async (handle) => {
+    const result = await runJob(server.env, server.bundle, stubs, 'canceled', {}, async (handle) => {
       // Time runs at normal speed until the result is awaited: the renders are still in flight.
       while (events.filter((e) => e.kind === 'create').length < 2) await new Promise((r) => setTimeout(r, 50));
       assert.equal((await handle.query(progressQuery)).counts.in_flight, 2);

@@ -3,17 +3,10 @@
 // workflow task: long gateway retries there stalled workflow tasks (and the SDK printed
 // "Workflow task duration exceeded" warnings) during a gateway outage.
 import assert from 'node:assert/strict';
-import { afterEach, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ManifestRow } from '../../../storage/manifest';
-import {
-  bundleWorkflowsFromSource,
-  planFor,
-  runJob,
-  startTimeSkippingTemporal,
-  stubActivities,
-  type TimeSkippingTemporal,
-} from '../../support/time-skipping';
+import { planFor, runJob, timeSkippingPerTest, stubActivities } from '../../support/time-skipping';
 
 const MINUTE = 60_000;
 const polling = { initialMs: MINUTE, maxMs: 5 * MINUTE, timeoutMs: 60 * MINUTE };
@@ -21,20 +14,12 @@ const polling = { initialMs: MINUTE, maxMs: 5 * MINUTE, timeoutMs: 60 * MINUTE }
 type Check = { prompt: string; local: boolean };
 
 describe('status checks', () => {
-  let bundle: { code: string };
-  let env: TimeSkippingTemporal;
-  before(async () => {
-    bundle = await bundleWorkflowsFromSource();
-  });
-  beforeEach(async () => {
-    env = await startTimeSkippingTemporal();
-  });
-  afterEach(() => env.stop());
+  const server = timeSkippingPerTest();
 
   // About 10 s: the slow check holds the worker for its local time in real time.
   it('makes a check that outlasts its few local seconds again as a regular activity, then goes back to local ones', async () => {
     const plan = await planFor('slow-check', ['slow gateway', 'fast gateway'], { polling });
-    const { stubs, events } = stubActivities(env, plan, { renderMs: 10 * MINUTE });
+    const { stubs, events } = stubActivities(server.env, plan, { renderMs: 10 * MINUTE });
     const checks: Check[] = [];
     const answer = stubs.checkTask;
     let slowOnce = true;
@@ -49,7 +34,7 @@ describe('status checks', () => {
       return answer(input);
     };
 
-    const result = await runJob(env, bundle, stubs, 'slow-check');
+    const result = await runJob(server.env, server.bundle, stubs, 'slow-check');
 
     assert.equal(result.counts.succeeded, 2);
     const slow = checks.filter((c) => c.prompt === 'slow gateway').map((c) => c.local);
@@ -65,14 +50,14 @@ describe('status checks', () => {
 
   it('does not repeat a check whose failure is final', async () => {
     const plan = await planFor('final-check', ['gone'], { polling });
-    const { stubs, events } = stubActivities(env, plan, { renderMs: 10 * MINUTE });
+    const { stubs, events } = stubActivities(server.env, plan, { renderMs: 10 * MINUTE });
     const checks: boolean[] = [];
     stubs.checkTask = async () => {
       checks.push(Context.current().info.isLocal);
       throw ApplicationFailure.create({ type: 'task_not_found', nonRetryable: true, message: 'task gone#1 was not found on the gateway' });
     };
 
-    const result = await runJob(env, bundle, stubs, 'final-check');
+    const result = await runJob(server.env, server.bundle, stubs, 'final-check');
 
     assert.equal(result.counts.failed, 1);
     assert.deepEqual(checks, [true]);
