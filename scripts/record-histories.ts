@@ -2,6 +2,8 @@
 // address dies mid-run, and a job that continues as new. Run after changing workflows/ on purpose
 // (a change that breaks replay of these histories would break running jobs in production):
 //   npx tsx scripts/record-histories.ts
+// It overwrites the recordings of the previous code: copy them to a prefix first (as session5-*)
+// and add them to index.json, so that jobs started by that code stay covered by the replay test.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';

@@ -1,4 +1,5 @@
-// Determinism: recorded histories (scripts/record-histories.ts) replay through the current
+// Determinism: recorded histories (scripts/record-histories.ts; session5-* are from before the patches
+// of session 6, kept so that jobs started by that code stay covered) replay through the current
 // workflow code. A failure here means a change would break jobs that are running right now.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
