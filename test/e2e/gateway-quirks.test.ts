@@ -43,7 +43,8 @@ describe('a hostile gateway, a dead primary and a key-refusing CDN (issue #4, do
       errorRate: 0.15,
       resetRate: 0.1,
       cutDownloadRate: 0.3,
-      notExistWindowMs: 1200,
+      // Wide enough that a loaded machine (checks late by a second or more) still meets it.
+      notExistWindowMs: 2500,
       // Faults that leave a create ambiguous (a 5xx or reset after it was read) would rightly end
       // the item `unknown`; creates here see only what is provably safe to retry (429, refused).
       scope: ['retrieve', 'content'],
