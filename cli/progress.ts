@@ -84,7 +84,10 @@ function itemLine(s: RenderStatus): string {
 }
 
 /** Where the display writes: stderr, or in tests a stand-in that records what it is given. */
-export type ProgressOutput = Pick<NodeJS.WriteStream, 'write' | 'columns' | 'rows' | 'on' | 'off'>;
+export type ProgressOutput = Pick<NodeJS.WriteStream, 'write' | 'columns' | 'rows' | 'on' | 'off'> & {
+  /** A terminal's size asked of it now (tty.WriteStream); `columns` and `rows` lag until SIGWINCH is handled. */
+  getWindowSize?: () => [number, number];
+};
 
 /** Redraws in place on a terminal; prints a line every `plainEveryMs` (or on change) otherwise. */
 export class ProgressView {
@@ -147,16 +150,25 @@ export class ProgressView {
   /** Replaces the frame on screen with the current one, laid out for the terminal's size now. */
   private draw(): void {
     if (!this.frame) return;
-    const size = { columns: this.out.columns || 80, rows: this.out.rows || 24 };
+    const size = this.size();
     const lines = layoutFrame(this.frame.header, this.frame.items, this.frame.more, size);
     // One write: the terminal never shows the screen erased but not yet drawn.
-    this.out.write(`${this.erasure()}${lines.map((line) => `${line}\n`).join('')}`);
+    this.out.write(`${this.erasure(size.columns)}${lines.map((line) => `${line}\n`).join('')}`);
     this.drawn = lines;
   }
 
-  /** Moves up over the rows the frame takes at the current width and erases to the end of the screen. */
-  private erasure(): string {
-    const columns = this.out.columns || 80;
+  /**
+   * The terminal's size now. A frame drawn between a resize and the handling of its SIGWINCH (a
+   * loaded machine) was laid out, and the previous one erased, at the old width: stale rows stayed
+   * on screen (seen in CI under load). Asking the terminal itself closes that window.
+   */
+  private size(): TerminalSize {
+    const [columns, rows] = this.out.getWindowSize?.() ?? [this.out.columns, this.out.rows];
+    return { columns: columns || 80, rows: rows || 24 };
+  }
+
+  /** Moves up over the rows the frame takes at this width and erases to the end of the screen. */
+  private erasure(columns = this.size().columns): string {
     const rows = this.drawn.reduce((sum, line) => sum + rowsTaken(line, columns), 0);
     return rows > 0 ? `\r\u001b[${rows}A\u001b[0J` : '';
   }

@@ -156,6 +156,22 @@ describe('ProgressView on a terminal', () => {
     assert.equal(terminal.listeners(), 0, 'no redraw once cleared');
   });
 
+  it('asks the terminal its size when it draws: a frame drawn before the resize event is laid out and erased at the new width', async () => {
+    // A loaded machine: the window is already 30 columns wide, but `columns` still says 40 until
+    // the SIGWINCH is handled. The frame drawn meanwhile must fit 30 columns, or its rows wrap and
+    // the next erasure (counted at 40) leaves them on screen.
+    const terminal = Object.assign(fakeTerminal(40, 24), { windowSize: [40, 24] as [number, number] });
+    const stand = Object.assign(terminal, { getWindowSize: () => terminal.windowSize });
+    const view = new ProgressView(clientAnswering(), true, 5_000, stand as unknown as ProgressOutput);
+    await view.render(progressOf(3));
+    terminal.windowSize = [30, 24];
+    terminal.written = '';
+    await view.render(progressOf(3));
+    assert.equal(ERASE.exec(terminal.written)?.[1], '8', 'four 39-column lines take two rows each at 30 columns');
+    const lines = terminal.written.replace(ERASE, '').split('\n').slice(0, -1);
+    for (const line of lines) assert.ok(displayWidth(line) <= 29, `fits 30 columns: ${line}`);
+  });
+
   it('prints item keys and addresses without the control sequences they carry', async () => {
     const terminal = fakeTerminal(80, 24);
     const status: RenderStatus = { key: 'clip\u001b[2J-1', phase: 'rendering', polls: 1, baseUrl: 'http://gw\u001b]0;owned\u0007.example' };
