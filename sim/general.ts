@@ -118,6 +118,18 @@ export function generalCreateAnswer(task: Task): Record<string, unknown> {
   };
 }
 
+/**
+ * What every status check does first: the key, the poll count, the not-exist window. The task, or
+ * undefined when the answer has been sent already.
+ */
+export function polledTask(call: RouteCall): Task | undefined {
+  const { req, res, ctx, id } = call;
+  if (!checkKey(ctx, req, res)) return undefined;
+  ctx.stats.poll(id);
+  if (notExist(call)) return undefined;
+  return ctx.store.get(id);
+}
+
 /** Inside the not-exist window (or for unknown ids) the gateway answers 400 task_not_exist. */
 export function notExist(call: RouteCall): boolean {
   const { ctx, id } = call;
@@ -130,11 +142,8 @@ export function notExist(call: RouteCall): boolean {
 }
 
 export function retrieveGeneral(call: RouteCall): void {
-  const { req, res, ctx, id, base } = call;
-  if (!checkKey(ctx, req, res)) return;
-  ctx.stats.poll(id);
-  if (notExist(call)) return;
-  const task = ctx.store.get(id);
+  const { res, ctx, base } = call;
+  const task = polledTask(call);
   if (!task) return;
   const v = currentReading(ctx, task, true).view;
   let resultUrl = '';

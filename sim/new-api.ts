@@ -9,7 +9,7 @@ import type { Route, RouteCall, SimContext } from './context';
 import { checkKey, pickRenderMs } from './catalog';
 import { serveVideo } from './content';
 import { acceptCreate } from './create';
-import { generalCreateAnswer, notExist, readGeneralCreate, type CreateRequest } from './general';
+import { generalCreateAnswer, polledTask, readGeneralCreate, type CreateRequest } from './general';
 import { sendJson } from './http';
 import { messages } from './messages';
 import { isSoraModel } from './profile';
@@ -142,11 +142,8 @@ async function create(
 }
 
 function retrieveGeneral(call: RouteCall): void {
-  const { req, res, ctx, id } = call;
-  if (!checkKey(ctx, req, res)) return;
-  ctx.stats.poll(id);
-  if (notExist(call)) return;
-  const task = ctx.store.get(id);
+  const { res, ctx } = call;
+  const task = polledTask(call);
   if (!task) return;
   const reading = currentReading(ctx, task, true);
   const { status, progress } = generalReading(ctx, task, reading);
@@ -166,11 +163,8 @@ function retrieveGeneral(call: RouteCall): void {
 }
 
 function retrieveVideos(call: RouteCall): void {
-  const { req, res, ctx, id } = call;
-  if (!checkKey(ctx, req, res)) return;
-  ctx.stats.poll(id);
-  if (notExist(call)) return;
-  const task = ctx.store.get(id);
+  const { res, ctx } = call;
+  const task = polledTask(call);
   if (!task) return;
   // Only a Sora-type channel (55) has this route; a Seedance task's channel (54) does not implement it.
   if (!isSora(task)) return sendJson(res, 501, { code: 'not_implemented', message: 'not_implemented:54', data: null });

@@ -6,7 +6,7 @@ import type { Task, TaskView } from './tasks';
 import { openaiError, sendJson } from './http';
 import { checkKey, pickRenderMs, requireModel } from './catalog';
 import { serveVideo } from './content';
-import { notExist, type CreateRequest } from './general';
+import { polledTask, type CreateRequest } from './general';
 import { normaliseSize } from './mp4';
 import { currentReading } from './refresh';
 import { videosStatus, viewAt } from './tasks';
@@ -106,11 +106,8 @@ export async function createVideos(call: RouteCall): Promise<void> {
 }
 
 export function retrieveVideos(call: RouteCall): void {
-  const { req, res, ctx, id } = call;
-  if (!checkKey(ctx, req, res)) return;
-  ctx.stats.poll(id);
-  if (notExist(call)) return;
-  const task = ctx.store.get(id);
+  const { res, ctx } = call;
+  const task = polledTask(call);
   if (task) sendJson(res, 200, videoObject(task, currentReading(ctx, task, true).view));
 }
 
