@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { ApplicationFailure } from '@temporalio/activity';
 import { dateIn, loadJobFile } from '../jobfile';
+import { PLAN_PAGE_BYTES, serializedBytes } from '../jobfile/item-size';
 import type { OutputSettings, Plan, PlanItem } from '../jobfile/plan';
 import { InputDigestError, InputMissingError, type InputsRef } from '../storage/inputs';
 import { itemIsDone, type ItemEndState, type ManifestRow } from '../storage/manifest';
@@ -144,10 +145,20 @@ export async function readPlanItems(input: {
   const latest = await manifestFollower.latest(storage);
   const retry = new Set<ItemEndState>(input.retryStates);
   const todo: PlanItem[] = [];
+  // The page is one activity result: it stops before PLAN_PAGE_BYTES of items (Temporal refuses a
+  // payload over 2 MB; jobfile/item-size.ts), and nextOffset says where, so the next page goes on.
+  let bytes = 0;
+  let read = 0;
   for (const item of page) {
     const row = latest.get(item.key);
     const stored = row?.state === 'succeeded' && row.file ? await storage.stat(row.file) : undefined;
-    if (!itemIsDone(row, retry, stored)) todo.push(item);
+    if (!itemIsDone(row, retry, stored)) {
+      const size = serializedBytes(item);
+      if (todo.length > 0 && bytes + size > PLAN_PAGE_BYTES) break;
+      bytes += size;
+      todo.push(item);
+    }
+    read += 1;
   }
-  return { items: todo, nextOffset: input.offset + page.length };
+  return { items: todo, nextOffset: input.offset + read };
 }
