@@ -64,6 +64,7 @@ export async function storedJobFiles(ref: InputsRef): Promise<{ jobFile: string;
     // Links were followed on the submitter, where the read scope was checked against the real paths.
     realPath: (path) => (Object.hasOwn(index.files, path) || path === jobDir ? path : undefined),
     readText: (path) => texts.get(path) ?? new Error(`not among the job's stored inputs (${store.location})`),
+    size: (path) => index.files[path]?.bytes,
   };
   return { jobFile: index.jobFile, files };
 }

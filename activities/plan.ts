@@ -5,7 +5,10 @@ import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { ApplicationFailure } from '@temporalio/activity';
 import { dateIn, loadJobFile } from '../jobfile';
-import type { OutputSettings, Plan, PlanItem } from '../jobfile/plan';
+import { PLAN_PAGE_BYTES, serializedBytes } from '../jobfile/item-size';
+import { nodeFiles } from '../jobfile/context';
+import type { CallBudgetsMs, OutputSettings, Plan, PlanItem } from '../jobfile/plan';
+import { jobCallBudgets } from '../gateway/budget';
 import { InputDigestError, InputMissingError, type InputsRef } from '../storage/inputs';
 import { itemIsDone, type ItemEndState, type ManifestRow } from '../storage/manifest';
 import type { ManifestCursor, Storage } from '../storage/storage';
@@ -22,7 +25,7 @@ export interface PreparedJob {
   itemCount: number;
 }
 
-const plans = new Map<string, { plan: Plan; digest: string }>();
+const plans = new Map<string, { plan: Plan; digest: string; budgets: CallBudgetsMs }>();
 
 /**
  * The latest manifest row per key of one output location, kept between pages and brought up to
@@ -58,7 +61,11 @@ export function planDigest(plan: Plan): string {
   return createHash('sha256').update(JSON.stringify(plan.items)).digest('hex').slice(0, 16);
 }
 
-async function loadPlan(jobFile: string, runDate: string, inputs: InputsRef | undefined): Promise<{ plan: Plan; digest: string }> {
+async function loadPlan(
+  jobFile: string,
+  runDate: string,
+  inputs: InputsRef | undefined,
+): Promise<{ plan: Plan; digest: string; budgets: CallBudgetsMs }> {
   // Stored inputs never change under their digest. A path's plan stands while the file is
   // unchanged (same size and modification time), so an edit during a run is still caught by the
   // digest check of readPlanItems.
@@ -81,7 +88,17 @@ async function loadPlan(jobFile: string, runDate: string, inputs: InputsRef | un
       message: `the job file is not valid:\n${lines.join('\n')}`,
     });
   }
-  const entry = { plan: result.plan, digest: planDigest(result.plan) };
+  // The gateway calls' worst cases for this job (a create's from its largest body): the workflows
+  // give each gateway activity that long (workflows/activities.ts).
+  const files = stored?.files ?? nodeFiles;
+  const sizes = new Map<string, number | undefined>();
+  const sizeOf = (path: string) => (sizes.has(path) ? sizes.get(path) : sizes.set(path, files.size?.(path)).get(path));
+  const budgets = jobCallBudgets(
+    result.plan.gateway,
+    result.plan.items.map((item) => item.request),
+    sizeOf,
+  );
+  const entry = { plan: result.plan, digest: planDigest(result.plan), budgets };
   plans.clear(); // one plan at a time is what a worker needs; keeps memory flat for 10k-item jobs
   plans.set(cacheKey, entry);
   return entry;
@@ -107,8 +124,9 @@ export async function preparePlan(input: {
     const probe = await loadPlan(input.jobFile, dateIn(input.startedAt, 'UTC'), input.inputs);
     runDate = dateIn(input.startedAt, probe.plan.schedule?.timezone ?? 'UTC');
   }
-  const { plan, digest } = await loadPlan(input.jobFile, runDate, input.inputs);
-  const { jobFile: _f, runDate: _d, items, warnings: _w, ...settings } = plan;
+  const { plan, digest, budgets } = await loadPlan(input.jobFile, runDate, input.inputs);
+  const { jobFile: _f, runDate: _d, items, warnings: _w, ...planned } = plan;
+  const settings = { ...planned, gateway: { ...planned.gateway, callBudgetMs: budgets } };
   return { settings: input.inputs ? { ...settings, inputs: input.inputs } : settings, runDate, digest, itemCount: items.length };
 }
 
@@ -144,10 +162,20 @@ export async function readPlanItems(input: {
   const latest = await manifestFollower.latest(storage);
   const retry = new Set<ItemEndState>(input.retryStates);
   const todo: PlanItem[] = [];
+  // The page is one activity result: it stops before PLAN_PAGE_BYTES of items (Temporal refuses a
+  // payload over 2 MB; jobfile/item-size.ts), and nextOffset says where, so the next page goes on.
+  let bytes = 0;
+  let read = 0;
   for (const item of page) {
     const row = latest.get(item.key);
     const stored = row?.state === 'succeeded' && row.file ? await storage.stat(row.file) : undefined;
-    if (!itemIsDone(row, retry, stored)) todo.push(item);
+    if (!itemIsDone(row, retry, stored)) {
+      const size = serializedBytes(item);
+      if (todo.length > 0 && bytes + size > PLAN_PAGE_BYTES) break;
+      bytes += size;
+      todo.push(item);
+    }
+    read += 1;
   }
-  return { items: todo, nextOffset: input.offset + page.length };
+  return { items: todo, nextOffset: input.offset + read };
 }

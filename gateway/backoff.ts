@@ -20,11 +20,18 @@ export function parseRetryAfter(value: HeaderValue, nowMs: number): number | und
   return Math.max(0, at - nowMs);
 }
 
-/** The server's hint for the next status check: `openai-poll-after-ms`, else `Retry-After`. */
+/**
+ * The longest poll hint taken from a gateway. A header is untrusted: a larger value says nothing a
+ * gateway could mean (an hour is longer than any render's status takes to move), and the workflow
+ * bounds the wait by polling.max anyway (workflows/polling.ts, docs/limits.md).
+ */
+export const MAX_POLL_HINT_MS = 3_600_000;
+
+/** The server's hint for the next status check: `openai-poll-after-ms`, else `Retry-After`; at most MAX_POLL_HINT_MS. */
 export function parsePollAfter(headers: Record<string, HeaderValue>, nowMs: number): number | undefined {
   const ms = first(headers['openai-poll-after-ms'])?.trim();
-  if (ms && /^\d+(\.\d+)?$/.test(ms)) return Math.round(Number.parseFloat(ms));
-  return parseRetryAfter(headers['retry-after'], nowMs);
+  const hint = ms && /^\d+(\.\d+)?$/.test(ms) ? Math.round(Number.parseFloat(ms)) : parseRetryAfter(headers['retry-after'], nowMs);
+  return hint === undefined || !Number.isFinite(hint) ? undefined : Math.min(hint, MAX_POLL_HINT_MS);
 }
 
 export interface BackoffOptions {

@@ -23,7 +23,9 @@ import { extractTaskId, parseTaskBody } from './normalize';
 import { buildOpenaiCreateBody, OPENAI_CREATE_PATH, openaiContentPath, openaiTaskPath, type ReferenceSource } from './openai';
 import { BaseUrlPool, type PoolListener } from './pool';
 import { redactedLog, registerSecret } from './redact';
-import { call, type CallSpec, type Engine, type Target } from './retry';
+import { call, type CallSpec, type Engine, type PreparedBody, type Target } from './retry';
+import { CALL_DEADLINE_MS, CONNECT_TIMEOUT_MS, exchangeTimeoutMs, MAX_RATE_LIMIT_RETRIES, maxFailedAttempts } from './budget';
+import { MAX_REFERENCE_BYTES } from '../jobfile/reference-limits';
 import { isPrivateHost } from './outbound';
 
 const DEFAULT_GRACE_MS = 60_000;
@@ -58,8 +60,11 @@ function baseAddresses(raw: readonly string[], log: GatewayLog): string[] {
   return [...new Set(bases)];
 }
 
-/** What a create's exchange may take beyond the request timeout: uploading reference files. */
-const CREATE_UPLOAD_ALLOWANCE_MS = 90_000;
+/** A create body's length as its headers declare it; unknown (streamed as it comes): the most a reference may have. */
+function declaredLength(body: PreparedBody | undefined): number {
+  const declared = Number(body?.headers?.['content-length']);
+  return Number.isFinite(declared) && declared >= 0 ? declared : MAX_REFERENCE_BYTES;
+}
 
 /** The client's options and an observer of its failovers and cooldowns (the worker's metrics; no Temporal here). */
 export interface ObservedClientOptions extends GatewayClientOptions {
@@ -73,11 +78,8 @@ class Client implements GatewayClient {
   private readonly engine: Engine;
   private readonly graceMs: number;
   private readonly resumeAttempts: number;
-  /**
-   * The deadline of one whole exchange: twice the job's request_timeout. undici answers a silent
-   * server after request_timeout itself; this catches one that keeps sending a byte at a time.
-   */
-  private readonly exchangeTimeoutMs: number;
+  /** The job's request_timeout: each attempt's exchange deadline is computed from it (budget.ts). */
+  private readonly requestTimeoutMs: number;
   private readonly now: () => number;
 
   constructor(options: ObservedClientOptions) {
@@ -93,9 +95,9 @@ class Client implements GatewayClient {
       onEvent: options.onEvent,
     });
     const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
-    this.exchangeTimeoutMs = 2 * requestTimeoutMs;
+    this.requestTimeoutMs = requestTimeoutMs;
     this.transport = new HttpTransport({
-      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      connectTimeoutMs: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
       headersTimeoutMs: requestTimeoutMs,
       bodyTimeoutMs: requestTimeoutMs,
     });
@@ -114,9 +116,9 @@ class Client implements GatewayClient {
       random: Math.random,
       log,
       limits: {
-        maxAttempts: options.maxAttempts ?? Math.max(6, this.baseUrls.length * 2 + 2),
-        deadlineMs: options.failoverDeadlineMs ?? 120_000,
-        maxRateLimitRetries: options.maxRateLimitRetries ?? 8,
+        maxAttempts: options.maxAttempts ?? maxFailedAttempts(this.baseUrls.length),
+        deadlineMs: options.failoverDeadlineMs ?? CALL_DEADLINE_MS,
+        maxRateLimitRetries: options.maxRateLimitRetries ?? MAX_RATE_LIMIT_RETRIES,
         maxWaitMs: options.maxRetryAfterMs ?? 60_000,
       },
     };
@@ -133,7 +135,9 @@ class Client implements GatewayClient {
         });
       return taskId;
     };
-    // A create may upload reference files, so its exchange gets more than a status check's.
+    // A create may upload reference files: its exchange gets their time at the upload floor, from
+    // the length of the body each attempt opens (a body of unknown length, a remote reference
+    // streamed as it comes, is counted at the most a reference may have).
     const common = {
       operation: 'create',
       method: 'POST',
@@ -141,7 +145,7 @@ class Client implements GatewayClient {
       model: request.model,
       accept,
       signal: options.signal,
-      exchangeTimeoutMs: this.exchangeTimeoutMs + CREATE_UPLOAD_ALLOWANCE_MS,
+      exchangeTimeoutMs: (body: PreparedBody | undefined) => exchangeTimeoutMs(this.requestTimeoutMs, declaredLength(body)),
     } as const;
     let spec: CallSpec<string>;
     if (request.protocol === 'openai') {
@@ -194,7 +198,7 @@ class Client implements GatewayClient {
         taskId: ref.taskId,
         target: () => ({ path }),
         signal: options.signal,
-        exchangeTimeoutMs: this.exchangeTimeoutMs,
+        exchangeTimeoutMs: exchangeTimeoutMs(this.requestTimeoutMs),
         accept: async (response, { baseUrl }) => {
           const body = await readJson(response, 'the status check', baseUrl);
           const wrapper = body as { code?: unknown; data?: unknown } | null;
@@ -279,7 +283,7 @@ class Client implements GatewayClient {
       model: input.model,
       target: () => ({ path: MESSAGES_PATH }),
       signal: options.signal,
-      exchangeTimeoutMs: this.exchangeTimeoutMs,
+      exchangeTimeoutMs: exchangeTimeoutMs(this.requestTimeoutMs),
       openBody: () => Promise.resolve({ body, headers: MESSAGES_HEADERS }),
       accept: async (response, { baseUrl }) => {
         const json = await readJson(response, 'the message', baseUrl);

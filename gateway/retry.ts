@@ -7,28 +7,37 @@
 // provably not processed (or always, if the job allows it); 429 waits and retries on the same base
 // without counting as a base failure.
 //
-// The budget of one call, with the client's defaults (N base addresses, T the request timeout):
+// The budget of one call, with the client's defaults (N base addresses, T the request timeout).
+// budget.ts holds these numbers and computes them (callBudget); the client and the workflows'
+// activity timeouts take them from there:
 //   requests  a call ends at its maxAttempts-th failed attempt (5xx, network, unreadable answer;
 //             default max(6, 2N + 2)) or its (maxRateLimitRetries + 1)-th 429 (default 8 + 1), so
-//             it sends at most maxAttempts + maxRateLimitRetries requests: 14 for N <= 2, 18 for
+//             it sends at most maxAttempts + maxRateLimitRetries requests: 14 for N <= 2, 16 for
 //             N = 3. Following a redirect (downloads, references: at most 5) is part of its attempt.
 //   time      no wait runs past the deadline (default 120 s) and no attempt starts after it, so a
-//             call lasts at most the deadline plus one attempt (10 s connect + T to the headers).
-// Per kind of call:
+//             call lasts at most the deadline plus one attempt. An attempt's whole exchange
+//             (connecting, sending, the answer read) has a deadline of 2T, and a create's also its
+//             body's bytes at 1 MB/s (budget.ts UPLOAD_FLOOR_BYTES_PER_SECOND).
+// Per kind of call, worst case (T = 30 s, the default: 2T = 60 s):
 //   create        `safe`: one request that may have reached a gateway; another only after a failure
 //                 that proves nothing was processed (connection refused, 429, 503 + Retry-After).
 //                 `always`: up to maxAttempts creates that may each have been processed. An openai
 //                 create with a remote reference image first makes a reference call per attempt.
-//   status check, messages: the whole budget, failing over between bases.
+//                 Time: 120 s + 2T + body / 1 MB/s (180 s, plus 1 s per MB of body), and for a
+//                 remote reference first its fetch, 120 s + 10 s + T (another 160 s).
+//   status check, messages: the whole budget, failing over between bases. Time: 120 s + 2T (180 s).
 //   download      each opening of the video is one call; once per download it may also restart
 //                 from byte 0 (416) and ask the task for a fresh address (one status check call).
 //                 The body reopens (one more call) after each of up to downloadResumeAttempts
-//                 (default 5) cuts.
+//                 (default 5) cuts. Its body has no deadline: its activity's heartbeat watches it.
 //   reference     GET of a remote reference image, never with the key: network failures are
-//                 retried within the budget, an HTTP error is final.
-// Temporal multiplies all of this by the maximumAttempts of the activity above (workflows/
-// activities.ts): a status check activity with 3 attempts may send 3 x 14 requests, and its
-// startToCloseTimeout should exceed one call's time, or Temporal cuts the engine short.
+//                 retried within the budget, an HTTP error is final. Time: 120 s + 10 s + T to its
+//                 headers; its body streams into the create's.
+// Temporal multiplies all of this by the maximumAttempts of the activity (workflows/activities.ts):
+// a status check activity with 3 attempts may send 3 x 14 requests. Each activity's
+// startToCloseTimeout is its call's budget for the job (computed when the job is planned, the
+// create's from the largest body the job may send) plus the worker's own part, so Temporal never
+// cuts the engine short.
 import { setTimeout as delay } from 'node:timers/promises';
 import { backoffDelay } from './backoff';
 import { classifyGatewayError, describeError, parseErrorBody, type GatewayOperation } from './classify';
@@ -105,9 +114,10 @@ export interface CallSpec<T> {
   /**
    * A deadline for one attempt's whole exchange, answer body included, ms. undici's timeouts reset
    * on every byte, so without it a gateway that trickles a byte a second holds the call for ever.
-   * Not for downloads, whose bodies are long: their activity's heartbeat watches them.
+   * Not for downloads, whose bodies are long: their activity's heartbeat watches them. A function
+   * gets the attempt's body (a create's deadline grows with its size: budget.ts).
    */
-  exchangeTimeoutMs?: number;
+  exchangeTimeoutMs?: number | ((body: PreparedBody | undefined) => number);
   model?: string;
   taskId?: string;
   signal?: AbortSignal;
@@ -179,7 +189,8 @@ export async function call<T>(engine: Engine, spec: CallSpec<T>): Promise<CallRe
     const url = 'path' in target ? new URL(`${baseUrl}${target.path}`) : new URL(target.url);
     const body = await openBody(spec, final);
     attempts += 1;
-    const timer = spec.exchangeTimeoutMs === undefined ? undefined : AbortSignal.timeout(spec.exchangeTimeoutMs);
+    const exchangeMs = typeof spec.exchangeTimeoutMs === 'function' ? spec.exchangeTimeoutMs(body) : spec.exchangeTimeoutMs;
+    const timer = exchangeMs === undefined ? undefined : AbortSignal.timeout(exchangeMs);
     const signal = timer && spec.signal ? AbortSignal.any([spec.signal, timer]) : (timer ?? spec.signal);
     let error: GatewayError;
     try {
@@ -193,7 +204,7 @@ export async function call<T>(engine: Engine, spec: CallSpec<T>): Promise<CallRe
       error =
         timer?.aborted && !spec.signal?.aborted
           ? new GatewayUnavailableError(
-              `${baseUrl}: no complete answer within ${spec.exchangeTimeoutMs! / 1000} s (the deadline of a whole exchange)`,
+              `${baseUrl}: no complete answer within ${exchangeMs! / 1000} s (the deadline of a whole exchange)`,
               { baseUrl, requestSent: true, code: 'EXCHANGE_TIMEOUT' },
             )
           : e;

@@ -8,6 +8,7 @@ import type { AssetKind, PlanItem, Protocol, ReferenceAsset, RenderRequest } fro
 import { combinations, matrixAxes, type Scalar } from './matrix';
 import { OutputNameSet, storedNameProblem } from './output-names';
 import { readScopeProblem } from './read-scope';
+import { itemSizeProblem } from './item-size';
 import { referenceSizeProblem } from './reference-limits';
 import { parseTemplate, renderTemplate } from './placeholders';
 import type { JobFileData, ParamKey } from './schema';
@@ -204,6 +205,11 @@ function expandVariant(run: Expansion, v: Variant): PlanItem | undefined {
   const planItem: PlanItem = { key, index: v.index, request, outputName };
   if (item.id !== undefined) planItem.id = item.id;
   if (Object.keys(own).length > 0) planItem.vars = own;
+  const tooLarge = itemSizeProblem(planItem);
+  if (tooLarge) {
+    run.ctx.errors.push(src.locate(tooLarge.at, tooLarge.message));
+    return undefined;
+  }
   return planItem;
 }
 

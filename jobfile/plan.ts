@@ -60,6 +60,20 @@ export interface GatewaySettings {
   requestTimeoutMs: number;
   /** gateway.allow_private_targets; absent: decided by where the gateway is (gateway/outbound.ts). */
   allowPrivateTargets?: boolean;
+  /**
+   * The longest one gateway call of each kind may last, ms, computed by the worker when it plans
+   * the job (gateway/budget.ts): every gateway activity's timeout comes from it. Absent in jobs
+   * planned before it existed, and in the job file's own settings.
+   */
+  callBudgetMs?: CallBudgetsMs;
+}
+
+/** Worst-case time of one gateway call per kind, ms (gateway/budget.ts, docs/limits.md). */
+export interface CallBudgetsMs {
+  /** A create, from the largest body the job's requests may send. */
+  create: number;
+  status: number;
+  message: number;
 }
 
 export interface EnhanceSettings {

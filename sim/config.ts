@@ -21,6 +21,8 @@ export interface SimFaultsExt extends SimFaults {
    * endpoint answers 403 `{"error":{"message":"request blocked: port N is not allowed"}}` with this N.
    */
   fetchGuardPort?: number;
+  /** Status answers carry `openai-poll-after-ms` with this value: a gateway's hint, however absurd. */
+  pollAfterMs?: number;
 }
 
 export type EndpointKind = 'create' | 'retrieve' | 'content' | 'messages';

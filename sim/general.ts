@@ -126,6 +126,8 @@ export function polledTask(call: RouteCall): Task | undefined {
   const { req, res, ctx, id } = call;
   if (!checkKey(ctx, req, res)) return undefined;
   ctx.stats.poll(id);
+  const hint = ctx.faults.faults.pollAfterMs;
+  if (hint !== undefined) call.res.setHeader('openai-poll-after-ms', String(hint));
   if (notExist(call)) return undefined;
   return ctx.store.get(id);
 }

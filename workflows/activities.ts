@@ -1,6 +1,6 @@
 // Activity proxies, declared once with their timeouts and retry policies.
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import type { JobSettings } from '../jobfile/plan';
+import type { CallBudgetsMs, JobSettings } from '../jobfile/plan';
 import type * as activities from '../activities/definitions';
 
 /** Pure bookkeeping on the worker: plan pages. Safe to retry. */
@@ -22,10 +22,11 @@ export const recording = proxyLocalActivities<typeof activities>({
 // as ApplicationFailure.nonRetryable by activities/failures.ts: no list of type names here.
 
 /**
- * Gateway calls. One gateway call lasts at most its 120 s deadline plus one attempt (10 s to connect
- * and request_timeout to the headers) and sends at most 14 requests with two base addresses
- * (gateway/retry.ts), so each activity's startToCloseTimeout leaves it that time, and its Temporal
- * attempts multiply the requests: a status check 3 x 14, a prompt rewrite 2 x 14.
+ * Gateway calls. Each activity gets the worst case of one call of its kind (gateway/budget.ts,
+ * docs/limits.md), which the worker computed when it planned the job: for a create, from the
+ * largest body the job's requests may send. Temporal cutting a call sooner than the gateway's own
+ * bound ended a create that was still legitimately sending `unknown`. Its Temporal attempts
+ * multiply the requests: a status check 3 x, a prompt rewrite 2 x one call's.
  */
 /**
  * A status check's time as a local activity: well inside the default 10 s workflow task timeout, and
@@ -33,9 +34,22 @@ export const recording = proxyLocalActivities<typeof activities>({
  */
 const QUICK_CHECK_MS = 5_000;
 
+/** The worker's own part of a gateway activity around its call: the create marker's round trip, opening files, the client. */
+const ACTIVITY_OVERHEAD_MS = 10_000;
+
+/**
+ * Settings planned before the budgets existed: the timeout those jobs' activities always had
+ * (one 120 s call deadline, a 10 s connect, one request timeout, 10 s to spare).
+ */
+function plannedBefore(settings: JobSettings): CallBudgetsMs {
+  const call = settings.gateway.requestTimeoutMs + 140_000 - ACTIVITY_OVERHEAD_MS;
+  return { create: call, status: call, message: call };
+}
+
 export function gatewayActivities(settings: JobSettings) {
-  const oneCall = settings.gateway.requestTimeoutMs + 140_000;
-  const createOptions = { startToCloseTimeout: oneCall, retry: { maximumAttempts: 1 } };
+  const budget = settings.gateway.callBudgetMs ?? plannedBefore(settings);
+  const timeout = (kind: keyof CallBudgetsMs) => budget[kind] + ACTIVITY_OVERHEAD_MS;
+  const createOptions = { startToCloseTimeout: timeout('create'), retry: { maximumAttempts: 1 } };
   return {
     // Creation is the one non-idempotent call: a single Temporal attempt. The gateway client
     // retries inside it only where the protocol says a retry is safe (protocol page, section 6).
@@ -55,15 +69,15 @@ export function gatewayActivities(settings: JobSettings) {
       retry: { maximumAttempts: 1 },
     }),
     check: proxyActivities<typeof activities>({
-      startToCloseTimeout: oneCall,
+      startToCloseTimeout: timeout('status'),
       retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 3 },
     }),
     checkLocal: proxyLocalActivities<typeof activities>({
-      startToCloseTimeout: oneCall,
+      startToCloseTimeout: timeout('status'),
       retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 3 },
     }),
     enhance: proxyActivities<typeof activities>({
-      startToCloseTimeout: oneCall,
+      startToCloseTimeout: timeout('message'),
       retry: { initialInterval: '2s', maximumInterval: '30s', maximumAttempts: 2 },
     }),
     download: proxyActivities<typeof activities>({

@@ -29,6 +29,7 @@ import type { ItemOutcome, JobCarry, JobInput, JobProgress, JobResult, StateCoun
 export const progressQuery = defineQuery<JobProgress>('progress');
 export const cancelSignal = defineSignal<[string?]>('cancel');
 
+/** Most items per page of the plan; the page activity also stops at a byte bound (jobfile/item-size.ts). */
 const PAGE_SIZE = 100;
 /** An item whose id its workflow from an earlier run holds: the job learns that workflow's state (freeHeldId). */
 const HELD_ITEM_ID = 'already-started-child-asks-its-state';

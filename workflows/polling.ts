@@ -20,7 +20,7 @@ export interface PollingInput {
   progress?: number;
   /** The earliest check that reported progress above zero, if any (for the rate). */
   firstProgress?: ProgressSample;
-  /** Server hint (openai-poll-after-ms, Retry-After), ms. */
+  /** Server hint (openai-poll-after-ms, Retry-After), ms: honoured up to maxMs. */
   serverHintMs?: number;
   /** Median render time of this model in this job, ms. */
   medianRenderMs?: number;
@@ -97,6 +97,9 @@ export function nextPollDelay(input: PollingInput): number {
     delay = reported && rateRemaining === undefined ? stale : Math.max(delay, stale);
   }
   delay = Math.min(Math.max(delay, Math.min(FLOOR_MS, initialMs)), maxMs);
-  if (serverHintMs !== undefined && serverHintMs > delay) delay = serverHintMs;
+  // A server may ask for more time between checks, but only up to polling.max: the hint is an
+  // untrusted header, and one `openai-poll-after-ms: 999999999999` once held the only check of a
+  // finished render back until the item's deadline (docs/limits.md).
+  if (serverHintMs !== undefined && serverHintMs > delay) delay = Math.min(serverHintMs, maxMs);
   return Math.round(delay);
 }

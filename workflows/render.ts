@@ -89,9 +89,13 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     /** When (ms after creation) the progress last reported was first seen. */
     let readingSeenAt = 0;
     const deadline = created.createdAt + settings.polling.timeoutMs;
+    // No item ends timed_out unless a check made at or after its deadline saw it unfinished: the
+    // wait before the deadline's check was skipped, and a finished render was lost (docs/limits.md).
+    const checksAtDeadline = patched('last-status-check-at-deadline');
+    let checkedAt = -Infinity;
     for (;;) {
       const now = Date.now();
-      if (now >= deadline)
+      if (now >= deadline && (!checksAtDeadline || checkedAt >= deadline))
         throw new ItemEnded(
           'timed_out',
           FailureType.timedOut,
@@ -108,8 +112,9 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
         medianRenderMs: input.medianRenderMs,
         unchangedForMs: backOffWhenUnchanged && check?.progress !== undefined ? now - created.createdAt - readingSeenAt : undefined,
       });
-      await sleep(Math.min(delay, deadline - now));
-      if (Date.now() >= deadline) continue;
+      if (now < deadline) await sleep(Math.min(delay, deadline - now));
+      if (Date.now() >= deadline && !checksAtDeadline) continue;
+      checkedAt = Date.now();
       check = await statusCheck(
         calls,
         { settings, taskId: created.taskId, protocol: item.request.protocol, createdAt: created.createdAt },

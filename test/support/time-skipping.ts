@@ -20,7 +20,7 @@ import { Context } from '@temporalio/activity';
 import { Connection, type WorkflowClient, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 // What createTimeSkipping() uses to reach the test server's own service (its clock): internal to the SDK.
 import { InternalConnectionOptionsSymbol, type InternalConnectionOptions } from '@temporalio/client/lib/connection';
-import { tsToMs } from '@temporalio/common/lib/time';
+import { msToTs, tsToMs } from '@temporalio/common/lib/time';
 import { TimeSkippingWorkflowClient } from '@temporalio/testing';
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type * as activities from '../../activities/definitions';
@@ -47,6 +47,8 @@ export interface TimeSkippingTemporal {
   connection: NativeConnection;
   /** The server's clock, which workflows see (activities run on the machine's). */
   now(): Promise<number>;
+  /** Lets the server's clock run `ms` ahead (skipping), as an activity that takes that long would see it. */
+  sleep(ms: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -98,6 +100,9 @@ export async function startTimeSkippingTemporal(): Promise<TimeSkippingTemporal>
     workflows: new TimeSkippingWorkflowClient({ connection: clientConnection, namespace: 'default' }),
     connection,
     now: async () => tsToMs((await testService.getCurrentTime({})).time),
+    sleep: async (ms) => {
+      await testService.unlockTimeSkippingWithSleep({ duration: msToTs(ms) });
+    },
     async stop() {
       await clientConnection.close();
       await connection.close();

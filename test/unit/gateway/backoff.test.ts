@@ -25,6 +25,12 @@ describe('parseRetryAfter', () => {
     assert.equal(parsePollAfter({ 'retry-after': '9' }, now), 9000);
     assert.equal(parsePollAfter({}, now), undefined);
   });
+  it('caps an absurd poll hint at an hour', () => {
+    assert.equal(parsePollAfter({ 'openai-poll-after-ms': '999999999999' }, now), 3_600_000);
+    assert.equal(parsePollAfter({ 'openai-poll-after-ms': '1e400' }, now), undefined);
+    assert.equal(parsePollAfter({ 'retry-after': '86400' }, now), 3_600_000);
+    assert.equal(parsePollAfter({ 'retry-after': 'Fri, 31 Dec 9999 23:59:59 GMT' }, now), 3_600_000);
+  });
 });
 
 describe('backoffDelay', () => {

@@ -49,10 +49,16 @@ describe('nextPollDelay', () => {
     assert.ok(delay >= 35_000 && delay <= 36_500, `got ${delay}`);
   });
 
-  it('never exceeds max, except to honour a longer server hint', () => {
+  it('never exceeds max, not even for a longer server hint', () => {
     const first = { elapsedMs: 10_000, progress: 1 };
     assert.equal(nextPollDelay({ ...base, checks: 2, elapsedMs: 20_000, progress: 2, firstProgress: first }), 60_000);
-    assert.equal(nextPollDelay({ ...base, checks: 2, elapsedMs: 20_000, progress: 2, firstProgress: first, serverHintMs: 90_000 }), 90_000);
+    assert.equal(nextPollDelay({ ...base, checks: 2, elapsedMs: 20_000, progress: 2, firstProgress: first, serverHintMs: 90_000 }), 60_000);
+  });
+
+  it('bounds an absurd server hint by max (one openai-poll-after-ms: 999999999999 hid a finished render)', () => {
+    const twoSeconds = { ...base, initialMs: 1_000, maxMs: 2_000 };
+    assert.equal(nextPollDelay({ ...twoSeconds, checks: 1, elapsedMs: 1_000, serverHintMs: 999_999_999_999 }), 2_000);
+    assert.equal(nextPollDelay({ ...twoSeconds, checks: 1, elapsedMs: 1_000, serverHintMs: 1_500 }), 1_500);
   });
 
   it('honours a server hint longer than its own estimate', () => {
