@@ -97,6 +97,13 @@ function plural(n: number, word: string): string {
 export function estimateLines(estimate: PlanEstimate, budget?: { maxUsd: number }): string[] {
   const lines: string[] = [];
   const items = estimate.per_model.filter((r) => r.role === 'video').reduce((n, r) => n + r.items, 0);
+  if (estimate.per_model.every((r) => r.priced_items === 0)) {
+    // Nothing priced at all: one line that names the models, not a table of dashes.
+    const models = estimate.unpriced_models.map((u) => `${u.model} (${plural(u.items, 'item')})`).join(', ');
+    lines.push(`estimate: none, no prices for ${models}; add pricing to the job file, or pricing_file / --prices (docs/costs.md)`);
+    if (budget) lines.push(`budget:   ${formatUsd(budget.maxUsd)}`);
+    return lines;
+  }
   const priced = items - estimate.unpriced_items;
   lines.push(
     `estimate: ${formatUsd(estimate.total)} (USD) for ${priced} of ${plural(items, 'item')}` +
