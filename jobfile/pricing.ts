@@ -137,16 +137,15 @@ interface FileRef {
   abs: string;
   /** Reports a problem with the file as a whole (unreadable, outside the job's folder). */
   fail: (message: string) => void;
-  scoped: boolean;
+  /** Outside the job file's folder is allowed (system trees never are: read-scope.ts). */
+  allowOutside: boolean;
 }
 
-function openPricesFile(ctx: Ctx, ref: FileRef, allowOutside: boolean): PricesFile | undefined {
-  if (ref.scoped) {
-    const outOfScope = readScopeProblem(ctx, ref.abs, allowOutside);
-    if (outOfScope) {
-      ref.fail(outOfScope);
-      return undefined;
-    }
+function openPricesFile(ctx: Ctx, ref: FileRef): PricesFile | undefined {
+  const outOfScope = readScopeProblem(ctx, ref.abs, ref.allowOutside);
+  if (outOfScope) {
+    ref.fail(outOfScope);
+    return undefined;
   }
   const size = ctx.fs.size?.(ref.abs);
   if (size !== undefined && size > MAX_PRICES_FILE_BYTES) {
@@ -162,11 +161,11 @@ function openPricesFile(ctx: Ctx, ref: FileRef, allowOutside: boolean): PricesFi
   try {
     parsed = JSON.parse(text);
   } catch (e) {
-    const message = (e as Error).message;
+    // JSON.parse's own message quotes the text near the fault: it stays out, the file may hold anything.
     ctx.errors.push({
       file: ref.display,
-      ...jsonErrorAt(text, message),
-      message: `not JSON: ${message.replace(/ in JSON at position \d+.*$/s, '')}; a prices file is LiteLLM's model cost map: {"MODEL": {"output_cost_per_second": 0.10}}`,
+      ...jsonErrorAt(text, (e as Error).message),
+      message: `not valid JSON here; a prices file is LiteLLM's model cost map: {"MODEL": {"output_cost_per_second": 0.10}}`,
     });
     return undefined;
   }
@@ -209,28 +208,26 @@ export function resolvePrices(data: JobFileData, ctx: Ctx, items: readonly PlanI
   if (sources.pricesFile) {
     const given = sources.pricesFile;
     const abs = resolve(given);
-    const file = openPricesFile(
-      ctx,
-      {
-        given,
-        display: given,
-        abs,
-        scoped: false,
-        fail: (message) => ctx.errors.push({ file: given, line: 0, column: 0, message: `--prices: ${message}` }),
-      },
-      true,
-    );
+    const file = openPricesFile(ctx, {
+      given,
+      display: given,
+      abs,
+      allowOutside: true,
+      fail: (message) => ctx.errors.push({ file: given, line: 0, column: 0, message: `--prices: ${message}` }),
+    });
     if (file) files.push(file);
   }
   if (data.pricing_file) {
     const given = data.pricing_file;
     const abs = isAbsolute(given) ? given : resolve(ctx.dir, given);
     const display = isAbsolute(given) ? given : join(dirname(ctx.file), given);
-    const file = openPricesFile(
-      ctx,
-      { given, display, abs, scoped: true, fail: (message) => ctx.errors.push(ctx.pos.error(['pricing_file'], message)) },
-      data.references.allow_outside,
-    );
+    const file = openPricesFile(ctx, {
+      given,
+      display,
+      abs,
+      allowOutside: data.references.allow_outside,
+      fail: (message) => ctx.errors.push(ctx.pos.error(['pricing_file'], message)),
+    });
     if (file) files.push(file);
   }
   const table: PriceTable = {};

@@ -217,10 +217,13 @@ describe('prices files in LiteLLM format', () => {
   it('a file that is not JSON, or not a map, is refused with where', async () => {
     assert.deepEqual(
       await errorsOf(`${HEAD}items:\n  - prompt: a\npricing_file: p.json\n`, { 'p.json': '{\n  "a": {\n    "b": 1,\n  }\n}\n' }),
-      [
-        `p.json:4:3: not JSON: Expected double-quoted property name; a prices file is LiteLLM's model cost map: {"MODEL": {"output_cost_per_second": 0.10}}`,
-      ],
+      [`p.json:4:3: not valid JSON here; a prices file is LiteLLM's model cost map: {"MODEL": {"output_cost_per_second": 0.10}}`],
     );
+    // The text near the fault is not quoted back: a file named by mistake may hold a key.
+    const key = `sk-${'a'.repeat(40)}`;
+    const errors = await errorsOf(`${HEAD}items:\n  - prompt: a\npricing_file: p.json\n`, { 'p.json': `${key}\n` });
+    assert.equal(errors.length, 1);
+    assert.ok(!errors[0]?.includes('sk-'), errors[0]);
     assert.deepEqual(await errorsOf(`${HEAD}items:\n  - prompt: a\npricing_file: p.json\n`, { 'p.json': '[1]' }), [
       "p.json:1:1: a prices file is a JSON object from model name to its prices (LiteLLM's model cost map), got a list",
     ]);
@@ -241,6 +244,23 @@ describe('prices files in LiteLLM format', () => {
       errors[0] ?? '',
       /^8:15: pricing_file: .*shared\.json is outside the job file's folder .*references\.allow_outside: true$/,
     );
+  });
+
+  it('--prices never reads system files, and says why it cannot read one', async () => {
+    const dir = tempJobDir({ 'job.yaml': `${HEAD}items:\n  - prompt: a\n` });
+    for (const [file, why] of [
+      ['/proc/self/environ', /^--prices: \/proc\/self\/environ is under \/proc .*system files are never read$/],
+      [join(dir, 'none.json'), /^--prices: prices file ".*none\.json" cannot be read: no such file/],
+    ] as const) {
+      const r = await loadJobFile(join(dir, 'job.yaml'), { runDate: RUN_DATE, pricesFile: file });
+      assert.equal(r.ok, false);
+      if (r.ok) return;
+      assert.deepEqual(
+        r.errors.map((e) => [e.file, e.line]),
+        [[file, 0]],
+      );
+      assert.match(r.errors[0]?.message ?? '', why);
+    }
   });
 
   it('models that match several provider entries with different prices stay unpriced, with a warning', async () => {
