@@ -93,6 +93,8 @@ export function jsonReport(result: LoadResult): unknown {
     items: [],
     errors: result.errors.map((e) => ({ file: e.file, line: e.line, column: e.column, path: e.path ?? null, message: e.message })),
     warnings: result.warnings,
+    estimate: null,
+    budget: null,
   };
 }
 

@@ -149,6 +149,19 @@ describe('the estimate before anything is sent', () => {
       r.stderr,
     );
     assert.match(r.stderr, /2 problems; nothing was started/);
+    const json = await runCli(['validate', job, '--json'], { env });
+    assert.equal(json.code, 2);
+    const doc = JSON.parse(json.stdout) as {
+      ok: boolean;
+      estimate: unknown;
+      budget: unknown;
+      errors: Array<{ line: number; column: number }>;
+    };
+    assert.deepEqual([doc.ok, doc.estimate, doc.budget], [false, null, null]);
+    assert.deepEqual(
+      doc.errors.map((e) => `${e.line}:${e.column}`),
+      ['10:24', '10:40'],
+    );
     const run = await runCli(['run', job, '--dry-run'], { env });
     assert.equal(run.code, 2);
     assert.match(run.stderr, /is not a valid job file \(2 problems\)/);
