@@ -10,7 +10,7 @@ import { type Anchor, YamlPositions, type Path } from './positions';
 import { type ModelPrice, type PriceTable, resolutionLabel } from './prices';
 import { readScopeProblem } from './read-scope';
 import type { JobFileData } from './schema';
-import { show } from './text';
+import { nearest, show } from './text';
 
 /** A prices file larger than this is refused (LiteLLM's whole map is under 2 MB). */
 export const MAX_PRICES_FILE_BYTES = 64 * 1024 * 1024;
@@ -201,8 +201,16 @@ export function resolvePrices(data: JobFileData, ctx: Ctx, items: readonly PlanI
   if (!data.pricing && !data.pricing_file && !sources.pricesFile) return undefined;
   const used = modelsUsed(items, data.enhance?.model);
   for (const model of Object.keys(data.pricing ?? {})) {
-    if (!used.has(model))
-      warn(ctx, ['pricing', model], `pricing.${model} is not used: no item renders with ${model} and it does not enhance prompts`);
+    if (used.has(model)) continue;
+    const hint = nearest(
+      model,
+      [...used].filter((m) => !data.pricing?.[m]),
+    );
+    warn(
+      ctx,
+      ['pricing', model],
+      `pricing.${model} is not used: no item renders with ${model} and it does not enhance prompts${hint ? `; did you mean ${hint}?` : ''}`,
+    );
   }
   const files: PricesFile[] = [];
   if (sources.pricesFile) {

@@ -2,7 +2,7 @@
 // `validate` (human and --json), `validate --prices`, `run --dry-run`, and bad prices refused.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runCli } from '../support/cli';
 import { tempDir } from '../support/jobs';
@@ -130,6 +130,10 @@ describe('the estimate before anything is sent', () => {
       ['kling-v2'],
     );
     assert.deepEqual(doc.budget, { max_usd: 1.5 });
+    writeFileSync(join(dirname(job), 'mine.json'), JSON.stringify({ 'kling-v2': { output_cost_per_second: 0.07 } }));
+    const priced = await runCli(['run', job, '--dry-run', '--prices', join(dirname(job), 'mine.json')], { env });
+    assert.equal(priced.code, 0, priced.stderr);
+    assert.match(priced.stdout, /^estimate: \$2\.00 \(USD\) for 4 of 4 items$/m);
   });
 
   it('bad prices are refused with file:line:column and what is allowed; nothing is started', async () => {

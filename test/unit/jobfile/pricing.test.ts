@@ -93,6 +93,11 @@ budget:
     assert.equal(p.warnings.length, 1);
     assert.match(p.warnings[0] ?? '', /job\.yaml:9:10: warning: pricing\.veo-3 is not used: no item renders with veo-3/);
   });
+
+  it('an unused price whose name is close to an unpriced model suggests it', async () => {
+    const p = await plan(`${HEAD}items:\n  - prompt: a\npricing:\n  seedance-1-0-pro-250529: {per_video: 0.5}\n`);
+    assert.match(p.warnings[0] ?? '', /pricing\.seedance-1-0-pro-250529 is not used: .*; did you mean seedance-1-0-pro-250528\?$/);
+  });
 });
 
 describe('bad prices are refused at their line, saying what is allowed', () => {
