@@ -394,7 +394,9 @@ const usd = (label: string) =>
 // Keys are checked after the map is read: a key refused by the record's key schema would hide the
 // reason behind the union's "unexpected form".
 const perResolution = z
-  .record(z.string(), usd('a per-resolution price'), { error: recordSays('per_second', 'a map') })
+  .record(z.string().meta({ pattern: '^([1-9][0-9]{1,4}[pP]|[24][kK])$' }), usd('a per-resolution price'), {
+    error: recordSays('per_second', 'a map'),
+  })
   .superRefine((map, ctx) => {
     const seen = new Map<string, string>();
     for (const key of Object.keys(map)) {
@@ -472,7 +474,7 @@ export const budgetSchema = z
     },
     { error: says('budget', 'a map with max_usd') },
   )
-  .meta({ description: 'the most the job may spend, in USD; `run --budget` wins (docs/costs.md)' });
+  .meta({ description: 'the most the job may spend, in USD (docs/costs.md)' });
 
 export const jobFileSchema = z
   .strictObject(
