@@ -125,7 +125,8 @@ export async function preparePlan(input: {
     runDate = dateIn(input.startedAt, probe.plan.schedule?.timezone ?? 'UTC');
   }
   const { plan, digest, budgets } = await loadPlan(input.jobFile, runDate, input.inputs);
-  const { jobFile: _f, runDate: _d, items, warnings: _w, ...planned } = plan;
+  // The price table stays out: settings travel with every activity (docs/costs.md).
+  const { jobFile: _f, runDate: _d, items, warnings: _w, pricing: _p, ...planned } = plan;
   const settings = { ...planned, gateway: { ...planned.gateway, callBudgetMs: budgets } };
   return { settings: input.inputs ? { ...settings, inputs: input.inputs } : settings, runDate, digest, itemCount: items.length };
 }

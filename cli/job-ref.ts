@@ -24,11 +24,11 @@ import { jobWorkflowId } from '../workflows/ids';
 import { JobWorkflow } from '../workflows/job';
 import type { JobInput } from '../workflows/types';
 
-/** Loads and validates a job file, or explains every problem at once (exit 2). */
-export async function loadPlanOrExplain(jobFile: string, runDate?: string, files?: FileAccess): Promise<Plan> {
+/** Loads and validates a job file, or explains every problem at once (exit 2). `pricesFile`: `--prices`. */
+export async function loadPlanOrExplain(jobFile: string, runDate?: string, files?: FileAccess, pricesFile?: string): Promise<Plan> {
   const path = resolve(jobFile);
   if (!existsSync(path)) throw new UsageError(`${jobFile}: no such job file`);
-  const result = await loadJobFile(path, { runDate, files });
+  const result = await loadJobFile(path, { runDate, files, pricesFile });
   if (!result.ok) {
     const lines = result.errors.map((e) => formatJobFileError(e));
     throw new UsageError(

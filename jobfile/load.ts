@@ -8,6 +8,7 @@ import { expandItems } from './expand';
 import { issuesToErrors, parseOptions } from './issues';
 import type { JobFileError, Plan } from './plan';
 import { type Path, YamlPositions, yamlError } from './positions';
+import { resolvePrices } from './pricing';
 import { jobFileSchema } from './schema';
 import { buildSettings, jobValues } from './settings';
 import { rowSources, yamlSources } from './sources';
@@ -22,6 +23,8 @@ export interface LoadOptions {
   runDate?: string;
   /** File access (tests); default: the real file system. */
   files?: FileAccess;
+  /** `--prices FILE`: a LiteLLM-format prices file, relative to the working directory (jobfile/pricing.ts). */
+  pricesFile?: string;
 }
 
 function byPosition(a: JobFileError, b: JobFileError, jobFile: string): number {
@@ -151,6 +154,8 @@ export function parseJobFile(text: string, path: string, options: LoadOptions = 
     ctx.errors.push(pos.error(data.items ? ['items'] : [], 'the job has no items: add entries to items, or rows with items_from'));
   }
   const items = expandItems(data, ctx, sources, values);
+  const pricing = resolvePrices(data, ctx, items, { pricesFile: options.pricesFile });
   if (ctx.errors.length > 0) return failure(ctx.errors, ctx.warnings, file, data.name);
-  return { ok: true, plan: { ...settings, jobFile: resolve(path), runDate, items, warnings: sortWarnings(ctx.warnings) } };
+  const plan = { ...settings, jobFile: resolve(path), runDate, items, warnings: sortWarnings(ctx.warnings) };
+  return { ok: true, plan: pricing ? { ...plan, pricing } : plan };
 }

@@ -1,5 +1,6 @@
 // The plan: what a validated, expanded job file becomes. Types only, no runtime code, so that
 // workflows/ may import it without pulling anything non-deterministic into the workflow bundle.
+import type { PriceTable } from './prices';
 
 export type Protocol = 'general' | 'openai';
 export type AssetKind = 'image' | 'video' | 'audio';
@@ -118,6 +119,8 @@ export interface JobSettings {
   output: OutputSettings;
   enhance?: EnhanceSettings;
   schedule?: ScheduleSettings;
+  /** budget.max_usd (issue 24): the most the job may spend, in USD. */
+  budget?: { maxUsd: number };
 }
 
 export interface Plan extends JobSettings {
@@ -127,6 +130,8 @@ export interface Plan extends JobSettings {
   runDate: string;
   items: PlanItem[];
   warnings: string[];
+  /** Prices of the models the plan uses (jobfile/pricing.ts); absent when the job names none. */
+  pricing?: PriceTable;
 }
 
 /** A positioned validation problem. */

@@ -2,6 +2,7 @@
 // need several values (models vs items, placeholders, files on disk) live in expand.ts.
 import { z } from 'zod';
 import { cronProblem, isValidTimeZone, knownTimeZones } from './cron';
+import { resolutionLabel, resolutionOfSize } from './prices';
 import { nearest, show, looksLikeApiKey } from './text';
 import {
   BUCKET_RE,
@@ -382,6 +383,99 @@ export const scheduleSchema = z.strictObject(
   { error: says('schedule', 'a map') },
 );
 
+// Prices and budget (issue 24; docs/costs.md). Checked here one value at a time; the pricing
+// files are read, and the prices merged, by pricing.ts.
+const usdAllowed = 'a price in USD: a number 0 or more, such as 0.10';
+const usd = (label: string) =>
+  z
+    .number({ error: says(label, usdAllowed) })
+    .min(0, { error: says(label, usdAllowed) })
+    .refine((v) => Number.isFinite(v), { error: says(label, usdAllowed) });
+// Keys are checked after the map is read: a key refused by the record's key schema would hide the
+// reason behind the union's "unexpected form".
+const perResolution = z
+  .record(z.string().meta({ pattern: '^([1-9][0-9]{1,4}[pP]|[24][kK])$' }), usd('a per-resolution price'), {
+    error: recordSays('per_second', 'a map'),
+  })
+  .superRefine((map, ctx) => {
+    const seen = new Map<string, string>();
+    for (const key of Object.keys(map)) {
+      const label = resolutionLabel(key);
+      if (label === undefined) {
+        const size = resolutionOfSize(key);
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message:
+            `${show(key)} is not a resolution: per_second is by resolution such as 480p, 720p, 1080p, 2k or 4k` +
+            (size ? ` (a size is priced by its shorter side: ${key} is ${size})` : ''),
+        });
+      } else if (seen.has(label)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `${key} and ${seen.get(label)} are the same resolution (${label}): keep one`,
+        });
+      } else seen.set(label, key);
+    }
+  });
+export const modelPriceSchema = z
+  .strictObject(
+    {
+      per_second: z
+        .union([usd('per_second'), perResolution], {
+          error: says('per_second', `${usdAllowed}, or a map by resolution such as {720p: 0.10, 1080p: 0.30}`),
+        })
+        .optional()
+        .meta({ description: 'USD per second of video: one number, or a map by resolution ({720p: 0.10, 1080p: 0.30})' }),
+      per_video: usd('per_video').optional().meta({ description: 'USD per video, whatever its length' }),
+      default_seconds: count('default_seconds', 1, 3600)
+        .optional()
+        .meta({ description: "the model's length when an item sets no seconds (default: 4 openai, 5 general)" }),
+      per_million_input_tokens: usd('per_million_input_tokens').optional().meta({ description: 'Messages (enhance) input price' }),
+      per_million_output_tokens: usd('per_million_output_tokens').optional().meta({ description: 'Messages (enhance) output price' }),
+    },
+    { error: says('a price', 'a map with per_second, per_video or per_million_input_tokens and per_million_output_tokens') },
+  )
+  .superRefine((p, ctx) => {
+    const tokens = p.per_million_input_tokens !== undefined || p.per_million_output_tokens !== undefined;
+    if (p.per_second !== undefined && p.per_video !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['per_video'], message: 'a model is priced per_second or per_video, not both: remove one' });
+    } else if (tokens && (p.per_second !== undefined || p.per_video !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'a model is priced per video or second (a video model) or per token (the enhance model), not both',
+      });
+    } else if (tokens && (p.per_million_input_tokens === undefined || p.per_million_output_tokens === undefined)) {
+      const missing = p.per_million_input_tokens === undefined ? 'per_million_input_tokens' : 'per_million_output_tokens';
+      ctx.addIssue({
+        code: 'custom',
+        message: `a per-token price needs both per_million_input_tokens and per_million_output_tokens: add ${missing}`,
+      });
+    } else if (!tokens && p.per_second === undefined && p.per_video === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'a price needs per_second, per_video, or per_million_input_tokens and per_million_output_tokens',
+      });
+    }
+  });
+export const pricingSchema = z
+  .record(z.string().regex(/^\S+$/, { error: () => 'a model name has no spaces' }), modelPriceSchema, {
+    error: recordSays('pricing', 'a map from model name to its price'),
+  })
+  .meta({ description: 'prices per model, in USD; they win over pricing_file and --prices (docs/costs.md)' });
+export const budgetSchema = z
+  .strictObject(
+    {
+      max_usd: z
+        .number({ error: says('max_usd', 'a number of US dollars above 0, such as 50') })
+        .positive({ error: says('max_usd', 'a number of US dollars above 0, such as 50') })
+        .refine((v) => Number.isFinite(v), { error: says('max_usd', 'a number of US dollars above 0, such as 50') }),
+    },
+    { error: says('budget', 'a map with max_usd') },
+  )
+  .meta({ description: 'the most the job may spend, in USD (docs/costs.md)' });
+
 export const jobFileSchema = z
   .strictObject(
     {
@@ -392,6 +486,11 @@ export const jobFileSchema = z
       models: modelsSchema.optional(),
       vars: varsSchema.optional(),
       enhance: enhanceSchema.optional(),
+      pricing: pricingSchema.optional(),
+      pricing_file: text('pricing_file')
+        .optional()
+        .meta({ description: "a prices file in LiteLLM's model cost map format (JSON), relative to the job file" }),
+      budget: budgetSchema.optional(),
       items: z.array(itemSchema, { error: says('items', 'a list of items') }).optional(),
       items_from: itemsFromSchema.optional(),
       references: referencesSchema.prefault({}),

@@ -108,6 +108,7 @@ export function buildSettings(data: JobFileData, ctx: Ctx, values: Map<string, s
   if (data.enhance) {
     settings.enhance = { model: data.enhance.model, maxTokens: data.enhance.max_tokens, system: data.enhance.system };
   }
+  if (data.budget) settings.budget = { maxUsd: data.budget.max_usd };
   if (data.schedule) {
     const { cron, timezone: given, overlap } = data.schedule;
     const { zone, expression } = splitCronZone(cron);

@@ -3,6 +3,7 @@ import { describeGeneralCreateBody, GENERAL_CREATE_PATH } from '../../gateway/ge
 import { OPENAI_CREATE_PATH } from '../../gateway/openai';
 import type { Plan, PlanItem } from '../../jobfile/plan';
 import type { Output } from '../output';
+import { estimateLines, estimatePlan } from '../estimate';
 
 async function describeRequest(plan: Plan, item: PlanItem) {
   const base = plan.gateway.baseUrls[0];
@@ -25,10 +26,18 @@ export async function printDryRun(plan: Plan, out: Output): Promise<void> {
   for (const item of plan.items)
     requests.push({ key: item.key, index: item.index, output: item.outputName, request: await describeRequest(plan, item) });
   if (out.json) {
-    out.result({ job: plan.job, dryRun: true, enhance: plan.enhance ?? null, items: requests });
+    out.result({
+      job: plan.job,
+      dryRun: true,
+      enhance: plan.enhance ?? null,
+      items: requests,
+      estimate: estimatePlan(plan),
+      budget: plan.budget ? { max_usd: plan.budget.maxUsd } : null,
+    });
     return;
   }
   out.line(`${plan.job}: dry run, ${plan.items.length} create request(s); nothing is sent`);
+  for (const line of estimateLines(estimatePlan(plan), plan.budget)) out.line(line);
   if (plan.enhance)
     out.line(`each prompt is first rewritten by ${plan.enhance.model} through POST ${plan.gateway.baseUrls[0]}/v1/messages`);
   for (const r of requests) {

@@ -30,6 +30,7 @@ interface RunOptions extends Observability {
   json?: boolean;
   worker: boolean;
   inputs?: string;
+  prices?: string;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -47,7 +48,8 @@ export function registerRunCommand(program: Command): void {
       "store the job's files (job file, items_from, local references) for workers on other machines: a shared " +
         'directory or s3://bucket/prefix (default: $REELFLOW_INPUTS; with S3 output, beside the outputs)',
     )
-    .option('--json', 'print one JSON summary on stdout at the end');
+    .option('--json', 'print one JSON summary on stdout at the end')
+    .option('--prices <file>', "a prices file in LiteLLM's model cost map format, for the estimate; the job file's pricing wins");
   addObservabilityOptions(command).action((jobFile: string, options: RunOptions) => runCommand(jobFile, options));
 }
 
@@ -72,7 +74,7 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
   // JSON logs own stdout as --json does: human lines go to stderr.
   if (options.logFormat === 'json') out.line = out.note;
   const reads = recordingFiles();
-  const plan = await loadPlanOrExplain(jobFile, undefined, reads);
+  const plan = await loadPlanOrExplain(jobFile, undefined, reads, options.prices);
   for (const warning of plan.warnings) out.note(`warning: ${warning}`);
   if (options.dryRun) return printDryRun(plan, out);
   await preflight(plan, options.worker);

@@ -3,10 +3,13 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { formatJobFileError, loadJobFile, type LoadResult } from '../../jobfile';
 import type { Plan, PlanItem } from '../../jobfile/plan';
+import { estimateLines, estimatePlan } from '../estimate';
 
 export interface ValidateOptions {
   json?: boolean;
   date?: string;
+  /** `--prices FILE`: a LiteLLM-format prices file (docs/costs.md). */
+  prices?: string;
 }
 
 interface Out {
@@ -55,6 +58,7 @@ export function summaryLines(plan: Plan): string[] {
   lines.push(
     plan.schedule ? `schedule: ${plan.schedule.description ?? plan.schedule.cron} (overlap: ${plan.schedule.overlap})` : 'schedule: none',
   );
+  lines.push(...estimateLines(estimatePlan(plan), plan.budget));
   if (plan.warnings.length) {
     lines.push(`warnings (${plan.warnings.length}):`);
     for (const w of plan.warnings) lines.push(`  ${w}`);
@@ -79,6 +83,8 @@ export function jsonReport(result: LoadResult): unknown {
       })),
       errors: [],
       warnings: plan.warnings,
+      estimate: estimatePlan(plan),
+      budget: plan.budget ? { max_usd: plan.budget.maxUsd } : null,
     };
   }
   return {
@@ -87,12 +93,14 @@ export function jsonReport(result: LoadResult): unknown {
     items: [],
     errors: result.errors.map((e) => ({ file: e.file, line: e.line, column: e.column, path: e.path ?? null, message: e.message })),
     warnings: result.warnings,
+    estimate: null,
+    budget: null,
   };
 }
 
 /** Runs the command; returns the exit status (0 valid, 2 invalid or unreadable). */
 export async function runValidate(file: string, options: ValidateOptions, out: Out = processOut): Promise<number> {
-  const result = await loadJobFile(file, options.date ? { runDate: options.date } : {});
+  const result = await loadJobFile(file, { ...(options.date ? { runDate: options.date } : {}), pricesFile: options.prices });
   if (options.json) out.stdout(`${JSON.stringify(jsonReport(result))}\n`);
   if (!result.ok) {
     for (const e of result.errors) out.stderr(`${e.line > 0 ? formatJobFileError(e) : `reelflow: ${e.file}: ${e.message}`}\n`);
@@ -112,10 +120,13 @@ export async function runValidate(file: string, options: ValidateOptions, out: O
 export function registerValidateCommand(program: Command): void {
   program
     .command('validate')
-    .description('check a job file and print its plan: items per model and protocol, output location, schedule; sends nothing')
+    .description(
+      'check a job file and print its plan: items per model and protocol, output location, schedule, estimated cost; sends nothing',
+    )
     .argument('<job>', 'the job file (YAML)')
     .option('--json', 'print {"ok", "job", "items", "errors"} as one JSON document on stdout')
     .option('--date <YYYY-MM-DD>', 'the run date used for {date} (default: today)')
+    .option('--prices <file>', "a prices file in LiteLLM's model cost map format; the job file's pricing wins (docs/costs.md)")
     .action(async (job: string, options: ValidateOptions) => {
       process.exitCode = await runValidate(job, options);
     });

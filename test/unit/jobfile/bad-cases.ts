@@ -23,7 +23,7 @@ export const BAD_CASES: BadCase[] = [
     rule: 'unknown top-level key',
     yaml: `${HEAD}itmes:\n  - prompt: hi\n`,
     errors: [
-      "6:1: unknown key 'itmes' in the job file; allowed keys: version, name, gateway, defaults, models, vars, enhance, items, items_from, references, matrix, concurrency, polling, retries, output, schedule",
+      "6:1: unknown key 'itmes' in the job file; allowed keys: version, name, gateway, defaults, models, vars, enhance, pricing, pricing_file, budget, items, items_from, references, matrix, concurrency, polling, retries, output, schedule",
     ],
   },
   {

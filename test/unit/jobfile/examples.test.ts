@@ -22,6 +22,7 @@ const expected: Record<string, { items: number; check?: (p: Awaited<ReturnType<t
   'from-csv.yaml': { items: 3 },
   's3.yaml': { items: 2 },
   'scheduled.yaml': { items: 1 },
+  'pricing.yaml': { items: 4 },
 };
 
 describe('example jobs', () => {
