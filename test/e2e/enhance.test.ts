@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { runCli } from '../support/cli';
+import { filesContaining } from '../support/gateways';
 import { tempDir, writeJob } from '../support/jobs';
 import type { SimHandleExt } from '../../sim';
 
@@ -71,7 +72,8 @@ describe('reelflow enhance: see the rewrites first, pay for each once', () => {
       false,
     );
     assert.ok(!readdirSync(join(dir, 'out')).some((f) => f.endsWith('.mp4')));
-    assert.ok(!JSON.stringify(readdirSync(join(dir, 'out'), { recursive: true })).includes(KEY));
+    assert.deepEqual(filesContaining(dir, KEY), [], 'the stored rewrites hold no key');
+    assert.equal(readdirSync(join(dir, 'out', '.reelflow', 'rewrites')).length, 3);
 
     // The human view: original and rewrite side by side, sized to the terminal.
     const table = await runCli(['enhance', job], { env: { ...e2e.env, COLUMNS: '160' } });

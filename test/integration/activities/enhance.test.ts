@@ -12,6 +12,7 @@ import { enhancePrompt } from '../../../activities/render';
 import type { EnhanceSettings, JobSettings } from '../../../jobfile/plan';
 import { startSimulator, type SimHandleExt } from '../../../sim';
 import { replyFor } from '../../../sim/messages';
+import { filesContaining } from '../../support/gateways';
 import { tempDir } from '../../support/jobs';
 
 const KEY = 'sk-test-enhance-activity-000000';
@@ -87,6 +88,14 @@ describe('enhancePrompt: one Messages call per item per prompt text', () => {
     assert.equal(await attempt(input), replyFor('an old workflow'));
     assert.equal(calls() - before, 2);
     assert.deepEqual(readdirSync(dir), [], 'nothing stored');
+  });
+
+  it('the key never goes into the store, even when the answer echoes it', async () => {
+    const dir = tempDir('reelflow-enhance-');
+    const text = await attempt({ settings: settings(sim, dir), prompt: `a sign that reads ${KEY}`, key: 'echo' });
+    assert.ok(!text.includes(KEY) && text.includes('[REDACTED]'), text);
+    assert.deepEqual(filesContaining(dir, KEY), []);
+    assert.equal(filesContaining(dir, '[REDACTED]').length, 1, 'the record was written');
   });
 
   it('an answer that cannot be stored is still used by the attempt that paid for it', async () => {
