@@ -32,7 +32,7 @@ function settings(sim: SimHandleExt, dir: string, enhance: EnhanceSettings = ENH
 }
 
 /** One attempt of the activity, as a worker runs it. */
-const attempt = (input: Parameters<typeof enhancePrompt>[0]) => new MockActivityEnvironment().run(enhancePrompt, input);
+const attempt = (input: Parameters<typeof enhancePrompt>[0]): Promise<string> => new MockActivityEnvironment().run(enhancePrompt, input);
 
 describe('enhancePrompt: one Messages call per item per prompt text', () => {
   let sim: SimHandleExt;
