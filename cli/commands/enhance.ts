@@ -104,8 +104,9 @@ export async function enhanceJob(plan: Plan, options: { again: boolean; note: (l
     requestTimeoutMs: plan.gateway.requestTimeoutMs,
     allowPrivateTargets: plan.gateway.allowPrivateTargets,
     createRetries: plan.retries.create,
+    // Failover notes, one per failed attempt, only with --verbose: the outcome of each item is shown anyway.
     log: (level, message) => {
-      if (level === 'warn') options.note(`warning: ${message}`);
+      if (level === 'warn' && process.env.REELFLOW_VERBOSE === '1') options.note(`warning: ${message}`);
     },
   });
   const rewrites: ItemRewrite[] = plan.items.map((item) => ({ item, reused: false }));

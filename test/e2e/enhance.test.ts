@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { runCli } from '../support/cli';
-import { filesContaining } from '../support/gateways';
+import { closedBaseUrl, filesContaining } from '../support/gateways';
 import { tempDir, writeJob } from '../support/jobs';
 import type { SimHandleExt } from '../../sim';
 
@@ -161,5 +161,29 @@ describe('reelflow enhance: see the rewrites first, pay for each once', () => {
     assert.equal(noKey.code, 2);
     assert.match(noKey.stderr, /GATEWAY_API_KEY is not set/);
     assert.equal(messagesCalls(e2e.sim), calls0);
+  });
+
+  it('a cause every item would meet stops enhance: a model the key may not use exits 2, no gateway answering exits 3', async () => {
+    const dir = tempDir();
+    const items = Array.from({ length: 6 }, (_, i) => ({ id: `i${i}`, prompt: `idea ${i}` }));
+    const wrongModel = writeJob(dir, {
+      name: 'enh-model',
+      baseUrls: e2e.sim.urls,
+      items,
+      maxInFlight: 2,
+      extra: 'enhance:\n  model: claude-nope-9\n  max_tokens: 300',
+    });
+    const model = await runCli(['enhance', wrongModel, '--json'], { env: e2e.env });
+    assert.equal(model.code, 2, model.stderr);
+    assert.match(model.stderr, /stopped: model "claude-nope-9" is not available to this key/);
+    const shown = parseShown(model.stdout);
+    assert.equal(shown.filter((r) => r.error !== null).length, 2, 'the two in flight failed');
+    assert.equal(shown.filter((r) => r.error === null && r.enhanced_prompt === null).length, 4, 'the rest were not asked');
+
+    const down = writeJob(dir, { name: 'enh-down', baseUrls: [await closedBaseUrl()], items: items.slice(0, 2), extra: ENHANCE });
+    const unreachable = await runCli(['enhance', down], { env: e2e.env });
+    assert.equal(unreachable.code, 3, unreachable.stderr);
+    assert.match(unreachable.stderr, /stopped: .*connection refused/);
+    assert.doesNotMatch(unreachable.stderr, /warning: message failed/, 'failover notes only with --verbose');
   });
 });
