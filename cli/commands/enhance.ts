@@ -74,7 +74,7 @@ export async function reEnhanceBeforeRun(plan: Plan, out: Output): Promise<void>
   const outcome = await enhanceJob(plan, { again: true, note: (line) => out.note(line) });
   out.note(`${countsLine(outcome)}; see them with: reelflow enhance ${plan.jobFile}`);
   const failed = outcome.rewrites.filter((r) => r.error || !r.record);
-  if (outcome.stoppedBy) throw outcome.stoppedBy;
+  if (outcome.stoppedBy) throw asExitError(outcome.stoppedBy);
   if (failed.length > 0) {
     for (const f of failed.slice(0, 5)) out.note(`  #${f.item.index} ${plainText(f.item.key)}: ${f.error?.message ?? 'not asked'}`);
     throw new Error(`${failed.length} prompt(s) could not be rewritten again: nothing was started; run again to retry them`);
@@ -183,12 +183,19 @@ async function asInfrastructure(body: () => Promise<void>): Promise<void> {
   }
 }
 
-/** The exit status: 3 for storage or every address down, 2 for the key, model or route, 1 for item failures. */
+/** A job-wide cause as the error its exit status says: 3 for storage or every address down, else 2 (key, model, route, quota). */
+function asExitError(stopped: Error): InfrastructureError | UsageError {
+  if (stopped instanceof InfrastructureError || stopped instanceof UsageError) return stopped;
+  const message = redact(stopped.message);
+  return stopped instanceof GatewayUnavailableError ? new InfrastructureError(message) : new UsageError(message);
+}
+
+/** The exit status: that of a job-wide cause, else 1 when some item has no rewrite. */
 function finish(outcome: EnhanceOutcome, out: Output): void {
-  const stopped = outcome.stoppedBy;
-  if (stopped) {
-    out.note(`stopped: ${redact(stopped.message)}`);
-    process.exitCode = stopped instanceof InfrastructureError || stopped instanceof GatewayUnavailableError ? 3 : 2;
+  if (outcome.stoppedBy) {
+    const stopped = asExitError(outcome.stoppedBy);
+    out.note(`stopped: ${stopped.message}`);
+    process.exitCode = stopped.exitCode;
     return;
   }
   if (outcome.rewrites.some((r) => !r.record)) process.exitCode = 1;

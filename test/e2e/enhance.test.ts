@@ -180,6 +180,18 @@ describe('reelflow enhance: see the rewrites first, pay for each once', () => {
     assert.equal(shown.filter((r) => r.error !== null).length, 2, 'the two in flight failed');
     assert.equal(shown.filter((r) => r.error === null && r.enhanced_prompt === null).length, 4, 'the rest were not asked');
 
+    // run --re-enhance meets the same cause before starting anything.
+    const creates = Object.values(createdPrompts(e2e.sim)).reduce((a, b) => a + b, 0);
+    const rerun = await runCli(['run', wrongModel, '--re-enhance'], { env: e2e.env });
+    assert.equal(rerun.code, 2, rerun.stderr);
+    assert.match(rerun.stderr, /claude-nope-9/);
+    assert.doesNotMatch(rerun.stderr, /started/);
+    assert.equal(
+      Object.values(createdPrompts(e2e.sim)).reduce((a, b) => a + b, 0),
+      creates,
+      'nothing created',
+    );
+
     const down = writeJob(dir, { name: 'enh-down', baseUrls: [await closedBaseUrl()], items: items.slice(0, 2), extra: ENHANCE });
     const unreachable = await runCli(['enhance', down], { env: e2e.env });
     assert.equal(unreachable.code, 3, unreachable.stderr);
