@@ -1,29 +1,42 @@
 // Gateway activities: enhance, create, check. Thin: build the client, call it, translate errors.
 // Each passes the activity's cancellation signal, so a Temporal timeout or cancel closes the socket.
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import type { CreatedTask, TaskStatus } from '../gateway';
 import type { JobSettings, Protocol, RenderRequest } from '../jobfile/plan';
-import { gatewayFor } from './context';
+import { RewriteStore, textToRender } from '../storage/rewrites';
+import { gatewayFor, storageFor } from './context';
 import { sendAfterMarking } from './create-marker';
 import { translated } from './failures';
 import { withStoredReferences, type JobSettingsWithInputs } from './inputs';
 import { countCheck, countCreate } from './metrics';
+import { rewriteOnce, type RewriteInput } from './rewrite';
 
-export function enhancePrompt(input: { settings: JobSettings; prompt: string }): Promise<string> {
+/**
+ * The item's prompt as its create sends it: the stored rewrite when the item's prompt and the
+ * enhance settings are the ones it was made from, else one Messages call whose answer is stored
+ * first (activities/rewrite.ts, docs/enhance.md). So a retried attempt, a later run or another
+ * worker pays for no second call. `key` is absent only in workflows started before the store
+ * existed: they rewrite on every attempt, as they did.
+ */
+export function enhancePrompt(input: { settings: JobSettings; prompt: string; key?: string }): Promise<string> {
   return translated(async () => {
     const enhance = input.settings.enhance!;
-    const result = await gatewayFor(input.settings).createMessage(
-      {
-        model: enhance.model,
-        maxTokens: enhance.maxTokens,
-        system: enhance.system,
-        prompt: input.prompt,
-      },
-      { signal: Context.current().cancellationSignal },
-    );
-    const text = result.text.trim();
-    // An empty rewrite would render nothing useful: keep the user's own prompt instead.
-    return text.length > 0 ? text : input.prompt;
+    const signal = Context.current().cancellationSignal;
+    const ask: RewriteInput['ask'] = (message) => gatewayFor(input.settings).createMessage(message, { signal });
+    const { record } = await rewriteOnce({
+      key: input.key ?? '',
+      prompt: input.prompt,
+      enhance,
+      store: input.key === undefined ? undefined : new RewriteStore(storageFor(input.settings.output)),
+      ask,
+      // The answer is paid for: this render uses it even when it could not be kept for later ones.
+      onStoreFailed: (error) =>
+        log.warn('the prompt rewrite could not be stored; a later run will ask Messages again', {
+          key: input.key,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+    });
+    return textToRender(record, input.prompt);
   });
 }
 

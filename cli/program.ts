@@ -14,6 +14,7 @@ import { registerValidateCommand } from './commands/validate';
 import { registerWorkerCommand } from './commands/worker';
 import { registerOperateCommands } from './commands/operate';
 import { registerDoctorCommand } from './commands/doctor';
+import { registerEnhanceCommand } from './commands/enhance';
 import { registerScheduleCommand } from './commands/schedule';
 import { resolveReportTarget } from './report-target';
 
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerValidateCommand(program);
   registerRunCommand(program);
+  registerEnhanceCommand(program);
   registerOperateCommands(program);
   registerReportCommand(program, { resolveOutput: resolveReportTarget });
   registerScheduleCommand(program);

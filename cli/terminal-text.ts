@@ -90,3 +90,31 @@ export function csvCell(value: string): string {
   const inert = /^\s*[=+\-@]/.test(text) ? `'${text}` : text;
   return /[",\n\r]/.test(inert) ? `"${inert.replace(/"/g, '""')}"` : inert;
 }
+
+/**
+ * Plain `text` broken into lines of at most `width` columns, at spaces where it can, inside a
+ * word too long for a line otherwise. Always at least one line.
+ */
+export function wrapToWidth(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  const push = () => {
+    lines.push(line);
+    line = '';
+  };
+  for (const word of plainText(text).split(/ +/)) {
+    if (word === '') continue;
+    const joined = line === '' ? word : `${line} ${word}`;
+    if (displayWidth(joined) <= width) {
+      line = joined;
+      continue;
+    }
+    if (line !== '') push();
+    for (const ch of word) {
+      if (displayWidth(line + ch) > width && line !== '') push();
+      line += ch;
+    }
+  }
+  if (line !== '' || lines.length === 0) push();
+  return lines;
+}

@@ -3,12 +3,14 @@
 // renamed, and the directory fsynced. A cut download keeps its `.part`, so the next attempt resumes
 // with Range.
 import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
 import { lstat, mkdir, open, readdir, rename, rm, stat, truncate } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { finished, type Readable } from 'node:stream';
+import { Readable, finished } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DigestStream, hashFilePrefix } from './digest';
 import { SizeMismatchError, errnoCode, errorMessage } from './errors';
+import { S3_RESERVED_DIR as RECORDS_DIR } from './inputs';
 import { latestRowByKey, type ManifestRow } from './manifest';
 import { ManifestDigests, encodeManifestRow, parseManifest } from './manifest-codec';
 import type { ManifestSnapshot } from './manifest-snapshot';
@@ -244,6 +246,32 @@ export class LocalStorage implements Storage {
       throw new StorageError(`output directory ${this.location} is not writable: ${why}`, { cause: err });
     } finally {
       await rm(probe, { force: true }).catch(() => undefined);
+    }
+  }
+
+  /** Through write(): the record lands whole (part, fsync, rename) or not at all. */
+  async putRecord(name: string, text: string): Promise<void> {
+    await this.write(RECORDS_DIR + name, Readable.from([Buffer.from(text, 'utf8')]));
+  }
+
+  async getRecord(name: string, maxBytes: number): Promise<string | undefined> {
+    const path = this.localPath(RECORDS_DIR + name);
+    let fh;
+    try {
+      // A link put where a record belongs is not read through.
+      fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    } catch (err) {
+      const code = errnoCode(err);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+      throw fsError(`cannot read ${path}`, err);
+    }
+    try {
+      const st = await fh.stat();
+      if (!st.isFile()) throw new StorageError(`${path} is not a regular file: remove it and run again`);
+      if (st.size > maxBytes) throw new StorageError(`${path} holds ${st.size} bytes, more than a record may (${maxBytes}): remove it`);
+      return (await readRange(fh, 0, st.size)).toString('utf8');
+    } finally {
+      await fh.close();
     }
   }
 

@@ -360,6 +360,44 @@ export class S3Storage implements Storage {
     }
   }
 
+  /** One PutObject: S3 shows the old record or the new one whole. */
+  async putRecord(name: string, text: string): Promise<void> {
+    const Key = this.prefix + S3_RESERVED_DIR + checkObjectName(name);
+    try {
+      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: text, ContentType: 'application/json' }));
+    } catch (err) {
+      throw describeS3Error(err, { action: `write s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where });
+    }
+  }
+
+  async getRecord(name: string, maxBytes: number): Promise<string | undefined> {
+    const Key = this.prefix + S3_RESERVED_DIR + checkObjectName(name);
+    const context = { action: `read s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where };
+    let got;
+    try {
+      got = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw describeS3Error(err, context);
+    }
+    if ((got.ContentLength ?? 0) > maxBytes) {
+      got.Body?.transformToWebStream()
+        .cancel()
+        .catch(() => undefined);
+      throw new StorageError(
+        `s3://${this.bucket}/${Key} holds ${got.ContentLength} bytes, more than a record may (${maxBytes}): remove it`,
+      );
+    }
+    try {
+      const text = (await got.Body?.transformToString('utf8')) ?? '';
+      if (Buffer.byteLength(text) > maxBytes)
+        throw new StorageError(`s3://${this.bucket}/${Key} is larger than a record may be (${maxBytes} bytes)`);
+      return text;
+    } catch (err) {
+      throw err instanceof StorageError ? err : describeS3Error(err, context);
+    }
+  }
+
   private async getRow(Key: string): Promise<ManifestRow | null> {
     try {
       const got = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));

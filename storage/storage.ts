@@ -73,6 +73,14 @@ export interface Storage {
    */
   snapshotManifest(): Promise<ManifestSnapshot>;
   list(): Promise<StoredObject[]>;
+  /**
+   * Writes one of reelflow's own small records beside the outputs (under `.reelflow/`, never listed
+   * as an output; e.g. the prompt rewrites, docs/enhance.md): whole and atomically, the last write
+   * of a name wins. `name` is relative, `/`-separated.
+   */
+  putRecord(name: string, text: string): Promise<void>;
+  /** The record's text; undefined when there is none. A record larger than `maxBytes` is refused. */
+  getRecord(name: string, maxBytes: number): Promise<string | undefined>;
   /** Throws a StorageError with a clear message when the location cannot be written. */
   checkWritable(): Promise<void>;
   /** Absolute local path of an object when the backend is a local directory (reports link to it). */

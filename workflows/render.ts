@@ -73,7 +73,8 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
   try {
     if (settings.enhance) {
       status.phase = 'enhancing';
-      enhanced = await calls.enhance.enhancePrompt({ settings, prompt }).catch(endedBy('enhance'));
+      // The key finds the item's stored rewrite (docs/enhance.md); an argument, so replay is unchanged.
+      enhanced = await calls.enhance.enhancePrompt({ settings, prompt, key: item.key }).catch(endedBy('enhance'));
       prompt = enhanced;
     }
     status.phase = 'creating';

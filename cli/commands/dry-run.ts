@@ -39,7 +39,10 @@ export async function printDryRun(plan: Plan, out: Output): Promise<void> {
   out.line(`${plan.job}: dry run, ${plan.items.length} create request(s); nothing is sent`);
   for (const line of estimateLines(estimatePlan(plan), plan.budget)) out.line(line);
   if (plan.enhance)
-    out.line(`each prompt is first rewritten by ${plan.enhance.model} through POST ${plan.gateway.baseUrls[0]}/v1/messages`);
+    out.line(
+      `each prompt is first rewritten by ${plan.enhance.model} through POST ${plan.gateway.baseUrls[0]}/v1/messages ` +
+        `(once per prompt text, then reused): see the rewrites first with \`reelflow enhance ${plan.jobFile}\``,
+    );
   for (const r of requests) {
     out.line(`\n#${r.index} ${r.key} -> ${r.output}`);
     out.line(`${r.request.method} ${r.request.url}`);

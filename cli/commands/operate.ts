@@ -7,6 +7,7 @@ import type { RenderStatus } from '../../workflows/types';
 import { UsageError } from '../errors';
 import { loadPlanOrExplain, resolveJob } from '../job-ref';
 import { createOutput, formatBytes, type Output } from '../output';
+import { terminalColumns, withRewrites } from './enhance';
 import { csvCell, displayWidth, fitWidth, padToWidth, plainText } from '../terminal-text';
 import { itemStatuses, summaryLine } from '../progress';
 import { planFor } from '../report-target';
@@ -45,11 +46,13 @@ export function registerOperateCommands(program: Command): void {
       if (!['table', 'json', 'csv'].includes(options.format)) {
         throw new UsageError(`--format must be table, json or csv, got "${options.format}"`);
       }
-      const outcome = await readOutcome(await planFor(target));
-      const rows = outcome.rows;
+      const plan = await planFor(target);
+      const outcome = await readOutcome(plan);
+      // The rewrite beside the prompt: what the render sent, else the stored one (docs/enhance.md).
+      const rows = await withRewrites(plan, outcome.rows);
       if (options.format === 'json') process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       else if (options.format === 'csv') process.stdout.write(toCsv(rows));
-      else process.stdout.write(toTable(rows, outcome.missing.length));
+      else process.stdout.write(toTable(rows, outcome.missing.length, terminalColumns()));
     });
 
   program
@@ -150,7 +153,21 @@ async function showStatus(
 
 /** Widest a table column gets, in terminal columns. */
 const MAX_COLUMN = 40;
-const COLUMNS = ['index', 'key', 'state', 'model', 'task_id', 'base_url', 'polls', 'file', 'bytes', 'sha256', 'error'] as const;
+const COLUMNS = [
+  'index',
+  'key',
+  'state',
+  'model',
+  'task_id',
+  'base_url',
+  'polls',
+  'file',
+  'bytes',
+  'sha256',
+  'error',
+  'prompt',
+  'enhanced_prompt',
+] as const;
 
 function cell(row: ManifestRow, column: (typeof COLUMNS)[number]): string {
   if (column === 'error') return row.error ? `${row.error.kind}: ${row.error.message}` : '';
@@ -162,7 +179,7 @@ export function toCsv(rows: ManifestRow[]): string {
   return [COLUMNS.join(','), ...rows.map((r) => COLUMNS.map((c) => csvCell(cell(r, c))).join(','))].join('\n') + '\n';
 }
 
-function toTable(rows: ManifestRow[], missing: number): string {
+function toTable(rows: ManifestRow[], missing: number, columns: number): string {
   // Long values (LiteLLM's task ids are about 130 characters) are cut to the column: --format json
   // and csv have them whole.
   const lines = rows.map((r) =>
@@ -184,5 +201,13 @@ function toTable(rows: ManifestRow[], missing: number): string {
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => displayWidth(l[i]!))));
   const fmt = (l: string[]) => l.map((v, i) => (i === l.length - 1 ? v : padToWidth(v, widths[i]!))).join('  ');
   const tail = missing ? `\n${missing} item(s) of the plan have no result yet\n` : '\n';
-  return [fmt(head), ...lines.map(fmt)].join('\n') + tail;
+  // An enhanced item's prompt and rewrite follow its row, each on a line cut to the terminal.
+  const withPrompts = (r: ManifestRow, i: number) => {
+    const row = fmt(lines[i]!);
+    if (!r.enhanced_prompt) return [row];
+    return [row, `    prompt:  ${plainText(r.prompt)}`, `    rewrite: ${plainText(r.enhanced_prompt)}`].map((l, n) =>
+      n === 0 ? l : fitWidth(l, columns),
+    );
+  };
+  return [fmt(head), ...rows.flatMap(withPrompts)].join('\n') + tail;
 }

@@ -21,6 +21,7 @@ import { ProgressView } from '../progress';
 import { addObservabilityOptions, openSession, type Observability } from '../session';
 import { describeOutcome, exitStatusFor, readOutcome, type JobOutcome } from '../summary';
 import { printDryRun } from './dry-run';
+import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
 
 interface RunOptions extends Observability {
   detach?: boolean;
@@ -31,6 +32,8 @@ interface RunOptions extends Observability {
   worker: boolean;
   inputs?: string;
   prices?: string;
+  enhanceOnly?: boolean;
+  reEnhance?: boolean;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -49,7 +52,9 @@ export function registerRunCommand(program: Command): void {
         'directory or s3://bucket/prefix (default: $REELFLOW_INPUTS; with S3 output, beside the outputs)',
     )
     .option('--json', 'print one JSON summary on stdout at the end')
-    .option('--prices <file>', "a prices file in LiteLLM's model cost map format, for the estimate; the job file's pricing wins");
+    .option('--prices <file>', "a prices file in LiteLLM's model cost map format, for the estimate; the job file's pricing wins")
+    .option('--enhance-only', 'only rewrite the prompts (enhance:) and show them, as `reelflow enhance` does; render nothing')
+    .option('--re-enhance', 'ask Messages again for every prompt rewrite before rendering (the new ones are used)');
   addObservabilityOptions(command).action((jobFile: string, options: RunOptions) => runCommand(jobFile, options));
 }
 
@@ -77,7 +82,9 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
   const plan = await loadPlanOrExplain(jobFile, undefined, reads, options.prices);
   for (const warning of plan.warnings) out.note(`warning: ${warning}`);
   if (options.dryRun) return printDryRun(plan, out);
+  if (options.enhanceOnly) return enhanceCommand(jobFile, { json: options.json, reEnhance: options.reEnhance }, plan);
   await preflight(plan, options.worker);
+  if (options.reEnhance) await reEnhanceBeforeRun(plan, out);
   // Before the job starts, so that every file its workers will ask for is there.
   const storedInputs = await storeInputsOrExplain(plan, reads.texts, options.inputs, (line) => out.note(line));
 

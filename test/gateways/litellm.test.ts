@@ -3,11 +3,11 @@
 // and Messages only (test/gateways/OBSERVED.md), so every item is sora-2 over /v1/videos. A job with
 // enhancement and a dead first base address runs through a lossy proxy in front of the gateway,
 // which loses one create's answer and cuts one download short; the upstream counts the paid
-// creates and records every request's headers.
+// creates and Messages calls and records every request's headers.
 // Build first: bash scripts/build.sh
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCli, type CliResult } from '../support/cli';
@@ -66,6 +66,8 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
     outputs.push(result);
     return result;
   };
+  /** Messages calls that reached the upstream (each one paid), through LiteLLM. */
+  const upstreamMessages = () => upstream.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/v1/messages')).length;
 
   before(async () => {
     [temporal, upstream] = await Promise.all([startTestTemporal(), startFakeUpstream({ renderMs: 1500 })]);
@@ -95,6 +97,8 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
   });
 
   it('runs the job: enhanced through Messages, past the dead primary; the lost create ends unknown, one paid create per item', async (t) => {
+    // doctor's check made one Messages call of its own.
+    const messages = upstreamMessages();
     const result = await run(['run', job]);
     assert.equal(result.code, 1, `one item ends unknown:\n${result.stdout}${result.stderr}`);
     assert.match(result.stdout, /litellm: 2 of 3 succeeded/);
@@ -130,6 +134,7 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
     assert.equal(lost.file, null);
     assert.equal(upstream.createsFor(enhanced(ITEMS.lost)), 1);
     assert.equal(upstream.createCount(), 3);
+    assert.equal(upstreamMessages() - messages, 3, 'one Messages call per item');
     assert.deepEqual(
       readdirSync(out).filter((f) => f.endsWith('.part')),
       [],
@@ -137,6 +142,7 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
   });
 
   it('--retry-unknown creates the lost item again, once; then a re-run creates nothing', async () => {
+    const messages = upstreamMessages();
     const retried = await run(['run', job, '--retry-unknown']);
     assert.equal(retried.code, 0, retried.stdout + retried.stderr);
     assert.match(retried.stderr, /litellm: started 1 of 3 item\(s\) \(2 already ended\)/);
@@ -145,6 +151,8 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
     assert.equal(sha256File(join(out, row.file!)), videoSha);
     assert.equal(upstream.createsFor(enhanced(ITEMS.lost)), 2, 'the user chose to pay for it again');
     assert.equal(upstream.createsFor(enhanced(ITEMS.cliff)), 1);
+    // The item created again sends the rewrite stored with it: no second Messages call (docs/enhance.md).
+    assert.equal(upstreamMessages() - messages, 0, 'the retried item reused its stored rewrite');
 
     const creates = upstream.createCount();
     const again = await run(['run', job]);
@@ -163,6 +171,34 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
     assert.equal(upstream.createsFor(enhanced(prompt)), 2, 'the lost create and the one made again');
     const row = rowOf(manifestRows(join(dir, 'out')), 'storm', 'succeeded');
     assert.equal(row.sha256, videoSha);
+  });
+
+  it('enhance shows the rewrites before any render, one Messages call per item; run renders exactly those; --re-enhance asks again', async () => {
+    const items = { pier: 'An old pier in the fog', boat: 'A rowing boat at first light' };
+    // An output location of its own (inside the scanned directory): one job per location.
+    const own = join(dir, 'enhance');
+    mkdirSync(own);
+    const shownJob = writeJob(own, 'litellm-enhance', [dead, proxy.url], items);
+    const messages = upstreamMessages();
+    const creates = upstream.createCount();
+    const shown = await run(['enhance', shownJob, '--json']);
+    assert.equal(shown.code, 0, shown.stdout + shown.stderr);
+    const rewrites = (JSON.parse(shown.stdout) as { items: Array<{ id: string; enhanced_prompt: string }> }).items;
+    assert.deepEqual(
+      rewrites.map((r) => [r.id, r.enhanced_prompt]),
+      Object.entries(items).map(([id, prompt]) => [id, enhanced(prompt)]),
+    );
+    assert.equal(upstreamMessages() - messages, 2);
+    assert.equal(upstream.createCount(), creates, 'enhance renders nothing');
+
+    const rendered = await run(['run', shownJob]);
+    assert.equal(rendered.code, 0, rendered.stdout + rendered.stderr);
+    assert.equal(upstreamMessages() - messages, 2, 'the renders used the stored rewrites');
+    for (const prompt of Object.values(items)) assert.equal(upstream.createsFor(enhanced(prompt)), 1);
+
+    const again = await run(['enhance', shownJob, '--re-enhance', '--json']);
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    assert.equal(upstreamMessages() - messages, 4, '--re-enhance asks once more per item');
   });
 
   it('the key reached only the gateway: no upstream request, file, log or workflow history holds it', () => {

@@ -1,0 +1,144 @@
+// The prompt rewrites of a job's enhance step, kept beside its outputs (docs/enhance.md): one record
+// per item key under `.reelflow/rewrites/`, written whole (Storage.putRecord), the last write
+// winning. A record is reused while the item's prompt and the enhance settings are the ones it was
+// made from, so every attempt, run and worker of an item pays for one Messages call per prompt
+// text; `reelflow enhance` shows the records before any render is paid for.
+//
+// One record per key rather than one appended log: a render looks up its own item with one read (a
+// single GetObject on S3) instead of reading every item's rewrite, and two workers writing the same
+// item never interleave. Records hold digests of the prompt and settings, never the API key.
+import { createHash } from 'node:crypto';
+import type { EnhanceSettings } from '../jobfile/plan';
+import type { Storage } from './storage';
+
+/** Characters of a rewrite kept: as the gateway client bounds a Messages answer (gateway/messages.ts). */
+export const MAX_REWRITE_CHARS = 20_000;
+/** A record is refused past this (a rewrite is at most 20,000 characters, a few bytes each). */
+const MAX_RECORD_BYTES = 256 * 1024;
+const RECORD_VERSION = 1;
+
+export interface RewriteUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+}
+
+export interface RewriteRecord {
+  v: typeof RECORD_VERSION;
+  key: string;
+  /** sha256 of the prompt the item had when it was rewritten. */
+  prompt_sha256: string;
+  /** settingsDigest() of the enhance settings it was rewritten with. */
+  settings_sha256: string;
+  /** The text the item's create sends; null when the gateway answered no text and the item keeps its prompt. */
+  rewrite: string | null;
+  /** The model that answered, as the gateway named it. */
+  model: string;
+  at: string;
+  usage?: RewriteUsage;
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+export function promptDigest(prompt: string): string {
+  return sha256(prompt);
+}
+
+/** What makes two rewrites of one prompt comparable: the model, its instructions and its budget. */
+export function settingsDigest(enhance: EnhanceSettings): string {
+  return sha256(JSON.stringify([enhance.model, enhance.system ?? null, enhance.maxTokens]));
+}
+
+/** The record's name: keys are the job's own (any characters), names are hex. */
+function recordName(key: string): string {
+  return `rewrites/${sha256(key)}.json`;
+}
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/** A record as read back: anything not shaped like one (edited, another version) counts as none. */
+export function decodeRewrite(text: string, key: string): RewriteRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const r = value as Record<string, unknown>;
+  const hex = (v: unknown) => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
+  if (r.v !== RECORD_VERSION || r.key !== key || !hex(r.prompt_sha256) || !hex(r.settings_sha256)) return undefined;
+  const rewrite = r.rewrite === null || (typeof r.rewrite === 'string' && r.rewrite.length > 0 && r.rewrite.length <= MAX_REWRITE_CHARS);
+  if (!rewrite) return undefined;
+  const usage = r.usage as Record<string, unknown> | undefined;
+  const record: RewriteRecord = {
+    v: RECORD_VERSION,
+    key,
+    prompt_sha256: r.prompt_sha256 as string,
+    settings_sha256: r.settings_sha256 as string,
+    rewrite: r.rewrite as string | null,
+    model: typeof r.model === 'string' ? r.model.slice(0, 200) : '',
+    at: typeof r.at === 'string' ? r.at.slice(0, 40) : '',
+  };
+  if (usage && typeof usage === 'object') {
+    record.usage = {
+      ...(isCount(usage.input_tokens) ? { input_tokens: usage.input_tokens } : {}),
+      ...(isCount(usage.output_tokens) ? { output_tokens: usage.output_tokens } : {}),
+    };
+  }
+  return record;
+}
+
+export class RewriteStore {
+  constructor(private readonly storage: Storage) {}
+
+  /** Where the records are, for people. */
+  get location(): string {
+    return `${this.storage.location.replace(/\/?$/, '/')}.reelflow/rewrites`;
+  }
+
+  /** The item's latest record, whatever it was made from. */
+  async latest(key: string): Promise<RewriteRecord | undefined> {
+    const text = await this.storage.getRecord(recordName(key), MAX_RECORD_BYTES);
+    return text === undefined ? undefined : decodeRewrite(text, key);
+  }
+
+  /** The item's record when it was made from this prompt with these settings: reusable as it is. */
+  async find(key: string, prompt: string, enhance: EnhanceSettings): Promise<RewriteRecord | undefined> {
+    const record = await this.latest(key);
+    return record && record.prompt_sha256 === promptDigest(prompt) && record.settings_sha256 === settingsDigest(enhance)
+      ? record
+      : undefined;
+  }
+
+  /** Writes the record: the item's latest from now on. */
+  async put(record: RewriteRecord): Promise<void> {
+    await this.storage.putRecord(recordName(record.key), `${JSON.stringify(record)}\n`);
+  }
+}
+
+/** A new record (its rewrite bounded: it is a gateway's answer). */
+export function rewriteRecord(input: {
+  key: string;
+  prompt: string;
+  enhance: EnhanceSettings;
+  rewrite: string | null;
+  model: string;
+  usage?: RewriteUsage;
+  at?: Date;
+}): RewriteRecord {
+  return {
+    v: RECORD_VERSION,
+    key: input.key,
+    prompt_sha256: promptDigest(input.prompt),
+    settings_sha256: settingsDigest(input.enhance),
+    rewrite: input.rewrite === null ? null : input.rewrite.slice(0, MAX_REWRITE_CHARS),
+    model: input.model.slice(0, 200),
+    at: (input.at ?? new Date()).toISOString(),
+    ...(input.usage ? { usage: input.usage } : {}),
+  };
+}
+
+/** The text an item's create sends: its rewrite, or its own prompt when the gateway gave none. */
+export function textToRender(record: Pick<RewriteRecord, 'rewrite'>, prompt: string): string {
+  return record.rewrite ?? prompt;
+}

@@ -1,0 +1,149 @@
+// The rewrite store (storage/rewrites.ts) on a real local directory and real S3 servers: one record
+// per item key, the last write winning, reused only for the same prompt and enhance settings,
+// hidden from the outputs, and nothing but a well-formed record read back.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { EnhanceSettings } from '../../../jobfile/plan';
+import { LocalStorage, type Storage } from '../../../storage';
+import { RewriteStore, rewriteRecord } from '../../../storage/rewrites';
+import { S3Storage } from '../../../storage/s3';
+import { tempDir } from '../../support/jobs';
+import { s3ServerKinds, startS3Server, type S3TestServer } from '../../support/s3-server';
+
+const ENHANCE: EnhanceSettings = { model: 'claude-sonnet-4-6', maxTokens: 300, system: 'One cinematic shot.' };
+
+/** What every backend must do; `open` gives a fresh, empty output location. */
+function storeContract(open: () => Storage): void {
+  it('finds a record only for the prompt and settings it was made from; the last write wins', async () => {
+    const storage = open();
+    const store = new RewriteStore(storage);
+    assert.equal(await store.find('hero', 'a cliff at dusk', ENHANCE), undefined);
+    await store.put(rewriteRecord({ key: 'hero', prompt: 'a cliff at dusk', enhance: ENHANCE, rewrite: 'first take', model: 'm' }));
+    assert.equal((await store.find('hero', 'a cliff at dusk', ENHANCE))?.rewrite, 'first take');
+    assert.equal(await store.find('hero', 'a cliff at dawn', ENHANCE), undefined, 'another prompt text');
+    assert.equal(await store.find('hero', 'a cliff at dusk', { ...ENHANCE, model: 'other' }), undefined, 'another model');
+    assert.equal(await store.find('hero', 'a cliff at dusk', { ...ENHANCE, system: undefined }), undefined, 'other instructions');
+    assert.equal(await store.find('hero', 'a cliff at dusk', { ...ENHANCE, maxTokens: 301 }), undefined, 'another budget');
+    assert.equal(await store.find('villain', 'a cliff at dusk', ENHANCE), undefined, 'another item');
+    await store.put(
+      rewriteRecord({
+        key: 'hero',
+        prompt: 'a cliff at dusk',
+        enhance: ENHANCE,
+        rewrite: 'second take',
+        model: 'm',
+        usage: { input_tokens: 12, output_tokens: 40 },
+      }),
+    );
+    const latest = await store.find('hero', 'a cliff at dusk', ENHANCE);
+    assert.equal(latest?.rewrite, 'second take');
+    assert.deepEqual(latest?.usage, { input_tokens: 12, output_tokens: 40 });
+    // A record of "no text" (the item keeps its prompt) is a record too.
+    await store.put(rewriteRecord({ key: 'quiet', prompt: 'p', enhance: ENHANCE, rewrite: null, model: 'm' }));
+    assert.equal((await store.find('quiet', 'p', ENHANCE))?.rewrite, null);
+    // Keys are the job's own: any characters, one record each.
+    const odd = 'a/../../b c?*';
+    await store.put(rewriteRecord({ key: odd, prompt: 'p', enhance: ENHANCE, rewrite: 'odd', model: 'm' }));
+    assert.equal((await store.find(odd, 'p', ENHANCE))?.rewrite, 'odd');
+    // Records are reelflow's own files: never listed as outputs.
+    assert.deepEqual(await storage.list(), []);
+  });
+
+  it('bounds what it keeps of a gateway answer', async () => {
+    const store = new RewriteStore(open());
+    await store.put(rewriteRecord({ key: 'long', prompt: 'p', enhance: ENHANCE, rewrite: 'x'.repeat(50_000), model: 'y'.repeat(999) }));
+    const record = await store.find('long', 'p', ENHANCE);
+    assert.equal(record?.rewrite?.length, 20_000);
+    assert.equal(record?.model.length, 200);
+  });
+}
+
+describe('rewrite store on a local directory', () => {
+  storeContract(() => new LocalStorage(tempDir('reelflow-rewrites-')));
+
+  it('keeps one small JSON file per item under .reelflow/rewrites, without the prompt text or any key', async () => {
+    const dir = tempDir('reelflow-rewrites-');
+    const store = new RewriteStore(new LocalStorage(dir));
+    await store.put(rewriteRecord({ key: 'k', prompt: 'secret-free prompt', enhance: ENHANCE, rewrite: 'r', model: 'm' }));
+    const files = readdirSync(join(dir, '.reelflow', 'rewrites'));
+    assert.equal(files.length, 1);
+    assert.match(files[0]!, /^[0-9a-f]{64}\.json$/);
+    const text = readFileSync(join(dir, '.reelflow', 'rewrites', files[0]!), 'utf8');
+    assert.ok(!text.includes('secret-free prompt'), 'the prompt is kept as its digest');
+    assert.equal(store.location, join(dir, '.reelflow', 'rewrites'));
+  });
+
+  it('reads back nothing from an edited, torn or foreign file, and never through a link', async () => {
+    const dir = tempDir('reelflow-rewrites-');
+    const store = new RewriteStore(new LocalStorage(dir));
+    await store.put(rewriteRecord({ key: 'k', prompt: 'p', enhance: ENHANCE, rewrite: 'r', model: 'm' }));
+    const [name] = readdirSync(join(dir, '.reelflow', 'rewrites'));
+    const path = join(dir, '.reelflow', 'rewrites', name!);
+    const good = readFileSync(path, 'utf8');
+    writeFileSync(path, good.slice(0, 30));
+    assert.equal(await store.latest('k'), undefined, 'torn');
+    writeFileSync(path, good.replace('"key":"k"', '"key":"other"'));
+    assert.equal(await store.latest('k'), undefined, 'another key');
+    writeFileSync(path, good.replace('"v":1', '"v":9'));
+    assert.equal(await store.latest('k'), undefined, 'another version');
+    writeFileSync(path, 'x'.repeat(300 * 1024));
+    await assert.rejects(store.latest('k'), /more than a record may/);
+    // A link where the record belongs is refused, not followed.
+    const elsewhere = join(dir, 'elsewhere.json');
+    writeFileSync(elsewhere, good);
+    const { rmSync } = await import('node:fs');
+    rmSync(path);
+    symlinkSync(elsewhere, path);
+    await assert.rejects(store.latest('k'), /cannot read/);
+    // A record written after the link replaced it writes no byte through it.
+    await store.put(rewriteRecord({ key: 'k', prompt: 'p', enhance: ENHANCE, rewrite: 'new', model: 'm' }));
+    assert.equal(readFileSync(elsewhere, 'utf8'), good);
+    assert.equal((await store.latest('k'))?.rewrite, 'new');
+  });
+
+  it('an output directory that cannot hold records says so', async () => {
+    const dir = tempDir('reelflow-rewrites-');
+    mkdirSync(join(dir, 'out'));
+    writeFileSync(join(dir, 'out', '.reelflow'), 'a file where the directory belongs');
+    const store = new RewriteStore(new LocalStorage(join(dir, 'out')));
+    assert.equal(await store.latest('k'), undefined);
+    await assert.rejects(store.put(rewriteRecord({ key: 'k', prompt: 'p', enhance: ENHANCE, rewrite: 'r', model: 'm' })), /\.reelflow/);
+  });
+});
+
+for (const kind of s3ServerKinds()) {
+  describe(`rewrite store on a real S3 server (${kind})`, () => {
+    let server: S3TestServer;
+    const bucket = 'rewrites';
+    before(async () => {
+      server = await startS3Server({ kind });
+      await server.createBucket(bucket);
+    });
+    after(async () => {
+      await server?.stop();
+    });
+    const open = () =>
+      new S3Storage(
+        {
+          bucket,
+          prefix: `job-${randomBytes(3).toString('hex')}/`,
+          region: server.region,
+          endpoint: server.endpoint,
+          forcePathStyle: true,
+        },
+        { credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey } },
+      );
+    storeContract(open);
+
+    it('keeps the records under the prefix, in .reelflow/rewrites/', async () => {
+      const storage = open();
+      const store = new RewriteStore(storage);
+      await store.put(rewriteRecord({ key: 'k', prompt: 'p', enhance: ENHANCE, rewrite: 'r', model: 'm' }));
+      assert.equal(store.location, `${storage.location}.reelflow/rewrites`);
+      assert.equal((await store.latest('k'))?.rewrite, 'r');
+    });
+  });
+}
