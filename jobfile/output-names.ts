@@ -1,10 +1,14 @@
 // Output names checked where they will be written, before anything is created: a name that only
 // fails at write time fails after a paid render. A name N is stored as N plus the extension the
-// video's content type gives (activities/download.ts), first as N.<ext>.part.
+// video's content type gives (activities/download.ts), first as N.<ext>.part (with N.<ext>.part.json
+// beside it).
+import { join, relative, sep } from 'node:path';
 
 /** Extensions a downloaded video can get; the longest is what a name must leave room for. */
 const VIDEO_EXTENSIONS = ['.mp4', '.mov', '.webm', '.mkv'];
 const PART_SUFFIX = '.part';
+/** What a stored name may end with: a video extension, then maybe the part and its record. */
+const STORED_SUFFIXES = VIDEO_EXTENSIONS.flatMap((ext) => [ext, `${ext}${PART_SUFFIX}`, `${ext}${PART_SUFFIX}.json`]);
 /** Bytes in one path segment on Linux, macOS and Windows file systems alike. */
 const MAX_SEGMENT_BYTES = 255;
 /** S3's limit on a whole key; the output prefix takes part of it. */
@@ -42,7 +46,8 @@ export function storedNameProblem(name: string, storage: Storage, s3Prefix = '')
 /**
  * The names of one job, checked against each other: the same name twice, a name that needs a
  * folder where another writes a file (`grp` is stored as `grp.mp4`, so `grp.mp4/x` cannot be), and
- * names that differ only in case (one file on macOS and Windows: a warning).
+ * names that differ only in case or in Unicode normalization (`café` as NFC and as NFD: one file on
+ * macOS, and alike to the eye everywhere: a warning).
  */
 export class OutputNameSet {
   private readonly owners = new Map<string, string>();
@@ -67,10 +72,34 @@ export class OutputNameSet {
     }
     this.owners.set(name, owner);
     for (let i = 1; i < segments.length; i++) this.folders.set(segments.slice(0, i).join('/'), owner);
-    const folded = name.toLowerCase();
-    const sameButCase = this.byFolded.get(folded);
-    if (sameButCase === undefined) this.byFolded.set(folded, name);
-    else return { warning: `output "${name}" differs from "${sameButCase}" only in case: on macOS and Windows they are the same file` };
+    const folded = name.normalize('NFC').toLowerCase();
+    const alike = this.byFolded.get(folded);
+    if (alike === undefined) this.byFolded.set(folded, name);
+    else if (alike.normalize('NFC') === name.normalize('NFC'))
+      return {
+        warning:
+          `output "${name}" differs from "${alike}" only in Unicode normalization (NFC/NFD): they look the same, ` +
+          'and macOS stores them as one file',
+      };
+    else return { warning: `output "${name}" differs from "${alike}" only in case: on macOS and Windows they are the same file` };
     return {};
+  }
+
+  /**
+   * The claimed name that a local output directory `dir` would store at `file` (a video, its part
+   * or the part's record), with its owner; undefined when none would. Used to keep a job from
+   * replacing its own inputs (the job file, items_from, local references).
+   */
+  storedAt(dir: string, file: string): { name: string; owner: string } | undefined {
+    const rel = relative(dir, file);
+    if (rel === '' || rel.startsWith(`..${sep}`) || rel === '..' || join(dir, rel) !== file) return undefined;
+    const asName = rel.split(sep).join('/');
+    for (const suffix of STORED_SUFFIXES) {
+      if (!asName.endsWith(suffix)) continue;
+      const name = asName.slice(0, -suffix.length);
+      const owner = this.owners.get(name);
+      if (owner !== undefined) return { name, owner };
+    }
+    return undefined;
   }
 }

@@ -54,4 +54,46 @@ describe('output names where they are written', () => {
     assert.equal(p.warnings.length, 1, p.warnings.join('\n'));
     assert.match(p.warnings[0]!, /output "hero" differs from "Hero" only in case: on macOS and Windows they are the same file/);
   });
+
+  it('warns about names that differ only in Unicode normalization (NFC and NFD)', async () => {
+    const nfc = 'caf\u00e9';
+    const nfd = 'cafe\u0301';
+    const p = await plan(`${HEAD}output:\n  name: "{title}"\nitems_from:\n  file: rows.csv\n`, {
+      'rows.csv': `prompt,title\none,${nfc}\ntwo,${nfd}\n`,
+    });
+    assert.equal(p.warnings.length, 1, p.warnings.join('\n'));
+    assert.match(p.warnings[0]!, /differs from "caf.+" only in Unicode normalization \(NFC\/NFD\)/);
+  });
+});
+
+// Issue 23 item 5: with output.dir "." a name could be one of the job's own inputs, and the render
+// replaced it.
+describe("an output never replaces the job's own inputs", () => {
+  const job = (name: string, extra = '') =>
+    `${HEAD}output:\n  dir: .\n  name: "${name}"\n${extra}items:\n  - id: hero\n    prompt: one\n    references:\n      - video: ./hero.mp4\n`;
+
+  it('refuses an output stored as a local reference of the job, at the reference and naming it', async () => {
+    const errors = await errorsOf(job('{id}'), { 'hero.mp4': Buffer.from('the user’s own video') });
+    assert.equal(errors.length, 1, errors.join('\n'));
+    assert.match(
+      errors[0]!,
+      /^13:\d+: .*output "hero" of items\[0\] \(line 10\) would be stored as \S*hero\.mp4, which is a local reference of items\[0\]/,
+    );
+    assert.match(errors[0]!, /reelflow never replaces the job's own inputs/);
+  });
+
+  it("refuses an output stored over items_from's file", async () => {
+    const rows = await errorsOf(`${HEAD}output:\n  dir: .\n  name: "rows"\nitems_from:\n  file: rows.mp4\n  format: csv\n`, {
+      'rows.mp4': 'id,prompt\na,one\n',
+    });
+    assert.ok(
+      rows.some((e) => /rows\.mp4, which is the items_from file/.test(e)),
+      rows.join('\n'),
+    );
+  });
+
+  it('another name, or another folder, is fine', async () => {
+    assert.deepEqual(await errorsOf(job('{id}-render'), { 'hero.mp4': Buffer.from('v') }), []);
+    assert.deepEqual(await errorsOf(job('{id}').replace('dir: .', 'dir: ./out'), { 'hero.mp4': Buffer.from('v') }), []);
+  });
 });
