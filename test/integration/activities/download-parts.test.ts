@@ -12,7 +12,7 @@ import { after, describe, it } from 'node:test';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { closeActivityResources } from '../../../activities/context';
-import { downloadVideo, type DownloadedVideo } from '../../../activities/download';
+import { downloadVideo, partOwner, type DownloadedVideo } from '../../../activities/download';
 import type { JobSettings } from '../../../jobfile/plan';
 import { scripted } from '../../support/scripted-gateway';
 
@@ -107,5 +107,31 @@ describe('partial writes belong to their task', () => {
       'the second attempt asked for the rest with Range',
     );
     assert.equal(existsSync(join(dir, 'own.mp4.part.json')), false, 'the part record goes with the part');
+  });
+
+  it('a part whose record names this very task but whose bytes are no video: the whole file is checked, nothing is stored', async () => {
+    const video = videoOf(0xee);
+    const gw = await scripted(videoServer({ task_5: video }, new Set()));
+    const dir = await mkdtemp(join(tmpdir(), 'reelflow-parts-'));
+    const s = settings(gw.url, dir);
+    writeFileSync(join(dir, 'forged.mp4.part'), Buffer.from(`<html>${'y'.repeat(3990)}</html>`));
+    writeFileSync(
+      join(dir, 'forged.mp4.part.json'),
+      JSON.stringify({ owner: partOwner({ settings: s, taskId: 'task_5', protocol: 'openai' }) }),
+    );
+    const failure = await new MockActivityEnvironment()
+      .run(downloadVideo, { settings: s, taskId: 'task_5', protocol: 'openai' as const, outputName: 'forged' })
+      .then(
+        () => assert.fail('a file starting with HTML was stored'),
+        (error: unknown) => error as ApplicationFailure,
+      );
+    assert.ok(failure instanceof ApplicationFailure, String(failure));
+    assert.match(failure.message, /forged\.mp4: the stored file does not start as a video/);
+    assert.equal(failure.nonRetryable, false, 'the next attempt downloads from byte 0');
+    assert.equal(existsSync(join(dir, 'forged.mp4')), false);
+    assert.equal(existsSync(join(dir, 'forged.mp4.part')), false, 'the part is dropped');
+    // The retry Temporal would make: from byte 0, and the video is whole.
+    await download(gw.url, dir, 'task_5', 'forged');
+    assert.equal(sha(readFileSync(join(dir, 'forged.mp4'))), sha(video));
   });
 });
