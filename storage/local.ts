@@ -145,6 +145,7 @@ export class LocalStorage implements Storage {
       throw err;
     }
     try {
+      await this.noteWritten(name, digest.bytes, sha256);
       await renameUnder(this.location, partName, name);
       await fsyncDirs(dir, dir);
       await rm(partPath.slice(0, -PART_SUFFIX.length) + PART_RECORD_SUFFIX, { force: true });
@@ -156,18 +157,61 @@ export class LocalStorage implements Storage {
 
   /**
    * A file already under the final name is replaced only when reelflow wrote it: a manifest row
-   * names it with its size and digest, or it holds exactly the bytes being stored (a worker that
-   * stored a video and died before its row was written, then downloaded it again).
+   * names it with its size and digest, the ledger of stored videos does (a video stored by an item
+   * that ended before its row was written: a canceled run), or it holds exactly the bytes being
+   * stored (the same download again after a worker died).
    */
   private async refuseForeign(name: string, finalPath: string, bytes: number, sha256: string): Promise<void> {
     const found = await lstatOrUndefined(finalPath);
     if (!found) return;
     if (found.isSymbolicLink()) throw new UnsafePathError(finalPath, 'a symbolic link');
     if (!found.isFile()) throw new ForeignFileError(finalPath);
-    const recorded = await this.manifestSha256(name, finalPath, found.size);
-    if (recorded === undefined && found.size !== bytes) throw new ForeignFileError(finalPath);
     const actual = await hashFile(finalPath);
-    if (actual !== recorded && actual !== sha256) throw new ForeignFileError(finalPath);
+    if (actual === sha256 && found.size === bytes) return;
+    if ((await this.manifestSha256(name, finalPath, found.size)) === actual) return;
+    if (await this.ledgerHas(name, found.size, actual)) return;
+    throw new ForeignFileError(finalPath);
+  }
+
+  /**
+   * Notes a video about to be committed in the ledger of stored videos (WRITTEN_LEDGER), one line
+   * per video, before its rename: what reelflow stored, whatever the item's row says later.
+   */
+  private noteWritten(name: string, bytes: number, sha256: string): Promise<void> {
+    const line = Buffer.from(`${JSON.stringify({ file: name, bytes, sha256 })}\n`);
+    return this.serial.run(WRITTEN_LEDGER, async () => {
+      const fh = await openUnder(this.location, WRITTEN_LEDGER, 'append');
+      try {
+        await terminateTornLine(fh);
+        await writeAll(fh, line);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    });
+  }
+
+  private async ledgerHas(name: string, bytes: number, sha256: string): Promise<boolean> {
+    let fh;
+    try {
+      fh = await openUnder(this.location, WRITTEN_LEDGER, 'read');
+    } catch (err) {
+      if (errnoCode(err) === 'ENOENT') return false;
+      throw err;
+    }
+    try {
+      const text = await fh.readFile({ encoding: 'utf8' });
+      return text.split('\n').some((line) => {
+        try {
+          const entry = JSON.parse(line) as { file?: unknown; bytes?: unknown; sha256?: unknown };
+          return entry.file === name && entry.bytes === bytes && entry.sha256 === sha256;
+        } catch {
+          return false;
+        }
+      });
+    } finally {
+      await fh.close();
+    }
   }
 
   /** The owner recorded beside the part, or undefined (none, unreadable, or not a plain file). */
@@ -338,6 +382,13 @@ export class LocalStorage implements Storage {
     });
   }
 }
+
+/**
+ * Every video this storage committed, one JSON line each (file, bytes, sha256), so a file reelflow
+ * stored is told from one it did not even when no manifest row names it (docs/files.md). A dot-file:
+ * list() and the report skip it.
+ */
+const WRITTEN_LEDGER = '.reelflow-stored.jsonl';
 
 /** How many of the last bytes read a manifest cursor keeps, to recognise the file next time. */
 const MANIFEST_TAIL_BYTES = 64;

@@ -141,5 +141,13 @@ describe('a file reelflow did not write is never replaced', () => {
     assert.equal((await storage.write('clip.mp4', chunked(second))).sha256, sha(second));
     // Not recorded (a worker died between storing and recording), but the same bytes again.
     assert.equal((await storage.write('clip.mp4', chunked(second))).sha256, sha(second));
+    // Stored by reelflow, never recorded (the run was canceled first), rendered again: other bytes.
+    const third = Buffer.concat([MP4_HEAD, randomBytes(7000)]);
+    assert.equal((await new LocalStorage(out).write('clip.mp4', chunked(third))).sha256, sha(third));
+    assert.deepEqual(
+      (await storage.list()).map((o) => o.name),
+      ['clip.mp4'],
+      'the ledger of stored videos is not listed as an output',
+    );
   });
 });
