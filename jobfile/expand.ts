@@ -6,7 +6,7 @@ import { warn } from './context';
 import { comboSuffix, shortHash } from './keys';
 import type { AssetKind, OutputSettings, PlanItem, Protocol, ReferenceAsset, RenderRequest } from './plan';
 import { combinations, matrixAxes, type Scalar } from './matrix';
-import { OutputNameSet, storedNameProblem } from './output-names';
+import { OutputNameSet, PlantedLinks, storedNameProblem } from './output-names';
 import { readScopeProblem } from './read-scope';
 import { referenceSizeProblem } from './reference-limits';
 import { parseTemplate, renderTemplate } from './placeholders';
@@ -25,6 +25,8 @@ const INSTEAD: Record<string, string> = {
   size: 'the general protocol takes resolution and ratio',
 };
 const KINDS: readonly AssetKind[] = ['image', 'video', 'audio'];
+/** The local manifest's file name (storage/names.ts; jobfile imports no other layer). */
+const MANIFEST_FILE = 'manifest.jsonl';
 export const MAX_ITEMS = 200_000;
 
 /** What expanding one job keeps across its items: checks of uniqueness, and what was used. */
@@ -116,8 +118,28 @@ export function expandItems(
       `defaults.${k} is not used by any item: each sets its own (or the matrix does), or uses a protocol without ${k} (${k} is ${ONLY[k] ?? ''} only)`,
     );
   }
-  if (output?.storage === 'local' && output.dir) checkInputsKept(run, output.dir);
+  if (output?.storage === 'local' && output.dir) {
+    checkInputsKept(run, output.dir);
+    checkPlantedLinks(run, output.dir, items);
+  }
   return items;
+}
+
+/** Links planted where the outputs go are named before anything starts (docs/files.md). */
+function checkPlantedLinks(run: Expansion, dir: string, items: readonly PlanItem[]): void {
+  const { ctx } = run;
+  const links = new PlantedLinks(dir);
+  const refusal = (link: string) =>
+    `${link} is a symbolic link: reelflow never writes through one (it could overwrite a file elsewhere); remove it`;
+  const manifest = links.manifest(MANIFEST_FILE);
+  if (manifest) ctx.errors.push(ctx.pos.error(['output', 'dir'], `the manifest ${refusal(manifest)}`));
+  const reported = new Set<string>();
+  for (const item of items) {
+    const link = links.onTheWay(item.outputName);
+    if (link === undefined || reported.has(link)) continue;
+    reported.add(link);
+    ctx.errors.push(ctx.pos.error(['output', 'name'], `output "${item.outputName}" would be stored through ${refusal(link)}`));
+  }
 }
 
 /**

@@ -2,6 +2,7 @@
 // fails at write time fails after a paid render. A name N is stored as N plus the extension the
 // video's content type gives (activities/download.ts), first as N.<ext>.part (with N.<ext>.part.json
 // beside it).
+import { lstatSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
 /** Extensions a downloaded video can get; the longest is what a name must leave room for. */
@@ -101,5 +102,64 @@ export class OutputNameSet {
       if (owner !== undefined) return { name, owner };
     }
     return undefined;
+  }
+}
+
+/**
+ * Links planted on the way to where local outputs are stored (docs/files.md): a folder of a name
+ * that is a link (`out/clips -> ../elsewhere`), or a link where the manifest or a video would be
+ * written. Storage refuses them too, but only once the item's render is paid; here they are named
+ * before anything starts. Each folder is looked at once (lstat, readdir), so 200,000 names in one
+ * folder cost one listing.
+ */
+export class PlantedLinks {
+  /** Per folder (relative, `/`-separated): the link on its way, or the names in it that are links. */
+  private readonly folders = new Map<string, { via: string } | { links: ReadonlySet<string> } | undefined>();
+
+  constructor(private readonly dir: string) {}
+
+  /** The manifest's path when it is a link. */
+  manifest(manifestFile: string): string | undefined {
+    const seen = this.folder('');
+    return seen && 'links' in seen && seen.links.has(manifestFile) ? join(this.dir, manifestFile) : undefined;
+  }
+
+  /** The first link on the way to `name`'s stored file (any video extension), or undefined. */
+  onTheWay(name: string): string | undefined {
+    const cut = name.lastIndexOf('/');
+    const seen = this.folder(cut < 0 ? '' : name.slice(0, cut));
+    if (!seen) return undefined;
+    if ('via' in seen) return seen.via;
+    const base = name.slice(cut + 1);
+    const linked = VIDEO_EXTENSIONS.find((ext) => seen.links.has(`${base}${ext}`));
+    return linked === undefined ? undefined : join(this.dir, ...`${name}${linked}`.split('/'));
+  }
+
+  private folder(folder: string): { via: string } | { links: ReadonlySet<string> } | undefined {
+    if (this.folders.has(folder)) return this.folders.get(folder);
+    let found: { via: string } | { links: ReadonlySet<string> } | undefined;
+    const cut = folder.lastIndexOf('/');
+    const parent = folder === '' ? undefined : this.folder(cut < 0 ? '' : folder.slice(0, cut));
+    if (parent && 'via' in parent) found = parent;
+    else if (folder !== '' && !parent) found = undefined;
+    else {
+      const path = join(this.dir, ...(folder === '' ? [] : folder.split('/')));
+      found = this.look(path);
+    }
+    this.folders.set(folder, found);
+    return found;
+  }
+
+  /** A link at `path`, or the links in the folder at `path`; undefined when it does not exist yet. */
+  private look(path: string): { via: string } | { links: ReadonlySet<string> } | undefined {
+    try {
+      if (path !== this.dir && lstatSync(path).isSymbolicLink()) return { via: path };
+      const links = readdirSync(path, { withFileTypes: true })
+        .filter((entry) => entry.isSymbolicLink())
+        .map((entry) => entry.name);
+      return { links: new Set(links) };
+    } catch {
+      return undefined;
+    }
   }
 }

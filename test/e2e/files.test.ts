@@ -24,7 +24,7 @@ describe('a job writes only its own files (embedded Temporal, real simulator)', 
     const job = writeJob(dir, { name: 'linked-manifest', baseUrls: e2e.sim.urls, items: [{ id: 'a', prompt: 'A calm lake $(touch X)' }] });
     const creates = Object.values(e2e.sim.stats().createsByPrompt).reduce((a, b) => a + b, 0);
     const result = await runCli(['run', job], { env: e2e.env });
-    assert.notEqual(result.code, 0, result.stdout);
+    assert.equal(result.code, 2, result.stdout + result.stderr);
     assert.ok(result.stderr.includes(join(dir, 'out', 'manifest.jsonl')), result.stderr);
     assert.match(result.stderr, /is a symbolic link: reelflow never writes through one/);
     assert.equal(readFileSync(victim, 'utf8'), 'export PS1=precious\n');
@@ -35,7 +35,7 @@ describe('a job writes only its own files (embedded Temporal, real simulator)', 
     );
   });
 
-  it('a folder link out/clips -> ../elsewhere: the item fails naming the link, nothing lands outside', async () => {
+  it('a folder link out/clips -> ../elsewhere: run refuses it by name before rendering, nothing lands outside', async () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'elsewhere'));
     mkdirSync(join(dir, 'out'));
@@ -46,10 +46,16 @@ describe('a job writes only its own files (embedded Temporal, real simulator)', 
       items: [{ id: 'a', prompt: 'a folder link' }],
       extra: '  name: "clips/{id}"',
     });
+    const creates = Object.values(e2e.sim.stats().createsByPrompt).reduce((a, b) => a + b, 0);
     const result = await runCli(['run', job], { env: e2e.env });
-    assert.equal(result.code, 1, result.stderr);
-    assert.ok(result.stdout.includes(join(dir, 'out', 'clips')), result.stdout);
-    assert.match(result.stdout, /is a symbolic link/);
+    assert.equal(result.code, 2, result.stdout + result.stderr);
+    assert.ok(result.stderr.includes(join(dir, 'out', 'clips')), result.stderr);
+    assert.match(result.stderr, /is a symbolic link/);
+    assert.equal(
+      Object.values(e2e.sim.stats().createsByPrompt).reduce((a, b) => a + b, 0),
+      creates,
+      'nothing rendered',
+    );
     assert.deepEqual(readdirSync(join(dir, 'elsewhere')), [], 'no video or part outside the output location');
   });
 

@@ -1,7 +1,10 @@
 // Names checked where they will be written (#16 item 6): each case failed only at write time, after a paid render.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { errorsOf, plan } from './helpers';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { errorsOf, load, plan, tempJobDir } from './helpers';
+import { loadJobFile } from '../../../jobfile';
 
 const HEAD = 'name: t\ngateway:\n  base_urls: [http://127.0.0.1:8787]\ndefaults:\n  model: m\n';
 
@@ -95,5 +98,51 @@ describe("an output never replaces the job's own inputs", () => {
   it('another name, or another folder, is fine', async () => {
     assert.deepEqual(await errorsOf(job('{id}-render'), { 'hero.mp4': Buffer.from('v') }), []);
     assert.deepEqual(await errorsOf(job('{id}').replace('dir: .', 'dir: ./out'), { 'hero.mp4': Buffer.from('v') }), []);
+  });
+});
+
+// Issue 23 item 4: links planted where outputs go are named by validate, before a paid render.
+describe('links planted under the output location', () => {
+  const yaml = (name: string) =>
+    `${HEAD}output:\n  dir: ./out\n  name: "${name}"\nitems:\n  - id: a\n    prompt: one\n  - id: b\n    prompt: two\n`;
+  async function errorsIn(dir: string): Promise<string[]> {
+    const r = await loadJobFile(join(dir, 'job.yaml'));
+    return r.ok ? [] : r.errors.map((e) => `${e.line}:${e.column}: ${e.message}`);
+  }
+
+  it('a folder link on the way (out/clips -> ../elsewhere) is named once, at output.name', async () => {
+    const dir = tempJobDir({ 'job.yaml': yaml('clips/{id}'), 'elsewhere/.keep': '' });
+    mkdirSync(join(dir, 'out'));
+    symlinkSync('../elsewhere', join(dir, 'out', 'clips'));
+    const errors = await errorsIn(dir);
+    assert.equal(errors.length, 1, errors.join('\n'));
+    assert.match(
+      errors[0]!,
+      /^8:\d+: .*output "clips\/a" would be stored through \S+out\/clips is a symbolic link: reelflow never writes through one/,
+    );
+  });
+
+  it('manifest.jsonl or a video name planted as a link is named', async () => {
+    const dir = tempJobDir({ 'job.yaml': yaml('{id}'), victim: 'precious' });
+    mkdirSync(join(dir, 'out'));
+    symlinkSync('../victim', join(dir, 'out', 'manifest.jsonl'));
+    symlinkSync('../victim', join(dir, 'out', 'b.webm'));
+    const errors = await errorsIn(dir);
+    assert.ok(
+      errors.some((e) => /^7:\d+: .*the manifest \S+out\/manifest\.jsonl is a symbolic link/.test(e)),
+      errors.join('\n'),
+    );
+    assert.ok(
+      errors.some((e) => /output "b" would be stored through \S+out\/b\.webm is a symbolic link/.test(e)),
+      errors.join('\n'),
+    );
+  });
+
+  it('links elsewhere in the output location, or a linked output location itself, are fine', async () => {
+    const dir = tempJobDir({ 'job.yaml': yaml('{id}'), 'real/.keep': '' });
+    symlinkSync('real', join(dir, 'out'));
+    symlinkSync('.', join(dir, 'real', 'latest'));
+    assert.deepEqual(await errorsIn(dir), []);
+    assert.equal((await load(yaml('{id}'))).ok, true);
   });
 });
