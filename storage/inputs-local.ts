@@ -60,6 +60,7 @@ export async function writeVerified(body: Readable, target: VerifiedWrite): Prom
     }
     await renameUnder(root, temporary, name);
   } catch (error) {
+    body.destroy();
     await rm(pathUnder(root, temporary), { force: true });
     if (error instanceof SizeMismatchError)
       throw new InputDigestError(sha256, `${error.received} bytes instead of ${error.expected}`, from, what);
