@@ -129,10 +129,10 @@ export function expandItems(
 function checkPlantedLinks(run: Expansion, dir: string, items: readonly PlanItem[]): void {
   const { ctx } = run;
   const links = new PlantedLinks(dir);
-  const refusal = (link: string) =>
-    `${link} is a symbolic link: reelflow never writes through one (it could overwrite a file elsewhere); remove it`;
+  const never = 'reelflow never writes through one (it could overwrite a file elsewhere); remove it';
+  const refusal = (link: string) => `${link} is a symbolic link: ${never}`;
   const manifest = links.manifest(MANIFEST_FILE);
-  if (manifest) ctx.errors.push(ctx.pos.error(['output', 'dir'], `the manifest ${refusal(manifest)}`));
+  if (manifest) ctx.errors.push(ctx.pos.error(['output', 'dir'], `the manifest ${manifest}: ${never}`));
   const reported = new Set<string>();
   for (const item of items) {
     const link = links.onTheWay(item.outputName);

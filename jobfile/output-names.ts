@@ -118,10 +118,17 @@ export class PlantedLinks {
 
   constructor(private readonly dir: string) {}
 
-  /** The manifest's path when it is a link. */
+  /** What is wrong with the manifest's path: a link, or a file with other hard links (`~/.bashrc`'s). */
   manifest(manifestFile: string): string | undefined {
+    const path = join(this.dir, manifestFile);
     const seen = this.folder('');
-    return seen && 'links' in seen && seen.links.has(manifestFile) ? join(this.dir, manifestFile) : undefined;
+    if (seen && 'links' in seen && seen.links.has(manifestFile)) return `${path} is a symbolic link`;
+    try {
+      const { nlink } = lstatSync(path);
+      return nlink > 1 ? `${path} is a file with ${nlink - 1} other hard link(s)` : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** The first link on the way to `name`'s stored file (any video extension), or undefined. */

@@ -341,6 +341,8 @@ export class LocalStorage implements Storage {
       const manifest = await lstatOrUndefined(this.manifestPath);
       if (manifest?.isSymbolicLink()) throw new UnsafePathError(this.manifestPath, 'a symbolic link');
       if (manifest && !manifest.isFile()) throw new UnsafePathError(this.manifestPath, 'not a regular file');
+      if (manifest && manifest.nlink > 1)
+        throw new UnsafePathError(this.manifestPath, `a file with ${manifest.nlink - 1} other hard link(s)`);
       const fh = await openUnder(this.location, probeName, 'create');
       try {
         await fh.write('ok\n');

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -46,6 +46,22 @@ describe('no write through a link under the output location', () => {
     const storage = new LocalStorage(out);
     await assert.rejects(storage.appendManifest(manifestRow(1, { prompt: 'A calm lake $(touch X)' })), refusedNaming(link));
     await assert.rejects(storage.checkWritable(), refusedNaming(link));
+    assert.equal(readFileSync(victim, 'utf8'), 'precious\n');
+  });
+
+  it('manifest.jsonl as a hard link to a file outside: refused naming it, the target untouched', async () => {
+    const { out, victim } = await handedFolder();
+    const manifest = join(out, 'manifest.jsonl');
+    linkSync(victim, manifest);
+    const storage = new LocalStorage(out);
+    const refused = (e: unknown) => {
+      assert.ok(e instanceof StorageError, String(e));
+      assert.ok(e.message.includes(manifest), e.message);
+      assert.match(e.message, /other hard link/);
+      return true;
+    };
+    await assert.rejects(storage.appendManifest(manifestRow(1)), refused);
+    await assert.rejects(storage.checkWritable(), refused);
     assert.equal(readFileSync(victim, 'utf8'), 'precious\n');
   });
 

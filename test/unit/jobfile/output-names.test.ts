@@ -1,7 +1,7 @@
 // Names checked where they will be written (#16 item 6): each case failed only at write time, after a paid render.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { linkSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { errorsOf, load, plan, tempJobDir } from './helpers';
 import { loadJobFile } from '../../../jobfile';
@@ -134,6 +134,17 @@ describe('links planted under the output location', () => {
     );
     assert.ok(
       errors.some((e) => /output "b" would be stored through \S+out\/b\.webm is a symbolic link/.test(e)),
+      errors.join('\n'),
+    );
+  });
+
+  it('manifest.jsonl as a hard link to a file outside is named', async () => {
+    const dir = tempJobDir({ 'job.yaml': yaml('{id}'), victim: 'precious' });
+    mkdirSync(join(dir, 'out'));
+    linkSync(join(dir, 'victim'), join(dir, 'out', 'manifest.jsonl'));
+    const errors = await errorsIn(dir);
+    assert.ok(
+      errors.some((e) => /the manifest \S+out\/manifest\.jsonl is a file with 1 other hard link\(s\)/.test(e)),
       errors.join('\n'),
     );
   });
