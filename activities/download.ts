@@ -1,6 +1,10 @@
 // Download: stream the finished video into storage, heartbeating the byte count. A retried attempt
-// resumes from the partial write the last one kept (local storage), with Range.
+// resumes from the partial write the last one kept (local storage), with Range, only when that part
+// was written for the same task on the same gateway; the whole stored file is checked as a video
+// before it is committed (docs/files.md).
+import { createHash } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { storedVideoCheck } from '../gateway/video-check';
 import { DEFAULT_MAX_VIDEO_BYTES } from '../jobfile/values';
 import type { JobSettings, Protocol } from '../jobfile/plan';
 import { gatewayFor, storageFor } from './context';
@@ -44,12 +48,23 @@ export function extensionFor(contentType: string | undefined): string {
   return (type && EXTENSIONS[type]) ?? '.mp4';
 }
 
+/**
+ * Who a partial write belongs to: the task, on this gateway (its base addresses; a task id is only
+ * unique on the gateway that issued it). Hashed: the record beside the part carries no addresses.
+ */
+export function partOwner(input: Pick<DownloadInput, 'settings' | 'taskId' | 'protocol'>): string {
+  const where = JSON.stringify([input.protocol, input.taskId, [...input.settings.gateway.baseUrls].sort()]);
+  return `task ${JSON.stringify(input.taskId)} sha256:${createHash('sha256').update(where).digest('hex')}`;
+}
+
 export function downloadVideo(input: DownloadInput): Promise<DownloadedVideo> {
   return translated(async () => {
     const context = Context.current();
     const storage = storageFor(input.settings.output);
     const guess = `${input.outputName}.mp4`;
-    const kept = await storage.partialBytes(guess);
+    const owner = partOwner(input);
+    // A part of another task (or one planted in a handed folder) is not resumed: it is started over.
+    const kept = await storage.partialBytes(guess, owner);
     // The last attempt's heartbeat names the version of the file its partial bytes belong to:
     // resuming with If-Range makes a server that changed the file send all of it again.
     const earlier = context.info.heartbeatDetails as DownloadHeartbeat | undefined;
@@ -75,6 +90,9 @@ export function downloadVideo(input: DownloadInput): Promise<DownloadedVideo> {
         resumeFrom: video.offset,
         expectedBytes: video.totalBytes,
         maxBytes,
+        partOwner: owner,
+        overwrite: input.settings.output.overwrite === true,
+        checkStart: storedVideoCheck(name),
         onProgress: (bytes) => {
           meter.progress(bytes);
           context.heartbeat({ bytes, validator: video.validator } satisfies DownloadHeartbeat);

@@ -16,7 +16,8 @@ export function asActivityFailure(error: unknown): unknown {
     return ApplicationFailure.create({ type: FailureType.videoTooLarge, message: redact(error.message), nonRetryable: true });
   }
   if (error instanceof StorageError) {
-    return ApplicationFailure.create({ type: FailureType.storage, message: redact(error.message), nonRetryable: false });
+    // A final one (a planted link, a file reelflow must not replace) meets the same cause again.
+    return ApplicationFailure.create({ type: FailureType.storage, message: redact(error.message), nonRetryable: error.final });
   }
   const message = error instanceof Error ? error.message : String(error);
   return ApplicationFailure.create({ type: FailureType.error, message: redact(message), nonRetryable: false });

@@ -58,6 +58,25 @@ async function peek(body: ResponseBody, n: number): Promise<Buffer> {
 }
 
 /**
+ * The check of a whole stored file before it is recorded (storage's `checkStart`): a resumed
+ * download is checked from byte 0 of the file, not of the attempt, so kept bytes that are no video
+ * (a part planted in a handed folder) never become the start of one. Retryable: storage drops the
+ * part, and the next attempt downloads from byte 0, where checkVideoStart looks at the body.
+ */
+export function storedVideoCheck(file: string): { bytes: number; check(head: Buffer): void } {
+  return {
+    bytes: HEAD_BYTES,
+    check(head: Buffer): void {
+      if (head.length >= HEAD_BYTES && isKnownContainer(head)) return;
+      throw new DownloadError(
+        `${file}: the stored file does not start as a video (no MP4, MOV, WebM or MKV): ${sample(head) || '(empty)'}; the partial write was dropped`,
+        { retryable: true },
+      );
+    },
+  };
+}
+
+/**
  * Checks the start of a download (byte 0) before anything is stored: its content type, then its
  * first bytes. Throws a final DownloadError that says what was received instead.
  */

@@ -4,9 +4,9 @@ import { resolve } from 'node:path';
 import type { Ctx } from './context';
 import { warn } from './context';
 import { comboSuffix, shortHash } from './keys';
-import type { AssetKind, PlanItem, Protocol, ReferenceAsset, RenderRequest } from './plan';
+import type { AssetKind, OutputSettings, PlanItem, Protocol, ReferenceAsset, RenderRequest } from './plan';
 import { combinations, matrixAxes, type Scalar } from './matrix';
-import { OutputNameSet, storedNameProblem } from './output-names';
+import { OutputNameSet, PlantedLinks, storedNameProblem } from './output-names';
 import { readScopeProblem } from './read-scope';
 import { itemSizeProblem } from './item-size';
 import { referenceSizeProblem } from './reference-limits';
@@ -26,6 +26,8 @@ const INSTEAD: Record<string, string> = {
   size: 'the general protocol takes resolution and ratio',
 };
 const KINDS: readonly AssetKind[] = ['image', 'video', 'audio'];
+/** The local manifest's file name (storage/names.ts; jobfile imports no other layer). */
+const MANIFEST_FILE = 'manifest.jsonl';
 export const MAX_ITEMS = 200_000;
 
 /** What expanding one job keeps across its items: checks of uniqueness, and what was used. */
@@ -40,6 +42,8 @@ interface Expansion {
   ids: Map<string, ItemSource>;
   keys: Map<string, string>;
   outputs: OutputNameSet;
+  /** Local references, for the check that no output replaces one (checkInputsKept). */
+  localReferences: { path: string; src: ItemSource; at: (string | number)[] }[];
 }
 
 /** One item under one matrix combination, before its request is built. */
@@ -62,6 +66,7 @@ export function expandItems(
   ctx: Ctx,
   sources: readonly ItemSource[],
   jobValues: ReadonlyMap<string, string>,
+  output?: OutputSettings,
 ): PlanItem[] {
   const combos = combinations(matrixAxes(data, ctx, jobValues));
   const total = sources.length * combos.length;
@@ -82,6 +87,7 @@ export function expandItems(
     ids: new Map(),
     keys: new Map(),
     outputs: new OutputNameSet(),
+    localReferences: [],
   };
   if (run.nameIsBad) ctx.errors.push(ctx.pos.error(['output', 'name'], `output name "${data.output.name}" ${run.nameIsBad}`));
   const items: PlanItem[] = [];
@@ -113,7 +119,51 @@ export function expandItems(
       `defaults.${k} is not used by any item: each sets its own (or the matrix does), or uses a protocol without ${k} (${k} is ${ONLY[k] ?? ''} only)`,
     );
   }
+  if (output?.storage === 'local' && output.dir) {
+    checkInputsKept(run, output.dir);
+    checkPlantedLinks(run, output.dir, items);
+  }
   return items;
+}
+
+/** Links planted where the outputs go are named before anything starts (docs/files.md). */
+function checkPlantedLinks(run: Expansion, dir: string, items: readonly PlanItem[]): void {
+  const { ctx } = run;
+  const links = new PlantedLinks(dir);
+  const never = 'reelflow never writes through one (it could overwrite a file elsewhere); remove it';
+  const refusal = (link: string) => `${link} is a symbolic link: ${never}`;
+  const manifest = links.manifest(MANIFEST_FILE);
+  if (manifest) ctx.errors.push(ctx.pos.error(['output', 'dir'], `the manifest ${manifest}: ${never}`));
+  const reported = new Set<string>();
+  for (const item of items) {
+    const link = links.onTheWay(item.outputName);
+    if (link === undefined || reported.has(link)) continue;
+    reported.add(link);
+    ctx.errors.push(ctx.pos.error(['output', 'name'], `output "${item.outputName}" would be stored through ${refusal(link)}`));
+  }
+}
+
+/**
+ * No output may be stored over one of the job's own inputs (docs/files.md): with output.dir "."
+ * and name "{id}", an item whose reference is ./hero.mp4 would replace the user's hero.mp4.
+ */
+function checkInputsKept(run: Expansion, dir: string): void {
+  const { ctx, data } = run;
+  const refuse = (file: string, what: string, report: (message: string) => void) => {
+    const stored = run.outputs.storedAt(dir, file);
+    if (!stored) return;
+    report(
+      `output "${stored.name}" of ${stored.owner} would be stored as ${file}, which is ${what}: ` +
+        "reelflow never replaces the job's own inputs; change output.name or output.dir",
+    );
+  };
+  refuse(resolve(ctx.file), 'the job file', (m) => ctx.errors.push(ctx.pos.error(['output', 'name'], m)));
+  if (data.items_from) {
+    refuse(resolve(ctx.dir, data.items_from.file), 'the items_from file', (m) => ctx.errors.push(ctx.pos.error(['items_from', 'file'], m)));
+  }
+  for (const ref of run.localReferences) {
+    refuse(ref.path, `a local reference of ${ref.src.label}`, (m) => ctx.errors.push(ref.src.locate(ref.at, m)));
+  }
 }
 
 function noteId(run: Expansion, src: ItemSource): void {
@@ -288,6 +338,7 @@ function addReferences(
     if (sourceKind === 'local') {
       source = resolve(ctx.dir, written);
       const outOfScope = readScopeProblem(ctx, source, run.data.references.allow_outside);
+      run.localReferences.push({ path: source, src, at });
       if (outOfScope) problem(at, outOfScope);
       else if (!localFileExists(run, source))
         problem(at, `${kind} file "${written}" does not exist (looked for ${source}, relative to the job file)`);

@@ -153,7 +153,7 @@ export function parseJobFile(text: string, path: string, options: LoadOptions = 
   if (sources.length === 0 && ctx.errors.length === 0) {
     ctx.errors.push(pos.error(data.items ? ['items'] : [], 'the job has no items: add entries to items, or rows with items_from'));
   }
-  const items = expandItems(data, ctx, sources, values);
+  const items = expandItems(data, ctx, sources, values, settings.output);
   const pricing = resolvePrices(data, ctx, items, { pricesFile: options.pricesFile });
   if (ctx.errors.length > 0) return failure(ctx.errors, ctx.warnings, file, data.name);
   const plan = { ...settings, jobFile: resolve(path), runDate, items, warnings: sortWarnings(ctx.warnings) };

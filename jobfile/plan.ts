@@ -96,6 +96,8 @@ export interface OutputSettings {
   storage: 'local' | 's3';
   /** output.max_bytes; absent in settings recorded before it existed (then DEFAULT_MAX_VIDEO_BYTES). */
   maxBytes?: number;
+  /** output.overwrite: replace a file under an output name that reelflow did not write (docs/files.md). */
+  overwrite?: boolean;
   /** local: absolute directory, placeholders already filled. */
   dir?: string;
   s3?: S3OutputSettings;

@@ -345,6 +345,9 @@ export const outputSchema = z.strictObject(
     max_bytes: byteSize('max_bytes')
       .default('20GiB')
       .meta({ description: 'the largest video accepted: a longer declared length is refused, a longer body cut, the item failed' }),
+    overwrite: flag('overwrite')
+      .default(false)
+      .meta({ description: 'replace a file already under an output name that reelflow did not write (default: the item fails naming it)' }),
     s3: s3Schema.optional(),
   },
   { error: says('output', 'a map') },

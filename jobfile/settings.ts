@@ -48,15 +48,17 @@ function jobTemplate(ctx: Ctx, template: string, values: Map<string, string>, pa
 function output(data: JobFileData, ctx: Ctx, values: Map<string, string>, explicit: (k: string) => boolean): OutputSettings {
   const o = data.output;
   const maxBytes = parseByteSize(o.max_bytes) ?? DEFAULT_MAX_VIDEO_BYTES; // the schema has refused invalid ones
+  // Only when set: settings recorded in running jobs' histories stay as they were.
+  const overwrite = o.overwrite ? { overwrite: true } : {};
   if (o.storage === 'local') {
     if (o.s3) warn(ctx, ['output', 's3'], 'output.s3 is ignored because output.storage is local');
     const dir = jobTemplate(ctx, o.dir, values, ['output', 'dir']) ?? '';
-    return { storage: 'local', dir: isAbsolute(dir) ? resolve(dir) : resolve(ctx.dir, dir), maxBytes };
+    return { storage: 'local', dir: isAbsolute(dir) ? resolve(dir) : resolve(ctx.dir, dir), maxBytes, ...overwrite };
   }
   if (explicit('dir')) warn(ctx, ['output', 'dir'], 'output.dir is ignored because output.storage is s3');
   if (!o.s3) {
     ctx.errors.push(ctx.pos.error(['output', 'storage'], 'storage s3 needs an output.s3 section with at least bucket'));
-    return { storage: 's3', maxBytes };
+    return { storage: 's3', maxBytes, ...overwrite };
   }
   let prefix = jobTemplate(ctx, o.s3.prefix, values, ['output', 's3', 'prefix']) ?? '';
   prefix = prefix.replace(/^\/+/, '');
@@ -69,6 +71,7 @@ function output(data: JobFileData, ctx: Ctx, values: Map<string, string>, explic
   return {
     storage: 's3',
     maxBytes,
+    ...overwrite,
     s3: { bucket: o.s3.bucket, prefix, region: o.s3.region, forcePathStyle: o.s3.force_path_style, ...(endpoint ? { endpoint } : {}) },
   };
 }

@@ -28,6 +28,21 @@ export class TooLargeError extends StorageError {
   }
 }
 
+/**
+ * A file is already stored under the name and reelflow did not write it (no manifest row with its
+ * size and digest, and other bytes than the new video): it is the user's, and never replaced
+ * unless the job says output.overwrite: true.
+ */
+export class ForeignFileError extends StorageError {
+  override readonly final = true;
+  constructor(readonly path: string) {
+    super(
+      `${path} already exists and reelflow did not write it (no manifest row has its size and digest): it is left as it is. ` +
+        'Move it away, choose another output.name or output.dir, or set output.overwrite: true to replace it',
+    );
+  }
+}
+
 /** Node's errno code of an error, when it has one. */
 export function errnoCode(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;

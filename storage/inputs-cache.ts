@@ -2,14 +2,17 @@
 // their bytes are verified (writeVerified), so a file under a digest's name is that digest's bytes
 // and a hit is used without fetching again. References also get a name ending like the original
 // (`<cache>/named/<hex>/<file name>`, a hard link) because gateways read a reference's type from
-// its extension and send its file name.
-import { copyFile, link, mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+// its extension and send its file name. Nothing is written through a link under the cache
+// directory (safe-path.ts).
+import { constants } from 'node:fs';
+import { copyFile, link, lstat, readFile, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { errnoCode } from './errors';
 import { writeVerified } from './inputs-local';
 import { checkDigest, type InputEntry, type InputStore } from './inputs';
+import { renameUnder, safeDir } from './safe-path';
 
 /** `$REELFLOW_INPUTS_CACHE`, else `$XDG_CACHE_HOME/reelflow/inputs` (default `~/.cache/reelflow/inputs`). */
 export function defaultInputCacheDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -52,18 +55,22 @@ export class InputCache {
     const bytes = await this.file(store, entry, onProgress);
     const name = basename(originalPath);
     // The index names the path; only its last part, and never one that would leave the directory.
-    const view = join(this.dir, 'named', checkDigest(entry.sha256), name === '' || name === '.' || name === '..' ? 'input' : name);
+    const folder = `named/${checkDigest(entry.sha256)}`;
+    const viewName = `${folder}/${name === '' || name === '.' || name === '..' ? 'input' : name}`;
+    const view = join(this.dir, ...viewName.split('/'));
+    await safeDir(this.dir, folder, true);
     if ((await sizeOf(view)) === entry.bytes) return view;
-    await mkdir(join(this.dir, 'named', entry.sha256), { recursive: true });
-    const temporary = `${view}.${randomBytes(6).toString('hex')}.tmp`;
+    const temporary = `${viewName}.${randomBytes(6).toString('hex')}.tmp`;
+    const temporaryPath = join(this.dir, ...temporary.split('/'));
     try {
-      await link(bytes, temporary).catch(async (error: unknown) => {
+      // link() and COPYFILE_EXCL create the name and never follow a link there.
+      await link(bytes, temporaryPath).catch(async (error: unknown) => {
         if (!['EXDEV', 'EPERM', 'EMLINK', 'ENOTSUP'].includes(errnoCode(error) ?? '')) throw error;
-        await copyFile(bytes, temporary);
+        await copyFile(bytes, temporaryPath, constants.COPYFILE_EXCL);
       });
-      await rename(temporary, view);
+      await renameUnder(this.dir, temporary, viewName);
     } finally {
-      await rm(temporary, { force: true });
+      await rm(temporaryPath, { force: true });
     }
     return view;
   }
@@ -74,16 +81,19 @@ export class InputCache {
     onProgress?: (bytes: number) => void,
   ): Promise<string> {
     const path = this.path(entry.sha256);
+    await safeDir(this.dir, 'sha256', true);
     if ((await sizeOf(path)) === entry.bytes) return path;
     this.fetches += 1;
     const body = await store.get(entry.sha256);
-    await writeVerified(body, { path, sha256: entry.sha256, bytes: entry.bytes, from: store.location, onProgress });
+    const name = `sha256/${checkDigest(entry.sha256)}`;
+    await writeVerified(body, { root: this.dir, name, sha256: entry.sha256, bytes: entry.bytes, from: store.location, onProgress });
     return path;
   }
 }
 
+/** The size of a regular file at `path` (a link there is not one). */
 async function sizeOf(path: string): Promise<number | undefined> {
-  return stat(path).then(
+  return lstat(path).then(
     (st) => (st.isFile() ? st.size : undefined),
     () => undefined,
   );

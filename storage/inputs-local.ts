@@ -1,20 +1,24 @@
 // Job inputs in a directory every worker mounts (`--inputs /shared/reelflow-inputs`): one file per
 // input at `<dir>/sha256/<hex>`. Also the verified write that the worker's cache uses: a file
-// appears under its digest's name only once its bytes have that digest.
+// appears under its digest's name only once its bytes have that digest. Neither writes through a
+// link under its directory (safe-path.ts).
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { createReadStream } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DigestStream } from './digest';
 import { SizeMismatchError, TooLargeError, errnoCode, errorMessage } from './errors';
 import { InputDigestError, InputMissingError, checkDigest, type InputStore } from './inputs';
+import { openUnder, pathUnder, renameUnder } from './safe-path';
 import { StorageError } from './storage';
 
 export interface VerifiedWrite {
-  /** The final path; written through a temporary file beside it, renamed once verified. */
-  path: string;
+  /** The directory written under (the cache's, the store's): nothing below it is followed. */
+  root: string;
+  /** The final name under `root` (`/`-separated); written through a temporary file beside it, renamed once verified. */
+  name: string;
   sha256: string;
   /** Exact size when known (index entries); else only `maxBytes` bounds it. */
   bytes?: number;
@@ -31,10 +35,10 @@ export interface VerifiedWrite {
  * writers of the same digest race harmlessly: each renames identical verified bytes.
  */
 export async function writeVerified(body: Readable, target: VerifiedWrite): Promise<void> {
-  const { path, sha256, from } = target;
+  const { root, name, sha256, from } = target;
+  const path = pathUnder(root, name);
   const what = target.what ?? 'job input';
-  await mkdir(dirname(path), { recursive: true });
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  const temporary = `${name}.${randomBytes(6).toString('hex')}.tmp`;
   const digest = new DigestStream({
     name: `${what} sha256:${sha256}`,
     expectedBytes: target.bytes,
@@ -42,17 +46,22 @@ export async function writeVerified(body: Readable, target: VerifiedWrite): Prom
     onProgress: target.onProgress,
   });
   try {
-    await pipeline(body, digest, createWriteStream(temporary, { flags: 'wx', mode: 0o644 }));
-    if (digest.sha256 !== sha256) throw new InputDigestError(sha256, `sha256:${digest.sha256}`, from, what);
-    const handle = await open(temporary, 'r');
+    const handle = await openUnder(root, temporary, 'create');
     try {
+      await pipeline(body, digest, async (source: AsyncIterable<Buffer>) => {
+        for await (const chunk of source) {
+          for (let at = 0; at < chunk.length;) at += (await handle.write(chunk, at)).bytesWritten;
+        }
+      });
+      if (digest.sha256 !== sha256) throw new InputDigestError(sha256, `sha256:${digest.sha256}`, from, what);
       await handle.sync();
     } finally {
       await handle.close();
     }
-    await rename(temporary, path);
+    await renameUnder(root, temporary, name);
   } catch (error) {
-    await rm(temporary, { force: true });
+    body.destroy();
+    await rm(pathUnder(root, temporary), { force: true });
     if (error instanceof SizeMismatchError)
       throw new InputDigestError(sha256, `${error.received} bytes instead of ${error.expected}`, from, what);
     if (error instanceof TooLargeError) throw new InputDigestError(sha256, `more than ${error.maxBytes} bytes`, from, what);
@@ -89,7 +98,7 @@ export class DirInputStore implements InputStore {
   }
 
   async put(sha256: string, bytes: number, openBody: () => Readable): Promise<void> {
-    await writeVerified(openBody(), { path: this.path(sha256), sha256, bytes, from: this.dir });
+    await writeVerified(openBody(), { root: this.dir, name: `sha256/${checkDigest(sha256)}`, sha256, bytes, from: this.dir });
   }
 
   async get(sha256: string): Promise<Readable> {

@@ -1,27 +1,30 @@
 // Local directory storage. A video only ever appears under its final name complete and durable:
 // bytes are hashed on their way (see digest) into `<name>.part` (see part-file), the part is fsynced,
 // renamed, and the directory fsynced. A cut download keeps its `.part`, so the next attempt resumes
-// with Range.
+// with Range; `<name>.part.json` beside it says which download wrote it, and only that one resumes
+// it. Nothing is written through a link under the output location (safe-path.ts), and a file
+// reelflow did not write is never replaced unless the job says so (docs/files.md).
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, rename, rm, stat, truncate } from 'node:fs/promises';
+import { open, readdir, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Readable, finished } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DigestStream, hashFilePrefix } from './digest';
-import { SizeMismatchError, errnoCode, errorMessage } from './errors';
+import { ForeignFileError, SizeMismatchError, errnoCode, errorMessage } from './errors';
 import { S3_RESERVED_DIR as RECORDS_DIR } from './inputs';
 import { latestRowByKey, type ManifestRow } from './manifest';
 import { ManifestDigests, encodeManifestRow, parseManifest } from './manifest-codec';
 import type { ManifestSnapshot } from './manifest-snapshot';
-import { MANIFEST_FILE, PART_SUFFIX, checkObjectName } from './names';
+import { MANIFEST_FILE, PART_RECORD_SUFFIX, PART_SUFFIX, checkObjectName } from './names';
 import { PartFileWriter } from './part-file';
+import { UnsafePathError, lstatOrUndefined, openFile, openUnder, renameUnder, safeDir } from './safe-path';
 import { KeyedSerializer } from './serial';
 import {
   StorageError,
   type ManifestCursor,
   type ManifestPage,
   type Storage,
+  type StartCheck,
   type StoredObject,
   type WriteOptions,
   type WriteResult,
@@ -44,36 +47,54 @@ export class LocalStorage implements Storage {
     return join(this.location, ...checkObjectName(name).split('/'));
   }
 
+  /** The object under its final name; a link or anything but a regular file there is no object of ours. */
   async stat(name: string): Promise<StoredObject | undefined> {
     const path = this.localPath(name);
-    const st = await statOrUndefined(path);
+    const st = await lstatOrUndefined(path).catch((err: unknown) => {
+      throw fsError(`cannot stat ${path}`, err);
+    });
     if (!st?.isFile()) return undefined;
     const sha256 = (await this.manifestSha256(name, path, st.size)) ?? (await hashFile(path));
     return { name, bytes: st.size, sha256 };
   }
 
-  async partialBytes(name: string): Promise<number> {
-    const st = await statOrUndefined(this.localPath(name) + PART_SUFFIX);
-    return st?.isFile() ? st.size : 0;
+  async partialBytes(name: string, owner?: string): Promise<number> {
+    const partPath = this.localPath(name) + PART_SUFFIX;
+    const st = await lstatOrUndefined(partPath).catch(() => undefined);
+    if (!st?.isFile()) return 0;
+    if (owner !== undefined && (await this.partOwner(name)) !== owner) return 0;
+    return st.size;
   }
 
   async discardPartial(name: string): Promise<void> {
-    await rm(this.localPath(name) + PART_SUFFIX, { force: true });
+    const partPath = this.localPath(name) + PART_SUFFIX;
+    await rm(partPath, { force: true });
+    await rm(partPath.slice(0, -PART_SUFFIX.length) + PART_RECORD_SUFFIX, { force: true });
   }
 
   async write(name: string, body: Readable, options: WriteOptions & { resumeFrom?: number } = {}): Promise<WriteResult> {
     const finalPath = this.localPath(name);
+    const partName = name + PART_SUFFIX;
     const partPath = finalPath + PART_SUFFIX;
-    const dir = dirname(finalPath);
+    const folder = name.includes('/') ? name.slice(0, name.lastIndexOf('/')) : '';
     const resumeFrom = options.resumeFrom ?? 0;
     let digest: DigestStream;
+    let dir: string;
     try {
-      const created = await mkdir(dir, { recursive: true });
-      if (created !== undefined) await fsyncDirs(dirname(created), dir);
+      const made = await safeDir(this.location, folder, true);
+      dir = made.path;
+      if (made.created !== undefined) await fsyncDirs(dirname(made.created), dir);
       await refuseLinkedPart(partPath);
-      // A fresh write makes a new part (exclusively, see PartFileWriter): nothing old is written through.
-      if (resumeFrom === 0) await rm(partPath, { force: true });
-      await trimPartForResume(name, partPath, resumeFrom);
+      if (resumeFrom === 0) {
+        // A fresh write makes a new part (exclusively, see PartFileWriter): nothing old is written through.
+        await this.discardPartial(name);
+        if (options.partOwner !== undefined) await this.recordPartOwner(name, options.partOwner);
+      } else {
+        if (options.partOwner !== undefined && (await this.partOwner(name)) !== options.partOwner) {
+          throw new StorageError(`${name}: cannot resume at byte ${resumeFrom}: the kept partial write is not this download's`);
+        }
+        await trimPartForResume(name, partPath, resumeFrom);
+      }
       digest = new DigestStream({
         name,
         resumed: { bytes: resumeFrom, hash: await hashFilePrefix(partPath, resumeFrom) },
@@ -103,11 +124,11 @@ export class LocalStorage implements Storage {
       body.destroy();
       // Too many bytes (more than expected, or than output.max_bytes): the part is useless for a resume.
       if (digest.sizeError && err === digest.sizeError) {
-        await rm(partPath, { force: true });
+        await this.discardPartial(name);
         throw digest.sizeError;
       }
       await fsyncFile(partPath).catch(() => undefined);
-      throw fsError(`cannot write ${partPath}`, err);
+      throw err instanceof StorageError ? err : fsError(`cannot write ${partPath}`, err);
     }
     // The caller classifies its own body's error (e.g. a cut download, to resume with Range).
     if (bodyError !== undefined) throw bodyError;
@@ -117,12 +138,105 @@ export class LocalStorage implements Storage {
     }
     const sha256 = digest.sha256;
     try {
-      await rename(partPath, finalPath);
-      await fsyncDirs(dir, dir);
+      // The whole file is checked, not only the bytes of this attempt: a resumed part's start too.
+      if (options.checkStart) await checkPartStart(partPath, options.checkStart);
+      if (!options.overwrite) await this.refuseForeign(name, finalPath, digest.bytes, sha256);
     } catch (err) {
-      throw fsError(`cannot commit ${finalPath}`, err);
+      await this.discardPartial(name);
+      throw err;
+    }
+    try {
+      await this.noteWritten(name, digest.bytes, sha256);
+      await renameUnder(this.location, partName, name);
+      await fsyncDirs(dir, dir);
+      await rm(partPath.slice(0, -PART_SUFFIX.length) + PART_RECORD_SUFFIX, { force: true });
+    } catch (err) {
+      throw err instanceof StorageError ? err : fsError(`cannot commit ${finalPath}`, err);
     }
     return { name, bytes: digest.bytes, sha256, location: finalPath };
+  }
+
+  /**
+   * A file already under the final name is replaced only when reelflow wrote it: a manifest row
+   * names it with its size and digest, the ledger of stored videos does (a video stored by an item
+   * that ended before its row was written: a canceled run), or it holds exactly the bytes being
+   * stored (the same download again after a worker died).
+   */
+  private async refuseForeign(name: string, finalPath: string, bytes: number, sha256: string): Promise<void> {
+    const found = await lstatOrUndefined(finalPath);
+    if (!found) return;
+    if (found.isSymbolicLink()) throw new UnsafePathError(finalPath, 'a symbolic link');
+    if (!found.isFile()) throw new ForeignFileError(finalPath);
+    const actual = await hashFile(finalPath);
+    if (actual === sha256 && found.size === bytes) return;
+    if ((await this.manifestSha256(name, finalPath, found.size)) === actual) return;
+    if (await this.ledgerHas(name, found.size, actual)) return;
+    throw new ForeignFileError(finalPath);
+  }
+
+  /**
+   * Notes a video about to be committed in the ledger of stored videos (WRITTEN_LEDGER), one line
+   * per video, before its rename: what reelflow stored, whatever the item's row says later.
+   */
+  private noteWritten(name: string, bytes: number, sha256: string): Promise<void> {
+    const line = Buffer.from(`${JSON.stringify({ file: name, bytes, sha256 })}\n`);
+    return this.serial.run(WRITTEN_LEDGER, async () => {
+      const fh = await openUnder(this.location, WRITTEN_LEDGER, 'append');
+      try {
+        await terminateTornLine(fh);
+        await writeAll(fh, line);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    });
+  }
+
+  private async ledgerHas(name: string, bytes: number, sha256: string): Promise<boolean> {
+    let fh;
+    try {
+      fh = await openUnder(this.location, WRITTEN_LEDGER, 'read');
+    } catch (err) {
+      if (errnoCode(err) === 'ENOENT') return false;
+      throw err;
+    }
+    try {
+      const text = await fh.readFile({ encoding: 'utf8' });
+      return text.split('\n').some((line) => {
+        try {
+          const entry = JSON.parse(line) as { file?: unknown; bytes?: unknown; sha256?: unknown };
+          return entry.file === name && entry.bytes === bytes && entry.sha256 === sha256;
+        } catch {
+          return false;
+        }
+      });
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /** The owner recorded beside the part, or undefined (none, unreadable, or not a plain file). */
+  private async partOwner(name: string): Promise<string | undefined> {
+    let fh;
+    try {
+      fh = await openFile(this.localPath(name) + PART_RECORD_SUFFIX, 'read');
+      const text = (await fh.readFile({ encoding: 'utf8' })).slice(0, 4096);
+      const owner = (JSON.parse(text) as { owner?: unknown }).owner;
+      return typeof owner === 'string' ? owner : undefined;
+    } catch {
+      return undefined;
+    } finally {
+      await fh?.close();
+    }
+  }
+
+  private async recordPartOwner(name: string, owner: string): Promise<void> {
+    const fh = await openUnder(this.location, name + PART_RECORD_SUFFIX, 'create');
+    try {
+      await writeAll(fh, Buffer.from(`${JSON.stringify({ owner })}\n`));
+    } finally {
+      await fh.close();
+    }
   }
 
   /** Appends one line with one write (O_APPEND) and fsyncs; serialised per file within the process. */
@@ -131,16 +245,16 @@ export class LocalStorage implements Storage {
     return this.serial.run(this.manifestPath, async () => {
       let fh;
       try {
-        const created = await mkdir(this.location, { recursive: true });
+        const { created } = await safeDir(this.location, '', true);
         if (created !== undefined) await fsyncDirs(dirname(created), this.location);
-        const existed = (await statOrUndefined(this.manifestPath)) !== undefined;
-        fh = await open(this.manifestPath, 'a+');
+        const existed = (await lstatOrUndefined(this.manifestPath)) !== undefined;
+        fh = await openUnder(this.location, MANIFEST_FILE, 'append');
         await terminateTornLine(fh);
         await writeAll(fh, line);
         await fh.sync();
         if (!existed) await fsyncDirs(this.location, this.location);
       } catch (err) {
-        throw fsError(`cannot append to ${this.manifestPath}`, err);
+        throw err instanceof StorageError ? err : fsError(`cannot append to ${this.manifestPath}`, err);
       } finally {
         await fh?.close();
       }
@@ -164,10 +278,10 @@ export class LocalStorage implements Storage {
   async readManifestSince(cursor: ManifestCursor | undefined): Promise<ManifestPage> {
     let fh;
     try {
-      fh = await open(this.manifestPath, 'r');
+      fh = await openUnder(this.location, MANIFEST_FILE, 'read');
     } catch (err) {
       if (errnoCode(err) === 'ENOENT') return { rows: [], fromStart: true, cursor: undefined };
-      throw fsError(`cannot read ${this.manifestPath}`, err);
+      throw err instanceof StorageError ? err : fsError(`cannot read ${this.manifestPath}`, err);
     }
     try {
       const st = await fh.stat();
@@ -205,12 +319,12 @@ export class LocalStorage implements Storage {
         throw fsError(`cannot list ${dir}`, err);
       }
       for (const entry of entries) {
-        if (entry.name.startsWith('.') || entry.name.endsWith(PART_SUFFIX)) continue;
+        if (entry.name.startsWith('.') || entry.name.endsWith(PART_SUFFIX) || entry.name.endsWith(PART_RECORD_SUFFIX)) continue;
         const path = join(dir, entry.name);
         if (entry.isDirectory()) await walk(path);
         else if (entry.isFile() && path !== this.manifestPath) {
-          const st = await statOrUndefined(path);
-          if (!st) continue;
+          const st = await lstatOrUndefined(path).catch(() => undefined);
+          if (!st?.isFile()) continue;
           const name = relative(this.location, path).split(sep).join('/');
           out.push({ name, bytes: st.size, sha256: this.digests.lookup([name, path], st.size) });
         }
@@ -221,10 +335,16 @@ export class LocalStorage implements Storage {
   }
 
   async checkWritable(): Promise<void> {
-    const probe = join(this.location, `.reelflow-write-check-${process.pid}-${randomBytes(4).toString('hex')}`);
+    const probeName = `.reelflow-write-check-${process.pid}-${randomBytes(4).toString('hex')}`;
+    const probe = join(this.location, probeName);
     try {
-      await mkdir(this.location, { recursive: true });
-      const fh = await open(probe, 'wx');
+      // A planted link where the manifest goes is named before anything starts.
+      const manifest = await lstatOrUndefined(this.manifestPath);
+      if (manifest?.isSymbolicLink()) throw new UnsafePathError(this.manifestPath, 'a symbolic link');
+      if (manifest && !manifest.isFile()) throw new UnsafePathError(this.manifestPath, 'not a regular file');
+      if (manifest && manifest.nlink > 1)
+        throw new UnsafePathError(this.manifestPath, `a file with ${manifest.nlink - 1} other hard link(s)`);
+      const fh = await openUnder(this.location, probeName, 'create');
       try {
         await fh.write('ok\n');
         await fh.sync();
@@ -232,6 +352,7 @@ export class LocalStorage implements Storage {
         await fh.close();
       }
     } catch (err) {
+      if (err instanceof UnsafePathError) throw err;
       const code = errnoCode(err);
       const why =
         code === 'EACCES' || code === 'EPERM'
@@ -249,25 +370,28 @@ export class LocalStorage implements Storage {
     }
   }
 
-  /** Through write(): the record lands whole (part, fsync, rename) or not at all. */
+  /**
+   * Through write(): the record lands whole (part, fsync, rename) or not at all. A record is
+   * reelflow's own file, replaced by every newer one (overwrite), never through a link.
+   */
   async putRecord(name: string, text: string): Promise<void> {
-    await this.write(RECORDS_DIR + name, Readable.from([Buffer.from(text, 'utf8')]));
+    await this.write(RECORDS_DIR + name, Readable.from([Buffer.from(text, 'utf8')]), { overwrite: true });
   }
 
   async getRecord(name: string, maxBytes: number): Promise<string | undefined> {
     const path = this.localPath(RECORDS_DIR + name);
     let fh;
     try {
-      // A link put where a record belongs is not read through.
-      fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+      // A link put where a record (or a folder of records) belongs is refused, not read through.
+      fh = await openUnder(this.location, RECORDS_DIR + name, 'read');
     } catch (err) {
       const code = errnoCode(err);
       if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+      if (err instanceof StorageError) throw err;
       throw fsError(`cannot read ${path}`, err);
     }
     try {
       const st = await fh.stat();
-      if (!st.isFile()) throw new StorageError(`${path} is not a regular file: remove it and run again`);
       if (st.size > maxBytes) throw new StorageError(`${path} holds ${st.size} bytes, more than a record may (${maxBytes}): remove it`);
       return (await readRange(fh, 0, st.size)).toString('utf8');
     } finally {
@@ -290,6 +414,13 @@ export class LocalStorage implements Storage {
     });
   }
 }
+
+/**
+ * Every video this storage committed, one JSON line each (file, bytes, sha256), so a file reelflow
+ * stored is told from one it did not even when no manifest row names it (docs/files.md). A dot-file:
+ * list() and the report skip it.
+ */
+const WRITTEN_LEDGER = '.reelflow-stored.jsonl';
 
 /** How many of the last bytes read a manifest cursor keeps, to recognise the file next time. */
 const MANIFEST_TAIL_BYTES = 64;
@@ -328,26 +459,35 @@ async function readAfter(fh: FileHandle, cursor: LocalCursor, size: number): Pro
  * whatever it points at. It is refused, saying so, and left for the user to look at.
  */
 async function refuseLinkedPart(partPath: string): Promise<void> {
-  const found = await lstat(partPath).catch((err: unknown) => {
-    if (errnoCode(err) === 'ENOENT') return undefined;
-    throw err;
-  });
-  if (found && !found.isFile()) {
-    throw new StorageError(
-      `${partPath} is ${found.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}: ` +
-        'reelflow never writes through one (it could overwrite another file); remove it and run again',
-    );
-  }
+  const found = await lstatOrUndefined(partPath);
+  if (found && !found.isFile()) throw new UnsafePathError(partPath, found.isSymbolicLink() ? 'a symbolic link' : 'not a regular file');
 }
 
 /** For a resume: checks the kept part covers `resumeFrom` and trims any excess (it is hashed with the rest). */
 async function trimPartForResume(name: string, partPath: string, resumeFrom: number): Promise<void> {
-  if (resumeFrom <= 0) return;
-  const have = (await statOrUndefined(partPath))?.size ?? 0;
-  if (have < resumeFrom) {
-    throw new StorageError(`${name}: cannot resume at byte ${resumeFrom}: the kept partial write has ${have} bytes`);
+  const fh = await openFile(partPath, 'update').catch((err: unknown) => {
+    if (errnoCode(err) === 'ENOENT') return undefined;
+    throw err;
+  });
+  try {
+    const have = (await fh?.stat())?.size ?? 0;
+    if (have < resumeFrom) {
+      throw new StorageError(`${name}: cannot resume at byte ${resumeFrom}: the kept partial write has ${have} bytes`);
+    }
+    if (have > resumeFrom) await fh!.truncate(resumeFrom);
+  } finally {
+    await fh?.close();
   }
-  if (have > resumeFrom) await truncate(partPath, resumeFrom);
+}
+
+/** Reads the first bytes of the finished part (never through a link) for `check`. */
+async function checkPartStart(partPath: string, check: StartCheck): Promise<void> {
+  const fh = await openFile(partPath, 'read');
+  try {
+    check.check(await readRange(fh, 0, check.bytes));
+  } finally {
+    await fh.close();
+  }
 }
 
 type FileHandle = Awaited<ReturnType<typeof open>>;
@@ -374,22 +514,12 @@ async function writeAll(fh: FileHandle, buf: Buffer): Promise<void> {
   }
 }
 
-async function statOrUndefined(path: string) {
-  try {
-    return await stat(path);
-  } catch (err) {
-    const code = errnoCode(err);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw fsError(`cannot stat ${path}`, err);
-  }
-}
-
 export async function hashFile(path: string): Promise<string> {
   return (await hashFilePrefix(path)).digest('hex');
 }
 
 async function fsyncFile(path: string): Promise<void> {
-  const fh = await open(path, 'r+');
+  const fh = await openFile(path, 'update');
   try {
     await fh.sync();
   } finally {

@@ -3,6 +3,8 @@ import { StorageError } from './storage';
 /** The manifest's file name (local) and the S3 key prefix of its rows. */
 export const MANIFEST_FILE = 'manifest.jsonl';
 export const PART_SUFFIX = '.part';
+/** Beside a local `<name>.part`: which download wrote it (only that one may resume it, docs/files.md). */
+export const PART_RECORD_SUFFIX = '.part.json';
 
 /**
  * Object names are relative, `/`-separated, and never escape the output location. The job file

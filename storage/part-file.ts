@@ -5,9 +5,9 @@
 // Chunks are held until there is WRITE_BYTES of them and go out in one pwritev: a body that
 // arrives at a network's pace comes in small chunks, and a write for each cost 0.6 CPU-s per GiB
 // more on the download bench at 100 MB/s (3.56 against 2.93).
-import { constants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { Writable } from 'node:stream';
+import { openFile } from './safe-path';
 
 // Every this many bytes an fdatasync starts: the kernel writes the part out while the download
 // goes on, so the fsync before the rename has only the last stretch left, and a crash of the
@@ -16,7 +16,10 @@ import { Writable } from 'node:stream';
 const SYNC_EVERY_BYTES = 32 << 20;
 const WRITE_BYTES = 1 << 20;
 
-/** Writes one part file from `startBytes` on (a resume keeps the bytes before); `end()` it to fsync. */
+/**
+ * Writes one part file from `startBytes` on (a resume keeps the bytes before); `end()` it to fsync.
+ * The caller has checked the part's folder (LocalStorage.write, with safeDir).
+ */
 export class PartFileWriter extends Writable {
   private handle: FileHandle | undefined;
   private position: number;
@@ -35,9 +38,8 @@ export class PartFileWriter extends Writable {
   }
 
   override _construct(callback: (error?: Error | null) => void): void {
-    // Never through a link; a new part is created, never an existing file reused (O_EXCL).
-    const flags = this.position === 0 ? constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL : constants.O_WRONLY;
-    open(this.path, flags | constants.O_NOFOLLOW, 0o644).then((handle) => {
+    // Never through a link (see safe-path.ts); a new part is created, never an existing file reused.
+    openFile(this.path, this.position === 0 ? 'create' : 'update').then((handle) => {
       this.handle = handle;
       callback();
     }, callback);

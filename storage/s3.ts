@@ -33,6 +33,7 @@ import {
 } from '@aws-sdk/client-s3';
 import type { S3OutputSettings } from '../jobfile/plan';
 import { DigestStream } from './digest';
+import { ForeignFileError } from './errors';
 import { S3_RESERVED_DIR } from './inputs';
 import type { ManifestRow } from './manifest';
 import { ManifestDigests, decodeManifestRow, encodeManifestRow, parseManifest } from './manifest-codec';
@@ -176,6 +177,14 @@ export class S3Storage implements Storage {
       body.destroy();
       throw new StorageError(`${this.location}${name}: S3 storage cannot resume a partial write (partialBytes() is 0); start from byte 0`);
     }
+    if (!options.overwrite) {
+      try {
+        await this.refuseForeign(name, Key);
+      } catch (err) {
+        body.destroy();
+        throw err;
+      }
+    }
     const digest = new DigestStream({
       name,
       expectedBytes: options.expectedBytes,
@@ -199,8 +208,23 @@ export class S3Storage implements Storage {
       this.queueSize,
     );
     let etag: string | undefined;
+    // The object always starts at byte 0 here: its first bytes are checked before it is committed.
+    const head: Buffer[] = [];
+    let headBytes = 0;
+    let startRefused: unknown;
     try {
-      for await (const chunk of digest as AsyncIterable<Buffer>) await uploader.add(chunk);
+      for await (const chunk of digest as AsyncIterable<Buffer>) {
+        if (options.checkStart && headBytes < options.checkStart.bytes) {
+          head.push(chunk.subarray(0, options.checkStart.bytes - headBytes));
+          headBytes += head.at(-1)!.length;
+        }
+        await uploader.add(chunk);
+      }
+      try {
+        options.checkStart?.check(Buffer.concat(head));
+      } catch (err) {
+        throw (startRefused = err);
+      }
       etag = await uploader.finish();
     } catch (err) {
       // Decided before destroying the body, whose own close would then count as a body error.
@@ -209,7 +233,9 @@ export class S3Storage implements Storage {
           ? digest.sizeError
           : bodyError !== undefined
             ? bodyError
-            : describeS3Error(err, { action: `upload s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where });
+            : err === startRefused
+              ? err
+              : describeS3Error(err, { action: `upload s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where });
       body.unpipe(digest);
       body.destroy();
       digest.destroy();
@@ -222,6 +248,18 @@ export class S3Storage implements Storage {
     // of the same video has the same size, and one small enough for a single PUT never had parts.
     if (uploader.multipart) await this.discardPartial(name).catch(() => undefined);
     return { name, bytes: digest.bytes, sha256, location: `s3://${this.bucket}/${Key}` };
+  }
+
+  /**
+   * An object already under the key is replaced only when reelflow wrote it: its sidecar vouches
+   * for it (reelflow alone writes those), or a manifest row names it with its size and digest.
+   */
+  private async refuseForeign(name: string, Key: string): Promise<void> {
+    const existing = await this.stat(name);
+    if (!existing) return;
+    const recorded = await this.manifestSha256(name, existing.bytes);
+    if (existing.sha256 !== undefined && (recorded === undefined || recorded === existing.sha256)) return;
+    throw new ForeignFileError(`s3://${this.bucket}/${Key}`);
   }
 
   /** Records the sha256 beside the object (see the top of this file for why not on it). */

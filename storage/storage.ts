@@ -25,6 +25,21 @@ export interface WriteOptions {
   onProgress?: (bytesSoFar: number) => void;
   /** The write fails, keeping nothing, once more than this many bytes arrive. */
   maxBytes?: number;
+  /**
+   * Who writes (e.g. the task and address of a download). A partial write is kept under this name
+   * and only a write by the same owner resumes it (partialBytes); docs/files.md.
+   */
+  partOwner?: string;
+  /** Replace a file under the name that reelflow did not write (output.overwrite); default: fail naming it. */
+  overwrite?: boolean;
+  /** Checks the first `bytes` bytes of the whole stored object before it is committed (a resumed write's too). */
+  checkStart?: StartCheck;
+}
+
+export interface StartCheck {
+  bytes: number;
+  /** Throws when `head` (fewer bytes when the object is shorter) is not what may be stored. */
+  check(head: Buffer): void;
 }
 
 declare const manifestCursor: unique symbol;
@@ -46,9 +61,10 @@ export interface Storage {
   stat(name: string): Promise<StoredObject | undefined>;
   /**
    * Bytes of a partial write of `name` kept from an earlier attempt (local `.part` file), so a
-   * download can resume with Range; 0 when there is none or the backend cannot resume.
+   * download can resume with Range; 0 when there is none or the backend cannot resume. With
+   * `owner`, 0 too unless that owner wrote it (a part of another task, or planted, is never resumed).
    */
-  partialBytes(name: string): Promise<number>;
+  partialBytes(name: string, owner?: string): Promise<number>;
   /**
    * Streams `body` to `name` atomically: nothing appears under the final name unless every byte
    * arrived. When `resumeFrom` > 0 the body carries bytes from that offset and is appended to the
@@ -89,4 +105,6 @@ export interface Storage {
 
 export class StorageError extends Error {
   override readonly name = 'StorageError';
+  /** Another attempt would meet the same cause (a planted link, a file reelflow must not replace). */
+  readonly final: boolean = false;
 }

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { ManifestRow } from '../../storage/manifest';
 import { exitCodeFor } from '../errors';
+import { UnsafePathError } from '../../storage/safe-path';
 import { writeReport } from '../report';
 
 export interface ReportCommandDeps {
@@ -49,6 +50,8 @@ export function registerReportCommand(program: Command, deps: ReportCommandDeps)
           ...(looksLikeJobFile(target) ? { jobFile: target } : {}),
         });
       } catch (error) {
+        // A planted link under the output directory (docs/files.md): bad input, not a storage outage.
+        if (error instanceof UnsafePathError) command.error(`reelflow: ${oneLine(error)}`, { exitCode: 2, code: 'reelflow.report.link' });
         const code = (error as NodeJS.ErrnoException | null)?.code;
         if (code === undefined || !NOT_WRITABLE.has(code)) throw error;
         command.error(`reelflow: cannot write the report in ${resolved.outputDir}: ${oneLine(error)}`, {

@@ -1,8 +1,10 @@
 // `reelflow report`: a self-contained report.html beside the videos (spec/cli.md). Reads nothing
 // but the given rows and the output directory, so it works for any storage that has a local copy.
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ManifestRow } from '../../storage/manifest';
+import { openUnder, renameUnder, safeDir } from '../../storage/safe-path';
 import { findMediaTools, inspectVideos } from './posters';
 import { summarize } from './summary';
 import { renderReport } from './template';
@@ -34,7 +36,7 @@ export async function writeReport(input: WriteReportInput): Promise<WriteReportR
   const files = input.rows
     .filter((r) => r.state === 'succeeded' && typeof r.file === 'string' && r.file !== '')
     .map((r) => r.file as string);
-  await mkdir(input.outputDir, { recursive: true });
+  await safeDir(input.outputDir, '', true);
   const media = await inspectVideos(input.outputDir, files, tools);
   const html = renderReport({
     job: input.job,
@@ -46,13 +48,20 @@ export async function writeReport(input: WriteReportInput): Promise<WriteReportR
     ffmpeg: tools.ffmpeg !== undefined,
   });
   const path = resolve(input.outputDir, REPORT_FILE);
-  // Atomic replace: a reader (or a browser tab being refreshed) never sees half a page.
-  const temp = `${path}.${process.pid}.tmp`;
+  // Atomic replace: a reader (or a browser tab being refreshed) never sees half a page. The
+  // temporary file is new (exclusive, unguessable name) and nothing is written through a link
+  // (docs/files.md); a link at report.html itself is refused rather than replaced.
+  const temp = `.${REPORT_FILE}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    await writeFile(temp, html, 'utf8');
-    await rename(temp, path);
+    const fh = await openUnder(input.outputDir, temp, 'create');
+    try {
+      await fh.writeFile(html, 'utf8');
+    } finally {
+      await fh.close();
+    }
+    await renameUnder(input.outputDir, temp, REPORT_FILE);
   } finally {
-    await rm(temp, { force: true });
+    await rm(resolve(input.outputDir, temp), { force: true });
   }
   const posters = [...media.values()].filter((m) => m.poster !== undefined).length;
   return { path, posters, ffmpeg: tools.ffmpeg !== undefined };

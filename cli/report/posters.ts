@@ -1,9 +1,11 @@
 // Poster frames and durations from ffmpeg/ffprobe, when they are installed. Both are optional:
 // without them the report still renders, with placeholders and no durations.
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, rename, rm, stat } from 'node:fs/promises';
-import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { access, lstat, rm, stat } from 'node:fs/promises';
+import { delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { openUnder, renameUnder } from '../../storage/safe-path';
 
 export interface MediaTools {
   ffmpeg?: string;
@@ -57,10 +59,10 @@ export async function findMediaTools(overrides: { ffmpeg?: string | null; ffprob
   return tools;
 }
 
-function run(file: string, args: string[]): Promise<{ ok: boolean; stdout: string }> {
+function run(file: string, args: string[]): Promise<{ ok: boolean; stdout: Buffer }> {
   return new Promise((done) => {
-    execFile(file, args, { timeout: TOOL_TIMEOUT_MS, maxBuffer: 1 << 20, windowsHide: true }, (error, stdout) => {
-      done({ ok: !error, stdout: String(stdout) });
+    execFile(file, args, { timeout: TOOL_TIMEOUT_MS, maxBuffer: 4 << 20, windowsHide: true, encoding: 'buffer' }, (error, stdout) => {
+      done({ ok: !error, stdout });
     });
   });
 }
@@ -73,9 +75,10 @@ export function insideDir(root: string, name: string): string | undefined {
   return full;
 }
 
+/** A regular file with bytes in it, not reached through a link in its last component. */
 async function nonEmptyFile(path: string): Promise<{ mtimeMs: number } | undefined> {
   try {
-    const info = await stat(path);
+    const info = await lstat(path);
     return info.isFile() && info.size > 0 ? { mtimeMs: info.mtimeMs } : undefined;
   } catch {
     return undefined;
@@ -92,33 +95,38 @@ export async function probeDuration(ffprobe: string, video: string): Promise<num
     'default=noprint_wrappers=1:nokey=1',
     video,
   ]);
-  const seconds = ok ? Number.parseFloat(stdout.trim()) : Number.NaN;
+  const seconds = ok ? Number.parseFloat(stdout.toString('utf8').trim()) : Number.NaN;
   return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;
 }
 
 /**
- * Writes one JPEG frame of `video` to `poster` (atomically: temp file, then rename). Takes the
- * frame at 0.5 s, or the first frame when the video is shorter than that.
+ * Writes one JPEG frame of `video` to `poster` (relative to `outputDir`). Takes the frame at 0.5 s,
+ * or the first frame when the video is shorter than that. ffmpeg hands the frame over on its
+ * standard output and reelflow writes the file itself, the way it writes every file (new temporary
+ * file, never through a link, then a rename: docs/files.md).
  */
-export async function extractPoster(ffmpeg: string, video: string, poster: string): Promise<boolean> {
-  await mkdir(dirname(poster), { recursive: true });
-  const temp = `${poster}.${process.pid}.tmp.jpg`;
-  const attempt = async (seek: number | undefined): Promise<boolean> => {
-    await rm(temp, { force: true });
-    const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-y'];
+export async function extractPoster(ffmpeg: string, video: string, outputDir: string, poster: string): Promise<boolean> {
+  const frame = async (seek: number | undefined): Promise<Buffer | undefined> => {
+    const args = ['-hide_banner', '-loglevel', 'error', '-nostdin'];
     if (seek !== undefined) args.push('-ss', String(seek));
-    args.push('-i', video, '-frames:v', '1', '-vf', `scale=${POSTER_WIDTH}:-2`, '-q:v', '4', '-f', 'image2', temp);
-    const { ok } = await run(ffmpeg, args);
-    return ok && (await nonEmptyFile(temp)) !== undefined;
+    args.push('-i', video, '-frames:v', '1', '-vf', `scale=${POSTER_WIDTH}:-2`, '-q:v', '4', '-f', 'image2pipe', '-c:v', 'mjpeg', 'pipe:1');
+    const { ok, stdout } = await run(ffmpeg, args);
+    return ok && stdout.length > 0 ? stdout : undefined;
   };
+  const jpeg = (await frame(POSTER_AT_SECONDS)) ?? (await frame(undefined));
+  if (!jpeg) return false;
+  const temp = `${poster}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    if ((await attempt(POSTER_AT_SECONDS)) || (await attempt(undefined))) {
-      await rename(temp, poster);
-      return true;
+    const fh = await openUnder(outputDir, temp, 'create');
+    try {
+      await fh.writeFile(jpeg);
+    } finally {
+      await fh.close();
     }
-    return false;
+    await renameUnder(outputDir, temp, poster);
+    return true;
   } finally {
-    await rm(temp, { force: true });
+    await rm(resolve(outputDir, temp), { force: true });
   }
 }
 
@@ -152,7 +160,7 @@ async function inspectVideo(outputDir: string, file: string, tools: MediaTools):
     const existing = await nonEmptyFile(poster);
     // Reuse a poster made after the video was last written; otherwise (re)extract when we can.
     if (existing && existing.mtimeMs >= videoInfo.mtimeMs) media.poster = name;
-    else if (tools.ffmpeg && (await extractPoster(tools.ffmpeg, video, poster))) media.poster = name;
+    else if (tools.ffmpeg && (await extractPoster(tools.ffmpeg, video, outputDir, name))) media.poster = name;
   }
   if (tools.ffprobe) {
     const duration = await probeDuration(tools.ffprobe, video);

@@ -65,7 +65,10 @@ describe('PartFileWriter', () => {
     await writeFile(victim, 'precious');
     await symlink(victim, path);
     for (const start of [0, 3]) {
-      await assert.rejects(pipeline(chunked(pattern(100)), new PartFileWriter(path, start)), /EEXIST|ELOOP/);
+      await assert.rejects(
+        pipeline(chunked(pattern(100)), new PartFileWriter(path, start)),
+        /is a symbolic link: reelflow never writes through one/,
+      );
     }
     assert.equal(await readFile(victim, 'utf8'), 'precious');
   });
