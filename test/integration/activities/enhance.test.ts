@@ -3,6 +3,7 @@
 // MockActivityEnvironment gives it an activity context. A retried attempt, a later run, another
 // worker: one Messages call per item per prompt text.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -100,8 +101,9 @@ describe('enhancePrompt: one Messages call per item per prompt text', () => {
 
   it('an answer that cannot be stored is still used by the attempt that paid for it', async () => {
     const dir = tempDir('reelflow-enhance-');
-    mkdirSync(join(dir, 'out'));
-    writeFileSync(join(dir, 'out', '.reelflow'), 'a file where the directory belongs');
+    // The record's part file is a folder: the store reads (nothing there) but cannot write.
+    const recordName = `${createHash('sha256').update('u', 'utf8').digest('hex')}.json.part`;
+    mkdirSync(join(dir, 'out', '.reelflow', 'rewrites', recordName), { recursive: true });
     const before = calls();
     const input = { settings: settings(sim, join(dir, 'out')), prompt: 'unstorable', key: 'u' };
     assert.equal(await attempt(input), replyFor('unstorable'));

@@ -97,11 +97,13 @@ describe('rewrite store on a local directory', () => {
     const { rmSync } = await import('node:fs');
     rmSync(path);
     symlinkSync(elsewhere, path);
-    await assert.rejects(store.latest('k'), /cannot read/);
-    // A record written after the link replaced it writes no byte through it.
-    await store.put(rewriteRecord({ key: 'k', prompt: 'p', enhance: ENHANCE, rewrite: 'new', model: 'm' }));
+    await assert.rejects(store.latest('k'), /symbolic link/);
+    // A record written after the link was planted refuses it, naming it, and writes no byte through it.
+    await assert.rejects(
+      store.put(rewriteRecord({ key: 'k', prompt: 'p', enhance: ENHANCE, rewrite: 'new', model: 'm' })),
+      /symbolic link/,
+    );
     assert.equal(readFileSync(elsewhere, 'utf8'), good);
-    assert.equal((await store.latest('k'))?.rewrite, 'new');
   });
 
   it('an output directory that cannot hold records says so', async () => {
@@ -109,7 +111,7 @@ describe('rewrite store on a local directory', () => {
     mkdirSync(join(dir, 'out'));
     writeFileSync(join(dir, 'out', '.reelflow'), 'a file where the directory belongs');
     const store = new RewriteStore(new LocalStorage(join(dir, 'out')));
-    assert.equal(await store.latest('k'), undefined);
+    await assert.rejects(store.latest('k'), /\.reelflow is a file where reelflow needs a folder/);
     await assert.rejects(store.put(rewriteRecord({ key: 'k', prompt: 'p', enhance: ENHANCE, rewrite: 'r', model: 'm' })), /\.reelflow/);
   });
 });
