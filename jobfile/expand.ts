@@ -62,14 +62,8 @@ export function expandItems(
   sources: readonly ItemSource[],
   jobValues: ReadonlyMap<string, string>,
 ): PlanItem[] {
+  // The loader has checked the count (sources x combinations <= MAX_ITEMS) before building either.
   const combos = combinations(matrixAxes(data, ctx, jobValues));
-  const total = sources.length * combos.length;
-  if (total > MAX_ITEMS) {
-    ctx.errors.push(
-      ctx.pos.error(data.matrix ? ['matrix'] : ['items'], `the job expands to ${total} items; at most ${MAX_ITEMS} are allowed`),
-    );
-    return [];
-  }
   const defaults = data.defaults ?? {};
   const run: Expansion = {
     data,
