@@ -78,6 +78,8 @@ class Client implements GatewayClient {
    * server after request_timeout itself; this catches one that keeps sending a byte at a time.
    */
   private readonly exchangeTimeoutMs: number;
+  /** The job's request_timeout; downloads scale their stall rule by it (gateway/download.ts). */
+  private readonly requestTimeoutMs: number;
   private readonly now: () => number;
 
   constructor(options: ObservedClientOptions) {
@@ -93,6 +95,7 @@ class Client implements GatewayClient {
       onEvent: options.onEvent,
     });
     const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+    this.requestTimeoutMs = requestTimeoutMs;
     this.exchangeTimeoutMs = 2 * requestTimeoutMs;
     this.transport = new HttpTransport({
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
@@ -263,7 +266,13 @@ class Client implements GatewayClient {
 
   async openVideo(ref: TaskRef, options: { offset?: number; ifRange?: string; signal?: AbortSignal } = {}): Promise<VideoDownload> {
     const target = ref.protocol === 'general' && !ref.resultUrl ? await this.freshTarget(ref) : this.targetFor(ref.resultUrl, ref);
-    const context = { taskId: ref.taskId, signal: options.signal, refresh: () => this.freshTarget(ref), maxResumes: this.resumeAttempts };
+    const context = {
+      taskId: ref.taskId,
+      signal: options.signal,
+      refresh: () => this.freshTarget(ref),
+      maxResumes: this.resumeAttempts,
+      requestTimeoutMs: this.requestTimeoutMs,
+    };
     return openVideoStream(this.engine, target, context, Math.max(0, Math.floor(options.offset ?? 0)), options.ifRange);
   }
 
