@@ -96,6 +96,11 @@ describe('sizes are checked before anything is built', () => {
     ]);
   });
 
+  it('an alias inside the value it names is refused there (the loader overflowed its stack)', async () => {
+    const errors = await errorsOf(`${HEAD}vars: &v\n  x: *v\nitems:\n  - prompt: hi\n`);
+    assert.deepEqual(errors, ['7:6: the alias *v is inside the value it names: a loop']);
+  });
+
   it('aliases that add little still work', async () => {
     const r = await load(
       `${HEAD}items:\n  - prompt: a\n    references: &r [{image: ./assets/logo.png}]\n  - prompt: b\n    references: *r\n`,
