@@ -1,6 +1,7 @@
 // Every command that loads a job file refuses a matrix bomb before building it (issue 23, item 7):
 // 1.4 KB of YAML, four matrix keys of 100 values, is 10^8 items. The built command, with its heap
 // capped at 300 MB: the old code died there ("heap out of memory", exit 134) or ran for minutes.
+// And `run` names an output.dir outside the job file's folder (item 9).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,4 +50,31 @@ describe('a matrix bomb, through the built command', () => {
       assert.ok(took < 10_000, `took ${took} ms`);
     });
   }
+});
+
+it('run names an output.dir outside the job file folder before it starts anything', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'reelflow-handed-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'handed.yaml');
+  const elsewhere = join(dir, '..', 'reelflow-elsewhere-output');
+  writeFileSync(
+    file,
+    [
+      'name: handed',
+      'gateway:',
+      '  base_urls: [http://127.0.0.1:9]',
+      'output:',
+      `  dir: ${elsewhere}`,
+      'items:',
+      '  - prompt: hi',
+      '    model: m',
+      '',
+    ].join('\n'),
+  );
+  const result = await runCli(['run', '--dry-run', file], { env: { ...process.env, REELFLOW_STATE_DIR: join(dir, 'state') } });
+  assert.equal(result.code, 0, `${result.stderr}\n${result.stdout}`);
+  assert.match(
+    result.stderr + result.stdout,
+    /warning: .*handed\.yaml:5:8: warning: output\.dir: \S*reelflow-elsewhere-output is outside the job file's folder/,
+  );
 });
