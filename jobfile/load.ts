@@ -12,7 +12,7 @@ import type { JobFileError, Plan } from './plan';
 import { type Path, YamlPositions, yamlError } from './positions';
 import { jobFileSchema } from './schema';
 import { buildSettings, jobValues } from './settings';
-import { rowSources, yamlSources } from './sources';
+import { type RowRoom, rowSources, yamlSources } from './sources';
 import { cleanMessage, decodeUtf8, NotUtf8Error } from './text';
 import { aliasExpansionProblem } from './yaml-size';
 
@@ -90,7 +90,7 @@ function failure(errors: JobFileError[], warnings: string[], file: string, job?:
  * nothing is built before this (a 1.4 KB file of four 100-value matrix keys is 10^8 items). Undefined
  * after reporting that the matrix and items alone are too many.
  */
-function itemCountRoom(data: JobFileData, ctx: Ctx): { rows: number; combinations: number; listed: number } | undefined {
+function itemCountRoom(data: JobFileData, ctx: Ctx): RowRoom | undefined {
   const { combinations, shape } = matrixSize(data);
   const listed = data.items?.length ?? 0;
   // Every source gets every combination: even rows alone get at least one each.
@@ -177,9 +177,9 @@ export function parseJobFile(text: string, path: string, options: LoadOptions = 
   const values = jobValues(data, ctx);
   const rawOutput = ((raw as Record<string, unknown>).output ?? {}) as Record<string, unknown>;
   const settings = buildSettings(data, ctx, values, rawOutput);
-  const rowsAllowed = itemCountRoom(data, ctx);
-  if (rowsAllowed === undefined) return failure(ctx.errors, ctx.warnings, file, data.name);
-  const sources = [...yamlSources(data, ctx), ...rowSources(data, ctx, rowsAllowed)];
+  const room = itemCountRoom(data, ctx);
+  if (room === undefined) return failure(ctx.errors, ctx.warnings, file, data.name);
+  const sources = [...yamlSources(data, ctx), ...rowSources(data, ctx, room)];
   if (sources.length === 0 && ctx.errors.length === 0) {
     ctx.errors.push(pos.error(data.items ? ['items'] : [], 'the job has no items: add entries to items, or rows with items_from'));
   }
