@@ -134,7 +134,9 @@ async function main(): Promise<void> {
         ? 'download (curl): curl not available, no baseline'
         : `download (curl, same URL): best of 2 = ${curlMbps.toFixed(0)} MiB/s`,
     );
-    const stats = (await (await request(`${base}/__sim/stats`, { dispatcher: agent })).body.json()) as SimStatsExt;
+    const stats = (await (
+      await request(`${base}/__sim/stats`, { dispatcher: agent, headers: { authorization: `Bearer ${KEY}` } })
+    ).body.json()) as SimStatsExt;
     console.log(`simulator served ${(stats.bytesServed / 1024 ** 2).toFixed(0)} MiB, ${stats.tasksCreated} tasks`);
     console.log(line('sim status checks per second', perSec, 'checks/s', null, TARGET_CHECKS, perSec >= TARGET_CHECKS));
     const ratio = curlMbps ? mbps / curlMbps : 0;

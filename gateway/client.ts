@@ -78,7 +78,7 @@ class Client implements GatewayClient {
   private readonly engine: Engine;
   private readonly graceMs: number;
   private readonly resumeAttempts: number;
-  /** The job's request_timeout: each attempt's exchange deadline is computed from it (budget.ts). */
+  /** The job's request_timeout: each attempt's exchange deadline is computed from it (budget.ts), and downloads scale their stall rule by it (gateway/download.ts). */
   private readonly requestTimeoutMs: number;
   private readonly now: () => number;
 
@@ -267,7 +267,13 @@ class Client implements GatewayClient {
 
   async openVideo(ref: TaskRef, options: { offset?: number; ifRange?: string; signal?: AbortSignal } = {}): Promise<VideoDownload> {
     const target = ref.protocol === 'general' && !ref.resultUrl ? await this.freshTarget(ref) : this.targetFor(ref.resultUrl, ref);
-    const context = { taskId: ref.taskId, signal: options.signal, refresh: () => this.freshTarget(ref), maxResumes: this.resumeAttempts };
+    const context = {
+      taskId: ref.taskId,
+      signal: options.signal,
+      refresh: () => this.freshTarget(ref),
+      maxResumes: this.resumeAttempts,
+      requestTimeoutMs: this.requestTimeoutMs,
+    };
     return openVideoStream(this.engine, target, context, Math.max(0, Math.floor(options.offset ?? 0)), options.ifRange);
   }
 

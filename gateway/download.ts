@@ -17,6 +17,88 @@ export interface VideoContext {
   refresh: () => Promise<Target>;
   /** Cuts the body resumes after before it gives up. */
   maxResumes: number;
+  /** The job's request_timeout: the stall rule's window is three of them (docs/limits-downloads.md). */
+  requestTimeoutMs: number;
+}
+
+/**
+ * The stall rule (docs/limits-downloads.md). undici ends a body only after a silence of
+ * request_timeout, so a server sending one byte a second holds a download for ever. A body must also
+ * bring at least 64 KiB per 30 s (about 2.2 KB/s) on average over every window of three
+ * request_timeouts, checked each third of a window: a stalled body ends within four request_timeouts
+ * and is resumed with Range. Far below any real link's speed, so a slow but steady video is never
+ * cut; time the consumer holds the body back (a slow disk or upload) does not count.
+ */
+export const MIN_BODY_BYTES_PER_SECOND = (64 * 1024) / 30;
+const WINDOW_REQUEST_TIMEOUTS = 3;
+const CHECKS_PER_WINDOW = 3;
+
+export function stallWindowMs(requestTimeoutMs: number): number {
+  return WINDOW_REQUEST_TIMEOUTS * requestTimeoutMs;
+}
+
+/** Counts a body's bytes per third of a window; says when a full window brought too few. */
+class StallWatch {
+  private readonly windowMs: number;
+  private readonly needed: number;
+  /** Bytes of the last complete thirds (oldest first), and of the current one. */
+  private thirds: number[] = [];
+  private current = 0;
+  /** The consumer holds the body back now / did at some time during the current third. */
+  private held = false;
+  private heldThisThird = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    requestTimeoutMs: number,
+    private readonly flowing: () => boolean,
+    private readonly onStall: (reason: Error) => void,
+  ) {
+    this.windowMs = stallWindowMs(requestTimeoutMs);
+    this.needed = Math.ceil((MIN_BODY_BYTES_PER_SECOND * this.windowMs) / 1000);
+    this.timer = setInterval(() => this.check(), this.windowMs / CHECKS_PER_WINDOW);
+    this.timer.unref();
+  }
+
+  /** The hot path: one addition per chunk. */
+  bytes(n: number): void {
+    this.current += n;
+  }
+
+  holdBack(held: boolean): void {
+    this.held = held;
+    if (held) this.heldThisThird = true;
+  }
+
+  /** A new opening (after a cut): its window starts now. */
+  restart(): void {
+    this.thirds = [];
+    this.current = 0;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private check(): void {
+    const excused = this.held || this.heldThisThird || !this.flowing();
+    this.heldThisThird = false;
+    if (excused) {
+      this.restart();
+      return;
+    }
+    this.thirds.push(this.current);
+    this.current = 0;
+    if (this.thirds.length > CHECKS_PER_WINDOW) this.thirds.shift();
+    if (this.thirds.length < CHECKS_PER_WINDOW) return;
+    const got = this.thirds.reduce((a, b) => a + b, 0);
+    if (got < this.needed) {
+      this.restart();
+      this.onStall(
+        new Error(`the body stalled: ${got} bytes in the last ${this.windowMs / 1000} s, below the ${this.needed} a download must keep`),
+      );
+    }
+  }
 }
 
 interface Opened {
@@ -132,6 +214,7 @@ export async function openVideoStream(
     total,
     validator,
     maxResumes: ctx.maxResumes,
+    requestTimeoutMs: ctx.requestTimeoutMs,
     log: engine.log,
     signal: ctx.signal,
   });
@@ -151,6 +234,7 @@ interface ResumeOptions {
   total: number | undefined;
   validator: string | undefined;
   maxResumes: number;
+  requestTimeoutMs: number;
   log: GatewayLog;
   signal: AbortSignal | undefined;
 }
@@ -166,6 +250,7 @@ class ResumableBody extends Readable {
   private skip = 0;
   private resumes = 0;
   private readonly options: ResumeOptions;
+  private readonly stall: StallWatch;
 
   constructor(
     private readonly video: Video,
@@ -175,6 +260,11 @@ class ResumableBody extends Readable {
     super({ highWaterMark: 1 << 20 });
     this.options = options;
     this.position = options.position;
+    this.stall = new StallWatch(
+      options.requestTimeoutMs,
+      () => this.source !== undefined,
+      (reason) => this.cut(reason),
+    );
     this.attach(first);
   }
 
@@ -184,7 +274,9 @@ class ResumableBody extends Readable {
 
   private attach(source: ResponseBody): void {
     this.source = source;
+    this.stall.restart();
     source.on('data', (chunk: Buffer) => {
+      this.stall.bytes(chunk.length);
       if (this.skip > 0) {
         if (chunk.length <= this.skip) {
           this.skip -= chunk.length;
@@ -194,7 +286,10 @@ class ResumableBody extends Readable {
         this.skip = 0;
       }
       this.position += chunk.length;
-      if (!this.push(chunk)) source.pause();
+      if (!this.push(chunk)) {
+        source.pause();
+        this.stall.holdBack(true);
+      }
     });
     source.once('end', () => {
       if (source !== this.source) return;
@@ -203,6 +298,7 @@ class ResumableBody extends Readable {
         this.cut(new Error(`body ended at byte ${this.position} of ${total}`));
         return;
       }
+      this.stall.stop();
       this.push(null);
     });
     source.on('error', (error) => {
@@ -211,10 +307,12 @@ class ResumableBody extends Readable {
   }
 
   override _read(): void {
+    this.stall.holdBack(false);
     this.source?.resume();
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.stall.stop();
     const source = this.source;
     this.source = undefined;
     source?.destroy();

@@ -2,13 +2,14 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import type { JobFileError } from './plan';
 import { namingKey, type YamlPositions } from './positions';
+import { decodeUtf8 } from './text';
 
 /** File access the loader needs; injected so that expansion stays testable without disk. */
 export interface FileAccess {
   isFile(path: string): boolean;
   /** The path with every link followed, or undefined when it does not exist. */
   realPath(path: string): string | undefined;
-  /** The file's text, or an Error saying why it cannot be read. */
+  /** The file's text, or an Error saying why it cannot be read (a NotUtf8Error when it is not UTF-8). */
   readText(path: string): string | Error;
   /** The file's size in bytes, or undefined when unknown (a reference's size is then checked when it is sent). */
   size?(path: string): number | undefined;
@@ -38,7 +39,7 @@ export const nodeFiles: FileAccess = {
   },
   readText(path) {
     try {
-      return readFileSync(path, 'utf8');
+      return decodeUtf8(readFileSync(path));
     } catch (e) {
       return new Error(unreadableBecause(e));
     }

@@ -68,14 +68,8 @@ export function expandItems(
   jobValues: ReadonlyMap<string, string>,
   output?: OutputSettings,
 ): PlanItem[] {
+  // The loader has checked the count (sources x combinations <= MAX_ITEMS) before building either.
   const combos = combinations(matrixAxes(data, ctx, jobValues));
-  const total = sources.length * combos.length;
-  if (total > MAX_ITEMS) {
-    ctx.errors.push(
-      ctx.pos.error(data.matrix ? ['matrix'] : ['items'], `the job expands to ${total} items; at most ${MAX_ITEMS} are allowed`),
-    );
-    return [];
-  }
   const defaults = data.defaults ?? {};
   const run: Expansion = {
     data,

@@ -1,5 +1,7 @@
 // items_from: rows of a .csv (RFC 4180, header row), .jsonl (one object a line) or .txt (one prompt a
 // line) file, each becoming one item. Blank lines are skipped. Pure parsing; no schema checks here.
+// Rows are counted before any is built, so a file of a million rows costs no more than reading it
+// (docs/limits-input.md).
 import type { Position } from './positions';
 
 export interface Cell {
@@ -24,12 +26,20 @@ export interface ParseProblem {
   message: string;
 }
 
-export type RowsResult = { rows: Row[]; problems: ParseProblem[] };
+export interface RowsResult {
+  rows: Row[];
+  problems: ParseProblem[];
+  /** Where the first row past `maxRows` starts, and its number; nothing was parsed then. */
+  more?: Position & { row: number };
+}
 
-/** RFC 4180: comma-separated, `"` quotes fields, `""` is a quote, quoted fields may span lines. */
-export function parseCsvCells(text: string): { records: Cell[][]; problems: ParseProblem[] } {
-  const records: Cell[][] = [];
-  const problems: ParseProblem[] = [];
+const isBlank = (record: readonly Cell[]): boolean => record.length === 1 && record[0]?.value === '';
+
+/**
+ * RFC 4180: comma-separated, `"` quotes fields, `""` is a quote, quoted fields may span lines.
+ * Records one at a time (blank lines are none), so that counting them keeps none in memory.
+ */
+function* csvRecords(text: string, report: (problem: ParseProblem) => void): Generator<Cell[]> {
   let line = 1;
   let col = 1;
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
@@ -65,12 +75,12 @@ export function parseCsvCells(text: string): { records: Cell[][]; problems: Pars
         i++;
       }
       if (!closed) {
-        problems.push({ ...start, message: 'a quoted field is not closed: add the closing "' });
+        report({ ...start, message: 'a quoted field is not closed: add the closing "' });
         record = [];
         break;
       }
       if (i < n && text[i] !== ',' && text[i] !== '\n' && text[i] !== '\r') {
-        problems.push({ line, column: col, message: 'after a closing quote comes a comma or the end of the line' });
+        report({ line, column: col, message: 'after a closing quote comes a comma or the end of the line' });
         while (i < n && text[i] !== ',' && text[i] !== '\n') {
           i++;
           col++;
@@ -79,7 +89,7 @@ export function parseCsvCells(text: string): { records: Cell[][]; problems: Pars
     } else {
       while (i < n && text[i] !== ',' && text[i] !== '\n' && !(text[i] === '\r' && text[i + 1] === '\n')) {
         if (text[i] === '"') {
-          problems.push({
+          report({
             line,
             column: col,
             message: 'a quote inside an unquoted field: quote the whole field and double the quote ("")',
@@ -100,13 +110,18 @@ export function parseCsvCells(text: string): { records: Cell[][]; problems: Pars
     }
     // End of record.
     i += text[i] === '\r' ? 2 : 1;
-    records.push(record);
+    if (!isBlank(record)) yield record;
     record = [];
     line++;
     col = 1;
   }
-  if (record.length > 0) records.push(record);
-  return { records: records.filter((r) => !(r.length === 1 && r[0]?.value === '')), problems };
+  if (record.length > 0 && !isBlank(record)) yield record;
+}
+
+export function parseCsvCells(text: string): { records: Cell[][]; problems: ParseProblem[] } {
+  const problems: ParseProblem[] = [];
+  const records = [...csvRecords(text, (p) => problems.push(p))];
+  return { records, problems };
 }
 
 export function csvRows(text: string): RowsResult {
@@ -143,15 +158,23 @@ export function csvRows(text: string): RowsResult {
   return { rows, problems };
 }
 
+/** The file's lines that are not blank, one at a time, with their number and first column. */
+function* nonBlankLines(text: string): Generator<{ text: string; line: number; column: number }> {
+  let start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  for (let line = 1; start <= text.length; line++) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const lineText = text.slice(start, text[end - 1] === '\r' ? end - 1 : end);
+    start = end + 1;
+    if (lineText.trim() === '') continue;
+    yield { text: lineText, line, column: lineText.length - lineText.trimStart().length + 1 };
+  }
+}
+
 export function jsonlRows(text: string): RowsResult {
   const rows: Row[] = [];
   const problems: ParseProblem[] = [];
-  const lines = text.replace(/^\ufeff/, '').split('\n');
-  lines.forEach((raw, k) => {
-    const lineText = raw.replace(/\r$/, '');
-    if (lineText.trim() === '') return;
-    const line = k + 1;
-    const column = lineText.length - lineText.trimStart().length + 1;
+  for (const { text: lineText, line, column } of nonBlankLines(text)) {
     let value: unknown;
     try {
       value = JSON.parse(lineText);
@@ -160,11 +183,11 @@ export function jsonlRows(text: string): RowsResult {
       const at = /at position (\d+)/.exec(text);
       const reason = text.replace(/ in JSON at position \d+.*$/, '').replace(/ \(line \d+ column \d+\)$/, '');
       problems.push({ line, column: at ? Number(at[1]) + 1 : column, message: `not valid JSON: ${reason}` });
-      return;
+      continue;
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       problems.push({ line, column, message: 'each line must be a JSON object such as {"prompt": "..."}' });
-      return;
+      continue;
     }
     const row: Row = { line, column, values: value as Record<string, unknown>, at: {} };
     for (const key of Object.keys(row.values)) {
@@ -172,22 +195,16 @@ export function jsonlRows(text: string): RowsResult {
       row.at[key] = { line, column: found >= 0 ? found + 1 : column };
     }
     rows.push(row);
-  });
+  }
   return { rows, problems };
 }
 
 export function txtRows(text: string): RowsResult {
   const rows: Row[] = [];
-  text
-    .replace(/^\ufeff/, '')
-    .split('\n')
-    .forEach((raw, k) => {
-      const lineText = raw.replace(/\r$/, '');
-      if (lineText.trim() === '') return;
-      const column = lineText.length - lineText.trimStart().length + 1;
-      const pos = { line: k + 1, column };
-      rows.push({ ...pos, values: { prompt: lineText.trim() }, at: { prompt: pos } });
-    });
+  for (const { text: lineText, line, column } of nonBlankLines(text)) {
+    const pos = { line, column };
+    rows.push({ ...pos, values: { prompt: lineText.trim() }, at: { prompt: pos } });
+  }
   return { rows, problems: [] };
 }
 
@@ -201,7 +218,31 @@ export function formatOf(file: string): RowFormat | undefined {
   return undefined;
 }
 
-export function parseRows(text: string, format: RowFormat): RowsResult {
+/**
+ * Where the row after the first `maxRows` starts, and its number; undefined when the file has no
+ * more. Rows are counted one at a time and none is kept: a million-row file is refused at the cost of
+ * reading it, not of building its rows.
+ */
+function rowPast(text: string, format: RowFormat, maxRows: number): RowsResult['more'] {
+  if (format !== 'csv') {
+    let count = 0;
+    for (const l of nonBlankLines(text)) if (++count > maxRows) return { line: l.line, column: l.column, row: count };
+    return undefined;
+  }
+  let count = -1; // the header is no row
+  for (const record of csvRecords(text, () => undefined)) {
+    if (++count > maxRows) {
+      const first = record[0] as Cell;
+      return { line: first.line, column: first.column, row: count };
+    }
+  }
+  return undefined;
+}
+
+/** The file's rows; none when it has more than `maxRows` (then `more` says where the first extra starts). */
+export function parseRows(text: string, format: RowFormat, maxRows = Infinity): RowsResult {
+  const more = rowPast(text, format, maxRows);
+  if (more) return { rows: [], problems: [], more };
   if (format === 'csv') return csvRows(text);
   if (format === 'jsonl') return jsonlRows(text);
   return txtRows(text);

@@ -3,16 +3,19 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { type Ctx, type FileAccess, nodeFiles, unreadableBecause } from './context';
+import type { JobFileData } from './schema';
 import { dateIn } from './run-date';
-import { expandItems } from './expand';
+import { expandItems, MAX_ITEMS } from './expand';
+import { matrixSize } from './matrix';
 import { issuesToErrors, parseOptions } from './issues';
 import type { JobFileError, Plan } from './plan';
 import { type Path, YamlPositions, yamlError } from './positions';
 import { resolvePrices } from './pricing';
 import { jobFileSchema } from './schema';
 import { buildSettings, jobValues } from './settings';
-import { rowSources, yamlSources } from './sources';
-import { cleanMessage } from './text';
+import { type RowRoom, rowSources, yamlSources } from './sources';
+import { cleanMessage, decodeUtf8, NotUtf8Error } from './text';
+import { aliasExpansionProblem } from './yaml-size';
 
 export type LoadResult =
   | { ok: true; plan: Plan }
@@ -85,15 +88,41 @@ function failure(errors: JobFileError[], warnings: string[], file: string, job?:
   return { ok: false, errors: sortErrors(clean, file), warnings: sortWarnings(warnings), job };
 }
 
+/**
+ * How many items_from rows the job may still have, from the matrix and the items list as written:
+ * nothing is built before this (a 1.4 KB file of four 100-value matrix keys is 10^8 items). Undefined
+ * after reporting that the matrix and items alone are too many.
+ */
+function itemCountRoom(data: JobFileData, ctx: Ctx): RowRoom | undefined {
+  const { combinations, shape } = matrixSize(data);
+  const listed = data.items?.length ?? 0;
+  // Every source gets every combination: even rows alone get at least one each.
+  const total = combinations * Math.max(listed, 1);
+  if (total > MAX_ITEMS) {
+    const items = `${listed} item${listed === 1 ? '' : 's'}`;
+    const what = !shape ? items : listed > 0 ? `matrix: ${shape} combinations x ${items}` : `matrix: ${shape} combinations`;
+    ctx.errors.push(
+      ctx.pos.error(
+        data.matrix ? ['matrix'] : ['items'],
+        `the job expands to ${total} items (${what}); at most ${MAX_ITEMS} are allowed`,
+        'key',
+      ),
+    );
+    return undefined;
+  }
+  return { rows: Math.floor(MAX_ITEMS / combinations) - listed, combinations, listed };
+}
+
 export async function loadJobFile(path: string, options: LoadOptions = {}): Promise<LoadResult> {
   const file = path;
   let text: string;
   try {
     // Given file access reads the job file too: a worker loads a job's stored copy by its original path.
-    const read = options.files ? options.files.readText(path) : await readFile(path, 'utf8');
+    const read = options.files ? options.files.readText(path) : decodeUtf8(await readFile(path));
     if (read instanceof Error) throw read;
     text = read;
   } catch (e) {
+    if (e instanceof NotUtf8Error) return failure([{ file, line: e.line, column: e.column, message: e.message }], [], file);
     return {
       ok: false,
       errors: [{ file, line: 0, column: 0, message: `cannot read the job file: ${unreadableBecause(e)}` }],
@@ -124,6 +153,8 @@ export function parseJobFile(text: string, path: string, options: LoadOptions = 
       file,
     );
 
+  const tooLarge = aliasExpansionProblem(doc, lineCounter, file);
+  if (tooLarge) return failure([tooLarge], warnings, file);
   let raw: unknown;
   try {
     raw = doc.toJS({ maxAliasCount: 1000 });
@@ -149,7 +180,9 @@ export function parseJobFile(text: string, path: string, options: LoadOptions = 
   const values = jobValues(data, ctx);
   const rawOutput = ((raw as Record<string, unknown>).output ?? {}) as Record<string, unknown>;
   const settings = buildSettings(data, ctx, values, rawOutput);
-  const sources = [...yamlSources(data, ctx), ...rowSources(data, ctx)];
+  const room = itemCountRoom(data, ctx);
+  if (room === undefined) return failure(ctx.errors, ctx.warnings, file, data.name);
+  const sources = [...yamlSources(data, ctx), ...rowSources(data, ctx, room)];
   if (sources.length === 0 && ctx.errors.length === 0) {
     ctx.errors.push(pos.error(data.items ? ['items'] : [], 'the job has no items: add entries to items, or rows with items_from'));
   }

@@ -45,6 +45,15 @@ export function matrixAxes(data: JobFileData, ctx: Ctx, vars: ReadonlyMap<string
   return axes;
 }
 
+/**
+ * How many combinations the matrix makes, from its lists as written (before any is built or
+ * checked), and their shape for messages (`100 x 100 x 100`; empty without a matrix).
+ */
+export function matrixSize(data: JobFileData): { combinations: number; shape: string } {
+  const lengths = Object.values(data.matrix ?? {}).map((values) => values.length);
+  return { combinations: lengths.reduce((a, b) => a * b, 1), shape: lengths.join(' x ') };
+}
+
 export function combinations(axes: readonly MatrixAxis[]): Map<string, Scalar>[] {
   let combos: Map<string, Scalar>[] = [new Map()];
   for (const axis of axes) {

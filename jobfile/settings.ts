@@ -1,5 +1,5 @@
 // Job-wide settings: gateway, concurrency, polling, retries, output, enhance, schedule.
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { describeCron, splitCronZone } from './cron';
 import { type Ctx, warn } from './context';
 import type { JobSettings, OutputSettings } from './plan';
@@ -45,6 +45,11 @@ function jobTemplate(ctx: Ctx, template: string, values: Map<string, string>, pa
   return r.value;
 }
 
+function outsideFolder(folder: string, path: string): boolean {
+  const inside = relative(folder, path);
+  return inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside);
+}
+
 function output(data: JobFileData, ctx: Ctx, values: Map<string, string>, explicit: (k: string) => boolean): OutputSettings {
   const o = data.output;
   const maxBytes = parseByteSize(o.max_bytes) ?? DEFAULT_MAX_VIDEO_BYTES; // the schema has refused invalid ones
@@ -53,7 +58,16 @@ function output(data: JobFileData, ctx: Ctx, values: Map<string, string>, explic
   if (o.storage === 'local') {
     if (o.s3) warn(ctx, ['output', 's3'], 'output.s3 is ignored because output.storage is local');
     const dir = jobTemplate(ctx, o.dir, values, ['output', 'dir']) ?? '';
-    return { storage: 'local', dir: isAbsolute(dir) ? resolve(dir) : resolve(ctx.dir, dir), maxBytes, ...overwrite };
+    const absolute = isAbsolute(dir) ? resolve(dir) : resolve(ctx.dir, dir);
+    // Allowed (a shared results folder is common) but said: a handed job could aim at ~/.bashrc.d.
+    if (outsideFolder(ctx.dir, absolute)) {
+      warn(
+        ctx,
+        ['output', 'dir'],
+        `output.dir: ${absolute} is outside the job file's folder ${ctx.dir}: videos, posters and the manifest go there`,
+      );
+    }
+    return { storage: 'local', dir: absolute, maxBytes, ...overwrite };
   }
   if (explicit('dir')) warn(ctx, ['output', 'dir'], 'output.dir is ignored because output.storage is s3');
   if (!o.s3) {

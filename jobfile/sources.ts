@@ -9,7 +9,8 @@ import { type Anchor, namingKey, type Path } from './positions';
 import { type ItemInput, ITEM_KEYS, itemSchema, type JobFileData } from './schema';
 import { readScopeProblem } from './read-scope';
 import { BUILTIN_PLACEHOLDERS } from './settings';
-import { show } from './text';
+import { NotUtf8Error, show } from './text';
+import { MAX_ITEMS } from './expand';
 
 export interface ItemSource {
   item: ItemInput;
@@ -39,7 +40,14 @@ function rowLocator(file: string, row: Row) {
   };
 }
 
-export function rowSources(data: JobFileData, ctx: Ctx): ItemSource[] {
+/** How many rows the job has room for, and why (for the message when a file has more). */
+export interface RowRoom {
+  rows: number;
+  combinations: number;
+  listed: number;
+}
+
+export function rowSources(data: JobFileData, ctx: Ctx, room: RowRoom): ItemSource[] {
   const spec = data.items_from;
   if (!spec) return [];
   const fileAt = ['items_from', 'file'];
@@ -58,12 +66,32 @@ export function rowSources(data: JobFileData, ctx: Ctx): ItemSource[] {
     return [];
   }
   const text = ctx.fs.readText(abs);
+  if (text instanceof NotUtf8Error) {
+    ctx.errors.push({ file: display, line: text.line, column: text.column, message: text.message });
+    return [];
+  }
   if (text instanceof Error) {
     ctx.errors.push(ctx.pos.error(fileAt, `items_from file "${spec.file}" cannot be read: ${text.message} (looked for ${abs})`));
     return [];
   }
-  const { rows, problems } = parseRows(text, format);
+  const { rows, problems, more } = parseRows(text, format, room.rows);
   for (const p of problems) ctx.errors.push({ file: display, line: p.line, column: p.column, message: p.message });
+  if (more) {
+    const others = [
+      room.combinations > 1 ? `${room.combinations} matrix combinations each` : '',
+      room.listed > 0 ? `${room.listed} item${room.listed === 1 ? '' : 's'} in items` : '',
+    ].filter(Boolean);
+    ctx.errors.push({
+      file: display,
+      line: more.line,
+      column: more.column,
+      message:
+        `row ${more.row} is one row too many: a job has at most ${MAX_ITEMS} items` +
+        (others.length > 0 ? `, and with ${others.join(' and ')} that leaves room for ${room.rows} rows` : '') +
+        '; split the file into several jobs',
+    });
+    return [];
+  }
   if (rows.length === 0 && problems.length === 0) {
     ctx.errors.push(ctx.pos.error(fileAt, `items_from file "${spec.file}" has no rows`));
   }

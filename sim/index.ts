@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PortMode, SimHandle, SimOptions } from './contract';
 import type { SimContext } from './context';
+import { keyOf } from './catalog';
 import { Cdn } from './cdn';
 import { type SimFaultsExt, type SimOptionsExt, resolveConfig } from './config';
 import { FaultEngine } from './faults';
@@ -60,6 +61,12 @@ export async function startSimulator(options: SimOptions | SimOptionsExt = {}): 
   };
 
   const control = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    // The stats hold every prompt and the faults steer every answer: the key, like every route.
+    const key = keyOf(req, true);
+    if (key === undefined || !ctx.cfg.keys.has(key)) {
+      req.resume();
+      return sendJson(res, 401, { error: 'the simulator control endpoints need an accepted key (Authorization: Bearer <key>)' });
+    }
     if (req.method === 'GET' && path === '/__sim/stats') return sendJson(res, 200, ctx.stats.snapshot());
     if (req.method === 'GET' && path === '/__sim/faults') {
       return sendJson(res, 200, { faults: ctx.faults.faults, ports: ports.map((p) => ({ url: p.base, mode: p.mode })) });

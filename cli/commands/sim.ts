@@ -89,7 +89,7 @@ export function registerSimCommand(program: Command): void {
     .description(
       'Run the gateway simulator (both video protocols and Messages, with faults) until interrupted. ' +
         'Each --port is an alternate base address onto the same tasks. Control it at run time with ' +
-        'POST /__sim/faults and read counters at GET /__sim/stats.',
+        'POST /__sim/faults and read counters at GET /__sim/stats (both with the key, like every route).',
     )
     .addOption(
       new Option('--port <n>', 'port to listen on; repeat for alternate base addresses (0 = any free port) (default: 8787)').argParser(
@@ -132,7 +132,7 @@ export function registerSimCommand(program: Command): void {
         'litellm profile: answer a wrong key 401 as a proxy with a database does (default: 400 no_db_connection)',
       ),
     )
-    .addOption(new Option('--host <addr>', 'address to bind').default('127.0.0.1'))
+    .addOption(new Option('--host <addr>', 'address to bind; anything but loopback warns').default('127.0.0.1'))
     .addOption(
       new Option('--key <key>', 'accepted API key; repeatable (default: $GATEWAY_API_KEY, else sk-sim-local)').argParser(
         (v: string, prev: string[] | undefined) => [...(prev ?? []), v],
@@ -238,8 +238,21 @@ function optionsFrom(f: SimFlags): SimOptionsExt {
   };
 }
 
+/** True for an address only this machine reaches: 127.0.0.0/8, ::1, localhost. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
 async function runSim(flags: SimFlags): Promise<void> {
   const opts = optionsFrom(flags);
+  if (!isLoopbackHost(flags.host)) {
+    // Before listening, so that it is said even when the bind then fails.
+    process.stderr.write(
+      `sim: warning: --host ${flags.host} is not a loopback address: whoever can reach it and knows the key can create tasks, ` +
+        'read every prompt (/__sim/stats) and switch faults; the simulator is for tests on this machine\n',
+    );
+  }
   const sim = await startSimulator(opts);
   const keySource = (flags.key ?? []).length > 0 ? '--key' : process.env['GATEWAY_API_KEY'] ? '$GATEWAY_API_KEY' : 'the default key';
   // The key itself is never printed: only where it came from.

@@ -117,7 +117,7 @@ test('slow responses add the configured latency', async () => {
     ok(await raw(`${sim.urls[0] as string}/v1/video/generations/task_x`, { headers: AUTH }));
     assert.ok(Date.now() - t0 >= 240, `took ${Date.now() - t0} ms`);
     const t1 = Date.now();
-    ok(await raw(`${sim.urls[0] as string}/__sim/stats`));
+    ok(await raw(`${sim.urls[0] as string}/__sim/stats`, { headers: AUTH }));
     assert.ok(Date.now() - t1 < 200, '/__sim is never slowed');
   });
 });
@@ -163,7 +163,7 @@ test('faults are deterministic for a seed and never touch /__sim', async () => {
       for (let i = 0; i < 30; i++) {
         const r = ok(await raw(`${sim.urls[0] as string}/v1/video/generations/task_x`, { headers: AUTH }));
         out.push(String(r.status));
-        assert.equal(ok(await raw(`${sim.urls[0] as string}/__sim/stats`)).status, 200);
+        assert.equal(ok(await raw(`${sim.urls[0] as string}/__sim/stats`, { headers: AUTH })).status, 200);
       }
       return out;
     });
@@ -179,17 +179,17 @@ test('POST /__sim/faults merges faults at run time; scope limits them to endpoin
     const set = ok(
       await raw(`${base}/__sim/faults`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: JSON_AUTH,
         body: JSON.stringify({ errorRate: 1, errorStatuses: [503], errorBody: 'json', scope: ['create'] }),
       }),
     );
     assert.equal(set.status, 200);
     assert.equal(ok(await post(base)).status, 503);
     assert.equal(ok(await raw(`${base}/v1/video/generations/task_x`, { headers: AUTH })).status, 400);
-    ok(await raw(`${base}/__sim/faults`, { method: 'POST', body: JSON.stringify({ errorRate: 0 }) }));
+    ok(await raw(`${base}/__sim/faults`, { method: 'POST', headers: AUTH, body: JSON.stringify({ errorRate: 0 }) }));
     assert.equal(ok(await post(base)).status, 200);
     assert.equal(sim.faults().errorStatuses?.[0], 503, 'merge keeps the other fields');
-    const bad = ok(await raw(`${base}/__sim/faults`, { method: 'POST', body: 'nope' }));
+    const bad = ok(await raw(`${base}/__sim/faults`, { method: 'POST', headers: AUTH, body: 'nope' }));
     assert.equal(bad.status, 400);
   });
 });

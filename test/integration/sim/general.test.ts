@@ -193,6 +193,6 @@ test('bad input gets the gateway error shape and status, never a crash or a hang
     assert.deepEqual(missing, { code: 'task_not_exist', message: 'task_not_exist', data: null });
     assert.equal(sim.stats().tasksCreated, 0);
     // Still serving after all of it.
-    assert.equal(ok(await raw(`${base}/__sim/stats`)).status, 200);
+    assert.equal(ok(await raw(`${base}/__sim/stats`, { headers: AUTH })).status, 200);
   });
 });

@@ -38,15 +38,15 @@ test('502 and 503 modes answer like a proxy with a dead upstream; /__sim still w
   await withSim({ ports: [0, 0] }, async (sim) => {
     const [a, b] = sim.urls as [string, string];
     for (const mode of ['502', '503'] as const) {
-      const set = ok(await raw(`${b}/__sim/faults`, { method: 'POST', body: JSON.stringify({ port: 0, mode }) }));
+      const set = ok(await raw(`${b}/__sim/faults`, { method: 'POST', headers: AUTH, body: JSON.stringify({ port: 0, mode }) }));
       assert.equal(set.status, 200);
       const r = ok(await raw(`${a}/v1/video/generations/task_x`, { headers: AUTH }));
       assert.equal(r.status, Number(mode));
       assert.match(r.body.toString(), /<html>/);
-      assert.equal(ok(await raw(`${a}/__sim/stats`)).status, 200);
+      assert.equal(ok(await raw(`${a}/__sim/stats`, { headers: AUTH })).status, 200);
       assert.equal(ok(await raw(`${b}/v1/video/generations/task_x`, { headers: AUTH })).status, 400);
     }
-    const state = json(await raw(`${a}/__sim/faults`)) as { ports: Array<{ mode: string }> };
+    const state = json(await raw(`${a}/__sim/faults`, { headers: AUTH })) as { ports: Array<{ mode: string }> };
     assert.deepEqual(
       state.ports.map((p) => p.mode),
       ['503', 'up'],
@@ -73,10 +73,10 @@ test('a port can start refused and come up at run time through /__sim/faults', a
     const [a, b] = sim.urls as [string, string];
     const r = await raw(`${b}/v1/video/generations/task_x`, { headers: AUTH });
     assert.ok('error' in r && r.error === 'ECONNREFUSED');
-    const set = ok(await raw(`${a}/__sim/faults`, { method: 'POST', body: JSON.stringify({ port: 1, mode: 'up' }) }));
+    const set = ok(await raw(`${a}/__sim/faults`, { method: 'POST', headers: AUTH, body: JSON.stringify({ port: 1, mode: 'up' }) }));
     assert.equal(set.status, 200);
     assert.equal(ok(await raw(`${b}/v1/video/generations/task_x`, { headers: AUTH })).status, 400);
-    const bad = ok(await raw(`${a}/__sim/faults`, { method: 'POST', body: JSON.stringify({ port: 5, mode: 'up' }) }));
+    const bad = ok(await raw(`${a}/__sim/faults`, { method: 'POST', headers: AUTH, body: JSON.stringify({ port: 5, mode: 'up' }) }));
     assert.equal(bad.status, 400);
   });
 });
