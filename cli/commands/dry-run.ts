@@ -3,6 +3,7 @@ import { describeGeneralCreateBody, GENERAL_CREATE_PATH } from '../../gateway/ge
 import { OPENAI_CREATE_PATH } from '../../gateway/openai';
 import type { Plan, PlanItem } from '../../jobfile/plan';
 import type { Output } from '../output';
+import { readOutcome } from '../summary';
 
 async function describeRequest(plan: Plan, item: PlanItem) {
   const base = plan.gateway.baseUrls[0];
@@ -28,11 +29,15 @@ export async function printDryRun(plan: Plan, out: Output): Promise<void> {
     out.result({ job: plan.job, dryRun: true, enhance: plan.enhance ?? null, items: requests });
     return;
   }
+  // Items whose request changed since their last render (an unreachable output location: none shown).
+  const changed = new Set((await readOutcome(plan).catch(() => undefined))?.changed);
   out.line(`${plan.job}: dry run, ${plan.items.length} create request(s); nothing is sent`);
+  if (changed.size > 0)
+    out.line(`${changed.size} item(s) changed since their last render: they are rendered again, the earlier files kept`);
   if (plan.enhance)
     out.line(`each prompt is first rewritten by ${plan.enhance.model} through POST ${plan.gateway.baseUrls[0]}/v1/messages`);
   for (const r of requests) {
-    out.line(`\n#${r.index} ${r.key} -> ${r.output}`);
+    out.line(`\n#${r.index} ${r.key} -> ${r.output}${changed.has(r.key) ? '  (changed since its last render)' : ''}`);
     out.line(`${r.request.method} ${r.request.url}`);
     for (const [name, value] of Object.entries(r.request.headers)) out.line(`${name}: ${value}`);
     out.line(JSON.stringify('body' in r.request ? r.request.body : r.request.form, null, 2));
