@@ -20,6 +20,8 @@ export const FailureType = {
   jobFileInvalid: 'job_file_invalid',
   jobFileChanged: 'job_file_changed',
   storage: 'storage',
+  /** The job's output location belongs to another job (storage/owner.ts). */
+  outputOwned: 'output_owned',
   videoTooLarge: 'video_too_large',
   error: 'error',
   // Decided by the workflows.

@@ -10,6 +10,7 @@ import { shortHash } from '../jobfile/keys';
 import type { OutputSettings, Plan, PlanItem, Protocol, RenderRequest } from '../jobfile/plan';
 import { InputDigestError, InputMissingError, type InputsRef } from '../storage/inputs';
 import { itemIsDone, requestChanged, type ItemEndState, type ManifestRow } from '../storage/manifest';
+import { OutputOwnedError, claimOutput } from '../storage/owner';
 import type { ManifestCursor, Storage } from '../storage/storage';
 import { storageFor } from './context';
 import { FailureType } from './failure-types';
@@ -135,6 +136,20 @@ async function loadPlan(jobFile: string, runDate: string, inputs: InputsRef | un
   return entry;
 }
 
+/**
+ * The job's claim on its output location (storage/owner.ts), as `run` makes it; here for runs that no
+ * `run` started (schedules, workers of another machine): another job's location fails the job before
+ * any item starts.
+ */
+async function claimOutputForJob(plan: Plan, workflowId: string): Promise<void> {
+  try {
+    await claimOutput(storageFor(plan.output), { job: plan.job, workflowId });
+  } catch (error) {
+    if (!(error instanceof OutputOwnedError)) throw error;
+    throw ApplicationFailure.create({ type: FailureType.outputOwned, nonRetryable: true, message: error.message });
+  }
+}
+
 /** Stored inputs that are gone or wrong stay so: fail at once instead of retrying. */
 function finalWhenGone(error: unknown): never {
   if (error instanceof InputMissingError || error instanceof InputDigestError) {
@@ -148,6 +163,8 @@ export async function preparePlan(input: {
   runDate?: string;
   startedAt: number;
   inputs?: InputsRef;
+  /** The job workflow's id: the job claims its output location (absent from workflows before the claim). */
+  workflowId?: string;
 }): Promise<PreparedJob> {
   // Scheduled runs carry no date: the first load learns the schedule's zone, the second dates it.
   let runDate = input.runDate;
@@ -156,6 +173,7 @@ export async function preparePlan(input: {
     runDate = dateIn(input.startedAt, probe.plan.schedule?.timezone ?? 'UTC');
   }
   const { plan, digest } = await loadPlan(input.jobFile, runDate, input.inputs);
+  if (input.workflowId) await claimOutputForJob(plan, input.workflowId);
   const { jobFile: _f, runDate: _d, items, warnings: _w, ...settings } = plan;
   return { settings: input.inputs ? { ...settings, inputs: input.inputs } : settings, runDate, digest, itemCount: items.length };
 }

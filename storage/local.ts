@@ -3,7 +3,7 @@
 // renamed, and the directory fsynced. A cut download keeps its `.part`, so the next attempt resumes
 // with Range.
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, readdir, rename, rm, stat, truncate } from 'node:fs/promises';
+import { lstat, mkdir, open, readFile, readdir, rename, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { finished, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -13,6 +13,7 @@ import { latestRowByKey, type ManifestRow } from './manifest';
 import { ManifestDigests, encodeManifestRow, parseManifest } from './manifest-codec';
 import type { ManifestSnapshot } from './manifest-snapshot';
 import { MANIFEST_FILE, PART_SUFFIX, checkObjectName } from './names';
+import { OWNER_MARKER, decodeOwner, encodeOwner, type OutputOwner } from './owner';
 import { PartFileWriter } from './part-file';
 import { KeyedSerializer } from './serial';
 import {
@@ -216,6 +217,25 @@ export class LocalStorage implements Storage {
     };
     await walk(this.location);
     return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async readOwner(): Promise<OutputOwner | undefined> {
+    try {
+      return decodeOwner(await readFile(join(this.location, OWNER_MARKER), 'utf8'));
+    } catch (err) {
+      if (errnoCode(err) === 'ENOENT') return undefined;
+      throw fsError(`cannot read ${join(this.location, OWNER_MARKER)}`, err);
+    }
+  }
+
+  async writeOwner(owner: OutputOwner): Promise<void> {
+    const path = join(this.location, OWNER_MARKER);
+    try {
+      await mkdir(this.location, { recursive: true });
+      await writeFile(path, encodeOwner(owner));
+    } catch (err) {
+      throw fsError(`cannot write ${path}`, err);
+    }
   }
 
   async checkWritable(): Promise<void> {

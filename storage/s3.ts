@@ -47,6 +47,7 @@ import {
   type SnapshotCoverage,
 } from './manifest-snapshot';
 import { MANIFEST_FILE, checkObjectName, contentTypeFor } from './names';
+import { OWNER_MARKER, decodeOwner, encodeOwner, type OutputOwner } from './owner';
 import { createS3Client, type S3ClientOptions } from './s3-client';
 import { PartUploader } from './s3-part-uploader';
 import { describeS3Error, endpointLabel, isNotFound, type S3ErrorContext } from './s3-errors';
@@ -342,6 +343,26 @@ export class S3Storage implements Storage {
       .filter((o) => !o.key.startsWith(manifestDir) && o.key !== snapshot && !o.key.endsWith(SHA256_SIDECAR))
       .map((o) => ({ name: o.key.slice(this.prefix.length), bytes: o.bytes }))
       .filter((o) => !o.name.split('/').some((segment) => segment.startsWith('.')));
+  }
+
+  async readOwner(): Promise<OutputOwner | undefined> {
+    const Key = this.prefix + OWNER_MARKER;
+    try {
+      const got = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
+      return decodeOwner((await got.Body?.transformToString('utf8')) ?? '');
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw describeS3Error(err, { action: `read s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where });
+    }
+  }
+
+  async writeOwner(owner: OutputOwner): Promise<void> {
+    const Key = this.prefix + OWNER_MARKER;
+    try {
+      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: encodeOwner(owner), ContentType: 'application/json' }));
+    } catch (err) {
+      throw describeS3Error(err, { action: `write s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where });
+    }
   }
 
   /** Writes and deletes a tiny probe object; says which of bucket, credentials or endpoint is wrong. */

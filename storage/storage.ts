@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { ManifestRow } from './manifest';
 import type { ManifestSnapshot } from './manifest-snapshot';
+import type { OutputOwner } from './owner';
 
 export interface StoredObject {
   /** Object name relative to the output location, with extension (e.g. `001-hero.mp4`). */
@@ -75,6 +76,10 @@ export interface Storage {
   list(): Promise<StoredObject[]>;
   /** Throws a StorageError with a clear message when the location cannot be written. */
   checkWritable(): Promise<void>;
+  /** The job that owns the location, from its marker (storage/owner.ts); undefined when there is none. */
+  readOwner(): Promise<OutputOwner | undefined>;
+  /** Leaves the owner marker (storage/owner.ts claimOutput decides when). */
+  writeOwner(owner: OutputOwner): Promise<void>;
   /** Absolute local path of an object when the backend is a local directory (reports link to it). */
   localPath?(name: string): string;
 }

@@ -90,6 +90,7 @@ async function firstRun(input: JobInput): Promise<JobCarry> {
       runDate: input.runDate,
       startedAt: Date.now(),
       ...(input.inputs ? { inputs: input.inputs } : {}),
+      workflowId: workflowInfo().workflowId,
     }),
     cursor: 0,
     counts: emptyCounts(),

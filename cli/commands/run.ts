@@ -21,6 +21,7 @@ import { ProgressView } from '../progress';
 import { addObservabilityOptions, openSession, type Observability } from '../session';
 import { describeOutcome, describeStop, exitStatusFor, readOutcome, type JobOutcome } from '../summary';
 import { printDryRun } from './dry-run';
+import { claimOutputOrExplain } from '../output-owner';
 
 interface RunOptions extends Observability {
   detach?: boolean;
@@ -76,6 +77,8 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
   for (const warning of plan.warnings) out.note(`warning: ${warning}`);
   if (options.dryRun) return printDryRun(plan, out);
   await preflight(plan, options.worker);
+  // An output location belongs to one job: another job's is refused before anything starts.
+  await claimOutputOrExplain(plan);
   // Before the job starts, so that every file its workers will ask for is there.
   const storedInputs = await storeInputsOrExplain(plan, reads.texts, options.inputs, (line) => out.note(line));
 
