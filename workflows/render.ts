@@ -140,7 +140,8 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       if (check.state === 'failed')
         throw new ItemEnded('failed', FailureType.renderFailed, check.failReason || 'the gateway reported the render as failed');
     }
-    renderMs = Date.now() - created.createdAt;
+    // A held task's time spans runs: it would mislead the model's median (polling hints).
+    if (!held) renderMs = Date.now() - created.createdAt;
     status.phase = 'downloading';
     download = await calls.download
       .downloadVideo({

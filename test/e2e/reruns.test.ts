@@ -48,7 +48,7 @@ describe('re-runs reuse paid work; a job-wide cause stops the job', () => {
       .reduce((sum, [, n]) => sum + n, 0);
 
   it('a key disabled mid-run: the job stops after the items in flight, exits 2 naming the key; re-enabled, a plain run finishes creating each item once', async () => {
-    const sim = await startSimulator({ ports: [0], keys: [KEY], renderMs: 4_000, seed: 8 });
+    const sim = await startSimulator({ ports: [0], keys: [KEY], renderMs: 6_000, seed: 8 });
     try {
       const dir = tempDir();
       const job = writeJob(dir, { name: 'key-off', baseUrls: sim.urls, items: items('key-off', 6), maxInFlight: 2 });
@@ -81,7 +81,7 @@ describe('re-runs reuse paid work; a job-wide cause stops the job', () => {
   });
 
   it('cancel mid-run, then run again: one create per item, and the canceled renders are the ones downloaded', async () => {
-    const sim = await startSimulator({ ports: [0], keys: [KEY], renderMs: 3_000, seed: 9 });
+    const sim = await startSimulator({ ports: [0], keys: [KEY], renderMs: 10_000, seed: 9 });
     try {
       const dir = tempDir();
       const job = writeJob(dir, { name: 'cancel-rerun', baseUrls: sim.urls, items: items('cancel-rerun', 4), maxInFlight: 2 });
