@@ -44,6 +44,8 @@ const RECENT_FAILURES = 20;
 const STOPS_LET_IN_FLIGHT_FINISH = 'job-wide-stop-lets-in-flight-finish';
 /** How much of a failure's message tells two failures apart (stop_after_failures). */
 const ALIKE_MESSAGE_CHARS = 200;
+/** Distinct failures counted at once: the carry stays small however varied the failures are. */
+const ALIKE_KINDS_KEPT = 20;
 
 type Page = Awaited<ReturnType<typeof bookkeeping.readPlanItems>>;
 
@@ -287,6 +289,7 @@ class Job {
     if (limit <= 0) return;
     const alike = (this.carry.alikeFailures ??= {});
     const key = `${error.kind}: ${normalizedMessage(error.message)}`;
+    if (alike[key] === undefined && Object.keys(alike).length >= ALIKE_KINDS_KEPT) delete alike[Object.keys(alike)[0]!];
     alike[key] = (alike[key] ?? 0) + 1;
     if (alike[key] < limit) return;
     this.stop({
