@@ -34,6 +34,8 @@ export interface PriorTask {
   /** When it was created (ms): the gateway's not-exist window is counted from it. */
   createdAt: number;
   baseUrl?: string;
+  /** The rewritten prompt the task was created with, kept in the item's next row. */
+  enhancedPrompt?: string;
 }
 
 /** A plan item as a page hands it to its workflow: with what the manifest knew of it. */
@@ -239,5 +241,12 @@ function priorTask(row: ManifestRow): PriorTask | undefined {
   const createdAt = Date.parse(row.created_at);
   if (!Number.isFinite(createdAt)) return undefined;
   const baseUrl = row.create_base_url ?? row.base_url ?? undefined;
-  return { taskId: row.task_id, protocol: row.protocol, createdAt, ...(baseUrl ? { baseUrl } : {}) };
+  const enhancedPrompt = row.enhanced_prompt ?? undefined;
+  return {
+    taskId: row.task_id,
+    protocol: row.protocol,
+    createdAt,
+    ...(baseUrl ? { baseUrl } : {}),
+    ...(enhancedPrompt ? { enhancedPrompt } : {}),
+  };
 }

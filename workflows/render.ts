@@ -81,6 +81,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     let pollingFrom: number;
     if (held) {
       ({ created, check } = held);
+      enhanced = item.prior?.enhancedPrompt;
       pollingFrom = Date.now();
       Object.assign(status, { phase: 'rendering', baseUrl: check.baseUrl });
     } else {
