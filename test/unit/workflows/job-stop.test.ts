@@ -45,6 +45,29 @@ describe('JobWorkflow stops on a job-wide cause', () => {
     assert.equal(result.notStarted, 4);
   });
 
+  it('every base address unreachable past the retry budget: exit 3, the item not started', async () => {
+    const prompts = Array.from({ length: 4 }, (_, i) => `down ${i + 1}`);
+    const plan = await planFor('unreachable', prompts, { concurrency: { maxInFlight: 1 }, polling });
+    const { stubs, events } = stubActivities(server.env, plan, {
+      renderMs: MINUTE,
+      beforeCreate: async (prompt) => {
+        if (prompt === 'down 2') {
+          throw ApplicationFailure.create({
+            type: FailureType.gatewayUnavailable,
+            nonRetryable: true,
+            message: 'http://127.0.0.1:9: connect ECONNREFUSED (every base address tried)',
+          });
+        }
+      },
+    });
+    const result = await runJob(server.env, server.bundle, stubs, 'unreachable');
+    const rows = events.flatMap((e) => (e.kind === 'record' ? [`${e.prompt}: ${e.row.state}`] : []));
+    assert.deepEqual(rows, ['down 1: succeeded']);
+    assert.equal(result.stoppedBy?.exitCode, 3);
+    assert.equal(result.stoppedBy?.kind, FailureType.gatewayUnavailable);
+    assert.equal(result.notStarted, 3);
+  });
+
   it('stops after stop_after_failures identical item-level failures', async () => {
     const prompts = Array.from({ length: 8 }, (_, i) => `refused ${i + 1}`);
     const plan = await planFor('repeated', prompts, {
