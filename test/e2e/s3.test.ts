@@ -163,6 +163,26 @@ function s3EndToEnd(kind: S3ServerKind): void {
       );
     });
 
+    it('a prefix belongs to one job: the owner marker is left there, and another job is refused, exit 2 (docs/reruns.md)', async () => {
+      const { readFileSync, writeFileSync } = await import('node:fs');
+      const sharedPrefix = (job: string) => {
+        writeFileSync(job, readFileSync(job, 'utf8').replace('prefix: "{job}/"', 'prefix: "shared/"'));
+        return job;
+      };
+      const owner = sharedPrefix(await s3Job({ name: 's3-owner', baseUrls: sim.urls, items: [{ id: 'o', prompt: 's3 owned' }] }));
+      assert.equal((await runCli(['run', owner], { env })).code, 0);
+      const marker = await client.send(new GetObjectCommand({ Bucket: 'renders', Key: 'shared/.reelflow-owner.json' }));
+      assert.deepEqual(JSON.parse(await marker.Body!.transformToString('utf8')), { job: 's3-owner', workflowId: 'reelflow-s3-owner' });
+      const other = sharedPrefix(await s3Job({ name: 's3-other', baseUrls: sim.urls, items: [{ id: 'o', prompt: 's3 intruder' }] }));
+      const refused = await runCli(['run', other], { env });
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(
+        refused.stderr,
+        /s3:\/\/renders\/shared\/ belongs to job "s3-owner" \(workflow reelflow-s3-owner\); job "s3-other" may not write there/,
+      );
+      assert.equal(sim.stats().createsByPrompt['s3 intruder'], undefined);
+    });
+
     for (const [label, mutate, pattern] of [
       ['a bucket that does not exist', (d: string) => d.replace('bucket: renders', 'bucket: no-such-bucket'), /no-such-bucket/],
       ['wrong credentials', undefined, /credential|access key|signature|denied/i],
