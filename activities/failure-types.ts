@@ -9,12 +9,19 @@ export const FailureType = {
   // ones workflows branch on are checked against the gateway's own spelling.
   auth: 'auth' satisfies GatewayErrorKind,
   ambiguousCreate: 'ambiguous_create' satisfies GatewayErrorKind,
+  modelUnavailable: 'model_unavailable' satisfies GatewayErrorKind,
+  routeNotFound: 'route_not_found' satisfies GatewayErrorKind,
+  quotaExhausted: 'quota_exhausted' satisfies GatewayErrorKind,
+  gatewayUnavailable: 'gateway_unavailable' satisfies GatewayErrorKind,
+  taskNotFound: 'task_not_found' satisfies GatewayErrorKind,
   // From the activities themselves.
   missingKey: 'missing_key',
   createNotSent: 'create_not_sent',
   jobFileInvalid: 'job_file_invalid',
   jobFileChanged: 'job_file_changed',
   storage: 'storage',
+  /** The job's output location belongs to another job (storage/owner.ts). */
+  outputOwned: 'output_owned',
   videoTooLarge: 'video_too_large',
   error: 'error',
   // Decided by the workflows.
@@ -23,7 +30,41 @@ export const FailureType = {
   activityTimeout: 'activity_timeout',
   canceled: 'canceled',
   startFailed: 'start_failed',
+  /** Not an item's failure: the job stopped after `retries.stop_after_failures` identical ones. */
+  repeatedFailure: 'repeated_failure',
 } as const;
 
-/** Failures that no other item can avoid (a refused key, no key at all): they stop the whole job. */
-export const JOB_FATAL_FAILURES: ReadonlySet<string> = new Set([FailureType.auth, FailureType.missingKey]);
+/** What a job-wide cause means for the run: its exit code (spec: 2 model, route or key; 3 unreachable) and the fix. */
+export interface JobWideCause {
+  exitCode: 2 | 3;
+  fix: string;
+}
+
+/**
+ * Failures whose cause is the job's, not the item's: every other item would meet them too. One
+ * stops the job from starting items; items in flight finish; an item whose create met it was never
+ * created and stays not started (docs/reruns.md). `gateway_unavailable` reaches a workflow only
+ * after the gateway client tried every base address for its whole retry budget (gateway/retry.ts).
+ */
+export const JOB_WIDE_CAUSES: Readonly<Record<string, JobWideCause>> = {
+  [FailureType.modelUnavailable]: {
+    exitCode: 2,
+    fix: "fix the model name (the gateway's catalog: reelflow doctor) or use a key of the token group that has the model",
+  },
+  [FailureType.auth]: { exitCode: 2, fix: 'fix or re-enable the key, then run the job again' },
+  [FailureType.missingKey]: { exitCode: 2, fix: "set the key's environment variable where the workers run, then run the job again" },
+  [FailureType.routeNotFound]: {
+    exitCode: 2,
+    fix: "point gateway.base_urls at the gateway's root, and use a protocol (models.<m>.protocol) the gateway serves",
+  },
+  [FailureType.quotaExhausted]: { exitCode: 2, fix: "top up the key's quota or the account's balance, then run the job again" },
+  [FailureType.gatewayUnavailable]: {
+    exitCode: 3,
+    fix: 'bring a gateway base address back (reelflow doctor names each and why), then run the job again',
+  },
+};
+
+/** The cause for a failure kind when it is job-wide; undefined for an item's own failure. */
+export function jobWideCause(kind: string | undefined): JobWideCause | undefined {
+  return kind !== undefined && Object.prototype.hasOwnProperty.call(JOB_WIDE_CAUSES, kind) ? JOB_WIDE_CAUSES[kind] : undefined;
+}

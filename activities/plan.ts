@@ -3,14 +3,17 @@
 // (activities/inputs.ts) is read from their fetched copies, under the same paths.
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
+import { dirname, relative } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import { dateIn, loadJobFile } from '../jobfile';
 import { PLAN_PAGE_BYTES, serializedBytes } from '../jobfile/item-size';
 import { nodeFiles } from '../jobfile/context';
-import type { CallBudgetsMs, OutputSettings, Plan, PlanItem } from '../jobfile/plan';
+import { shortHash } from '../jobfile/keys';
+import type { CallBudgetsMs, OutputSettings, Plan, PlanItem, Protocol, RenderRequest } from '../jobfile/plan';
 import { jobCallBudgets } from '../gateway/budget';
 import { InputDigestError, InputMissingError, type InputsRef } from '../storage/inputs';
-import { itemIsDone, type ItemEndState, type ManifestRow } from '../storage/manifest';
+import { itemIsDone, requestChanged, type ItemEndState, type ManifestRow } from '../storage/manifest';
+import { OutputOwnedError, claimOutput } from '../storage/owner';
 import type { ManifestCursor, Storage } from '../storage/storage';
 import { storageFor } from './context';
 import { FailureType } from './failure-types';
@@ -27,31 +30,79 @@ export interface PreparedJob {
 
 const plans = new Map<string, { plan: Plan; digest: string; budgets: CallBudgetsMs }>();
 
+/** A task an earlier run created for the item (its latest manifest row), asked before creating again. */
+export interface PriorTask {
+  taskId: string;
+  protocol: Protocol;
+  /** When it was created (ms): the gateway's not-exist window is counted from it. */
+  createdAt: number;
+  baseUrl?: string;
+  /** The rewritten prompt the task was created with, kept in the item's next row. */
+  enhancedPrompt?: string;
+}
+
+/** A plan item as a page hands it to its workflow: with what the manifest knew of it. */
+export interface PageItem extends PlanItem {
+  /** requestDigest of its request, recorded in its manifest row. Absent from pages of older workers. */
+  requestDigest?: string;
+  /** The task the item already holds, when reusing it may save a paid render. */
+  prior?: PriorTask;
+}
+
+/**
+ * Digest of everything an item asks the gateway for: model, protocol, prompt, parameters and
+ * references, as the item key hashes them (jobfile/expand.ts): a local reference by its path
+ * relative to the job file, so that moving the job's folder changes nothing. The content of a
+ * local reference file is not in it (docs/reruns.md).
+ */
+export function requestDigest(request: RenderRequest, jobFile: string): string {
+  const dir = dirname(jobFile);
+  const references = request.references.map(({ kind, role, source, local }) => ({
+    kind,
+    role,
+    source: local ? relative(dir, source) : source,
+  }));
+  return shortHash({ ...request, references });
+}
+
 /**
  * The latest manifest row per key of one output location, kept between pages and brought up to
  * date with only the rows appended since (reading the whole manifest for every page of 100 items
  * made a job's reads quadratic). One location at a time, like the plan cache; calls take turns.
  */
+interface Followed {
+  location: string;
+  cursor: ManifestCursor | undefined;
+  /** The latest row per key. */
+  rows: Map<string, ManifestRow>;
+  /** Per key, the first succeeded row with a file: the render that holds the item's plain output name. */
+  firstFiles: Map<string, ManifestRow>;
+}
+
 class ManifestFollower {
-  private followed: { location: string; cursor: ManifestCursor | undefined; rows: Map<string, ManifestRow> } | undefined;
+  private followed: Followed | undefined;
   private turn: Promise<unknown> = Promise.resolve();
 
-  latest(storage: Storage): Promise<ReadonlyMap<string, ManifestRow>> {
+  latest(storage: Storage): Promise<Followed> {
     const next = this.turn.then(() => this.catchUp(storage));
     this.turn = next.catch(() => undefined);
     return next;
   }
 
-  private async catchUp(storage: Storage): Promise<ReadonlyMap<string, ManifestRow>> {
+  private async catchUp(storage: Storage): Promise<Followed> {
     const known = this.followed?.location === storage.location ? this.followed : undefined;
     const page = await storage.readManifestSince(known?.cursor);
     // A new map, never a cleared one: a caller may still be reading the previous one. The map in
     // use only ever gains newer rows.
-    const followed = known && !page.fromStart ? known : { location: storage.location, cursor: undefined, rows: new Map() };
-    for (const row of page.rows) followed.rows.set(row.key, row);
+    const followed: Followed =
+      known && !page.fromStart ? known : { location: storage.location, cursor: undefined, rows: new Map(), firstFiles: new Map() };
+    for (const row of page.rows) {
+      followed.rows.set(row.key, row);
+      if (row.state === 'succeeded' && row.file && !followed.firstFiles.has(row.key)) followed.firstFiles.set(row.key, row);
+    }
     followed.cursor = page.cursor;
     this.followed = followed;
-    return followed.rows;
+    return followed;
   }
 }
 
@@ -104,6 +155,20 @@ async function loadPlan(
   return entry;
 }
 
+/**
+ * The job's claim on its output location (storage/owner.ts), as `run` makes it; here for runs that no
+ * `run` started (schedules, workers of another machine): another job's location fails the job before
+ * any item starts.
+ */
+async function claimOutputForJob(plan: Plan, workflowId: string): Promise<void> {
+  try {
+    await claimOutput(storageFor(plan.output), { job: plan.job, workflowId });
+  } catch (error) {
+    if (!(error instanceof OutputOwnedError)) throw error;
+    throw ApplicationFailure.create({ type: FailureType.outputOwned, nonRetryable: true, message: error.message });
+  }
+}
+
 /** Stored inputs that are gone or wrong stay so: fail at once instead of retrying. */
 function finalWhenGone(error: unknown): never {
   if (error instanceof InputMissingError || error instanceof InputDigestError) {
@@ -117,6 +182,8 @@ export async function preparePlan(input: {
   runDate?: string;
   startedAt: number;
   inputs?: InputsRef;
+  /** The job workflow's id: the job claims its output location (absent from workflows before the claim). */
+  workflowId?: string;
 }): Promise<PreparedJob> {
   // Scheduled runs carry no date: the first load learns the schedule's zone, the second dates it.
   let runDate = input.runDate;
@@ -125,6 +192,7 @@ export async function preparePlan(input: {
     runDate = dateIn(input.startedAt, probe.plan.schedule?.timezone ?? 'UTC');
   }
   const { plan, digest, budgets } = await loadPlan(input.jobFile, runDate, input.inputs);
+  if (input.workflowId) await claimOutputForJob(plan, input.workflowId);
   // The price table stays out: settings travel with every activity (docs/costs.md).
   const { jobFile: _f, runDate: _d, items, warnings: _w, pricing: _p, ...planned } = plan;
   const settings = { ...planned, gateway: { ...planned.gateway, callBudgetMs: budgets } };
@@ -146,7 +214,7 @@ export async function readPlanItems(input: {
   output: OutputSettings;
   /** The job's stored inputs; absent: the job file is read at its path. */
   inputs?: InputsRef;
-}): Promise<{ items: PlanItem[]; nextOffset: number }> {
+}): Promise<{ items: PageItem[]; nextOffset: number }> {
   const { plan, digest } = await loadPlan(input.jobFile, input.runDate, input.inputs);
   if (digest !== input.digest) {
     throw ApplicationFailure.create({
@@ -160,23 +228,53 @@ export async function readPlanItems(input: {
   }
   const page = plan.items.slice(input.offset, input.offset + input.limit);
   const storage = storageFor(input.output);
-  const latest = await manifestFollower.latest(storage);
+  const manifest = await manifestFollower.latest(storage);
   const retry = new Set<ItemEndState>(input.retryStates);
-  const todo: PlanItem[] = [];
+  const todo: PageItem[] = [];
   // The page is one activity result: it stops before PLAN_PAGE_BYTES of items (Temporal refuses a
   // payload over 2 MB; jobfile/item-size.ts), and nextOffset says where, so the next page goes on.
   let bytes = 0;
   let read = 0;
   for (const item of page) {
-    const row = latest.get(item.key);
+    const row = manifest.rows.get(item.key);
+    const digest = requestDigest(item.request, input.jobFile);
+    const changed = row !== undefined && requestChanged(row, item.request, digest);
     const stored = row?.state === 'succeeded' && row.file ? await storage.stat(row.file) : undefined;
-    if (!itemIsDone(row, retry, stored)) {
-      const size = serializedBytes(item);
+    if (!itemIsDone(row, retry, stored, changed)) {
+      const todoItem: PageItem = { ...item, requestDigest: digest };
+      // Another request's render holds the plain name: this one is written beside it, never over it.
+      const holder = manifest.firstFiles.get(item.key);
+      if (holder && requestChanged(holder, item.request, digest)) todoItem.outputName = `${item.outputName}.${digest.slice(0, 8)}`;
+      const prior = row && !changed ? priorTask(row) : undefined;
+      if (prior) todoItem.prior = prior;
+      const size = serializedBytes(todoItem);
       if (todo.length > 0 && bytes + size > PLAN_PAGE_BYTES) break;
       bytes += size;
-      todo.push(item);
+      todo.push(todoItem);
     }
     read += 1;
   }
   return { items: todo, nextOffset: input.offset + read };
+}
+
+/**
+ * The task of an item's latest row when asking it may save a render: any row with a task id
+ * (canceled, timed out, a download that failed, a video since deleted), except one whose task the
+ * gateway already said failed or lost.
+ */
+function priorTask(row: ManifestRow): PriorTask | undefined {
+  if (!row.task_id || !row.created_at) return undefined;
+  const kind = row.error?.kind;
+  if (kind === FailureType.renderFailed || kind === FailureType.taskNotFound) return undefined;
+  const createdAt = Date.parse(row.created_at);
+  if (!Number.isFinite(createdAt)) return undefined;
+  const baseUrl = row.create_base_url ?? row.base_url ?? undefined;
+  const enhancedPrompt = row.enhanced_prompt ?? undefined;
+  return {
+    taskId: row.task_id,
+    protocol: row.protocol,
+    createdAt,
+    ...(baseUrl ? { baseUrl } : {}),
+    ...(enhancedPrompt ? { enhancedPrompt } : {}),
+  };
 }

@@ -1,6 +1,8 @@
 // The end of a run, read from the manifest: the latest row per item of the plan.
+import { requestDigest } from '../activities/plan';
 import type { Plan } from '../jobfile/plan';
-import { latestRowByKey, type ItemEndState, type ManifestRow } from '../storage/manifest';
+import { latestRowByKey, requestChanged, type ItemEndState, type ManifestRow } from '../storage/manifest';
+import type { JobStopCause } from '../workflows/types';
 import { openStorage } from '../storage';
 import { color, formatBytes } from './output';
 import { plainText } from './terminal-text';
@@ -14,6 +16,8 @@ export interface JobOutcome {
   rows: ManifestRow[];
   /** Items of the plan without a final row (a canceled job's items never started). */
   missing: string[];
+  /** Items whose request changed since their latest row: a run renders them again (docs/reruns.md). */
+  changed: string[];
 }
 
 export async function readOutcome(plan: Plan): Promise<JobOutcome> {
@@ -22,6 +26,7 @@ export async function readOutcome(plan: Plan): Promise<JobOutcome> {
   const counts = { succeeded: 0, failed: 0, timed_out: 0, canceled: 0, unknown: 0, not_rendered: 0 };
   const rows: ManifestRow[] = [];
   const missing: string[] = [];
+  const changed: string[] = [];
   let bytes = 0;
   for (const item of plan.items) {
     const row = latest.get(item.key);
@@ -30,16 +35,33 @@ export async function readOutcome(plan: Plan): Promise<JobOutcome> {
       missing.push(item.key);
       continue;
     }
+    if (requestChanged(row, item.request, requestDigest(item.request, plan.jobFile))) changed.push(item.key);
     counts[row.state]++;
     bytes += row.bytes ?? 0;
     rows.push(row);
   }
-  return { job: plan.job, items: plan.items.length, location: storage.location, counts, bytes, rows, missing };
+  return { job: plan.job, items: plan.items.length, location: storage.location, counts, bytes, rows, missing, changed };
 }
 
-/** Exit status per spec/cli.md: 0 when every item succeeded, else 1. */
-export function exitStatusFor(outcome: JobOutcome): number {
+/**
+ * Exit status per spec/cli.md: 0 when every item succeeded, else 1; a job stopped by a job-wide
+ * cause exits with the cause's code (2 model, route or key; 3 no gateway address reachable).
+ */
+export function exitStatusFor(outcome: JobOutcome, stoppedBy?: JobStopCause): number {
+  if (stoppedBy && stoppedBy.exitCode !== 1) return stoppedBy.exitCode;
   return outcome.counts.succeeded === outcome.items ? 0 : 1;
+}
+
+/** What a run that stopped early prints first: the cause, what to fix, and that a plain run continues. */
+export function describeStop(stoppedBy: JobStopCause, jobFile: string, notStarted: number): string[] {
+  const lines = [color.red(`stopped: ${plainText(stoppedBy.message)}`), `  fix: ${stoppedBy.fix}`];
+  if (notStarted > 0) {
+    lines.push(
+      `  ${notStarted} item(s) were not started; after the fix, \`reelflow run ${jobFile}\` renders them` +
+        ' (items that hold a task ask it first, nothing is paid twice)',
+    );
+  }
+  return lines;
 }
 
 export function describeOutcome(outcome: JobOutcome, jobFile: string, elapsedMs?: number): string[] {
@@ -53,6 +75,8 @@ export function describeOutcome(outcome: JobOutcome, jobFile: string, elapsedMs?
     const reason = row.error ? `${row.error.kind}: ${plainText(row.error.message)}` : row.state;
     lines.push(`  ${color.red(row.state.padEnd(9))} #${row.index} ${plainText(row.key)}  ${reason}`);
   }
+  if (outcome.changed.length)
+    lines.push(`  ${outcome.changed.length} item(s) changed since their last render: the next run renders them again`);
   if (outcome.missing.length)
     lines.push(`  ${outcome.missing.length} item(s) not rendered yet: run \`reelflow run ${jobFile}\` to continue`);
   if (c.failed || c.timed_out) lines.push(color.dim(`  render failed ones again: reelflow run ${jobFile} --retry-failed`));

@@ -5,6 +5,7 @@ import {
   GatewayUnavailableError,
   InvalidRequestError,
   ModelUnavailableError,
+  QuotaExhaustedError,
   QuotaOrPermissionError,
   RouteNotFoundError,
   RateLimitedError,
@@ -107,6 +108,20 @@ function isTaskNotFound(body: ErrorBody): boolean {
   return body.code === 'task_not_exist' || /task[_ ]not[_ ](exist|found)/i.test(body.message ?? '');
 }
 
+/**
+ * A used-up quota or balance, in the gateways' words (test/gateways/OBSERVED.md): new-api's codes
+ * `insufficient_user_quota` / `pre_consume_token_quota_failed` and its messages ("用户额度不足",
+ * "该令牌额度已用尽", "账户已透支"), LiteLLM's `budget_exceeded` ("Budget has been exceeded!"),
+ * OpenAI's `insufficient_quota`.
+ */
+function isQuotaExhausted(body: ErrorBody): boolean {
+  const codes = ['insufficient_user_quota', 'pre_consume_token_quota_failed', 'budget_exceeded', 'insufficient_quota'];
+  if ([body.code, body.type].some((c) => c !== undefined && codes.includes(c))) return true;
+  return /额度不足|额度已用尽|余额不足|已透支|quota is not enough|insufficient (user )?(quota|balance)|budget has been exceeded|exceeded your current quota/i.test(
+    body.message ?? '',
+  );
+}
+
 export interface HttpFailure {
   status: number;
   /** Response body text (may be empty). */
@@ -140,6 +155,12 @@ export function classifyGatewayError(failure: HttpFailure): GatewayError {
   const init = { status, baseUrl, serverMessage };
   const retryAfterMs = parseRetryAfter(failure.headers?.['retry-after'], failure.nowMs ?? Date.now());
 
+  if ((status === 400 || status === 401 || status === 402 || status === 403 || status === 429) && isQuotaExhausted(body)) {
+    return new QuotaExhaustedError(
+      `the key's quota or the account's balance is used up (HTTP ${status}${at}${detail}): top it up, then run the job again`,
+      init,
+    );
+  }
   if (status === 401 || (status === 400 && (body.type === 'no_db_connection' || body.code === 'no_db_connection'))) {
     // LiteLLM without a database cannot look up any key but its master key: "No connected db." (400).
     const keyVar = failure.apiKeyEnv ? `the key in $${failure.apiKeyEnv}` : 'the configured API key';

@@ -13,6 +13,7 @@ export type GatewayErrorKind =
   | 'route_not_found'
   | 'ambiguous_create'
   | 'quota_or_permission'
+  | 'quota_exhausted'
   | 'download'
   | 'aborted';
 
@@ -153,7 +154,19 @@ export class AmbiguousCreateError extends GatewayError {
   }
 }
 
-/** 403: key not allowed this model, or quota exhausted. */
+/**
+ * The key's quota or the account's balance is used up (new-api's 403 `insufficient_user_quota`, its
+ * token "额度已用尽"; LiteLLM's `budget_exceeded`; OpenAI's 429 `insufficient_quota`): no item can
+ * render until it is topped up. Stops the whole job.
+ */
+export class QuotaExhaustedError extends GatewayError {
+  readonly kind = 'quota_exhausted';
+  constructor(message: string, init: GatewayErrorInit = {}) {
+    super(message, init, { retryable: false });
+  }
+}
+
+/** 403: key not allowed this model (or a quota the gateway did not name as such). */
 export class QuotaOrPermissionError extends GatewayError {
   readonly kind = 'quota_or_permission';
   constructor(message: string, init: GatewayErrorInit = {}) {

@@ -11,6 +11,7 @@ export {
   RouteNotFoundError,
   TaskNotFoundError,
   AmbiguousCreateError,
+  QuotaExhaustedError,
   QuotaOrPermissionError,
   DownloadError,
   GatewayAbortedError,

@@ -117,7 +117,11 @@ export interface JobSettings {
   gateway: GatewaySettings;
   concurrency: { maxInFlight: number; createsPerMinute?: number };
   polling: { initialMs: number; maxMs: number; timeoutMs: number };
-  retries: { create: 'safe' | 'always'; download: number };
+  /**
+   * stopAfterFailures: retries.stop_after_failures, the identical item failures that stop the job (0:
+   * never); absent in settings recorded before it existed (never).
+   */
+  retries: { create: 'safe' | 'always'; download: number; stopAfterFailures?: number };
   output: OutputSettings;
   enhance?: EnhanceSettings;
   schedule?: ScheduleSettings;

@@ -319,6 +319,13 @@ export const retriesSchema = z.strictObject(
   {
     create: oneOf('create', ['safe', 'always']).default('safe'),
     download: count('download', 1, 100).default(5),
+    stop_after_failures: count('stop_after_failures', 0, 1_000_000)
+      .default(5)
+      .meta({
+        description:
+          'stop the job after this many items failed the same way (same kind, same message but for numbers and ids) ' +
+          'since the last success, e.g. a content policy refusing every prompt; the items in flight finish. 0: never',
+      }),
   },
   { error: says('retries', 'a map') },
 );

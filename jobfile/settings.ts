@@ -119,7 +119,7 @@ export function buildSettings(data: JobFileData, ctx: Ctx, values: Map<string, s
       createsPerMinute: data.concurrency.creates_per_minute,
     },
     polling: { initialMs, maxMs, timeoutMs: ms(data.polling.timeout) },
-    retries: { create: data.retries.create, download: data.retries.download },
+    retries: { create: data.retries.create, download: data.retries.download, stopAfterFailures: data.retries.stop_after_failures },
     output: output(data, ctx, values, (k) => rawOutput[k] !== undefined),
   };
   if (data.enhance) {

@@ -26,6 +26,8 @@ export { parseDuration, parseRate, parseRenderTime, parseSize } from './units';
 
 export interface SimHandleExt extends SimHandle {
   setFaults(faults: SimFaultsExt): void;
+  /** The keys accepted from now on: a key left out is refused as the profile's gateway refuses a disabled one. */
+  setKeys(keys: string[]): void;
   stats(): SimStatsExt;
   /** Current faults after all merges. */
   faults(): SimFaultsExt;
@@ -123,6 +125,10 @@ export async function startSimulator(options: SimOptions | SimOptionsExt = {}): 
     ffmpeg: ctx.videos.usingFfmpeg,
     profile: cfg.profile,
     setFaults: (f: SimFaultsExt) => ctx.faults.merge(f),
+    setKeys: (keys: string[]) => {
+      ctx.cfg.keys.clear();
+      for (const key of keys) ctx.cfg.keys.add(key);
+    },
     faults: () => ({ ...ctx.faults.faults }),
     setPortMode,
     stats: () => ctx.stats.snapshot(),

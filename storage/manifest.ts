@@ -13,6 +13,11 @@ export interface ManifestRow {
   prompt: string;
   /** The prompt after the enhance step, when one ran. */
   enhanced_prompt?: string | null;
+  /**
+   * Digest of the item's whole request as the plan had it (activities/plan.ts requestDigest): a
+   * later run whose request differs renders the item again (docs/reruns.md). Rows from before it have none.
+   */
+  request_digest?: string;
   task_id: string | null;
   /** The base address used last for this item (the download's, when there was one). */
   base_url: string | null;
@@ -37,15 +42,46 @@ export function latestRowByKey(rows: readonly ManifestRow[]): Map<string, Manife
 }
 
 /**
+ * Error kinds that are the job's cause, not the item's (activities/failure-types.ts JOB_WIDE_CAUSES
+ * is the table; kept in step by test/unit/failure-types.test.ts). Storage may not import it.
+ */
+const JOB_WIDE_KINDS: ReadonlySet<string> = new Set([
+  'model_unavailable',
+  'auth',
+  'missing_key',
+  'route_not_found',
+  'quota_exhausted',
+  'gateway_unavailable',
+]);
+
+export function isJobWideKind(kind: string | undefined): boolean {
+  return kind !== undefined && JOB_WIDE_KINDS.has(kind);
+}
+
+/** Whether `row` was recorded for another request than the item's current one (`digest`: its request digest now). */
+export function requestChanged(row: ManifestRow, request: { prompt: string; model: string; protocol: string }, digest: string): boolean {
+  if (row.request_digest !== undefined) return row.request_digest !== digest;
+  // Rows from before the digest: the prompt, model and protocol are what they can tell.
+  return row.prompt !== request.prompt || row.model !== request.model || row.protocol !== request.protocol;
+}
+
+/**
  * Whether a run that renders again the ended states in `retry` skips the item whose latest row is
  * `row`: it succeeded and its video is still stored as recorded (`stored`: what storage holds under
  * the row's file, asked for only for a succeeded row with a file), or it ended in a state not
- * retried. A canceled item is never done: running the job again continues it.
+ * retried. Never done: a canceled item (running the job again continues it), an item that ended by
+ * a job-wide cause (a refused key, an unreachable gateway: the next run after the fix continues
+ * it), and an item whose request `changed` since its row (a new render).
  */
-export function itemIsDone(row: ManifestRow | undefined, retry: ReadonlySet<ItemEndState>, stored: StoredObject | undefined): boolean {
-  if (!row) return false;
+export function itemIsDone(
+  row: ManifestRow | undefined,
+  retry: ReadonlySet<ItemEndState>,
+  stored: StoredObject | undefined,
+  changed = false,
+): boolean {
+  if (!row || changed) return false;
   if (row.state === 'succeeded' && row.file) {
     return !!stored && stored.bytes === row.bytes && (!stored.sha256 || !row.sha256 || stored.sha256 === row.sha256);
   }
-  return row.state !== 'canceled' && !retry.has(row.state);
+  return row.state !== 'canceled' && !isJobWideKind(row.error?.kind) && !retry.has(row.state);
 }

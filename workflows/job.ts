@@ -18,13 +18,13 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { FailureType, JOB_FATAL_FAILURES } from '../activities/failure-types';
+import { FailureType, jobWideCause } from '../activities/failure-types';
 import type { ItemWorkflowState } from '../activities/item-workflow';
-import type { PlanItem } from '../jobfile/plan';
+import type { PageItem } from '../activities/plan';
 import { bookkeeping } from './activities';
 import { renderWorkflowId } from './ids';
 import { RenderWorkflow, itemDoneSignal } from './render';
-import type { ItemOutcome, JobCarry, JobInput, JobProgress, JobResult, StateCounts } from './types';
+import type { ItemOutcome, JobCarry, JobInput, JobProgress, JobResult, JobStopCause, StateCounts } from './types';
 
 export const progressQuery = defineQuery<JobProgress>('progress');
 export const cancelSignal = defineSignal<[string?]>('cancel');
@@ -37,11 +37,22 @@ const HELD_ITEM_ID = 'already-started-child-asks-its-state';
 const HISTORY_BUDGET = 8_000;
 const MEDIAN_WINDOW = 25;
 const RECENT_FAILURES = 20;
+/**
+ * Jobs from before it replay as they ran: only auth and missing_key stopped them, by canceling the
+ * items in flight. With it, every job-wide cause stops the job (activities/failure-types.ts), the
+ * items in flight finish, and `retries.stop_after_failures` identical item failures stop it too.
+ */
+const STOPS_LET_IN_FLIGHT_FINISH = 'job-wide-stop-lets-in-flight-finish';
+/** How much of a failure's message tells two failures apart (stop_after_failures). */
+const ALIKE_MESSAGE_CHARS = 200;
+/** Distinct failures counted at once: the carry stays small however varied the failures are. */
+const ALIKE_KINDS_KEPT = 20;
 
 type Page = Awaited<ReturnType<typeof bookkeeping.readPlanItems>>;
 
 export async function JobWorkflow(input: JobInput): Promise<JobResult> {
   const job = new Job(input, input.carry ?? (await firstRun(input)));
+  job.newStops = patched(STOPS_LET_IN_FLIGHT_FINISH);
   setHandler(itemDoneSignal, (outcome) => job.reported(outcome));
   setHandler(cancelSignal, () => {
     job.carry.canceled = true;
@@ -69,6 +80,8 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
     startedAt: carry.startedAt,
     finishedAt: Date.now(),
     fatal: carry.fatal,
+    ...(carry.stoppedBy ? { stoppedBy: carry.stoppedBy } : {}),
+    notStarted: carry.prepared.itemCount - carry.cursor + (carry.notStarted ?? 0),
     canceled: carry.canceled,
   };
 }
@@ -80,6 +93,7 @@ async function firstRun(input: JobInput): Promise<JobCarry> {
       runDate: input.runDate,
       startedAt: Date.now(),
       ...(input.inputs ? { inputs: input.inputs } : {}),
+      workflowId: workflowInfo().workflowId,
     }),
     cursor: 0,
     counts: emptyCounts(),
@@ -102,6 +116,8 @@ class Job {
   /** Outcomes that arrived before their startChild call returned (a child can finish that fast). */
   private readonly early = new Map<string, ItemOutcome>();
   private readonly canceledInFlight = new Set<string>();
+  /** patched(STOPS_LET_IN_FLIGHT_FINISH), asked once at the start of each run. */
+  newStops = false;
 
   constructor(
     private readonly input: JobInput,
@@ -113,6 +129,11 @@ class Job {
 
   private stopping(): boolean {
     return this.carry.canceled || this.carry.fatal !== undefined;
+  }
+
+  /** A cancel ends the items in flight; a stop lets them finish (before the patch it ended them too). */
+  private cancelingInFlight(): boolean {
+    return this.carry.canceled || (this.carry.fatal !== undefined && !this.newStops);
   }
 
   private inFlightCount(): number {
@@ -176,18 +197,17 @@ class Job {
     return 'done';
   }
 
-  /** Waits for the window to drain, canceling in-flight children once the job stops early. */
+  /** Waits for the window to drain, canceling in-flight children once the job is canceled. */
   async drainWindow(): Promise<'done' | 'continue-as-new'> {
     while (this.inFlightCount() > 0) {
-      if (this.stopping()) {
-        this.state = this.carry.canceled ? 'canceling' : 'stopping';
-        await this.cancelInFlight();
-      }
+      if (this.stopping()) this.state = this.carry.canceled ? 'canceling' : 'stopping';
+      if (this.cancelingInFlight()) await this.cancelInFlight();
       await condition(
         () =>
           this.inFlightCount() === 0 ||
           workflowInfo().historyLength > this.historyBudget ||
-          (this.stopping() && Object.keys(this.carry.inFlight).some((id) => !this.canceledInFlight.has(id))),
+          (this.stopping() && this.state === 'running') ||
+          (this.cancelingInFlight() && Object.keys(this.carry.inFlight).some((id) => !this.canceledInFlight.has(id))),
       );
       // Long waits continue as new too, so history stays bounded.
       if (this.inFlightCount() > 0 && workflowInfo().historyLength > this.historyBudget) return 'continue-as-new';
@@ -213,6 +233,7 @@ class Job {
     const done = counts.succeeded + counts.failed + counts.timed_out + counts.canceled + counts.unknown;
     const inFlight = Object.entries(carry.inFlight).map(([workflowId, v]) => ({ workflowId, ...v }));
     const elapsed = Date.now() - carry.startedAt;
+    const notStarted = carry.notStarted ?? 0;
     const remaining = prepared.itemCount - done - counts.skipped;
     return {
       job: this.settings.job,
@@ -221,8 +242,10 @@ class Job {
       started: carry.cursor,
       runs: carry.runs,
       fatal: carry.fatal,
+      ...(carry.stoppedBy ? { stoppedBy: carry.stoppedBy } : {}),
+      ...(notStarted > 0 ? { notStarted } : {}),
       startedAt: carry.startedAt,
-      counts: { ...counts, in_flight: inFlight.length, pending: Math.max(0, prepared.itemCount - carry.cursor) },
+      counts: { ...counts, in_flight: inFlight.length, pending: Math.max(0, prepared.itemCount - carry.cursor) + notStarted },
       inFlight,
       recentFailures: carry.recentFailures,
       etaMs: done > 0 && remaining > 0 ? Math.round((elapsed / done) * remaining) : undefined,
@@ -232,17 +255,56 @@ class Job {
   private settle(workflowId: string, outcome: ItemOutcome): void {
     const { carry } = this;
     delete carry.inFlight[workflowId];
-    carry.counts[outcome.state] += 1;
+    if (outcome.notStarted) carry.notStarted = (carry.notStarted ?? 0) + 1;
+    else carry.counts[outcome.state] += 1;
     if (outcome.renderMs !== undefined) {
       const samples = (carry.renderSamples[outcome.model] ??= []);
       samples.push(outcome.renderMs);
       if (samples.length > MEDIAN_WINDOW) samples.shift();
     }
-    if (outcome.state !== 'succeeded') {
-      carry.recentFailures.push(outcome);
-      if (carry.recentFailures.length > RECENT_FAILURES) carry.recentFailures.shift();
-      if (outcome.error && JOB_FATAL_FAILURES.has(outcome.error.kind) && !carry.fatal) carry.fatal = outcome.error.message;
+    if (outcome.state === 'succeeded') {
+      if (this.newStops) carry.alikeFailures = {};
+      return;
     }
+    carry.recentFailures.push(outcome);
+    if (carry.recentFailures.length > RECENT_FAILURES) carry.recentFailures.shift();
+    const { error } = outcome;
+    if (!error || carry.fatal !== undefined) return;
+    if (!this.newStops) {
+      // As jobs from before the patch ran: only a refused or missing key stopped them.
+      if (error.kind === FailureType.auth || error.kind === FailureType.missingKey) carry.fatal = error.message;
+      return;
+    }
+    const cause = jobWideCause(error.kind);
+    if (cause) return this.stop({ kind: error.kind, message: error.message, fix: cause.fix, exitCode: cause.exitCode });
+    if (outcome.state === 'failed') this.countAlike(error);
+  }
+
+  /**
+   * retries.stop_after_failures: the same item-level failure (kind and message, numbers and ids
+   * aside) on that many items since the last success stops the job, e.g. a content policy that
+   * refuses every prompt of the job.
+   */
+  private countAlike(error: { kind: string; message: string }): void {
+    const limit = this.settings.retries.stopAfterFailures ?? 0;
+    if (limit <= 0) return;
+    const alike = (this.carry.alikeFailures ??= {});
+    const key = `${error.kind}: ${normalizedMessage(error.message)}`;
+    if (alike[key] === undefined && Object.keys(alike).length >= ALIKE_KINDS_KEPT) delete alike[Object.keys(alike)[0]!];
+    alike[key] = (alike[key] ?? 0) + 1;
+    if (alike[key] < limit) return;
+    this.stop({
+      kind: FailureType.repeatedFailure,
+      message: `${limit} items failed the same way (${error.kind}: ${error.message})`,
+      fix: 'fix what the message says, then run the job again (retries.stop_after_failures: 0 runs every item whatever fails)',
+      exitCode: 1,
+    });
+  }
+
+  /** Starts no more items; the items in flight finish (drainWindow). */
+  private stop(cause: JobStopCause): void {
+    this.carry.stoppedBy = cause;
+    this.carry.fatal = cause.message;
   }
 
   /**
@@ -251,7 +313,7 @@ class Job {
    * run before the item came up: that outcome is the item's, and starting it again would pay for a
    * second render.
    */
-  private async startRender(item: PlanItem): Promise<void> {
+  private async startRender(item: PageItem): Promise<void> {
     const childId = renderWorkflowId(this.self, item.key);
     const reportedHere = this.early.get(childId);
     if (reportedHere && patched(HELD_ITEM_ID)) {
@@ -275,7 +337,7 @@ class Job {
   }
 
   /** 'held': a workflow runs under the item's id already. A start that fails otherwise ends the item. */
-  private async startItemWorkflow(item: PlanItem, childId: string): Promise<'started' | 'held' | 'failed'> {
+  private async startItemWorkflow(item: PageItem, childId: string): Promise<'started' | 'held' | 'failed'> {
     try {
       await startChild(RenderWorkflow, {
         workflowId: childId,
@@ -301,7 +363,7 @@ class Job {
    * The activity then has its id free, and the item starts afresh, as if that workflow had closed
    * in time (true).
    */
-  private async freeHeldId(item: PlanItem, childId: string): Promise<boolean> {
+  private async freeHeldId(item: PageItem, childId: string): Promise<boolean> {
     let held: ItemWorkflowState;
     try {
       held = await bookkeeping.itemWorkflowState({ workflowId: childId, jobWorkflowId: this.self, signalName: itemDoneSignal.name });
@@ -331,9 +393,18 @@ class Job {
 }
 
 /** The outcome of an item whose workflow could not be started. */
-function startFailed(item: PlanItem, message: string): ItemOutcome {
+function startFailed(item: PageItem, message: string): ItemOutcome {
   const { key, index } = item;
   return { key, index, model: item.request.model, state: 'failed', error: { kind: FailureType.startFailed, message } };
+}
+
+/** A failure message with its numbers and ids left out, so that the same refusal of two items reads the same. */
+function normalizedMessage(message: string): string {
+  return message
+    .toLowerCase()
+    .replace(/[0-9a-f]{8,}|[0-9a-z_-]*\d[0-9a-z_-]*/g, '#')
+    .replace(/\s+/g, ' ')
+    .slice(0, ALIKE_MESSAGE_CHARS);
 }
 
 function emptyCounts(): StateCounts {

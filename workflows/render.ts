@@ -17,9 +17,10 @@ import {
 import type { ManifestRow } from '../storage/manifest';
 import { gatewayActivities, recording } from './activities';
 import { nextPollDelay, type ProgressSample } from './polling';
-import { FailureType } from '../activities/failure-types';
+import { FailureType, jobWideCause } from '../activities/failure-types';
 import type { DownloadedVideo } from '../activities/download';
-import type { TaskCheck } from '../activities/render';
+import type { PriorTask } from '../activities/plan';
+import type { CreatedTaskInfo, TaskCheck } from '../activities/render';
 import type { ItemEndState, ItemOutcome, RenderInput, RenderStatus } from './types';
 
 export const itemStatusQuery = defineQuery<RenderStatus>('itemStatus');
@@ -71,30 +72,44 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
   let renderMs: number | undefined;
 
   try {
-    if (settings.enhance) {
-      status.phase = 'enhancing';
-      // The key finds the item's stored rewrite (docs/enhance.md); an argument, so replay is unchanged.
-      enhanced = await calls.enhance.enhancePrompt({ settings, prompt, key: item.key }).catch(endedBy('enhance'));
-      prompt = enhanced;
+    // A task the item already holds (an earlier run's: canceled, timed out, its video lost) is
+    // asked first: paid work is reused, and only a task that is gone or failed is created again.
+    const held = item.prior ? await askHeldTask(item.prior, input, calls, status) : undefined;
+    let created: CreatedTaskInfo;
+    let check: TaskCheck | undefined;
+    /** Polling's time limit counts from here: the create, or the resumption of a held task. */
+    let pollingFrom: number;
+    if (held) {
+      ({ created, check } = held);
+      enhanced = item.prior?.enhancedPrompt;
+      pollingFrom = Date.now();
+      Object.assign(status, { phase: 'rendering', baseUrl: check.baseUrl });
+    } else {
+      if (settings.enhance) {
+        status.phase = 'enhancing';
+        // The key finds the item's stored rewrite (docs/enhance.md); an argument, so replay is unchanged.
+        enhanced = await calls.enhance.enhancePrompt({ settings, prompt, key: item.key }).catch(endedBy('enhance'));
+        prompt = enhanced;
+      }
+      status.phase = 'creating';
+      created = await createWithPolicy(input, prompt, calls);
+      Object.assign(status, { phase: 'rendering', taskId: created.taskId, baseUrl: created.baseUrl, createdAt: created.createdAt });
+      pollingFrom = created.createdAt;
     }
-    status.phase = 'creating';
-    const created = await createWithPolicy(input, prompt, calls);
-    Object.assign(status, { phase: 'rendering', taskId: created.taskId, baseUrl: created.baseUrl, createdAt: created.createdAt });
     createdOn = created.baseUrl;
 
-    let check: TaskCheck | undefined;
-    let firstProgress: ProgressSample | undefined;
     // Workflows from before this change replay with the waits they had.
     const backOffWhenUnchanged = patched('poll-backoff-on-unchanged-progress');
     const checkFallsBack = patched('status-check-falls-back-to-activity');
+    let firstProgress: ProgressSample | undefined;
     /** When (ms after creation) the progress last reported was first seen. */
     let readingSeenAt = 0;
-    const deadline = created.createdAt + settings.polling.timeoutMs;
+    const deadline = pollingFrom + settings.polling.timeoutMs;
     // No item ends timed_out unless a check made at or after its deadline saw it unfinished: the
     // wait before the deadline's check was skipped, and a finished render was lost (docs/limits.md).
     const checksAtDeadline = patched('last-status-check-at-deadline');
     let checkedAt = -Infinity;
-    for (;;) {
+    while (check?.state !== 'succeeded') {
       const now = Date.now();
       if (now >= deadline && (!checksAtDeadline || checkedAt >= deadline))
         throw new ItemEnded(
@@ -132,14 +147,15 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       if (check.state === 'failed')
         throw new ItemEnded('failed', FailureType.renderFailed, check.failReason || 'the gateway reported the render as failed');
     }
-    renderMs = Date.now() - created.createdAt;
+    // A held task's time spans runs: it would mislead the model's median (polling hints).
+    if (!held) renderMs = Date.now() - created.createdAt;
     status.phase = 'downloading';
     download = await calls.download
       .downloadVideo({
         settings,
         taskId: created.taskId,
         protocol: item.request.protocol,
-        resultUrl: check.resultUrl,
+        resultUrl: check?.resultUrl,
         outputName: item.outputName,
       })
       .catch(endedBy('download'));
@@ -165,6 +181,14 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     renderMs,
     error: ended ? { kind: ended.kind, message: ended.message } : undefined,
   };
+  // Nothing was created (no task of this run or an earlier one), and the cause is the job's: the
+  // item is not started. No manifest row, so the next run after the fix renders it without
+  // --retry-failed (docs/reruns.md). Workflows from before it replay the row they recorded.
+  if (ended && status.taskId === undefined && jobWideCause(ended.kind) && patched('job-wide-cause-leaves-item-not-started')) {
+    outcome.notStarted = true;
+    await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(input.jobWorkflowId).signal(itemDoneSignal, outcome));
+    return outcome;
+  }
   // Recording and reporting must happen even when the job is being canceled.
   await CancellationScope.nonCancellable(async () => {
     status.phase = 'recording';
@@ -177,6 +201,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       protocol: item.request.protocol,
       prompt: item.request.prompt,
       enhanced_prompt: enhanced ?? null,
+      ...(item.requestDigest ? { request_digest: item.requestDigest } : {}),
       task_id: status.taskId ?? null,
       base_url: status.baseUrl ?? null,
       create_base_url: createdOn ?? null,
@@ -196,6 +221,45 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
 }
 
 type CheckInput = Parameters<ReturnType<typeof gatewayActivities>['check']['checkTask']>[0];
+
+/**
+ * The item's task from an earlier run, asked before anything is created: rendering or finished, it
+ * is the item's task again (its row keeps the task id whatever happens next). Gone (task_not_found)
+ * or failed: undefined, and the item is created afresh. Any other failure of the check ends the item
+ * as a check's failure would, its task id kept for the next run. Asked only when the plan found a
+ * held task, so workflows from before this replay unchanged.
+ */
+async function askHeldTask(
+  prior: PriorTask,
+  input: RenderInput,
+  calls: ReturnType<typeof gatewayActivities>,
+  status: RenderStatus,
+): Promise<{ created: CreatedTaskInfo; check: TaskCheck } | undefined> {
+  if (prior.protocol !== input.item.request.protocol || !patched('ask-the-task-an-item-holds')) return undefined;
+  Object.assign(status, { phase: 'rendering', taskId: prior.taskId, createdAt: prior.createdAt });
+  let check: TaskCheck;
+  try {
+    check = await statusCheck(
+      calls,
+      { settings: input.settings, taskId: prior.taskId, protocol: prior.protocol, createdAt: prior.createdAt },
+      true, // a workflow that asks a held task is newer than the fall-back
+    );
+  } catch (error) {
+    const failure = error instanceof ActivityFailure ? error.cause : error;
+    if (!(failure instanceof ApplicationFailure && failure.type === FailureType.taskNotFound)) return endedBy('status check')(error);
+    log.info('the task the item held is gone: creating it again', { key: input.item.key, taskId: prior.taskId });
+    Object.assign(status, { phase: 'pending', taskId: undefined, createdAt: undefined });
+    return undefined;
+  }
+  status.polls += 1;
+  if (check.state === 'failed') {
+    log.info('the task the item held failed: creating it again', { key: input.item.key, taskId: prior.taskId, reason: check.failReason });
+    Object.assign(status, { phase: 'pending', taskId: undefined, createdAt: undefined });
+    return undefined;
+  }
+  log.info('continuing the task the item held', { key: input.item.key, taskId: prior.taskId, state: check.state });
+  return { created: { taskId: prior.taskId, baseUrl: prior.baseUrl ?? check.baseUrl, createdAt: prior.createdAt }, check };
+}
 
 /**
  * One status check. A local activity is cheap in history but runs inside a workflow task, so it

@@ -2,8 +2,7 @@
 // Activity inputs and outputs live beside the activities. Types only: they travel through workflow
 // history, so they hold paths, keys and settings, never file contents or secrets.
 import type { JobSettingsWithInputs } from '../activities/inputs';
-import type { PreparedJob } from '../activities/plan';
-import type { PlanItem } from '../jobfile/plan';
+import type { PageItem, PreparedJob } from '../activities/plan';
 import type { InputsRef } from '../storage/inputs';
 import type { ItemEndState } from '../storage/manifest';
 
@@ -38,6 +37,26 @@ export interface ItemOutcome {
   /** Creation to completion as observed by polling, for the per-model median hint. */
   renderMs?: number;
   error?: { kind: string; message: string };
+  /**
+   * The item's create met a job-wide cause, so nothing was created and no manifest row written:
+   * the item is not started, and the next run renders it (docs/reruns.md). Its `state` is not counted.
+   */
+  notStarted?: boolean;
+}
+
+/**
+ * Why a job stopped starting items before its end, for the CLI's exit code and last lines: a
+ * job-wide failure (activities/failure-types.ts JOB_WIDE_CAUSES) or `repeated_failure`
+ * (retries.stop_after_failures identical item failures).
+ */
+export interface JobStopCause {
+  kind: string;
+  /** The failure's own message (one item's), already redacted by the activity. */
+  message: string;
+  /** What the user should do about it. */
+  fix: string;
+  /** The run's exit code: 2 model, route or key; 3 every gateway address unreachable; 1 item failures. */
+  exitCode: 1 | 2 | 3;
 }
 
 export interface JobCarry {
@@ -51,7 +70,13 @@ export interface JobCarry {
   startedAt: number;
   lastCreateAt: number;
   canceled: boolean;
+  /** The stop cause's message (kept for histories and clients from before `stoppedBy`). */
   fatal?: string;
+  stoppedBy?: JobStopCause;
+  /** Items handed to a child whose create met a job-wide cause: not started, no manifest row. */
+  notStarted?: number;
+  /** Identical item failures since the last success, by kind and normalized message (stop_after_failures). */
+  alikeFailures?: Record<string, number>;
   runs: number;
 }
 
@@ -66,6 +91,9 @@ export interface JobProgress {
   startedAt: number;
   etaMs?: number;
   fatal?: string;
+  stoppedBy?: JobStopCause;
+  /** Items past the cursor that were not started after all (their create met a job-wide cause). */
+  notStarted?: number;
   runs: number;
 }
 
@@ -76,12 +104,16 @@ export interface JobResult {
   startedAt: number;
   finishedAt: number;
   fatal?: string;
+  stoppedBy?: JobStopCause;
+  /** Items left not started by the stop (never created, no manifest row): the next `run` renders them. */
+  notStarted: number;
   canceled: boolean;
 }
 
 export interface RenderInput {
   jobWorkflowId: string;
-  item: PlanItem;
+  /** The plan's item, with what the manifest knew of it (a task it already holds, its request digest). */
+  item: PageItem;
   settings: JobSettingsWithInputs;
   /** Median render time of this model in this job so far, ms. */
   medianRenderMs?: number;

@@ -4,6 +4,7 @@ import { OPENAI_CREATE_PATH } from '../../gateway/openai';
 import type { Plan, PlanItem } from '../../jobfile/plan';
 import type { Output } from '../output';
 import { estimateLines, estimatePlan } from '../estimate';
+import { readOutcome } from '../summary';
 
 async function describeRequest(plan: Plan, item: PlanItem) {
   const base = plan.gateway.baseUrls[0];
@@ -36,7 +37,11 @@ export async function printDryRun(plan: Plan, out: Output): Promise<void> {
     });
     return;
   }
+  // Items whose request changed since their last render (an unreachable output location: none shown).
+  const changed = new Set((await readOutcome(plan).catch(() => undefined))?.changed);
   out.line(`${plan.job}: dry run, ${plan.items.length} create request(s); nothing is sent`);
+  if (changed.size > 0)
+    out.line(`${changed.size} item(s) changed since their last render: they are rendered again, the earlier files kept`);
   for (const line of estimateLines(estimatePlan(plan), plan.budget)) out.line(line);
   if (plan.enhance)
     out.line(
@@ -44,7 +49,7 @@ export async function printDryRun(plan: Plan, out: Output): Promise<void> {
         `(once per prompt text, then reused): see the rewrites first with \`reelflow enhance ${plan.jobFile}\``,
     );
   for (const r of requests) {
-    out.line(`\n#${r.index} ${r.key} -> ${r.output}`);
+    out.line(`\n#${r.index} ${r.key} -> ${r.output}${changed.has(r.key) ? '  (changed since its last render)' : ''}`);
     out.line(`${r.request.method} ${r.request.url}`);
     for (const [name, value] of Object.entries(r.request.headers)) out.line(`${name}: ${value}`);
     out.line(JSON.stringify('body' in r.request ? r.request.body : r.request.form, null, 2));

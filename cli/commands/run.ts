@@ -19,9 +19,10 @@ import { hashJobInputs, recordingFiles } from '../../storage/inputs-publish';
 import { createOutput } from '../output';
 import { ProgressView } from '../progress';
 import { addObservabilityOptions, openSession, type Observability } from '../session';
-import { describeOutcome, exitStatusFor, readOutcome, type JobOutcome } from '../summary';
+import { describeOutcome, describeStop, exitStatusFor, readOutcome, type JobOutcome } from '../summary';
 import { printDryRun } from './dry-run';
 import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
+import { claimOutputOrExplain } from '../output-owner';
 
 interface RunOptions extends Observability {
   detach?: boolean;
@@ -84,6 +85,8 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
   if (options.dryRun) return printDryRun(plan, out);
   if (options.enhanceOnly) return enhanceCommand(jobFile, { json: options.json, reEnhance: options.reEnhance }, plan);
   await preflight(plan, options.worker);
+  // An output location belongs to one job: another job's is refused before anything starts.
+  await claimOutputOrExplain(plan);
   if (options.reEnhance) await reEnhanceBeforeRun(plan, out);
   // Before the job starts, so that every file its workers will ask for is there.
   const storedInputs = await storeInputsOrExplain(plan, reads.texts, options.inputs, (line) => out.note(line));
@@ -182,6 +185,7 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
         workflowId,
         canceled: jobResult.canceled,
         fatal: jobResult.fatal ?? null,
+        stoppedBy: jobResult.stoppedBy ?? null,
         ...outcome,
         rows: undefined,
         failures: outcome.rows
@@ -189,11 +193,12 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
           .map((r) => ({ key: r.key, index: r.index, state: r.state, error: r.error })),
       });
     } else {
-      if (jobResult.fatal) out.line(`stopped early: ${jobResult.fatal}`);
+      if (jobResult.stoppedBy) for (const line of describeStop(jobResult.stoppedBy, jobFile, jobResult.notStarted ?? 0)) out.line(line);
+      else if (jobResult.fatal) out.line(`stopped early: ${jobResult.fatal}`);
       if (jobResult.canceled) out.line('the job was canceled');
       for (const line of describeOutcome(outcome, jobFile, Date.now() - started)) out.line(line);
     }
-    process.exitCode = exitStatusFor(outcome);
+    process.exitCode = exitStatusFor(outcome, jobResult.stoppedBy);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -224,14 +229,18 @@ export function startedNote(
 ): string {
   const { counts } = outcome;
   const retry = new Set(retryStates);
-  const done = outcome.rows.filter((row) => itemIsDone(row, retry, row.file === null ? undefined : stored.get(row.file))).length;
+  const changed = new Set(outcome.changed);
+  const done = outcome.rows.filter((row) =>
+    itemIsDone(row, retry, row.file === null ? undefined : stored.get(row.file), changed.has(row.key)),
+  ).length;
   const toRender = total - done;
   if (toRender === 0) {
     const again =
       counts.failed + counts.timed_out + counts.unknown > 0 ? ' (--retry-failed / --retry-unknown render ended ones again)' : '';
     return `${job}: nothing to render: all ${total} item(s) already ended${again} -> ${location}`;
   }
-  return `${job}: started ${toRender} of ${total} item(s)${done > 0 ? ` (${done} already ended)` : ''} -> ${location}`;
+  const edited = changed.size > 0 ? `; ${changed.size} changed since rendered, rendered again beside the earlier file` : '';
+  return `${job}: started ${toRender} of ${total} item(s)${done > 0 ? ` (${done} already ended)` : ''}${edited} -> ${location}`;
 }
 
 /**

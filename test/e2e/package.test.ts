@@ -3,7 +3,7 @@
 // worker of a Temporal service started elsewhere.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -131,7 +131,10 @@ describe('the installed package', () => {
       const worker = npxReelflow(installDir, ['worker'], env);
       try {
         await worker.waitFor(/polling task queue "reelflow"/, 60_000);
-        const job = writeJob(installDir, { name: 'fleet', baseUrls: sim.urls, items: [{ id: 'c', prompt: 'third' }] });
+        // Another job than the one above: an output location of its own (docs/reruns.md).
+        const jobDir = join(installDir, 'fleet-job');
+        mkdirSync(jobDir, { recursive: true });
+        const job = writeJob(jobDir, { name: 'fleet', baseUrls: sim.urls, items: [{ id: 'c', prompt: 'third' }] });
         const run = await npxReelflow(installDir, ['run', job, '--no-worker'], env).done;
         assert.equal(run.code, 0, `${run.stderr}\n${run.stdout}`);
         assert.match(run.stdout + run.stderr, /fleet: 1 of 1 succeeded/);

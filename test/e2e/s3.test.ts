@@ -139,26 +139,48 @@ function s3EndToEnd(kind: S3ServerKind): void {
       assert.equal(head.ContentType, 'application/x-ndjson');
     });
 
-    it('a job stopped early by a fatal error (a rejected key) leaves manifest.jsonl too', async () => {
+    it('a job stopped early by a job-wide cause (a rejected key) leaves manifest.jsonl too, with no item looking ended', async () => {
       const job = await s3Job({
         name: 'stopped',
         baseUrls: sim.urls,
         items: [1, 2, 3, 4, 5].map((n) => ({ id: `s${n}`, prompt: `stopped ${n}` })),
       });
       const result = await runCli(['run', job], { env: { ...env, GATEWAY_API_KEY: 'sk-wrong-key-000000000000' } });
-      assert.equal(result.code, 1, result.stderr);
-      assert.match(result.stdout + result.stderr, /stopped early/);
+      // Exit 2 naming the key; the refused creates created nothing, so no item has a row: a plain run
+      // after the fix renders them all (docs/reruns.md).
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stdout + result.stderr, /stopped: .*GATEWAY_API_KEY/);
       const rows = await manifestObject('stopped/');
-      assert.ok(rows && rows.length > 0, 'manifest.jsonl is there');
-      assert.ok(
-        rows.every((r) => r.state === 'failed' && r.error?.kind === 'auth'),
-        JSON.stringify(rows.map((r) => [r.key, r.state, r.error?.kind])),
+      assert.ok(rows, 'manifest.jsonl is there');
+      assert.deepEqual(
+        rows.map((r) => [r.key, r.state, r.error?.kind]),
+        [],
       );
       const results = JSON.parse((await runCli(['results', job, '--format', 'json'], { env })).stdout) as Array<{ key: string }>;
       assert.deepEqual(
         rows.map((r) => r.key),
         results.map((r) => r.key),
       );
+    });
+
+    it('a prefix belongs to one job: the owner marker is left there, and another job is refused, exit 2 (docs/reruns.md)', async () => {
+      const { readFileSync, writeFileSync } = await import('node:fs');
+      const sharedPrefix = (job: string) => {
+        writeFileSync(job, readFileSync(job, 'utf8').replace('prefix: "{job}/"', 'prefix: "shared/"'));
+        return job;
+      };
+      const owner = sharedPrefix(await s3Job({ name: 's3-owner', baseUrls: sim.urls, items: [{ id: 'o', prompt: 's3 owned' }] }));
+      assert.equal((await runCli(['run', owner], { env })).code, 0);
+      const marker = await client.send(new GetObjectCommand({ Bucket: 'renders', Key: 'shared/.reelflow/owner.json' }));
+      assert.deepEqual(JSON.parse(await marker.Body!.transformToString('utf8')), { job: 's3-owner', workflowId: 'reelflow-s3-owner' });
+      const other = sharedPrefix(await s3Job({ name: 's3-other', baseUrls: sim.urls, items: [{ id: 'o', prompt: 's3 intruder' }] }));
+      const refused = await runCli(['run', other], { env });
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(
+        refused.stderr,
+        /s3:\/\/renders\/shared\/ belongs to job "s3-owner" \(workflow reelflow-s3-owner\); job "s3-other" may not write there/,
+      );
+      assert.equal(sim.stats().createsByPrompt['s3 intruder'], undefined);
     });
 
     for (const [label, mutate, pattern] of [

@@ -164,12 +164,15 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
 
   it('with retries.create: always, the lost create is created again in the same run and the job succeeds', async () => {
     const prompt = `A storm front over the sea ${LOSE_ALWAYS}`;
-    const always = writeJob(dir, 'litellm-always', [dead, proxy.url], { storm: prompt }, ['retries:', '  create: always']);
+    // Another job: an output location of its own (an output location belongs to one job, docs/reruns.md).
+    const alwaysDir = join(dir, 'always');
+    mkdirSync(alwaysDir);
+    const always = writeJob(alwaysDir, 'litellm-always', [dead, proxy.url], { storm: prompt }, ['retries:', '  create: always']);
     const result = await run(['run', always]);
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assert.ok(proxy.lost.includes(LOSE_ALWAYS));
     assert.equal(upstream.createsFor(enhanced(prompt)), 2, 'the lost create and the one made again');
-    const row = rowOf(manifestRows(join(dir, 'out')), 'storm', 'succeeded');
+    const row = rowOf(manifestRows(join(alwaysDir, 'out')), 'storm', 'succeeded');
     assert.equal(row.sha256, videoSha);
   });
 

@@ -11,7 +11,7 @@
 // Build first: bash scripts/build.sh
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -200,12 +200,15 @@ describe('reelflow through new-api v0.10.0', { timeout: 900_000 }, () => {
 
     it('with retries.create: always, the lost create is created again in the same run and the job succeeds', async () => {
       const prompt = `other-host: a storm front over the sea ${LOSE_ALWAYS}`;
-      const always = writeJob(dir, 'newapi-always', [dead, proxy.url], [{ id: 'storm', prompt }], ['retries:', '  create: always']);
+      // Another job: an output location of its own (an output location belongs to one job, docs/reruns.md).
+      const alwaysDir = join(dir, 'always');
+      mkdirSync(alwaysDir);
+      const always = writeJob(alwaysDir, 'newapi-always', [dead, proxy.url], [{ id: 'storm', prompt }], ['retries:', '  create: always']);
       const result = await run(['run', always], keyEnv);
       assert.equal(result.code, 0, result.stdout + result.stderr);
       assert.ok(proxy.lost.includes(LOSE_ALWAYS));
       assert.equal(upstream.createsFor(enhanced(prompt)), 2, 'the lost create and the one made again');
-      assert.equal(rowOf(manifestRows(join(dir, 'out')), 'storm', 'succeeded').sha256, sha256(upstream.video));
+      assert.equal(rowOf(manifestRows(join(alwaysDir, 'out')), 'storm', 'succeeded').sha256, sha256(upstream.video));
     });
 
     it('the key reached only the gateway: not the upstream, not its file host, no file, log or workflow history', () => {

@@ -26,6 +26,8 @@ export interface Gateway {
   /** The gateway's recent output, for failure messages. */
   output(): string;
   stop(): Promise<void>;
+  /** new-api: enables or disables the client key's token through the admin API, as an operator would. */
+  setKeyEnabled?(enabled: boolean): Promise<void>;
 }
 
 /** Model names the gateways serve; each maps to the same name at the fake upstream. */
@@ -123,15 +125,19 @@ export async function startNewApi(upstream: FakeUpstream, options: NewApiOptions
   const url = `http://127.0.0.1:${port}`;
   const gateway = await started(child.process, child.output, url, '', dir, `${url}/api/status`);
   try {
-    const key = await configureNewApi(url, upstream, options);
-    return { ...gateway, key };
+    const { key, setKeyEnabled } = await configureNewApi(url, upstream, options);
+    return { ...gateway, key, setKeyEnabled };
   } catch (err) {
     await gateway.stop();
     throw err;
   }
 }
 
-async function configureNewApi(url: string, upstream: FakeUpstream, options: NewApiOptions): Promise<string> {
+async function configureNewApi(
+  url: string,
+  upstream: FakeUpstream,
+  options: NewApiOptions,
+): Promise<{ key: string; setKeyEnabled(enabled: boolean): Promise<void> }> {
   const password = randomBytes(12).toString('hex');
   await adminCall(url, 'POST', '/api/setup', {
     username: 'root',
@@ -180,11 +186,15 @@ async function configureNewApi(url: string, upstream: FakeUpstream, options: New
 
   await adminCall(url, 'POST', '/api/token/', { name: 'reelflow', remain_quota: 0, unlimited_quota: true, expired_time: -1 }, session);
   const tokens = (await adminCall(url, 'GET', '/api/token/?p=1&size=10', undefined, session)) as {
-    items: Array<{ name: string; key: string }>;
+    items: Array<{ id: number; name: string; key: string }>;
   };
   const token = tokens.items.find((t) => t.name === 'reelflow');
   if (!token?.key) throw new Error('new-api created no readable token');
-  return `sk-${token.key}`;
+  // The console's switch: only the status changes (1 enabled, 2 disabled).
+  const setKeyEnabled = async (enabled: boolean): Promise<void> => {
+    await adminCall(url, 'PUT', '/api/token/?status_only=true', { id: token.id, status: enabled ? 1 : 2 }, session);
+  };
+  return { key: `sk-${token.key}`, setKeyEnabled };
 }
 
 /** One admin API call; new-api answers 200 with `success: false` on errors, so check that. */

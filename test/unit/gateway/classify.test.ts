@@ -7,6 +7,7 @@ import {
   GatewayUnavailableError,
   InvalidRequestError,
   ModelUnavailableError,
+  QuotaExhaustedError,
   QuotaOrPermissionError,
   RouteNotFoundError,
   RateLimitedError,
@@ -74,6 +75,29 @@ describe('classifyGatewayError', () => {
     assert.equal(e.kind, 'quota_or_permission');
     assert.match(e.message, /"veo-3"/);
     assert.match(e.message, /token group/);
+  });
+  it('a used-up quota or balance, in new-api, LiteLLM and OpenAI words -> QuotaExhaustedError, not a permission or a rate limit', () => {
+    const cases: Array<[number, string]> = [
+      [403, '{"error":{"message":"用户额度不足, 剩余额度: ＄0.000000","type":"new_api_error","code":"insufficient_user_quota"}}'],
+      [403, '{"error":{"message":"pre-consume failed","type":"new_api_error","code":"pre_consume_token_quota_failed"}}'],
+      [401, '{"error":{"message":"该令牌额度已用尽 (request id: 2025)","type":"new_api_error","code":""}}'],
+      [403, '{"error":{"message":"账户已透支, 当前欠费 ＄1.00, 请充值补足欠款后再继续调用","type":"new_api_error"}}'],
+      [
+        400,
+        '{"error":{"message":"Budget has been exceeded! Current cost: 10.2, Max budget: 10.0","type":"budget_exceeded","param":null,"code":"400"}}',
+      ],
+      [
+        429,
+        '{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","code":"insufficient_quota"}}',
+      ],
+    ];
+    for (const [status, body] of cases) {
+      const e = classify(status, body, { model: 'veo-3', operation: 'create' });
+      assert.ok(e instanceof QuotaExhaustedError, `${status} ${body} -> ${e.name}`);
+      assert.equal(e.kind, 'quota_exhausted');
+      assert.equal(e.retryable, false);
+      assert.match(e.message, /top it up/);
+    }
   });
   const catalogAdvice = /check the model name against the catalog and that the key was created in the matching token group/;
   it('404 on create -> ModelUnavailableError with the catalog/token-group advice', () => {

@@ -401,6 +401,11 @@ export const BAD_CASES: BadCase[] = [
     errors: ['7:11: retries.create must be one of safe, always, got "never"'],
   },
   {
+    rule: 'retries.stop_after_failures range',
+    yaml: `${HEAD}retries:\n  stop_after_failures: -1\nitems:\n  - prompt: hi\n`,
+    errors: ['7:24: retries.stop_after_failures must be a whole number from 0 to 1000000, got -1'],
+  },
+  {
     rule: 's3 storage without s3 section',
     yaml: `${HEAD}items:\n  - prompt: hi\noutput:\n  storage: s3\n`,
     errors: ['9:12: output.storage s3 needs an output.s3 section with at least bucket'],

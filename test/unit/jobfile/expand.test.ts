@@ -18,7 +18,7 @@ describe('defaults', () => {
     });
     assert.deepEqual(p.concurrency, { maxInFlight: 20, createsPerMinute: undefined });
     assert.deepEqual(p.polling, { initialMs: 10_000, maxMs: 60_000, timeoutMs: 7_200_000 });
-    assert.deepEqual(p.retries, { create: 'safe', download: 5 });
+    assert.deepEqual(p.retries, { create: 'safe', download: 5, stopAfterFailures: 5 });
     assert.equal(p.output.storage, 'local');
     assert.equal(p.runDate, RUN_DATE);
     assert.equal(p.schedule, undefined);

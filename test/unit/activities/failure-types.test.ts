@@ -1,0 +1,37 @@
+// The one table of job-wide failure kinds (activities/failure-types.ts) and the copy storage keeps
+// for itemIsDone (storage may not import activities) say the same, and an item ended by such a cause
+// is continued by a plain run.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { JOB_WIDE_CAUSES, jobWideCause } from '../../../activities/failure-types';
+import { isJobWideKind, itemIsDone } from '../../../storage/manifest';
+import { manifestRow } from '../../support/storage';
+
+describe('job-wide failure kinds', () => {
+  it('exit 2 for model, route, key and quota; 3 for an unreachable gateway; none for an item failure', () => {
+    const codes = Object.fromEntries(Object.entries(JOB_WIDE_CAUSES).map(([kind, cause]) => [kind, cause.exitCode]));
+    assert.deepEqual(codes, {
+      model_unavailable: 2,
+      auth: 2,
+      missing_key: 2,
+      route_not_found: 2,
+      quota_exhausted: 2,
+      gateway_unavailable: 3,
+    });
+    for (const kind of ['invalid_request', 'render_failed', 'quota_or_permission', 'toString', undefined])
+      assert.equal(jobWideCause(kind), undefined);
+  });
+
+  it('storage knows the same kinds, and a plain run continues an item they ended', () => {
+    for (const kind of Object.keys(JOB_WIDE_CAUSES)) {
+      assert.ok(isJobWideKind(kind), kind);
+      const row = manifestRow(1, { state: 'failed', error: { kind, message: 'x' } });
+      assert.equal(itemIsDone(row, new Set(), undefined), false, kind);
+    }
+    assert.equal(isJobWideKind('invalid_request'), false);
+    assert.equal(
+      itemIsDone(manifestRow(1, { state: 'failed', error: { kind: 'invalid_request', message: 'x' } }), new Set(), undefined),
+      true,
+    );
+  });
+});
