@@ -108,7 +108,7 @@ export async function preparePlan(input: {
     runDate = dateIn(input.startedAt, probe.plan.schedule?.timezone ?? 'UTC');
   }
   const { plan, digest } = await loadPlan(input.jobFile, runDate, input.inputs);
-  const { jobFile: _f, runDate: _d, items, warnings: _w, ...settings } = plan;
+  const { jobFile: _f, runDate: _d, items, warnings: _w, modelSites: _m, ...settings } = plan;
   return { settings: input.inputs ? { ...settings, inputs: input.inputs } : settings, runDate, digest, itemCount: items.length };
 }
 

@@ -6,6 +6,7 @@ import type { JobSettings, Protocol, RenderRequest } from '../jobfile/plan';
 import { gatewayFor } from './context';
 import { sendAfterMarking } from './create-marker';
 import { translated } from './failures';
+import { preflightCreate } from './preflight';
 import { withStoredReferences, type JobSettingsWithInputs } from './inputs';
 import { countCheck, countCreate } from './metrics';
 
@@ -45,6 +46,7 @@ export type TaskCheck = Pick<TaskStatus, 'state' | 'baseUrl' | 'progress' | 'res
 function createThrough(input: CreateInput, around: (send: () => Promise<CreatedTask>) => Promise<CreatedTask>): Promise<CreatedTaskInfo> {
   return translated(async () => {
     const gateway = gatewayFor(input.settings);
+    await preflightCreate(input.settings, input.request.model); // once per job per process: activities/preflight.ts
     // Local references of a job with stored inputs: their verified local copies, fetched before anything is sent.
     const request = await withStoredReferences(input.settings, input.request);
     const created = await countCreate(input.request.model, () =>

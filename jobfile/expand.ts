@@ -6,6 +6,7 @@ import { warn } from './context';
 import { comboSuffix, shortHash } from './keys';
 import type { AssetKind, PlanItem, Protocol, ReferenceAsset, RenderRequest } from './plan';
 import { combinations, matrixAxes, type Scalar } from './matrix';
+import type { ModelSites } from './model-sites';
 import { OutputNameSet, storedNameProblem } from './output-names';
 import { readScopeProblem } from './read-scope';
 import { referenceSizeProblem } from './reference-limits';
@@ -61,6 +62,7 @@ export function expandItems(
   ctx: Ctx,
   sources: readonly ItemSource[],
   jobValues: ReadonlyMap<string, string>,
+  sites?: ModelSites,
 ): PlanItem[] {
   const combos = combinations(matrixAxes(data, ctx, jobValues));
   const total = sources.length * combos.length;
@@ -90,11 +92,13 @@ export function expandItems(
     const seen = new Set<string>();
     const droppedReported = new Set<string>();
     for (const fullCombo of combos) {
-      const model = pickParam(data, src, fullCombo, 'model')?.value as string | undefined;
-      if (model === undefined) {
+      const picked = pickParam(data, src, fullCombo, 'model');
+      const model = picked?.value as string | undefined;
+      if (model === undefined || picked === undefined) {
         ctx.errors.push(src.locate([], `${src.label} has no model: set model on the item or in defaults`));
         break;
       }
+      sites?.item(model, picked.level, src);
       const protocol = (pickParam(data, src, fullCombo, 'protocol', model)?.value ?? 'general') as Protocol;
       const { combo, dropped } = applicableAxes(run, src, fullCombo, model, protocol, droppedReported);
       const signature = [...combo].map(([k, v]) => `${k}=${String(v)}`).join('\u0000');

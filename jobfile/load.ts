@@ -5,6 +5,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import { type Ctx, type FileAccess, nodeFiles, unreadableBecause } from './context';
 import { dateIn } from './run-date';
 import { expandItems } from './expand';
+import { ModelSites } from './model-sites';
 import { issuesToErrors, parseOptions } from './issues';
 import type { JobFileError, Plan } from './plan';
 import { type Path, YamlPositions, yamlError } from './positions';
@@ -150,7 +151,10 @@ export function parseJobFile(text: string, path: string, options: LoadOptions = 
   if (sources.length === 0 && ctx.errors.length === 0) {
     ctx.errors.push(pos.error(data.items ? ['items'] : [], 'the job has no items: add entries to items, or rows with items_from'));
   }
-  const items = expandItems(data, ctx, sources, values);
+  const sites = new ModelSites(data, ctx);
+  const items = expandItems(data, ctx, sources, values, sites);
   if (ctx.errors.length > 0) return failure(ctx.errors, ctx.warnings, file, data.name);
-  return { ok: true, plan: { ...settings, jobFile: resolve(path), runDate, items, warnings: sortWarnings(ctx.warnings) } };
+  sites.enhance();
+  const modelSites = sites.list();
+  return { ok: true, plan: { ...settings, jobFile: resolve(path), runDate, items, warnings: sortWarnings(ctx.warnings), modelSites } };
 }
