@@ -36,8 +36,7 @@ export function rememberCatalog(settings: GatewayOfJob, report: CatalogReport): 
 /**
  * Resolves when a create of `model` may be sent. Otherwise throws, with nothing sent, a failure of
  * the gateway's own kinds: `model_unavailable` for a model the catalog lacks, `auth` for a key
- * every answering address refused, `gateway_unavailable` when no address answers (that reading
- * is not kept: the next create asks again).
+ * every answering address refused. When no address answers, the create itself finds out.
  */
 export async function preflightCreate(settings: GatewayOfJob, model: string): Promise<void> {
   const cacheKey = readingKey(settings);
@@ -57,13 +56,16 @@ export async function preflightCreate(settings: GatewayOfJob, model: string): Pr
   if (verdict.exit === 0) return;
   const message = verdictMessage(verdict);
   if (verdict.exit === 3) {
+    // Not kept: the next create asks again. This one goes on to the client, whose failover and
+    // retry budget decide (gateway/retry.ts): an outage shorter than that budget costs no item,
+    // and one past it ends the create `gateway_unavailable`, nothing sent, as without a preflight.
     readings.delete(cacheKey);
-    throw notSent('gateway_unavailable', message, false);
+    return;
   }
-  throw report.catalog ? notSent('model_unavailable', message, true) : notSent('auth', message, true);
+  throw notSent(report.catalog ? 'model_unavailable' : 'auth', message);
 }
 
 /** A failure of the gateway error kind `type`, carrying the proof that no create was sent. */
-function notSent(type: GatewayErrorKind, message: string, nonRetryable: boolean): ApplicationFailure {
-  return ApplicationFailure.create({ type, message: redact(message), nonRetryable, details: [CREATE_NOT_SENT] });
+function notSent(type: GatewayErrorKind, message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type, message: redact(message), nonRetryable: true, details: [CREATE_NOT_SENT] });
 }
