@@ -56,7 +56,9 @@ describe('worker preflight in the create activity', () => {
     assert.equal(reads, 2, 'one GET per base address');
 
     // A listed model of the same job: created, without reading the catalog again.
-    const created = await env.run(createTask, { settings: job, request: request('seedance-1-0-pro-250528', 'listed one') });
+    const created = (await env.run(createTask, { settings: job, request: request('seedance-1-0-pro-250528', 'listed one') })) as {
+      taskId: string;
+    };
     assert.match(created.taskId, /\S/);
     assert.equal(sim.stats().tasksCreated, 1);
     assert.equal(sim.stats().requests['GET /v1/models'], reads);
