@@ -162,6 +162,25 @@ export function closestModels(model: string, catalog: Iterable<string>, count = 
   return scored.slice(0, count).map((s) => s.name);
 }
 
+/**
+ * Whether the catalog lists `model`: by name, or by a wildcard entry (LiteLLM lists a wildcard
+ * route such as `openai/*` as it is configured; any name it matches is served).
+ */
+export function listed(model: string, catalog: ReadonlySet<string>): boolean {
+  if (catalog.has(model)) return true;
+  for (const id of catalog) {
+    if (!id.includes('*')) continue;
+    const pattern = new RegExp(
+      `^${id
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    );
+    if (pattern.test(model)) return true;
+  }
+  return false;
+}
+
 /** One model a job uses: its role and where the job file names it. */
 export interface ModelUse {
   model: string;
@@ -252,7 +271,7 @@ export function judgeCatalog(report: CatalogReport, uses: readonly ModelUse[], k
     const heard = answered.map((r) => `${r.base}: ${r.kind === 'no-catalog' ? r.said : 'key refused'}`).join('; ');
     return { exit: 0, problems: [], checked: `no catalog published (GET ${CATALOG_PATH}: ${heard}); model names not checked` };
   }
-  const missing = uses.filter((u) => !catalog.models.has(u.model));
+  const missing = uses.filter((u) => !listed(u.model, catalog.models));
   if (missing.length > 0) {
     const problems = missing.map((u) => ({
       about: `${u.role === 'enhance' ? 'enhance ' : ''}model ${u.model}`,

@@ -1,7 +1,7 @@
 // The preflight's judgement (gateway/catalog.ts): pure logic over what the base addresses said.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { closestModels, judgeCatalog, modelIds, modelUses, type CatalogReport } from '../../../gateway/catalog';
+import { closestModels, judgeCatalog, listed, modelIds, modelUses, type CatalogReport } from '../../../gateway/catalog';
 import { DEFAULT_CATALOG } from '../../../sim';
 
 const CATALOG = new Set(Object.keys(DEFAULT_CATALOG));
@@ -23,6 +23,15 @@ describe('catalog', () => {
     assert.equal(modelIds('<html>console</html>'), undefined);
     assert.equal(modelIds('{"detail":"Not Found"}'), undefined);
     assert.equal(modelIds(`{"data":[{"id":"${'m'.repeat(300)}"},{"id":"ok"}]}`)?.size, 1, 'absurd ids are dropped');
+  });
+
+  it('a wildcard entry (LiteLLM lists `openai/*` as configured) lists every name it matches, and only those', () => {
+    const catalog = new Set(['openai/*', 'sora-2', 'a.b*']);
+    assert.equal(listed('openai/sora-2-pro', catalog), true);
+    assert.equal(listed('sora-2', catalog), true);
+    assert.equal(listed('anthropic/claude', catalog), false);
+    assert.equal(listed('a.bc', catalog), true);
+    assert.equal(listed('axbc', catalog), false, 'the dot is not a regex wildcard');
   });
 
   it('no address answering is exit 3, naming every address and why', () => {
