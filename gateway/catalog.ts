@@ -238,7 +238,7 @@ export function missingModelMessage(use: ModelUse, catalog: { base: string; mode
 
 /** Every address and why it did not answer, in the order of gateway.base_urls. */
 export function unreachableMessage(readings: readonly BaseReading[]): string {
-  const each = readings.map((r) => `${r.base} (${r.kind === 'unreachable' ? r.why : 'answered'})`);
+  const each = readings.map((r) => `${r.base}: ${r.kind === 'unreachable' ? r.why : 'answered'}`);
   return `no gateway address answers: ${each.join('; ')}. Start the gateway or fix gateway.base_urls; ` + 'nothing was started';
 }
 

@@ -124,7 +124,7 @@ describe('run: preflight before the first create', { timeout: 240_000 }, () => {
       assert.ok(tookMs < 20_000, `exit after ${tookMs} ms`);
       assert.match(down.stderr, /no gateway address answers/);
       for (const base of [first, second])
-        assert.ok(down.stderr.includes(`${base} (connection refused`), `${base} named in: ${down.stderr}`);
+        assert.ok(down.stderr.includes(`${base}: connection refused (ECONNREFUSED)`), `${base} named in: ${down.stderr}`);
       assert.equal(existsSync(join(dir, 'out', 'manifest.jsonl')), false, 'no manifest');
       assert.equal(await workflowExists(e2e.temporal.address, jobWorkflowId('all-down')), false, 'no workflow started');
       assert.equal(creates(sim.stats()), 0);

@@ -45,7 +45,7 @@ describe('catalog', () => {
     assert.equal(verdict.exit, 3);
     assert.equal(
       verdict.problems[0]?.message,
-      `no gateway address answers: ${A} (connection refused (ECONNREFUSED)); ${B} (no answer within 5 s). ` +
+      `no gateway address answers: ${A}: connection refused (ECONNREFUSED); ${B}: no answer within 5 s. ` +
         'Start the gateway or fix gateway.base_urls; nothing was started',
     );
   });
