@@ -13,9 +13,12 @@ import { gatewayText, registerSecret } from './redact';
 export const CATALOG_PATH = '/v1/models';
 /** Each request's bound: a silent address costs this much, once. */
 export const CATALOG_TIMEOUT_MS = 5_000;
-/** Tries per address for a passing trouble (a refused connection, 429, 5xx), within the time bound. */
-const TRIES = 3;
-const RETRY_WAITS_MS = [300, 900];
+/**
+ * Tries per address for a passing trouble (a refused or reset connection, 429, 5xx), within the
+ * time bound: a gateway that fails one call in four still answers the preflight 999 times in 1000.
+ */
+const TRIES = 5;
+const RETRY_WAITS_MS = [250, 500, 1000, 1500];
 /** A catalog larger than this is not read (a real one with a thousand models is ~200 KB). */
 const MAX_CATALOG_BYTES = 4 << 20;
 const MAX_MODELS = 20_000;
