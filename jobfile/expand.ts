@@ -93,11 +93,11 @@ export function expandItems(
     const droppedReported = new Set<string>();
     for (const fullCombo of combos) {
       const picked = pickParam(data, src, fullCombo, 'model');
-      const model = picked?.value as string | undefined;
-      if (model === undefined || picked === undefined) {
+      if (picked === undefined) {
         ctx.errors.push(src.locate([], `${src.label} has no model: set model on the item or in defaults`));
         break;
       }
+      const model = picked.value as string;
       sites?.item(model, picked.level, src);
       const protocol = (pickParam(data, src, fullCombo, 'protocol', model)?.value ?? 'general') as Protocol;
       const { combo, dropped } = applicableAxes(run, src, fullCombo, model, protocol, droppedReported);

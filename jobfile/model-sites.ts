@@ -20,16 +20,21 @@ export class ModelSites {
     private readonly ctx: Ctx,
   ) {}
 
+  /** Whether a site of `model` at `where` is still worth its position (checked before looking it up: 200,000 items). */
+  private wanted(model: string, where: string): boolean {
+    const list = this.sites.get(model);
+    return !list || (list.length < SITES_PER_MODEL && !list.some((s) => s.where === where));
+  }
+
   private yaml(model: string, path: Path, where: string, anchor: 'value' | 'key' = 'value'): void {
+    if (!this.wanted(model, where)) return;
     const { line, column } = this.ctx.pos.at(path, anchor);
     this.add({ model, at: `${this.ctx.file}:${line}:${column}`, where });
   }
 
   private add(site: ModelSite): void {
-    const list = this.sites.get(site.model) ?? [];
-    if (list.length >= SITES_PER_MODEL || list.some((s) => s.where === site.where)) return;
-    list.push(site);
-    this.sites.set(site.model, list);
+    if (!this.wanted(site.model, site.where)) return;
+    this.sites.set(site.model, [...(this.sites.get(site.model) ?? []), site]);
   }
 
   /** One item's model, set at `level`; its `models.<name>` entry, if any, is noted once too. */
@@ -40,9 +45,11 @@ export class ModelSites {
     } else if (level === 'defaults') {
       this.yaml(model, ['defaults', 'model'], 'defaults.model');
     } else {
-      const at = src.locate(['model'], 'model');
-      const yamlItem = src.label.startsWith('items[');
-      this.add({ model, at: `${at.file}:${at.line}:${at.column}`, where: yamlItem ? `${src.label}.model` : 'items_from, column model' });
+      const where = src.label.startsWith('items[') ? `${src.label}.model` : 'items_from, column model';
+      if (this.wanted(model, where)) {
+        const at = src.locate(['model'], 'model');
+        this.add({ model, at: `${at.file}:${at.line}:${at.column}`, where });
+      }
     }
     if (this.data.models?.[model] !== undefined) this.yaml(model, ['models', model], `models.${model}`, 'key');
   }
