@@ -48,6 +48,15 @@ export interface CatalogOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+// eslint-disable-next-line no-control-regex -- control characters are what is removed
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text a gateway wrote, as a message may show it: redacted, one line, bounded, and inert (no
+ * control character or escape that could rewrite a terminal: these messages end as an error line).
+ */
+const shown = (text: string, max = 200): string => gatewayText(text.replace(CONTROL, ' '), max);
+
 /** Reads every base address at once; one bounded request each (a few for passing trouble). */
 export async function readCatalogs(bases: readonly string[], options: CatalogOptions = {}): Promise<CatalogReport> {
   const timeoutMs = options.timeoutMs ?? CATALOG_TIMEOUT_MS;
@@ -83,7 +92,7 @@ async function readBase(transport: HttpTransport, base: string, key: string | un
 /** `HTTP 404: Not Found`: the status and the gateway's own words, redacted, on one line, bounded. */
 function said(status: number, text: string): string {
   const body = parseErrorBody(text);
-  const words = body.message ? `: ${body.message}` : body.shape === 'html' ? ' (a web page)' : '';
+  const words = body.message ? `: ${shown(body.message)}` : body.shape === 'html' ? ' (a web page)' : '';
   return `HTTP ${status}${words}`;
 }
 
@@ -105,7 +114,7 @@ async function readOnce(
     if (signal.aborted || error instanceof GatewayAbortedError) {
       return { base, kind: 'unreachable', why: `no answer within ${timeoutMs / 1000} s` };
     }
-    const why = error instanceof GatewayUnavailableError ? networkWhy(error.message, base) : gatewayText(String(error), 200);
+    const why = error instanceof GatewayUnavailableError ? networkWhy(error.message, base) : shown(String(error));
     return { base, kind: 'unreachable', why, passing: true };
   }
   // Without a key any answer shows the address is up (LiteLLM answers a keyless request 500).
@@ -127,7 +136,7 @@ async function readOnce(
 /** `connection refused (ECONNREFUSED)` out of the transport's `<base>: connection refused (ECONNREFUSED) before the request was sent`. */
 function networkWhy(message: string, base: string): string {
   const rest = message.startsWith(`${base}: `) ? message.slice(base.length + 2) : message;
-  return gatewayText(rest.replace(/ (before|after) the request was sent$/, ''), 200);
+  return shown(rest.replace(/ (before|after) the request was sent$/, ''));
 }
 
 /** The ids of an OpenAI-style list (`{"data":[{"id":…}]}`); undefined when the body is not one, or lists nothing. */
@@ -224,12 +233,10 @@ export interface PreflightVerdict {
 /** The problems as one message (the error `run` exits with). */
 export const verdictMessage = (verdict: PreflightVerdict): string => verdict.problems.map((p) => p.message).join('\n');
 
-const shown = (name: string): string => gatewayText(name, 120);
-
 /** The sentence for a model the catalog lacks: the model, where the job sets it, the closest names. */
 export function missingModelMessage(use: ModelUse, catalog: { base: string; models: ReadonlySet<string> }): string {
   const where = use.sites.length > 0 ? `; set at ${use.sites.map((s) => `${s.at} (${s.where})`).join(', ')}` : '';
-  const closest = closestModels(use.model, catalog.models).map(shown);
+  const closest = closestModels(use.model, catalog.models).map((name) => shown(name, 120));
   const role = use.role === 'enhance' ? 'enhance model' : 'model';
   return (
     `${role} "${use.model}" is not in the gateway's catalog for this key (GET ${CATALOG_PATH} on ${catalog.base} lists ` +

@@ -34,6 +34,21 @@ describe('catalog', () => {
     assert.equal(listed('axbc', catalog), false, 'the dot is not a regex wildcard');
   });
 
+  it('a hostile catalog name is shown inert: no escape sequence, no key', () => {
+    const hostile = 'seedance-1-0-pro\u001b]0;owned\u0007\u001b[2J sk-abcdefghijklmnopqrstuvwxyz012345';
+    const models = new Set([hostile]);
+    const verdict = judgeCatalog(
+      { readings: [{ base: A, kind: 'catalog', models }], catalog: { base: A, models } },
+      [{ model: 'seedance-1.0-pro', role: 'video', sites: [] }],
+      'K',
+    );
+    const message = verdict.problems[0]?.message ?? '';
+    assert.match(message, /closest in the catalog: seedance-1-0-pro/);
+    // eslint-disable-next-line no-control-regex -- asserting that none is left
+    assert.doesNotMatch(message, /[\u0000-\u001f\u007f-\u009f]/);
+    assert.ok(!message.includes('sk-abcdefghijklmnopqrstuvwxyz012345'), message);
+  });
+
   it('no address answering is exit 3, naming every address and why', () => {
     const report: CatalogReport = {
       readings: [
