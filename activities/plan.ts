@@ -193,8 +193,8 @@ export async function preparePlan(input: {
   }
   const { plan, digest, budgets } = await loadPlan(input.jobFile, runDate, input.inputs);
   if (input.workflowId) await claimOutputForJob(plan, input.workflowId);
-  // The price table stays out: settings travel with every activity (docs/costs.md).
-  const { jobFile: _f, runDate: _d, items, warnings: _w, pricing: _p, ...planned } = plan;
+  // The price table and where models are named stay out: settings travel with every activity (docs/costs.md).
+  const { jobFile: _f, runDate: _d, items, warnings: _w, pricing: _p, modelSites: _m, ...planned } = plan;
   const settings = { ...planned, gateway: { ...planned.gateway, callBudgetMs: budgets } };
   return { settings: input.inputs ? { ...settings, inputs: input.inputs } : settings, runDate, digest, itemCount: items.length };
 }

@@ -7,6 +7,7 @@ import { RewriteStore, textToRender } from '../storage/rewrites';
 import { gatewayFor, storageFor } from './context';
 import { sendAfterMarking } from './create-marker';
 import { translated } from './failures';
+import { preflightCreate } from './preflight';
 import { withStoredReferences, type JobSettingsWithInputs } from './inputs';
 import { countCheck, countCreate } from './metrics';
 import { rewriteOnce, type RewriteInput } from './rewrite';
@@ -58,6 +59,7 @@ export type TaskCheck = Pick<TaskStatus, 'state' | 'baseUrl' | 'progress' | 'res
 function createThrough(input: CreateInput, around: (send: () => Promise<CreatedTask>) => Promise<CreatedTask>): Promise<CreatedTaskInfo> {
   return translated(async () => {
     const gateway = gatewayFor(input.settings);
+    await preflightCreate(input.settings, input.request.model); // once per job per process: activities/preflight.ts
     // Local references of a job with stored inputs: their verified local copies, fetched before anything is sent.
     const request = await withStoredReferences(input.settings, input.request);
     const created = await countCreate(input.request.model, () =>

@@ -6,6 +6,7 @@ import { warn } from './context';
 import { comboSuffix, shortHash } from './keys';
 import type { AssetKind, OutputSettings, PlanItem, Protocol, ReferenceAsset, RenderRequest } from './plan';
 import { combinations, matrixAxes, type Scalar } from './matrix';
+import type { ModelSites } from './model-sites';
 import { OutputNameSet, PlantedLinks, storedNameProblem } from './output-names';
 import { readScopeProblem } from './read-scope';
 import { itemSizeProblem } from './item-size';
@@ -67,6 +68,7 @@ export function expandItems(
   sources: readonly ItemSource[],
   jobValues: ReadonlyMap<string, string>,
   output?: OutputSettings,
+  sites?: ModelSites,
 ): PlanItem[] {
   // The loader has checked the count (sources x combinations <= MAX_ITEMS) before building either.
   const combos = combinations(matrixAxes(data, ctx, jobValues));
@@ -91,11 +93,13 @@ export function expandItems(
     const seen = new Set<string>();
     const droppedReported = new Set<string>();
     for (const fullCombo of combos) {
-      const model = pickParam(data, src, fullCombo, 'model')?.value as string | undefined;
-      if (model === undefined) {
+      const picked = pickParam(data, src, fullCombo, 'model');
+      if (picked === undefined) {
         ctx.errors.push(src.locate([], `${src.label} has no model: set model on the item or in defaults`));
         break;
       }
+      const model = picked.value as string;
+      sites?.item(model, picked.level, src);
       const protocol = (pickParam(data, src, fullCombo, 'protocol', model)?.value ?? 'general') as Protocol;
       const { combo, dropped } = applicableAxes(run, src, fullCombo, model, protocol, droppedReported);
       const signature = [...combo].map(([k, v]) => `${k}=${String(v)}`).join('\u0000');

@@ -7,6 +7,7 @@ import type { JobFileData } from './schema';
 import { dateIn } from './run-date';
 import { expandItems, MAX_ITEMS } from './expand';
 import { matrixSize } from './matrix';
+import { ModelSites } from './model-sites';
 import { issuesToErrors, parseOptions } from './issues';
 import type { JobFileError, Plan } from './plan';
 import { type Path, YamlPositions, yamlError } from './positions';
@@ -186,9 +187,12 @@ export function parseJobFile(text: string, path: string, options: LoadOptions = 
   if (sources.length === 0 && ctx.errors.length === 0) {
     ctx.errors.push(pos.error(data.items ? ['items'] : [], 'the job has no items: add entries to items, or rows with items_from'));
   }
-  const items = expandItems(data, ctx, sources, values, settings.output);
+  const sites = new ModelSites(data, ctx);
+  const items = expandItems(data, ctx, sources, values, settings.output, sites);
   const pricing = resolvePrices(data, ctx, items, { pricesFile: options.pricesFile });
   if (ctx.errors.length > 0) return failure(ctx.errors, ctx.warnings, file, data.name);
-  const plan = { ...settings, jobFile: resolve(path), runDate, items, warnings: sortWarnings(ctx.warnings) };
+  sites.enhance();
+  const modelSites = sites.list();
+  const plan = { ...settings, jobFile: resolve(path), runDate, items, warnings: sortWarnings(ctx.warnings), modelSites };
   return { ok: true, plan: pricing ? { ...plan, pricing } : plan };
 }

@@ -129,6 +129,19 @@ export interface JobSettings {
   budget?: { maxUsd: number };
 }
 
+/**
+ * One place where the job file names a model (defaults.model, an item's or items_from row's model,
+ * a matrix value, the models.<name> entry, enhance.model): what the run's preflight points at when
+ * the gateway's catalog lacks that model (docs/preflight.md). A few per model, never one per item.
+ */
+export interface ModelSite {
+  model: string;
+  /** `jobs/a.yaml:7:10`, or `prompts.csv:4:1` for an items_from row. */
+  at: string;
+  /** `defaults.model`, `items[2].model`, `items_from, column model`, `models.sora-2`, `enhance.model`. */
+  where: string;
+}
+
 export interface Plan extends JobSettings {
   /** Absolute path of the job file the plan came from. */
   jobFile: string;
@@ -138,6 +151,8 @@ export interface Plan extends JobSettings {
   warnings: string[];
   /** Prices of the models the plan uses (jobfile/pricing.ts); absent when the job names none. */
   pricing?: PriceTable;
+  /** Where the job names each model; kept out of workflow history (activities/plan.ts drops it). */
+  modelSites?: ModelSite[];
 }
 
 /** A positioned validation problem. */

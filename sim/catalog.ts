@@ -2,7 +2,7 @@
 // Each profile answers a bad key or an unknown model in its gateway's own words (OBSERVED.md).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ModelInfo } from './config';
-import type { SimContext } from './context';
+import type { RouteCall, SimContext } from './context';
 import { openaiError, requestId, sendJson, sendText } from './http';
 import { litellmKeyRefused, litellmUnknownModel } from './litellm-errors';
 import { isNewApi } from './profile';
@@ -75,6 +75,42 @@ export function requireModel(
     sendJson(res, 404, openaiError(`model ${model} is not available to this token (group ${group})`, 'new_api_error', 'model_not_found'));
   }
   return undefined;
+}
+
+/**
+ * `GET /v1/models`: the key's catalog (the simulator's configured models) in the OpenAI list shape,
+ * as each gateway writes it (test/gateways/OBSERVED.md). The key is required, as on every route.
+ * LiteLLM adds its `mode`; new-api sorts by id and adds `supported_endpoint_types` and `success`.
+ */
+export function listModels({ req, res, ctx }: RouteCall): void {
+  if (!checkKey(ctx, req, res)) return;
+  const entries = [...ctx.cfg.catalog.entries()];
+  if (ctx.cfg.profile === 'litellm') {
+    const data = entries.map(([id, info]) => ({
+      id,
+      object: 'model',
+      created: 1677610602,
+      owned_by: 'openai',
+      mode: info.kind === 'video' ? 'video_generation' : 'chat',
+    }));
+    return sendJson(res, 200, { data, object: 'list' });
+  }
+  if (isNewApi(ctx.cfg.profile)) {
+    // Sorted by id; owned_by is the channel type's vendor (volcengine for Seedance's, custom for the others seen).
+    const data = entries
+      .map(([id]) => id)
+      .sort()
+      .map((id) => ({
+        id,
+        object: 'model',
+        created: 1626777600,
+        owned_by: /^seedance/i.test(id) ? 'volcengine' : 'custom',
+        supported_endpoint_types: [],
+      }));
+    return sendJson(res, 200, { data, object: 'list', success: true });
+  }
+  const data = entries.map(([id]) => ({ id, object: 'model', created: 1677610602, owned_by: 'reelflow-sim' }));
+  sendJson(res, 200, { object: 'list', data });
 }
 
 /** Render time for a new task: the options' fixed or ranged time, else the model's own range. */

@@ -3,7 +3,7 @@
 // create's, `Range` ignored on content, and its error shapes. The simulated upstream is the task
 // store itself: LiteLLM reads it live on every check.
 import type { RouteCall, Route } from './context';
-import { checkKey, pickRenderMs, requireModel } from './catalog';
+import { checkKey, listModels, pickRenderMs, requireModel } from './catalog';
 import { serveVideo } from './content';
 import { acceptCreate } from './create';
 import { sendJson } from './http';
@@ -158,24 +158,12 @@ async function content(call: RouteCall): Promise<void> {
   await serveVideo(req, res, await ctx.videos.body(task.seconds, task.size), ctx.faults, ctx.stats, { ignoreRange: true });
 }
 
-function models({ req, res, ctx }: RouteCall): void {
-  if (!checkKey(ctx, req, res)) return;
-  const data = [...ctx.cfg.catalog.entries()].map(([id, info]) => ({
-    id,
-    object: 'model',
-    created: 1677610602,
-    owned_by: 'openai',
-    mode: info.kind === 'video' ? 'video_generation' : 'chat',
-  }));
-  sendJson(res, 200, { data, object: 'list' });
-}
-
 const R = {
   create: { name: 'POST /v1/videos', kind: 'create', handle: create },
   retrieve: { name: 'GET /v1/videos/:id', kind: 'retrieve', handle: retrieve },
   content: { name: 'GET /v1/videos/:id/content', kind: 'content', handle: content },
   messages: { name: 'POST /v1/messages', kind: 'messages', handle: messages },
-  models: { name: 'GET /v1/models', kind: 'retrieve', handle: models },
+  models: { name: 'GET /v1/models', kind: 'retrieve', handle: listModels },
 } satisfies Record<string, Route>;
 
 /** LiteLLM's routes, with or without `/v1`; a path segment is percent-decoded as FastAPI does. */

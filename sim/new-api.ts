@@ -6,7 +6,7 @@
 // 'new-api-0.10' adds v0.10.0's shapes: the upstream's ids, a create answer of only `task_id`, no
 // `result_url` (the address is in `fail_reason`), and "task failed" with the reason in `data.data`.
 import type { Route, RouteCall, SimContext } from './context';
-import { checkKey, pickRenderMs } from './catalog';
+import { checkKey, listModels, pickRenderMs } from './catalog';
 import { serveVideo } from './content';
 import { acceptCreate } from './create';
 import { generalCreateAnswer, polledTask, readGeneralCreate, type CreateRequest } from './general';
@@ -200,4 +200,5 @@ export const NEW_API_ROUTES = {
   retrieveVideos: { name: 'GET /v1/videos/:id', kind: 'retrieve', handle: retrieveVideos },
   content: { name: 'GET /v1/videos/:id/content', kind: 'content', handle: content },
   messages: { name: 'POST /v1/messages', kind: 'messages', handle: messages },
+  models: { name: 'GET /v1/models', kind: 'retrieve', handle: listModels },
 } satisfies Record<string, Route>;

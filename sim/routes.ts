@@ -1,5 +1,6 @@
-// The route table: six protocol endpoints. Matching is by hand on split paths (no regex per request
+// The route table: six protocol endpoints and the key's model catalog. Matching is by hand on split paths (no regex per request
 // beyond the id check): status checks must stay cheap.
+import { listModels } from './catalog';
 import type { Route } from './context';
 import { createGeneral, retrieveGeneral } from './general';
 import { matchLitellmRoute } from './litellm';
@@ -15,6 +16,7 @@ const R = {
   retrieveVideos: { name: 'GET /v1/videos/:id', kind: 'retrieve', handle: retrieveVideos },
   content: { name: 'GET /v1/videos/:id/content', kind: 'content', handle: downloadContent },
   messages: { name: 'POST /v1/messages', kind: 'messages', handle: messages },
+  models: { name: 'GET /v1/models', kind: 'retrieve', handle: listModels },
 } satisfies Record<string, Route>;
 
 type RouteTable = typeof R;
@@ -47,5 +49,6 @@ function matchIn(R: RouteTable, method: string, path: string): { route: Route; i
     return null;
   }
   if (seg[2] === 'messages' && seg.length === 3 && head === 'POST') return { route: R.messages, id: '' };
+  if (seg[2] === 'models' && seg.length === 3 && head === 'GET') return { route: R.models, id: '' };
   return null;
 }

@@ -122,7 +122,6 @@ async function gatewayChecks(plan: Plan, key: KeyInfo, add: (check: Check) => vo
     const litellm = litellmWarning(bases.flatMap((b) => (b.litellm === undefined ? [] : [{ base: b.base, version: b.litellm }])));
     if (litellm) add(litellm);
     const usable = bases.find((b) => b.usable)?.base;
-    const videoModels = [...new Set(plan.items.map((i) => i.request.model))];
     if (plan.enhance) {
       const messagesBase = bases.find((b) => b.servesMessages)?.base;
       if (!key.key) add(warn('messages', `not checked: ${key.env} is not set`));
@@ -133,8 +132,7 @@ async function gatewayChecks(plan: Plan, key: KeyInfo, add: (check: Check) => vo
       add(ok('messages', 'not needed: the job has no enhance: block, so it makes no Messages calls'));
     }
     if (!key.key) add(warn('models', `not checked: ${key.env} is not set`));
-    else if (!usable) add(warn('models', 'not checked: no base address answers like the gateway'));
-    else for (const c of await checkModels(prober, usable, key.key, videoModels)) add(c);
+    else for (const c of await checkModels(plan, key.key)) add(c);
   } finally {
     await prober.close();
   }

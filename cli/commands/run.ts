@@ -4,6 +4,8 @@ import { openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Command } from 'commander';
+import { rememberCatalog } from '../../activities/preflight';
+import { judgeCatalog, modelUses, readCatalogs, verdictMessage } from '../../gateway/catalog';
 import { openStorage } from '../../storage';
 import { StorageError, type StoredObject } from '../../storage/storage';
 import { InfrastructureError, UsageError } from '../errors';
@@ -59,8 +61,14 @@ export function registerRunCommand(program: Command): void {
   addObservabilityOptions(command).action((jobFile: string, options: RunOptions) => runCommand(jobFile, options));
 }
 
+/**
+ * Before anything is stored or started: the key, the output, and the gateway once (docs/preflight.md):
+ * some base address must answer (else exit 3, naming every address), and where the gateway publishes
+ * a catalog every model the job uses must be in it (else exit 2, naming the model and its line).
+ */
 async function preflight(plan: Awaited<ReturnType<typeof loadPlanOrExplain>>, withWorker: boolean): Promise<void> {
-  if (withWorker && !process.env[plan.gateway.apiKeyEnv]) {
+  const key = process.env[plan.gateway.apiKeyEnv];
+  if (withWorker && !key) {
     throw new UsageError(
       `the environment variable ${plan.gateway.apiKeyEnv} is not set: export your gateway key in it ` +
         '(gateway.api_key_env in the job file names the variable)',
@@ -72,6 +80,11 @@ async function preflight(plan: Awaited<ReturnType<typeof loadPlanOrExplain>>, wi
     if (error instanceof StorageError) throw new InfrastructureError(error.message);
     throw error;
   }
+  const report = await readCatalogs(plan.gateway.baseUrls, { key });
+  const verdict = judgeCatalog(report, modelUses(plan), plan.gateway.apiKeyEnv);
+  if (verdict.exit === 3) throw new InfrastructureError(verdictMessage(verdict));
+  if (verdict.exit === 2) throw new UsageError(verdictMessage(verdict));
+  if (key) rememberCatalog(plan, report); // the worker of this process checks nothing twice
 }
 
 async function runCommand(jobFile: string, options: RunOptions): Promise<void> {

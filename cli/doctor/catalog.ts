@@ -1,8 +1,9 @@
-// What the key may use, checked on one base address that answered like the gateway: the enhance
-// model through one Messages call with max_tokens 1, and the video models against GET /v1/models.
-// Neither creates a video task.
+// What the key may use: the enhance model through one Messages call with max_tokens 1, and every
+// model of the job against GET /v1/models (the run's preflight, gateway/catalog.ts). Neither
+// creates a video task.
 import { isModelNotFound, parseErrorBody } from '../../gateway/classify';
-import type { EnhanceSettings } from '../../jobfile/plan';
+import { judgeCatalog, modelUses, readCatalogs } from '../../gateway/catalog';
+import type { EnhanceSettings, Plan } from '../../jobfile/plan';
 import { type Check, fail, ok, warn } from './check';
 import { explainNetwork, type Prober } from './http';
 import { MESSAGES_VERSION, said } from './routes';
@@ -54,36 +55,23 @@ export async function checkMessages(prober: Prober, base: string, key: string, e
 }
 
 /**
- * The video models against the key's catalog. GET /v1/models lists the models of the key's token group on
- * gateways that offer it; where it does not, the only other way is a create, which would start a paid render.
+ * The job's models against the key's catalog: the run's own preflight (gateway/catalog.ts), in the
+ * same words. GET /v1/models lists the models of the key's token group on gateways that publish
+ * one; where none is published, the only other way is a create, which would start a paid render.
  */
-export async function checkModels(prober: Prober, base: string, key: string, models: readonly string[]): Promise<Check[]> {
-  const result = await prober.send(`${base}/v1/models`, { method: 'GET', headers: { authorization: `Bearer ${key}` } });
-  const listed = result.kind === 'answer' && result.status === 200 ? modelIds(result.text) : undefined;
-  if (!listed) {
-    const why = result.kind === 'network' ? explainNetwork(result.code) : `GET /v1/models answered ${said(result.status, result.text)}`;
-    return [
-      warn(
-        'models',
-        `cannot verify ${models.join(', ')} without creating a task (${why}). A wrong name or token ` +
-          'group shows as "not available to this key" on the first item',
-      ),
-    ];
-  }
-  return models.map((m) =>
-    listed.has(m)
-      ? ok(`model ${m}`, 'listed for this key')
-      : fail(`model ${m}`, `not in the key's catalog (${listed.size} models listed): ${modelAdvice(m)}`, 'usage'),
-  );
-}
-
-function modelIds(text: string): Set<string> | undefined {
-  try {
-    const body = JSON.parse(text) as { data?: unknown };
-    if (!Array.isArray(body.data)) return undefined;
-    const ids = body.data.map((m) => (m as { id?: unknown }).id).filter((id): id is string => typeof id === 'string');
-    return ids.length > 0 ? new Set(ids) : undefined;
-  } catch {
-    return undefined;
-  }
+export async function checkModels(plan: Pick<Plan, 'gateway' | 'items' | 'enhance' | 'modelSites'>, key: string): Promise<Check[]> {
+  const report = await readCatalogs(plan.gateway.baseUrls, { key });
+  const uses = modelUses(plan);
+  const verdict = judgeCatalog(report, uses, plan.gateway.apiKeyEnv);
+  if (verdict.exit === 3) return verdict.problems.map((p) => fail('models', `a run would stop: ${p.message}`));
+  if (verdict.exit === 2 && !report.catalog) return verdict.problems.map((p) => fail('models', p.message, 'usage'));
+  const { catalog } = report;
+  if (!catalog) return [warn('models', `${verdict.checked}: a wrong name shows as "not available to this key" on the first create`)];
+  return uses.map((use) => {
+    const name = `${use.role === 'enhance' ? 'enhance ' : ''}model ${use.model}`;
+    const problem = verdict.problems.find((p) => p.about === name);
+    return problem
+      ? fail(name, problem.message, 'usage')
+      : ok(name, `in the catalog of ${catalog.base} (${catalog.models.size} models listed for this key)`);
+  });
 }

@@ -71,9 +71,9 @@ function linesOf(result: CliResult): Map<string, { status: string; detail: strin
  * LiteLLM proxy does (test/gateways/OBSERVED.md): FastAPI's 404 {"detail":"Not Found"} on the
  * general protocol's routes, before any key check. `litellm: true` also answers the status check
  * of an id it cannot decode as LiteLLM 1.106.2 does: 500, with its x-litellm-* headers; otherwise
- * with a plain "Video not found".
+ * with a plain "Video not found". `catalog: false`: no GET /v1/models (FastAPI's 404).
  */
-function openaiOnlyGateway(options: { litellm: boolean }): Promise<Scripted> {
+function openaiOnlyGateway(options: { litellm: boolean; catalog?: boolean }): Promise<Scripted> {
   const notFound = { detail: 'Not Found' };
   const litellmHeaders = { 'x-litellm-version': '1.106.2', 'x-litellm-call-id': '371bdb28-c513-4721-a332-9d967f722885' };
   return scripted((req, res) => {
@@ -89,7 +89,7 @@ function openaiOnlyGateway(options: { litellm: boolean }): Promise<Scripted> {
         'litellm.InternalServerError: InternalServerError: OpenAIException - Cannot connect to host api.openai.com:443 ssl:<ssl.SSLContext object at 0x7fcf> [Name or service not known]';
       return json(res, 500, { error: { message, type: 'internal_server_error', param: null, code: '500' } }, litellmHeaders);
     }
-    if (req.method === 'GET' && path === '/v1/models') {
+    if (req.method === 'GET' && path === '/v1/models' && options.catalog !== false) {
       if (!keyed) return refuse();
       return json(res, 200, {
         object: 'list',
@@ -143,7 +143,9 @@ describe('reelflow doctor', { timeout: 180_000 }, () => {
       `gateway ${primary} (primary)`,
       `gateway ${alternate} (alternate 1)`,
       'messages',
-      'models',
+      'model seedance-1-0-pro-250528',
+      'model sora-2',
+      'enhance model claude-sonnet-4-6',
       'temporal',
       'output',
     ];
@@ -154,9 +156,12 @@ describe('reelflow doctor', { timeout: 180_000 }, () => {
     assert.match(primaryLine.detail, /reachable in \d+ ms, key accepted/);
     assert.match(lines.get(`gateway ${alternate} (alternate 1)`)!.detail, /answers like the primary/);
     assert.match(lines.get('messages')!.detail, /accepts the key and anthropic-version 2023-06-01/);
-    // The simulator has no GET /v1/models: the doctor says so instead of creating a paid task.
-    assert.equal(lines.get('models')!.status, 'warn');
-    assert.match(lines.get('models')!.detail, /cannot verify .* without creating a task/);
+    // Every model of the job, the enhance model too, against the key's catalog (GET /v1/models), as `run` checks them.
+    assert.match(
+      lines.get('model sora-2')!.detail,
+      new RegExp(`^in the catalog of ${primary.replace(/[.]/g, '\\.')} \\(8 models listed for this key\\)$`),
+    );
+    assert.equal(lines.get('enhance model claude-sonnet-4-6')!.status, 'ok');
     assert.equal(lines.get('key variable')!.detail, 'GATEWAY_API_KEY is set');
     assert.equal(sim.stats().requests['POST /v1/video/generations'] ?? 0, 0, 'the doctor never creates a task');
     assert.equal(sim.stats().requests['POST /v1/videos'] ?? 0, 0, 'the doctor never creates a task');
@@ -185,6 +190,35 @@ describe('reelflow doctor', { timeout: 180_000 }, () => {
     assert.match(line!.detail, /general ✗ \(not used by this job\)/);
     assert.equal(lines.get('model sora-2')?.status, 'ok', result.stdout);
     assert.ok(!gateway.seen.some((s) => s.method === 'POST' && s.path.startsWith('/v1/video')), 'the doctor never creates a task');
+  });
+
+  it('a gateway that publishes no catalog: models not checked, a warning, not a failure (exit 0)', async () => {
+    const gateway = await openaiOnlyGateway({ litellm: false, catalog: false });
+    const job = writeDoctorJob(dir, { name: 'no-catalog', baseUrls: [gateway.url], models: ['sora-2'], protocols: { 'sora-2': 'openai' } });
+    const result = await runCli(['doctor', job], { env });
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    const models = linesOf(result).get('models');
+    assert.equal(models?.status, 'warn', result.stdout);
+    assert.match(
+      models!.detail,
+      /^no catalog published \(GET \/v1\/models: http:\/\/127\.0\.0\.1:\d+: HTTP 404: Not Found\); model names not checked/,
+    );
+  });
+
+  it('a model the catalog lacks: FAIL with its line and the closest names, in the words `run` uses (exit 2)', async () => {
+    const job = writeDoctorJob(dir, { name: 'typo', baseUrls: sim.urls, models: ['sora2'] });
+    const result = await runCli(['doctor', job], { env });
+    assert.equal(result.code, 2, result.stdout + result.stderr);
+    const line = linesOf(result).get('model sora2');
+    assert.equal(line?.status, 'FAIL', result.stdout);
+    assert.match(
+      line!.detail,
+      /^model "sora2" is not in the gateway's catalog for this key \(GET \/v1\/models on http:\/\/127\.0\.0\.1:\d+ lists 8 models\); set at .*typo\.yaml:\d+:12 \(items\[0\]\.model\); closest in the catalog: sora-2, /,
+    );
+    const run = await runCli(['run', job], { env });
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.ok(run.stderr.includes(line!.detail), `run says the same:\n${run.stderr}`);
+    assert.equal(sim.stats().requests['POST /v1/video/generations'] ?? 0, 0, 'nothing created');
   });
 
   it('a job that uses the general protocol fails against it, naming the protocol and the address (exit 2)', async () => {

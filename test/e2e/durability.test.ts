@@ -191,9 +191,11 @@ describe('durability', () => {
     const dir = tempDir();
     const hung = await startSimulator({ ports: [0], keys: [KEY], renderMs: 1000, seed: 4 });
     try {
-      await hung.setPortMode(0, 'hang');
       const job = writeJob(dir, { name: 'cancel-creating', baseUrls: hung.urls, items: items('cancel-creating', 2), maxInFlight: 2 });
       const run = startCli(['run', job], { env: e2e.env });
+      // The gateway hangs once the run's preflight has found it answering (a hung address would stop the run: exit 3).
+      await until(() => (hung.stats().requests['GET /v1/models'] ?? 0) >= 1, 30_000, 'the preflight');
+      await hung.setPortMode(0, 'hang');
       await until(() => (hung.stats().faults['port-hang'] ?? 0) >= 2, 30_000, 'two creates in flight');
       const cancel = await runCli(['cancel', job], { env: e2e.env });
       assert.equal(cancel.code, 0, cancel.stderr);

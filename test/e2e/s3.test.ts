@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { parseManifest } from '../../storage/manifest-codec';
 import { startSimulator, type SimHandleExt } from '../../sim';
-import { runCli } from '../support/cli';
+import { runCli, startCli } from '../support/cli';
 import { s3ServerKinds, startS3Server, type S3ServerKind, type S3TestServer } from '../support/s3-server';
 import { startTestTemporal, type TestTemporal } from '../support/temporal';
 import { tempDir, writeJob } from '../support/jobs';
@@ -145,7 +145,22 @@ function s3EndToEnd(kind: S3ServerKind): void {
         baseUrls: sim.urls,
         items: [1, 2, 3, 4, 5].map((n) => ({ id: `s${n}`, prompt: `stopped ${n}` })),
       });
-      const result = await runCli(['run', job], { env: { ...env, GATEWAY_API_KEY: 'sk-wrong-key-000000000000' } });
+      const wrongKey = { ...env, GATEWAY_API_KEY: 'sk-wrong-key-000000000000' };
+      // run's preflight refuses a key the gateway refuses before anything starts (docs/preflight.md);
+      // a fleet worker holding such a key meets it at its first create and stops the job there.
+      const refused = await runCli(['run', job], { env: wrongKey });
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(refused.stderr, /the gateway refused the key in GATEWAY_API_KEY/);
+      const { GATEWAY_API_KEY: _key, ...submitter } = env;
+      const worker = startCli(['worker'], { env: wrongKey });
+      let result: Awaited<ReturnType<typeof runCli>>;
+      try {
+        await worker.waitFor(/polling task queue/, 60_000);
+        result = await runCli(['run', job, '--no-worker'], { env: submitter });
+      } finally {
+        worker.child.kill('SIGTERM');
+        await worker.done;
+      }
       // Exit 2 naming the key; the refused creates created nothing, so no item has a row: a plain run
       // after the fix renders them all (docs/reruns.md).
       assert.equal(result.code, 2, result.stderr);

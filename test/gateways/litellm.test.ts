@@ -20,6 +20,7 @@ import {
   rowOf,
   startLiteLLM,
   startLossyProxy,
+  upstreamMessages,
   upstreamRequestsWithKey,
   writeGatewayJob,
   type Gateway,
@@ -94,6 +95,28 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
     assert.match(result.stdout, new RegExp(`^ok\\s+gateway ${proxy.url} \\(alternate 1\\)`, 'm'), result.stdout);
     assert.match(result.stdout, /^ok\s+messages: /m, result.stdout);
     assert.equal(upstream.createCount(), 0, 'doctor creates nothing');
+  });
+
+  it('a model not in the catalog: run exits 2 before any paid call, naming the model, its line and the closest names', async () => {
+    const messagesBefore = upstreamMessages(upstream);
+    const wrong = writeGatewayJob(dir, {
+      name: 'litellm-wrong-model',
+      baseUrls: [dead, proxy.url],
+      defaults: ['model: sora-2-hd', 'protocol: openai', 'seconds: "4"', 'size: 1280x720'],
+      items: [{ id: 'never', prompt: 'never rendered' }],
+    });
+    const result = await run(['run', wrong]);
+    assert.equal(result.code, 2, result.stdout + result.stderr);
+    assert.match(
+      result.stderr,
+      /model "sora-2-hd" is not in the gateway's catalog for this key \(GET \/v1\/models on http:\/\/127\.0\.0\.1:\d+ lists 3 models\)/,
+    );
+    assert.match(result.stderr, /litellm-wrong-model\.yaml:8:10 \(defaults\.model\); closest in the catalog: sora-2, /);
+    assert.equal(upstream.createCount(), 0, 'no create reached the upstream');
+    assert.equal(upstreamMessages(upstream), messagesBefore, 'no Messages call reached the upstream');
+    const doctor = await run(['doctor', wrong]);
+    assert.equal(doctor.code, 2, doctor.stdout);
+    assert.match(doctor.stdout, /^FAIL\s+model sora-2-hd: model "sora-2-hd" is not in the gateway's catalog/m);
   });
 
   it('runs the job: enhanced through Messages, past the dead primary; the lost create ends unknown, one paid create per item', async (t) => {

@@ -25,6 +25,7 @@ import {
   rowOf,
   startLossyProxy,
   startNewApi,
+  upstreamMessages,
   upstreamRequestsWithKey,
   writeGatewayJob,
   type GatewayJobItem,
@@ -153,6 +154,31 @@ describe('reelflow through new-api v0.10.0', { timeout: 900_000 }, () => {
       assert.match(result.stdout, new RegExp(`^ok\\s+gateway ${proxy.url} \\(alternate 1\\)`, 'm'), result.stdout);
       assert.match(result.stdout, /^ok\s+messages: /m, result.stdout);
       assert.equal(upstream.createCount(), 0, 'doctor creates nothing');
+    });
+
+    it("a model not in the key's catalog: run exits 2 before any paid call, naming the model, its line and the closest names", async () => {
+      const messagesBefore = upstreamMessages(upstream);
+      const createsBefore = upstream.createCount();
+      const wrong = writeGatewayJob(dir, {
+        name: 'newapi-wrong-model',
+        baseUrls: [dead, proxy.url],
+        defaults: ['model: seedance-1.0-pro', 'seconds: "5"'],
+        items: [{ id: 'never', prompt: 'never rendered' }],
+      });
+      const result = await run(['run', wrong], keyEnv);
+      assert.equal(result.code, 2, result.stdout + result.stderr);
+      assert.match(
+        result.stderr,
+        /model "seedance-1\.0-pro" is not in the gateway's catalog for this key \(GET \/v1\/models on http:\/\/127\.0\.0\.1:\d+ lists 3 models\)/,
+      );
+      assert.match(result.stderr, /newapi-wrong-model\.yaml:8:10 \(defaults\.model\); closest in the catalog: seedance-1-0-pro-250528, /);
+      assert.equal(upstream.createCount(), createsBefore, 'no create reached the upstream');
+      assert.equal(upstreamMessages(upstream), messagesBefore, 'no Messages call reached the upstream');
+      // A key new-api does not know: refused before anything is started.
+      const refused = await run(['run', wrong], { GATEWAY_API_KEY: 'sk-not-a-new-api-token-000000000000' });
+      assert.equal(refused.code, 2, refused.stdout + refused.stderr);
+      assert.match(refused.stderr, /the gateway refused the key in GATEWAY_API_KEY \(GET \/v1\/models on .*: HTTP 401: 无效的令牌/);
+      assert.equal(upstream.createCount(), createsBefore);
     });
 
     it('runs the job: both protocols and channels, enhanced, past the dead primary; the lost create ends unknown', async (t) => {

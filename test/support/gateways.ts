@@ -449,6 +449,11 @@ export function writeGatewayJob(dir: string, job: GatewayJob): string {
   return path;
 }
 
+/** Messages calls that reached the upstream (each a paid rewrite). */
+export function upstreamMessages(upstream: FakeUpstream): number {
+  return upstream.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/v1/messages')).length;
+}
+
 /** The manifest's latest row for `id`, asserted to exist and to have ended in `state`. */
 export function rowOf(rows: Map<string, ManifestRow>, id: string, state: ManifestRow['state']): ManifestRow {
   const row = rows.get(id);

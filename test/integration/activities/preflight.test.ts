@@ -1,0 +1,70 @@
+// The worker's preflight (activities/preflight.ts, docs/preflight.md): the create activity, run with
+// a real gateway client against the simulator over HTTP, reads the catalog once per job and refuses
+// the create of a model the catalog lacks without sending it, the failure marked as not sent.
+// (The fleet path end to end, with a real Temporal server and a worker process: test/e2e/preflight.test.ts.)
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { closeActivityResources } from '../../../activities/context';
+import { createTask } from '../../../activities/render';
+import type { JobSettings, RenderRequest } from '../../../jobfile/plan';
+import { startSimulator, type SimHandleExt } from '../../../sim';
+
+const KEY = 'sk-test-worker-preflight-0000';
+process.env.WORKER_PREFLIGHT_KEY = KEY;
+
+function settings(job: string, baseUrls: string[]): JobSettings {
+  return {
+    job,
+    gateway: { baseUrls, apiKeyEnv: 'WORKER_PREFLIGHT_KEY', requestTimeoutMs: 5_000 },
+    concurrency: { maxInFlight: 1 },
+    polling: { initialMs: 1_000, maxMs: 1_000, timeoutMs: 60_000 },
+    retries: { create: 'safe', download: 1 },
+    output: { storage: 'local', dir: '/nonexistent' },
+  };
+}
+
+const request = (model: string, prompt: string): RenderRequest => ({ model, protocol: 'general', prompt, seconds: '5', references: [] });
+
+describe('worker preflight in the create activity', () => {
+  let sim: SimHandleExt;
+  before(async () => {
+    sim = await startSimulator({ ports: [0, 0], keys: [KEY], models: ['seedance-1-0-pro-250528', 'sora-2'], renderMs: 1000 });
+  });
+  after(async () => {
+    await closeActivityResources();
+    await sim?.close();
+  });
+
+  it('refuses a model the catalog lacks before sending anything; the catalog is read once per job', async () => {
+    const job = settings('worker-preflight', sim.urls);
+    const env = new MockActivityEnvironment();
+    let failure: unknown;
+    await env.run(createTask, { settings: job, request: request('seedance-1.0-pro', 'refused one') }).catch((e: unknown) => (failure = e));
+    assert.ok(failure instanceof ApplicationFailure, String(failure));
+    assert.equal(failure.type, 'model_unavailable');
+    assert.equal(failure.nonRetryable, true);
+    assert.deepEqual(failure.details, [{ createSent: false }]);
+    assert.match(
+      failure.message,
+      /^model "seedance-1\.0-pro" is not in the gateway's catalog for this key \(GET \/v1\/models on http:\/\/127\.0\.0\.1:\d+ lists 2 models\); closest in the catalog: seedance-1-0-pro-250528, sora-2\./,
+    );
+    assert.ok(!failure.message.includes(KEY));
+    assert.equal(sim.stats().tasksCreated, 0, 'no create was sent');
+    const reads = sim.stats().requests['GET /v1/models'];
+    assert.equal(reads, 2, 'one GET per base address');
+
+    // A listed model of the same job: created, without reading the catalog again.
+    const created = (await env.run(createTask, { settings: job, request: request('seedance-1-0-pro-250528', 'listed one') })) as {
+      taskId: string;
+    };
+    assert.match(created.taskId, /\S/);
+    assert.equal(sim.stats().tasksCreated, 1);
+    assert.equal(sim.stats().requests['GET /v1/models'], reads);
+
+    // Another job is read once for itself.
+    await env.run(createTask, { settings: settings('another-job', sim.urls), request: request('sora-2', 'other job') });
+    assert.equal(sim.stats().requests['GET /v1/models'], reads + 2);
+  });
+});
