@@ -68,7 +68,6 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
     return result;
   };
   /** Messages calls that reached the upstream (each one paid), through LiteLLM. */
-  const upstreamMessages = () => upstream.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/v1/messages')).length;
 
   before(async () => {
     [temporal, upstream] = await Promise.all([startTestTemporal(), startFakeUpstream({ renderMs: 1500 })]);
@@ -121,7 +120,7 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
 
   it('runs the job: enhanced through Messages, past the dead primary; the lost create ends unknown, one paid create per item', async (t) => {
     // doctor's check made one Messages call of its own.
-    const messages = upstreamMessages();
+    const messages = upstreamMessages(upstream);
     const result = await run(['run', job]);
     assert.equal(result.code, 1, `one item ends unknown:\n${result.stdout}${result.stderr}`);
     assert.match(result.stdout, /litellm: 2 of 3 succeeded/);
@@ -157,7 +156,7 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
     assert.equal(lost.file, null);
     assert.equal(upstream.createsFor(enhanced(ITEMS.lost)), 1);
     assert.equal(upstream.createCount(), 3);
-    assert.equal(upstreamMessages() - messages, 3, 'one Messages call per item');
+    assert.equal(upstreamMessages(upstream) - messages, 3, 'one Messages call per item');
     assert.deepEqual(
       readdirSync(out).filter((f) => f.endsWith('.part')),
       [],
@@ -165,7 +164,7 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
   });
 
   it('--retry-unknown creates the lost item again, once; then a re-run creates nothing', async () => {
-    const messages = upstreamMessages();
+    const messages = upstreamMessages(upstream);
     const retried = await run(['run', job, '--retry-unknown']);
     assert.equal(retried.code, 0, retried.stdout + retried.stderr);
     assert.match(retried.stderr, /litellm: started 1 of 3 item\(s\) \(2 already ended\)/);
@@ -175,7 +174,7 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
     assert.equal(upstream.createsFor(enhanced(ITEMS.lost)), 2, 'the user chose to pay for it again');
     assert.equal(upstream.createsFor(enhanced(ITEMS.cliff)), 1);
     // The item created again sends the rewrite stored with it: no second Messages call (docs/enhance.md).
-    assert.equal(upstreamMessages() - messages, 0, 'the retried item reused its stored rewrite');
+    assert.equal(upstreamMessages(upstream) - messages, 0, 'the retried item reused its stored rewrite');
 
     const creates = upstream.createCount();
     const again = await run(['run', job]);
@@ -205,7 +204,7 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
     const own = join(dir, 'enhance');
     mkdirSync(own);
     const shownJob = writeJob(own, 'litellm-enhance', [dead, proxy.url], items);
-    const messages = upstreamMessages();
+    const messages = upstreamMessages(upstream);
     const creates = upstream.createCount();
     const shown = await run(['enhance', shownJob, '--json']);
     assert.equal(shown.code, 0, shown.stdout + shown.stderr);
@@ -214,17 +213,17 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
       rewrites.map((r) => [r.id, r.enhanced_prompt]),
       Object.entries(items).map(([id, prompt]) => [id, enhanced(prompt)]),
     );
-    assert.equal(upstreamMessages() - messages, 2);
+    assert.equal(upstreamMessages(upstream) - messages, 2);
     assert.equal(upstream.createCount(), creates, 'enhance renders nothing');
 
     const rendered = await run(['run', shownJob]);
     assert.equal(rendered.code, 0, rendered.stdout + rendered.stderr);
-    assert.equal(upstreamMessages() - messages, 2, 'the renders used the stored rewrites');
+    assert.equal(upstreamMessages(upstream) - messages, 2, 'the renders used the stored rewrites');
     for (const prompt of Object.values(items)) assert.equal(upstream.createsFor(enhanced(prompt)), 1);
 
     const again = await run(['enhance', shownJob, '--re-enhance', '--json']);
     assert.equal(again.code, 0, again.stdout + again.stderr);
-    assert.equal(upstreamMessages() - messages, 4, '--re-enhance asks once more per item');
+    assert.equal(upstreamMessages(upstream) - messages, 4, '--re-enhance asks once more per item');
   });
 
   it('the key reached only the gateway: no upstream request, file, log or workflow history holds it', () => {
