@@ -31,10 +31,9 @@ export function seedOf(metadata: Record<string, unknown> | undefined): string | 
 
 /** Identifies the picture: two requests with the same prompt and seed look the same. */
 export function lookHash(r: VideoRequest): string {
+  // JSON keeps the two apart whatever characters they hold.
   return createHash('sha256')
-    .update(r.prompt)
-    .update('\0')
-    .update(r.seed ?? '')
+    .update(JSON.stringify([r.prompt, r.seed ?? null]))
     .digest('hex');
 }
 
