@@ -29,7 +29,7 @@ function line(figure: string, value: number, unit: string, baseline: number | nu
 
 /** Child mode: run the simulator and print its address; exit when the parent closes stdin. */
 async function serve(): Promise<void> {
-  const sim = await startSimulator({ keys: [KEY], renderMs: 0, videoBytes: SIZE });
+  const sim = await startSimulator({ keys: [KEY], renderMs: 0, videoBytes: SIZE, distinctVideos: false });
   console.log(`URL ${sim.urls[0] as string}`);
   process.stdin.resume();
   process.stdin.on('end', () => {

@@ -94,7 +94,7 @@ export class Cdn {
     if (!task || viewAt(task, ctx.now()).status !== 'SUCCESS') {
       return sendText(res, 404, s3Error('NoSuchKey', 'The specified key does not exist.'), 'application/xml');
     }
-    const body = await ctx.videos.body(task.seconds, task.size);
+    const body = await ctx.videos.body(task);
     await serveVideo(req, res, body, ctx.faults, ctx.stats);
   }
 }

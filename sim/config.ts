@@ -43,6 +43,13 @@ export interface SimOptionsExt extends SimOptions {
   cacheDir?: string;
   /** Path of ffmpeg; default /usr/bin/ffmpeg, then `ffmpeg` on PATH. null forces the shipped sample. */
   ffmpegPath?: string | null;
+  /**
+   * Default true: each video shows its prompt and seed (docs/simulator.md). false: one colour-bar
+   * video per (seconds, size), for benchmarks whose thousands of prompts must not cost a render each.
+   */
+  distinctVideos?: boolean;
+  /** Most MP4s kept in cacheDir (oldest removed first); default 256. */
+  videoCacheFiles?: number;
   /** The gateway imitated (sim/profile.ts); default 'default', the protocol page's gateway. */
   profile?: SimProfile;
   /** new-api profiles: the operator's ServerAddress setting, named in addresses (default http://localhost:3000). */

@@ -15,7 +15,7 @@ export function acceptCreate(
 ): Task | undefined {
   const task = ctx.store.create(fields, ctx.faults.faults.failRate, id);
   ctx.stats.create(fields.prompt);
-  ctx.videos.prepare(task.seconds, task.size);
+  ctx.videos.prepare(task);
   if (ctx.faults.lostCreate()) {
     ctx.stats.lostCreate(fields.prompt);
     req.socket.resetAndDestroy();

@@ -155,7 +155,7 @@ async function content(call: RouteCall): Promise<void> {
     return sendJson(res, 400, wrappedUpstreamError(400, 'BadRequestError', upstream, task.model));
   }
   // It streams the upstream's answer to a request without Range: always 200 and the whole video.
-  await serveVideo(req, res, await ctx.videos.body(task.seconds, task.size), ctx.faults, ctx.stats, { ignoreRange: true });
+  await serveVideo(req, res, await ctx.videos.body(task), ctx.faults, ctx.stats, { ignoreRange: true });
 }
 
 const R = {

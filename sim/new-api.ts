@@ -189,7 +189,7 @@ async function content(call: RouteCall): Promise<void> {
     ctx.stats.fault('fetch-guard');
     return sendJson(res, 403, { error: { message: `request blocked: port ${guarded} is not allowed` } });
   }
-  const body = await ctx.videos.body(task.seconds, task.size);
+  const body = await ctx.videos.body(task);
   await serveVideo(req, res, body, ctx.faults, ctx.stats, { ignoreRange: true, headers: { 'cache-control': 'public, max-age=86400' } });
 }
 

@@ -129,6 +129,6 @@ export async function downloadContent(call: RouteCall): Promise<void> {
     res.end();
     return;
   }
-  const body = await ctx.videos.body(task.seconds, task.size);
+  const body = await ctx.videos.body(task);
   await serveVideo(req, res, body, ctx.faults, ctx.stats);
 }

@@ -119,7 +119,7 @@ export async function startStack(sim: SimOptionsExt, workerArgs: string[] = []):
       process.stderr.write(`Temporal dev server did not start (${(error as Error).message.split('\n')[0]}); trying again\n`);
     }
   }
-  const simHandle = await startSimulator({ keys: [BENCH_KEY], ...sim });
+  const simHandle = await startSimulator({ keys: [BENCH_KEY], distinctVideos: false, ...sim });
   const env: NodeJS.ProcessEnv = { ...temporal.env, GATEWAY_API_KEY: BENCH_KEY };
   const target = {
     address: temporal.address,

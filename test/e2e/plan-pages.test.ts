@@ -33,7 +33,7 @@ function jobText(name: string, baseUrls: string[], items: string[]): string {
 }
 
 describe('plan pages within Temporal payload limits (embedded Temporal, real simulator)', () => {
-  const e2e = useTemporalAndSimulator(KEY, { ports: [0], renderMs: [200, 400], seed: 11 });
+  const e2e = useTemporalAndSimulator(KEY, { ports: [0], renderMs: [200, 400], seed: 11, distinctVideos: false });
 
   it('renders 100 items that each carry a ~24 KB inline data: image, exit 0', async () => {
     const dir = tempDir();

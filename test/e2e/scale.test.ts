@@ -19,7 +19,7 @@ describe('a 2,000-item job', () => {
 
   before(async () => {
     temporal = await startTestTemporal();
-    sim = await startSimulator({ ports: [0], keys: [KEY], renderMs: 0, videoBytes: 16 * 1024, seed: 1 });
+    sim = await startSimulator({ ports: [0], keys: [KEY], renderMs: 0, videoBytes: 16 * 1024, seed: 1, distinctVideos: false });
   });
   after(async () => {
     await sim?.close();
