@@ -100,6 +100,7 @@ export async function preparePlan(input: {
   runDate?: string;
   startedAt: number;
   inputs?: InputsRef;
+  keyFingerprint?: string;
 }): Promise<PreparedJob> {
   // Scheduled runs carry no date: the first load learns the schedule's zone, the second dates it.
   let runDate = input.runDate;
@@ -109,7 +110,11 @@ export async function preparePlan(input: {
   }
   const { plan, digest } = await loadPlan(input.jobFile, runDate, input.inputs);
   const { jobFile: _f, runDate: _d, items, warnings: _w, ...settings } = plan;
-  return { settings: input.inputs ? { ...settings, inputs: input.inputs } : settings, runDate, digest, itemCount: items.length };
+  const carried = {
+    ...(input.inputs ? { inputs: input.inputs } : {}),
+    ...(input.keyFingerprint ? { keyFingerprint: input.keyFingerprint } : {}),
+  };
+  return { settings: { ...settings, ...carried }, runDate, digest, itemCount: items.length };
 }
 
 /**

@@ -79,6 +79,7 @@ async function firstRun(input: JobInput): Promise<JobCarry> {
       runDate: input.runDate,
       startedAt: Date.now(),
       ...(input.inputs ? { inputs: input.inputs } : {}),
+      ...(input.keyFingerprint ? { keyFingerprint: input.keyFingerprint } : {}),
     }),
     cursor: 0,
     counts: emptyCounts(),

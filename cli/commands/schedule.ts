@@ -14,6 +14,7 @@ import type { Command } from 'commander';
 import type { Plan, ScheduleSettings } from '../../jobfile/plan';
 import { UsageError } from '../errors';
 import { TASK_QUEUE } from '../task-queue';
+import { starterKeyFingerprint } from '../keys';
 import { jobWorkflowId, scheduleId } from '../../workflows/ids';
 import type { JobInput } from '../../workflows/types';
 import { loadPlanOrExplain, storeInputsOrExplain } from '../job-ref';
@@ -115,7 +116,9 @@ function memoOf(described: ScheduleDescription): Partial<ScheduleMemo> {
 
 function scheduleOptions(plan: Plan, settings: ScheduleSettings, inputs: InputsRef | undefined): ScheduleOptions {
   // No runDate: each run dates itself. Stored inputs: every run reads the version stored by this apply.
-  const input: JobInput = { jobFile: plan.jobFile, ...(inputs ? { inputs } : {}) };
+  // With the submitter's key set, every run is carried only by workers holding the same key (docs/keys.md).
+  const fingerprint = starterKeyFingerprint(plan);
+  const input: JobInput = { jobFile: plan.jobFile, ...(inputs ? { inputs } : {}), ...(fingerprint ? { keyFingerprint: fingerprint } : {}) };
   const memo: ScheduleMemo = {
     job: plan.job,
     jobFile: plan.jobFile,
