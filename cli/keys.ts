@@ -3,7 +3,7 @@
 // `schedule apply` put the fingerprint of the starter's key in the job's input.
 import { keyFingerprint } from '../activities/key-fingerprint';
 import { keyRefusals, parseAllowKey, type KeyAllowance, type KeyRefusal } from '../jobfile/key-rule';
-import { KeySettingsError, readKeySettings } from '../jobfile/key-settings';
+import { KeySettingsError, readKeySettings, type KeySettings } from '../jobfile/key-settings';
 import type { JobSettings } from '../jobfile/plan';
 import { UsageError } from './errors';
 
@@ -20,15 +20,19 @@ export function parseAllowKeys(specs: readonly string[] = []): KeyAllowance[] {
   });
 }
 
-/** Where the job would send a key this user has not allowed it to (settings file plus --allow-key). */
-export function disallowedKeyUses(settings: JobSettings, commandLine: readonly KeyAllowance[]): KeyRefusal[] {
-  let file;
+/** This user's key settings file (docs/keys.md); a wrong one is a usage error naming file:line:column. */
+export function keySettingsOrExplain(): KeySettings {
   try {
-    file = readKeySettings();
+    return readKeySettings();
   } catch (error) {
     if (error instanceof KeySettingsError) throw new UsageError(error.message);
     throw error;
   }
+}
+
+/** Where the job would send a key this user has not allowed it to (settings file plus --allow-key). */
+export function disallowedKeyUses(settings: JobSettings, commandLine: readonly KeyAllowance[]): KeyRefusal[] {
+  const file = keySettingsOrExplain();
   return keyRefusals(settings.gateway.apiKeyEnv, settings.gateway.baseUrls, [...file.allowances, ...commandLine], file.path);
 }
 

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { connectClient, connectWorker, resolveTemporal } from '../../worker/temporal';
 import { TASK_QUEUE } from '../task-queue';
 import { allowKeysInThisWorker } from '../../activities/context';
-import { collect, parseAllowKeys } from '../keys';
+import { collect, keySettingsOrExplain, parseAllowKeys } from '../keys';
 import { createReelflowWorker, runWorkerUntil } from '../../worker/worker';
 import { addObservabilityOptions, startObservability, type Observability } from '../session';
 
@@ -31,7 +31,10 @@ export function registerWorkerCommand(program: Command): void {
     // Before the first connection: the SDK's Runtime (logs, metrics) is made once per process.
     const metrics = startObservability(options);
     if (metrics) process.stderr.write(`reelflow worker: Prometheus metrics on ${metrics.description}\n`);
-    allowKeysInThisWorker(parseAllowKeys(options.allowKey));
+    // The key rule this worker applies to every job it takes (docs/keys.md); a wrong file stops it here.
+    const allowances = parseAllowKeys(options.allowKey);
+    const keySettings = keySettingsOrExplain();
+    allowKeysInThisWorker(allowances);
     const target = await resolveTemporal();
     // run --detach starts its job on a queue of its own (cli/task-queue.ts): its worker polls that.
     const taskQueue = options.untilDone ? await jobTaskQueue(target, options.untilDone) : TASK_QUEUE;
@@ -44,6 +47,11 @@ export function registerWorkerCommand(program: Command): void {
       maxWorkflowTasks: Number(options.maxWorkflowTasks),
     });
     process.stderr.write(`reelflow worker: polling task queue "${taskQueue}" on ${target.description}\n`);
+    const allowed = [...keySettings.allowances, ...allowances].map((a) => `${a.variable}@${a.origin}`);
+    process.stderr.write(
+      `reelflow worker: sends GATEWAY_API_KEY to loopback gateways${allowed.length ? ` and ${allowed.join(', ')}` : ' only'} ` +
+        `(key settings: ${keySettings.path}; docs/keys.md)\n`,
+    );
     const stop = new Promise<void>((resolve) => {
       process.once('SIGINT', () => resolve());
       process.once('SIGTERM', () => resolve());

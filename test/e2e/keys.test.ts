@@ -202,6 +202,44 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
     }
   });
 
+  it('run of a running job started with another key does not attach; the starter finishes it with its key alone', async () => {
+    const proxy = await keyProxy(sim.urls[0]!);
+    try {
+      const job = writeKeyJob(tempDir(), 'keys-attach', proxy.url, 8);
+      const first = startCli(['run', job], { env: envWith({ GATEWAY_API_KEY: KEY_A }) });
+      await first.waitFor(/keys-attach: started/);
+      const second = await runCli(['run', job], { env: envWith({ GATEWAY_API_KEY: KEY_B }) });
+      assert.equal(second.code, 2, second.stderr + second.stdout);
+      assert.match(second.stderr, /keys-attach is running, started with another GATEWAY_API_KEY than this environment's/);
+      const done = await first.done;
+      assert.equal(done.code, 0, done.stderr + done.stdout);
+      assert.deepEqual(Object.keys(counts(proxy.tokens)), [KEY_A]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('run of a job on the shared queue follows it without a worker; the fleet finishes it', async () => {
+    const proxy = await keyProxy(sim.urls[0]!);
+    try {
+      const job = writeKeyJob(tempDir(), 'keys-shared', proxy.url, 4);
+      const submitted = startCli(['run', job, '--no-worker'], { env: envWith({ GATEWAY_API_KEY: KEY_A }) });
+      await submitted.waitFor(/keys-shared: started/);
+      const follower = startCli(['run', job], { env: envWith({ GATEWAY_API_KEY: KEY_A }) });
+      await follower.waitFor(/runs on the shared task queue "reelflow"/);
+      const fleet = startCli(['worker'], { env: envWith({ GATEWAY_API_KEY: KEY_A }) });
+      const [followed, first] = await Promise.all([follower.done, submitted.done]);
+      fleet.child.kill('SIGTERM');
+      await fleet.done;
+      assert.equal(followed.code, 0, followed.stderr + followed.stdout);
+      assert.equal(first.code, 0, first.stderr + first.stdout);
+      assert.match(followed.stdout, /keys-shared: 4 of 4 succeeded/);
+      assert.deepEqual(Object.keys(counts(proxy.tokens)), [KEY_A]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("the embedded server's environment holds no gateway key; run --detach's worker finishes the job", async () => {
     const stateDir = tempDir('reelflow-keys-state-');
     const proxy = await keyProxy(sim.urls[0]!);
