@@ -139,6 +139,20 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
     });
   }
 
+  it('doctor probes no gateway with a key the rule refuses (exit 2, key rule named)', async () => {
+    const proxy = await keyProxy(sim.urls[0]!);
+    try {
+      const job = writeKeyJob(tempDir(), 'keys-doctor', proxy.url, 1, 'OPENAI_API_KEY');
+      const result = await runCli(['doctor', job], { env: envWith(OTHER_SECRETS) });
+      assert.equal(result.code, 2, result.stdout + result.stderr);
+      assert.match(result.stdout, /FAIL\s+key rule: run refuses this job, so no gateway was probed/);
+      assert.ok(!result.stdout.includes(KEY_A) && !result.stderr.includes(KEY_A));
+      assert.deepEqual(proxy.tokens, []);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('TEMPORAL_* and AWS_* stay refused even when allowed on the command line', async () => {
     const proxy = await keyProxy(sim.urls[0]!);
     try {
