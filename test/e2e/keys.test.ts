@@ -216,6 +216,25 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
     }
   });
 
+  it("a fleet worker applies its own user's key rule: a job allowed only by its submitter is refused, nothing sent", async () => {
+    const proxy = await keyProxy(sim.urls[0]!);
+    try {
+      const worker = startCli(['worker'], { env: envWith(OTHER_SECRETS) });
+      await worker.waitFor(/polling task queue/);
+      const job = writeKeyJob(tempDir(), 'keys-fleet-rule', proxy.url, 1, 'LAB_GATEWAY_KEY');
+      const submitted = await runCli(['run', job, '--no-worker', '--allow-key', `LAB_GATEWAY_KEY@${proxy.url}`], {
+        env: envWith(OTHER_SECRETS),
+      });
+      worker.child.kill('SIGTERM');
+      await worker.done;
+      assert.notEqual(submitted.code, 0, submitted.stdout);
+      assert.match(submitted.stdout, /this worker refuses the job: the job asks to send \$LAB_GATEWAY_KEY to http:\/\/127\.0\.0\.1:\d+/);
+      assert.deepEqual(proxy.tokens, []);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('run of a running job started with another key does not attach; the starter finishes it with its key alone', async () => {
     const proxy = await keyProxy(sim.urls[0]!);
     try {
