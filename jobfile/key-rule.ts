@@ -103,7 +103,7 @@ export function keyRefusals(
       message:
         `the job asks to send $${variable} to ${origin} as its gateway key, and your key settings do not allow it (${why}). ` +
         `If the job is yours and ${origin} is the gateway that key belongs to, allow it once with ` +
-        `--allow-key ${variable}@${origin}, or for good in ${settingsFile}:\n  ${variable}:\n    - ${origin}\n(docs/keys.md)`,
+        `--allow-key ${variable}@${origin}, or for good by listing ${origin} under ${variable} in ${settingsFile} (docs/keys.md)`,
     });
   }
   return refusals;

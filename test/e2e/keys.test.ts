@@ -132,6 +132,7 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
         assert.ok(result.stderr.includes(variable), result.stderr);
         assert.ok(result.stderr.includes(new URL(proxy.url).host), result.stderr);
         assert.ok(!result.stderr.includes(KEY_A) && !result.stdout.includes(KEY_A));
+        assert.ok(!result.stderr.includes('[REDACTED]'), `the advice reads whole: ${result.stderr}`);
         assert.deepEqual(proxy.tokens, []);
       } finally {
         await proxy.close();
