@@ -253,6 +253,26 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
     }
   });
 
+  it("cancel of a job whose run was killed polls the job's own queue and stops it", async () => {
+    const proxy = await keyProxy(sim.urls[0]!);
+    try {
+      const job = writeKeyJob(tempDir(), 'keys-cancel', proxy.url, 6);
+      const env = envWith({ GATEWAY_API_KEY: KEY_A });
+      const run = startCli(['run', job], { env });
+      await run.waitFor(/keys-cancel: started/);
+      process.kill(-run.child.pid!, 'SIGKILL');
+      await run.done;
+      const cancel = startCli(['cancel', job], { env });
+      const stopped = await Promise.race([cancel.done, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 150_000))]);
+      if (!stopped) process.kill(-cancel.child.pid!, 'SIGKILL');
+      assert.ok(stopped, 'cancel returned within 150 s (activities the killed worker held end by their timeouts first)');
+      assert.equal(stopped.code, 0, stopped.stderr);
+      assert.match(stopped.stderr, /reelflow-keys-cancel: stopped \(\d+ canceled, \d+ succeeded\)/);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('run of a job on the shared queue follows it without a worker; the fleet finishes it', async () => {
     const proxy = await keyProxy(sim.urls[0]!);
     try {
