@@ -3,7 +3,7 @@
 // the built command. The simulator accepts every key used here, so a key that reaches the wrong
 // gateway is seen by the proxy (and paid for) instead of being refused by the gateway.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -97,6 +97,7 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
   after(async () => {
     await sim?.close();
     await temporal?.stop();
+    rmSync(config, { recursive: true, force: true });
   });
 
   it('two concurrent runs with keys A and B: each gateway sees only its own key, both finish', async () => {
@@ -326,6 +327,8 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
       assert.equal((manifest.match(/"succeeded"/g) ?? []).length, 2, manifest);
     } finally {
       if (serverPid && isAlive(serverPid)) process.kill(serverPid, 'SIGTERM');
+      for (let i = 0; i < 50 && serverPid && isAlive(serverPid); i++) await new Promise((r) => setTimeout(r, 100));
+      rmSync(stateDir, { recursive: true, force: true });
       await proxy.close();
     }
   });
