@@ -213,6 +213,16 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
       await right.done;
       assert.equal(finished.code, 0, finished.stderr + finished.stdout);
       assert.deepEqual(Object.keys(counts(proxy.tokens)), [KEY_A]);
+
+      // A submitter without the key leaves no fingerprint: the fleet's key carries the job.
+      const fleetB = startCli(['worker'], { env: envWith({ GATEWAY_API_KEY: KEY_B }) });
+      await fleetB.waitFor(/polling task queue/);
+      const jobKeyless = writeKeyJob(dir, 'keys-fleet-keyless', proxy.url, 2);
+      const keyless = await runCli(['run', jobKeyless, '--no-worker'], { env: envWith({}) });
+      fleetB.child.kill('SIGTERM');
+      await fleetB.done;
+      assert.equal(keyless.code, 0, keyless.stderr + keyless.stdout);
+      assert.deepEqual(Object.keys(counts(proxy.tokens)).sort(), [KEY_A, KEY_B].sort());
     } finally {
       await proxy.close();
     }
