@@ -184,6 +184,7 @@ export async function preparePlan(input: {
   inputs?: InputsRef;
   /** The job workflow's id: the job claims its output location (absent from workflows before the claim). */
   workflowId?: string;
+  keyFingerprint?: string;
 }): Promise<PreparedJob> {
   // Scheduled runs carry no date: the first load learns the schedule's zone, the second dates it.
   let runDate = input.runDate;
@@ -196,7 +197,11 @@ export async function preparePlan(input: {
   // The price table and where models are named stay out: settings travel with every activity (docs/costs.md).
   const { jobFile: _f, runDate: _d, items, warnings: _w, pricing: _p, modelSites: _m, ...planned } = plan;
   const settings = { ...planned, gateway: { ...planned.gateway, callBudgetMs: budgets } };
-  return { settings: input.inputs ? { ...settings, inputs: input.inputs } : settings, runDate, digest, itemCount: items.length };
+  const carried = {
+    ...(input.inputs ? { inputs: input.inputs } : {}),
+    ...(input.keyFingerprint ? { keyFingerprint: input.keyFingerprint } : {}),
+  };
+  return { settings: { ...settings, ...carried }, runDate, digest, itemCount: items.length };
 }
 
 /**

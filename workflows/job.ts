@@ -94,6 +94,7 @@ async function firstRun(input: JobInput): Promise<JobCarry> {
       startedAt: Date.now(),
       ...(input.inputs ? { inputs: input.inputs } : {}),
       workflowId: workflowInfo().workflowId,
+      ...(input.keyFingerprint ? { keyFingerprint: input.keyFingerprint } : {}),
     }),
     cursor: 0,
     counts: emptyCounts(),

@@ -19,6 +19,11 @@ export interface JobInput {
   inputs?: InputsRef;
   /** YYYY-MM-DD for `{date}`; scheduled runs leave it out and use their start time in the schedule's zone. */
   runDate?: string;
+  /**
+   * Fingerprint of the starter's gateway key (activities/key-fingerprint.ts; never the key): workers
+   * holding another key refuse the job's gateway calls. Absent when the starter had no key set.
+   */
+  keyFingerprint?: string;
   /** Ended states to render again (`--retry-failed`, `--retry-unknown`). */
   retryStates?: ItemEndState[];
   /** Events per run before continuing as new (default 8,000; Temporal's hard limit is 50,000). */

@@ -12,6 +12,7 @@ import { csvCell, displayWidth, fitWidth, padToWidth, plainText } from '../termi
 import { itemStatuses, summaryLine } from '../progress';
 import { planFor } from '../report-target';
 import { openSession } from '../session';
+import { TASK_QUEUE } from '../task-queue';
 import { describeOutcome, readOutcome } from '../summary';
 
 export function registerOperateCommands(program: Command): void {
@@ -61,10 +62,24 @@ export function registerOperateCommands(program: Command): void {
     .argument('<job>', 'job file or job id')
     .option('--no-wait', 'return once the cancel is requested')
     .action(async (target: string, options: { wait: boolean }) => {
-      // The embedded server has no other worker: run one so in-flight items can record `canceled`.
-      const session = await openSession({ worker: true });
+      // The embedded server has no other worker: run one so in-flight items can record `canceled`. It
+      // polls the job's own queue: a job `run` started is on a queue of its own (cli/task-queue.ts).
+      let resolved: Awaited<ReturnType<typeof resolveJob>> | undefined;
+      const session = await openSession({
+        worker: true,
+        workerTaskQueue: async (client) => {
+          resolved = await resolveJob(client, target);
+          return client.workflow
+            .getHandle(resolved.workflowId)
+            .describe()
+            .then(
+              (d) => d.taskQueue,
+              () => TASK_QUEUE,
+            );
+        },
+      });
       try {
-        const job = await resolveJob(session.client, target);
+        const job = resolved ?? (await resolveJob(session.client, target));
         const handle = session.client.workflow.getHandle<typeof JobWorkflow>(job.workflowId);
         const described = await handle.describe();
         if (described.status.name !== 'RUNNING') {
