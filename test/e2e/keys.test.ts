@@ -141,6 +141,27 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
     });
   }
 
+  it('prompt rewrites send nothing with a key the rule refuses: enhance and run --enhance-only exit 2', async () => {
+    const proxy = await keyProxy(sim.urls[0]!);
+    try {
+      const dir = tempDir();
+      const job = writeKeyJob(dir, 'keys-enhance', proxy.url, 2, 'OPENAI_API_KEY');
+      writeFileSync(job, `${readFileSync(job, 'utf8')}enhance:\n  model: claude-sonnet-4-6\n`);
+      for (const args of [
+        ['enhance', job],
+        ['run', job, '--enhance-only'],
+      ]) {
+        const result = await runCli(args, { env: envWith(OTHER_SECRETS) });
+        assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}${result.stdout}`);
+        assert.ok(result.stderr.includes('OPENAI_API_KEY'), result.stderr);
+        assert.ok(!result.stderr.includes(KEY_A) && !result.stdout.includes(KEY_A));
+      }
+      assert.deepEqual(proxy.tokens, [], 'no request reached the gateway');
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('doctor probes no gateway with a key the rule refuses (exit 2, key rule named)', async () => {
     const proxy = await keyProxy(sim.urls[0]!);
     try {
