@@ -17,6 +17,7 @@ import {
 import type { ManifestRow } from '../storage/manifest';
 import { gatewayActivities, recording } from './activities';
 import { nextPollDelay, type ProgressSample } from './polling';
+import { roundUsd } from '../jobfile/prices';
 import { FailureType, jobWideCause } from '../activities/failure-types';
 import type { DownloadedVideo } from '../activities/download';
 import type { PriorTask } from '../activities/plan';
@@ -70,6 +71,8 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
   let ended: ItemEnded | undefined;
   let createdOn: string | undefined;
   let renderMs: number | undefined;
+  /** Creates of this run that may have reached the gateway (the budget's spend, docs/costs.md). */
+  const sent = { maybe: 0 };
 
   try {
     // A task the item already holds (an earlier run's: canceled, timed out, its video lost) is
@@ -92,7 +95,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
         prompt = enhanced;
       }
       status.phase = 'creating';
-      created = await createWithPolicy(input, prompt, calls);
+      created = await createWithPolicy(input, prompt, calls, sent);
       Object.assign(status, { phase: 'rendering', taskId: created.taskId, baseUrl: created.baseUrl, createdAt: created.createdAt });
       pollingFrom = created.createdAt;
     }
@@ -173,6 +176,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     else ended = endFromFailure(error, status.phase);
   }
 
+  const costUsd = item.estimateUsd === undefined ? undefined : roundUsd(item.estimateUsd * sent.maybe);
   const outcome: ItemOutcome = {
     key: item.key,
     index: item.index,
@@ -180,6 +184,8 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     state: ended?.state ?? 'succeeded',
     renderMs,
     error: ended ? { kind: ended.kind, message: ended.message } : undefined,
+    createsMaybeSent: sent.maybe,
+    ...(costUsd !== undefined ? { costUsd } : {}),
   };
   // Nothing was created (no task of this run or an earlier one), and the cause is the job's: the
   // item is not started. No manifest row, so the next run after the fix renders it without
@@ -213,6 +219,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       bytes: download?.bytes ?? null,
       sha256: download?.sha256 ?? null,
       error: outcome.error ?? null,
+      ...(costUsd !== undefined ? { cost_usd: costUsd, cost_source: 'estimated' as const } : {}),
     };
     await recording.recordItem({ output: settings.output, row });
     await getExternalWorkflowHandle(input.jobWorkflowId).signal(itemDoneSignal, outcome);
@@ -294,7 +301,12 @@ function createProvablyNotSent(error: unknown): boolean {
   return failure instanceof TimeoutFailure && failure.lastHeartbeatDetails === undefined;
 }
 
-async function createWithPolicy(input: RenderInput, prompt: string, calls: ReturnType<typeof gatewayActivities>) {
+/**
+ * Creates the item's task. `sent.maybe` counts the creates that may have reached the gateway and
+ * so may be billed: one that answered, one whose outcome is unknown, one in flight when the job
+ * was canceled. Not one that provably sent nothing, nor one the gateway refused.
+ */
+async function createWithPolicy(input: RenderInput, prompt: string, calls: ReturnType<typeof gatewayActivities>, sent: { maybe: number }) {
   const request = { ...input.item.request, prompt };
   // `retries.create: always` accepts paying twice for a lost response; `safe` never does.
   const attempts = input.settings.retries.create === 'always' ? 3 : 1;
@@ -309,8 +321,13 @@ async function createWithPolicy(input: RenderInput, prompt: string, calls: Retur
   let unsent = 0;
   for (;;) {
     try {
-      return await create();
+      const created = await create();
+      sent.maybe += 1;
+      return created;
     } catch (error) {
+      if (isCancellation(error) || !(marked && createProvablyNotSent(error))) {
+        if (isCancellation(error) || endFromFailure(error, 'create').state === 'unknown') sent.maybe += 1;
+      }
       if (isCancellation(error)) throw error;
       if (marked && createProvablyNotSent(error)) {
         if (unsent >= UNSENT_CREATE_RETRIES) {

@@ -25,6 +25,15 @@ import { describeOutcome, describeStop, exitStatusFor, readOutcome, type JobOutc
 import { printDryRun } from './dry-run';
 import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
 import { claimOutputOrExplain } from '../output-owner';
+import { unpricedMessage, unpricedModels } from '../../activities/plan';
+
+/** `--budget 50`: a number of dollars above 0, as budget.max_usd. */
+function parseBudget(text: string): number {
+  const usd = Number(text);
+  if (text.trim() === '' || !Number.isFinite(usd) || usd <= 0)
+    throw new UsageError(`--budget ${text}: give the most the job may spend in USD, a number above 0 such as 50`);
+  return usd;
+}
 
 interface RunOptions extends Observability {
   detach?: boolean;
@@ -37,6 +46,7 @@ interface RunOptions extends Observability {
   prices?: string;
   enhanceOnly?: boolean;
   reEnhance?: boolean;
+  budget?: number;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -55,6 +65,7 @@ export function registerRunCommand(program: Command): void {
         'directory or s3://bucket/prefix (default: $REELFLOW_INPUTS; with S3 output, beside the outputs)',
     )
     .option('--json', 'print one JSON summary on stdout at the end')
+    .option('--budget <usd>', 'the most the job may spend, in USD; wins over budget.max_usd (docs/costs.md)', parseBudget)
     .option('--prices <file>', "a prices file in LiteLLM's model cost map format, for the estimate; the job file's pricing wins")
     .option('--enhance-only', 'only rewrite the prompts (enhance:) and show them, as `reelflow enhance` does; render nothing')
     .option('--re-enhance', 'ask Messages again for every prompt rewrite before rendering (the new ones are used)');
@@ -95,6 +106,9 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
   const reads = recordingFiles();
   const plan = await loadPlanOrExplain(jobFile, undefined, reads, options.prices);
   for (const warning of plan.warnings) out.note(`warning: ${warning}`);
+  if (options.budget !== undefined) plan.budget = { maxUsd: options.budget };
+  const unpriced = plan.budget ? unpricedModels(plan) : [];
+  if (unpriced.length > 0 && !options.dryRun) throw new UsageError(unpricedMessage(unpriced));
   if (options.dryRun) return printDryRun(plan, out);
   if (options.enhanceOnly) return enhanceCommand(jobFile, { json: options.json, reEnhance: options.reEnhance }, plan);
   await preflight(plan, options.worker);
@@ -140,6 +154,7 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
       runDate: plan.runDate,
       retryStates,
       ...(storedInputs ? { inputs: storedInputs.ref } : {}),
+      ...(options.budget !== undefined ? { budgetUsd: options.budget } : {}),
     };
     const handle = await session.client.workflow.start(JobWorkflow, {
       taskQueue: TASK_QUEUE,
