@@ -59,6 +59,7 @@ describe('a budget is never crossed', () => {
       /stopped: budget reached: \$35\.00 of \$35\.00 spent or reserved; 3 items not started; raise budget\.max_usd and run again/,
     );
     assert.equal(creates(), 7, JSON.stringify(e2e.sim.stats().createsByPrompt));
+    assert.match(stopped.stdout, /spent: {4}\$35\.00 \(\$0\.00 billed, \$35\.00 estimated\) of \$50\.00 estimated/);
     const rows = readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8')
       .trim()
       .split('\n')
@@ -70,6 +71,13 @@ describe('a budget is never crossed', () => {
     assert.equal(raised.code, 0, `${raised.stdout}\n${raised.stderr}`);
     const byPrompt = e2e.sim.stats().createsByPrompt;
     for (const { prompt } of items) assert.equal(byPrompt[prompt], 1, `creates of ${prompt}: ${JSON.stringify(byPrompt)}`);
+    assert.match(raised.stdout, new RegExp(`  ${MODEL}: \\$50\\.00 \\(\\$0\\.00 billed, \\$50\\.00 estimated\\) of \\$50\\.00 estimated`));
+
+    // status --json of the ended job: what every run spent, beside the estimate.
+    const status = await runCli(['status', job, '--json'], { env: e2e.env });
+    assert.equal(status.code, 0, status.stderr);
+    const { spend } = JSON.parse(status.stdout) as { spend: { spent_usd: number; estimated_usd: number; estimate_usd: number } };
+    assert.deepEqual([spend.spent_usd, spend.estimated_usd, spend.estimate_usd], [50, 50, 50]);
   });
 
   it('refuses a job under a budget whose model has no price, naming it (exit 2, nothing sent)', async () => {

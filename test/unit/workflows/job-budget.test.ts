@@ -159,4 +159,25 @@ describe('JobWorkflow never crosses budget.max_usd', () => {
     const unknown = events.find((e) => e.kind === 'record' && e.prompt === 'ambiguous 2');
     assert.equal(unknown?.kind === 'record' ? unknown.row.cost_usd : undefined, ITEM_USD);
   });
+
+  it("counts the gateway's billed figure where it gives one, in place of the estimate", async () => {
+    const plan = await budgetedPlan('billed', 10, { concurrency: { maxInFlight: 10 } });
+    const { stubs, creates, events } = stubActivities(server.env, plan, { renderMs: 10 * MINUTE });
+    const billing = {
+      ...stubs,
+      readPlanItems: pricedPages(plan),
+      // LiteLLM's x-litellm-response-cost: $4 where $5 was estimated.
+      async createTaskMarked(input: Parameters<typeof stubs.createTaskMarked>[0]) {
+        return { ...(await stubs.createTaskMarked(input)), billedUsd: 4 };
+      },
+    };
+
+    const result = await runJob(server.env, server.bundle, billing, 'billed');
+
+    assert.equal(creates.size, 8, '7 reserved at $5 spent $28: an eighth fits, a ninth would not');
+    assert.equal(result.notStarted, 2);
+    assert.match(result.stoppedBy?.message ?? '', /^budget reached: \$32\.00 of \$35\.00 spent or reserved; 2 items not started/);
+    const rows = events.flatMap((e) => (e.kind === 'record' ? [e.row] : []));
+    for (const row of rows) assert.deepEqual([row.cost_usd, row.cost_source], [4, 'billed']);
+  });
 });
