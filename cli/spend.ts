@@ -20,8 +20,8 @@ export interface JobSpend {
   spent_usd: number;
   billed_usd: number;
   estimated_usd: number;
-  /** The plan's creates, estimated (the priced part). */
-  estimate_usd: number;
+  /** The plan's creates, estimated (the priced part); null when no model of the plan has a price. */
+  estimate_usd: number | null;
   per_model: ModelSpend[];
 }
 
@@ -56,13 +56,13 @@ export function spendOf(rows: readonly ManifestRow[], estimate: PlanEstimate): J
     spent_usd: sum((m) => m.spent_usd),
     billed_usd: sum((m) => m.billed_usd),
     estimated_usd: sum((m) => m.estimated_usd),
-    estimate_usd: sum((m) => m.estimate_usd ?? 0),
+    estimate_usd: perModel.some((m) => m.estimate_usd !== null) ? sum((m) => m.estimate_usd ?? 0) : null,
     per_model: perModel,
   };
 }
 
 function spentText(s: { spent_usd: number; billed_usd: number; estimated_usd: number }, estimate: number | null): string {
-  const against = estimate === null ? 'no estimate: unpriced' : `of ${formatUsd(estimate)} estimated`;
+  const against = estimate === null ? 'with no estimate (no price)' : `of ${formatUsd(estimate)} estimated`;
   return `${formatUsd(s.spent_usd)} (${formatUsd(s.billed_usd)} billed, ${formatUsd(s.estimated_usd)} estimated) ${against}`;
 }
 

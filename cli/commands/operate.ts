@@ -167,6 +167,8 @@ const COLUMNS = [
   'error',
   'prompt',
   'enhanced_prompt',
+  'cost_usd',
+  'cost_source',
 ] as const;
 
 function cell(row: ManifestRow, column: (typeof COLUMNS)[number]): string {

@@ -107,10 +107,11 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
   const plan = await loadPlanOrExplain(jobFile, undefined, reads, options.prices);
   for (const warning of plan.warnings) out.note(`warning: ${warning}`);
   if (options.budget !== undefined) plan.budget = { maxUsd: options.budget };
-  const unpriced = plan.budget ? unpricedModels(plan) : [];
-  if (unpriced.length > 0 && !options.dryRun) throw new UsageError(unpricedMessage(unpriced));
   if (options.dryRun) return printDryRun(plan, out);
   if (options.enhanceOnly) return enhanceCommand(jobFile, { json: options.json, reEnhance: options.reEnhance }, plan);
+  // A budget cannot hold an item it cannot price (docs/costs.md): refused before anything is sent.
+  const unpriced = plan.budget ? unpricedModels(plan) : [];
+  if (unpriced.length > 0) throw new UsageError(unpricedMessage(unpriced));
   await preflight(plan, options.worker);
   // An output location belongs to one job: another job's is refused before anything starts.
   await claimOutputOrExplain(plan);

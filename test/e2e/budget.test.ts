@@ -78,6 +78,11 @@ describe('a budget is never crossed', () => {
     assert.equal(status.code, 0, status.stderr);
     const { spend } = JSON.parse(status.stdout) as { spend: { spent_usd: number; estimated_usd: number; estimate_usd: number } };
     assert.deepEqual([spend.spent_usd, spend.estimated_usd, spend.estimate_usd], [50, 50, 50]);
+    const csv = await runCli(['results', job, '--format', 'csv'], { env: e2e.env });
+    assert.equal(csv.code, 0, csv.stderr);
+    const [head, first] = csv.stdout.split('\n');
+    assert.match(head!, /,cost_usd,cost_source$/);
+    assert.match(first!, /,5,estimated$/);
   });
 
   it('refuses a job under a budget whose model has no price, naming it (exit 2, nothing sent)', async () => {

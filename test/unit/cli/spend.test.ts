@@ -72,4 +72,14 @@ describe('the spend of a job', () => {
     const none: PlanEstimate = { currency: 'USD', total: 0, per_model: [], unpriced_items: 3, unpriced_models: [] };
     assert.equal(spendOf([row('a', 'sora-2')], none), undefined);
   });
+
+  it("shows a gateway's billed figures for a job without prices, with no estimate", () => {
+    const none: PlanEstimate = { currency: 'USD', total: 0, per_model: [], unpriced_items: 2, unpriced_models: [] };
+    const spend = spendOf([row('a', 'sora-2', { usd: 0.4, source: 'billed' }), row('b', 'sora-2', { usd: 0.4, source: 'billed' })], none);
+    assert.equal(spend?.estimate_usd, null);
+    assert.deepEqual(spendLines(spend!), [
+      'spent:    $0.80 ($0.80 billed, $0.00 estimated) with no estimate (no price)',
+      '  sora-2: $0.80 ($0.80 billed, $0.00 estimated) with no estimate (no price)',
+    ]);
+  });
 });
