@@ -131,7 +131,7 @@ async function showStatus(
     const { not_rendered: notRendered, ...ended } = outcome.counts;
     const counts = { pending: notRendered, creating: 0, rendering: 0, downloading: 0, ...ended };
     const state = described.status.name.toLowerCase();
-    if (out.json) out.result({ job: outcome.job, state, counts, items: outcome.items });
+    if (out.json) out.result({ job: outcome.job, state, counts, items: outcome.items, spend: outcome.spend ?? null });
     else for (const line of describeOutcome(outcome, job.jobFile)) out.line(line);
     return true;
   }
@@ -182,6 +182,8 @@ const COLUMNS = [
   'error',
   'prompt',
   'enhanced_prompt',
+  'cost_usd',
+  'cost_source',
 ] as const;
 
 function cell(row: ManifestRow, column: (typeof COLUMNS)[number]): string {

@@ -29,6 +29,15 @@ import { describeOutcome, describeStop, exitStatusFor, readOutcome, type JobOutc
 import { printDryRun } from './dry-run';
 import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
 import { claimOutputOrExplain } from '../output-owner';
+import { unpricedMessage, unpricedModels } from '../../activities/plan';
+
+/** `--budget 50`: a number of dollars above 0, as budget.max_usd. */
+function parseBudget(text: string): number {
+  const usd = Number(text);
+  if (text.trim() === '' || !Number.isFinite(usd) || usd <= 0)
+    throw new UsageError(`--budget ${text}: give the most the job may spend in USD, a number above 0 such as 50`);
+  return usd;
+}
 
 interface RunOptions extends Observability {
   detach?: boolean;
@@ -42,6 +51,7 @@ interface RunOptions extends Observability {
   enhanceOnly?: boolean;
   reEnhance?: boolean;
   allowKey: string[];
+  budget?: number;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -60,6 +70,7 @@ export function registerRunCommand(program: Command): void {
         'directory or s3://bucket/prefix (default: $REELFLOW_INPUTS; with S3 output, beside the outputs)',
     )
     .option('--json', 'print one JSON summary on stdout at the end')
+    .option('--budget <usd>', 'the most the job may spend, in USD; wins over budget.max_usd (docs/costs.md)', parseBudget)
     .option('--prices <file>', "a prices file in LiteLLM's model cost map format, for the estimate; the job file's pricing wins")
     .option('--enhance-only', 'only rewrite the prompts (enhance:) and show them, as `reelflow enhance` does; render nothing')
     .option('--re-enhance', 'ask Messages again for every prompt rewrite before rendering (the new ones are used)')
@@ -106,12 +117,16 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
   const reads = recordingFiles();
   const plan = await loadPlanOrExplain(jobFile, undefined, reads, options.prices);
   for (const warning of plan.warnings) out.note(`warning: ${warning}`);
+  if (options.budget !== undefined) plan.budget = { maxUsd: options.budget };
   if (options.dryRun) return printDryRun(plan, out);
   // Before any request (preflight's and the prompt rewrites' included): which key goes where is the user's decision.
   const allowances = parseAllowKeys(options.allowKey);
   refuseDisallowedKeyUses(jobFile, plan, allowances);
   allowKeysInThisWorker(allowances);
   if (options.enhanceOnly) return enhanceCommand(jobFile, { json: options.json, reEnhance: options.reEnhance }, plan);
+  // A budget cannot hold an item it cannot price (docs/costs.md): refused before anything is sent.
+  const unpriced = plan.budget ? unpricedModels(plan) : [];
+  if (unpriced.length > 0) throw new UsageError(unpricedMessage(unpriced));
   await preflight(plan, options.worker);
   // An output location belongs to one job: another job's is refused before anything starts.
   await claimOutputOrExplain(plan);
@@ -161,6 +176,7 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
       retryStates,
       ...(storedInputs ? { inputs: storedInputs.ref } : {}),
       ...(fingerprint ? { keyFingerprint: fingerprint } : {}),
+      ...(options.budget !== undefined ? { budgetUsd: options.budget } : {}),
     };
     const handle = await session.client.workflow.start(JobWorkflow, {
       // This run's own queue when a worker of this run (or its background worker) carries the job.
