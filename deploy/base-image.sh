@@ -19,8 +19,8 @@ node_version=$("$node_bin" --version)
 image="localhost/reelflow-node:${node_version#v}"
 
 provision() {
-  command -v podman >/dev/null 2>&1 || { say "installing podman from Debian's packages"; as_root apt-get install -y -qq podman >/dev/null 2>&1; } \
-    || die "podman is not installed and could not be (apt-get install podman)" 3
+  { command -v podman && command -v runc; } >/dev/null 2>&1 || { say "installing podman from Debian's packages"; as_root apt-get install -y -qq podman runc >/dev/null 2>&1; } \
+    || die "podman is not installed and could not be (apt-get install podman runc)" 3
   podman image exists "$image" && return 0
   command -v debootstrap >/dev/null 2>&1 || as_root apt-get install -y -qq debootstrap >/dev/null 2>&1 \
     || die "debootstrap is not installed and could not be (apt-get install debootstrap)" 3
