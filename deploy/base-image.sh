@@ -18,6 +18,14 @@ node_bin=$(bash "$here/../scripts/node.sh" --print-path)
 node_version=$("$node_bin" --version)
 image="localhost/reelflow-node:${node_version#v}"
 
+# The Debian mirror this machine's apt already uses (deb822 .sources files, else sources.list).
+debian_mirror() {
+  local uri
+  uri=$(sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -m1 '/debian/\?$' || true)
+  [ -n "$uri" ] || uri=$(awk '$1 == "deb" && $2 ~ /\/debian\/?$/ { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
+  [ -n "$uri" ] && printf '%s\n' "$uri"
+}
+
 provision() {
   { command -v podman && command -v runc; } >/dev/null 2>&1 || { say "installing podman from Debian's packages"; as_root apt-get install -y -qq podman runc >/dev/null 2>&1; } \
     || die "podman is not installed and could not be (apt-get install podman runc)" 3
@@ -29,8 +37,10 @@ provision() {
   work=$(mktemp -d)
   trap 'as_root rm -rf "$work"' EXIT
   say "base image: Debian bookworm (minbase) into $work/rootfs (a few minutes, once)"
+  local mirror
+  mirror=$(debian_mirror) || die "no Debian mirror found in this machine's apt sources" 3
   as_root debootstrap --variant=minbase --include=passwd,ca-certificates bookworm "$work/rootfs" \
-    http://deb.debian.org/debian >"$work/debootstrap.log" 2>&1 \
+    "$mirror" >"$work/debootstrap.log" 2>&1 \
     || { tail -5 "$work/debootstrap.log" >&2; die "debootstrap failed (see above)" 3; }
   install -m 0755 "$node_bin" "$work/rootfs/usr/local/bin/node"
   local npm_version
