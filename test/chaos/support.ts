@@ -18,15 +18,9 @@ export function shuffle<T>(items: T[], random: () => number): T[] {
   return out;
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+import { sleep, until } from '../support/wait';
 
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-    await sleep(100);
-  }
-}
+export { sleep, until };
 
 export interface WorkerProcess {
   child: ChildProcess;

@@ -8,17 +8,10 @@ import { after, describe, it } from 'node:test';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { runCli, startCli, type CliRun } from '../support/cli';
 import { tempDir, writeJob } from '../support/jobs';
+import { until } from '../support/wait';
 
 const KEY = 'sk-test-budget-0123456789ab';
 const MODEL = 'seedance-1-0-pro-250528';
-
-async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('a budget is never crossed', () => {
   const e2e = useTemporalAndSimulator(KEY, { ports: [0], renderMs: [3_000, 5_000], seed: 24 });

@@ -19,6 +19,7 @@ import { runCli, startCli, type CliRun } from '../support/cli';
 import { tempDir } from '../support/jobs';
 import { startS3Server, type S3TestServer } from '../support/s3-server';
 import { startTestTemporal, type TestTemporal } from '../support/temporal';
+import { until } from '../support/wait';
 
 const KEY = 'sk-test-fleet-0123456789abcdef';
 const BUCKET = 'fleet';
@@ -102,14 +103,6 @@ function splitBuffer(buffer: Buffer, separator: Buffer): Buffer[] {
 function image(seed: string): Buffer {
   const header = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   return Buffer.concat([header, createHash('sha512').update(seed).digest(), Buffer.alloc(20_000, seed.length)]);
-}
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('a fleet: workers that share nothing with the submitter but Temporal and the bucket', () => {

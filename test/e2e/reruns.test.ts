@@ -8,6 +8,7 @@ import { startSimulator } from '../../sim';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { runCli, startCli } from '../support/cli';
 import { tempDir, writeJob } from '../support/jobs';
+import { until } from '../support/wait';
 
 const KEY = 'sk-test-reruns-0123456789ab';
 
@@ -25,14 +26,6 @@ function manifest(dir: string): Row[] {
 
 function latest(dir: string): Map<string, Row> {
   return new Map(manifest(dir).map((r) => [r.key, r]));
-}
-
-async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 function items(prefix: string, n: number) {

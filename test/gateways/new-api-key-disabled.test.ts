@@ -9,14 +9,7 @@ import { startFakeUpstream, type FakeUpstream } from '../support/fake-upstream';
 import { GATEWAY_MODELS, manifestRows, startNewApi, writeGatewayJob, type Gateway } from '../support/gateways';
 import { tempDir } from '../support/jobs';
 import { startTestTemporal, type TestTemporal } from '../support/temporal';
-
-async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { until } from '../support/wait';
 
 describe('a key disabled in new-api mid-run', { timeout: 600_000 }, () => {
   let temporal: TestTemporal;
