@@ -18,18 +18,25 @@ const KEY_A = 'sk-test-keys-AAAA-0123456789abcdef';
 const KEY_B = 'sk-test-keys-BBBB-0123456789abcdef';
 const OTHER_SECRETS = { OPENAI_API_KEY: KEY_A, TEMPORAL_API_KEY: KEY_A, AWS_SECRET_ACCESS_KEY: KEY_A, LAB_GATEWAY_KEY: KEY_A };
 
-/** A pass-through proxy in front of the simulator that records the bearer token of every request. */
+/**
+ * A pass-through proxy in front of the simulator that records the bearer token of every request, and
+ * apart those of the requests that do work (all but the free catalog read of a submitter's preflight).
+ */
 interface KeyProxy {
   url: string;
   tokens: string[];
+  working: string[];
   close(): Promise<void>;
 }
 
 async function keyProxy(target: string): Promise<KeyProxy> {
   const upstream = new URL(target);
   const tokens: string[] = [];
+  const working: string[] = [];
   const server: Server = createServer((req, res) => {
-    tokens.push(/^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '(none)');
+    const token = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '(none)';
+    tokens.push(token);
+    if (!(req.method === 'GET' && req.url === '/v1/models')) working.push(token);
     const out = httpRequest(
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
       (answer: IncomingMessage) => {
@@ -44,6 +51,7 @@ async function keyProxy(target: string): Promise<KeyProxy> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     tokens,
+    working,
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));
@@ -204,7 +212,8 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
       const settings = join(tempDir('reelflow-keys-xdg-'), 'reelflow');
       mkdirSync(settings, { recursive: true });
       writeFileSync(join(settings, 'keys.yaml'), `# docs/keys.md\nLAB_GATEWAY_KEY:\n  - ${proxy.url}\n`);
-      const job2 = writeKeyJob(dir, 'keys-lab-settings', proxy.url, 1, 'LAB_GATEWAY_KEY');
+      // A folder of its own: an output location belongs to one job (docs/reruns.md).
+      const job2 = writeKeyJob(tempDir(), 'keys-lab-settings', proxy.url, 1, 'LAB_GATEWAY_KEY');
       const viaFile = await runCli(['run', job2], { env: envWith({ ...OTHER_SECRETS, XDG_CONFIG_HOME: join(settings, '..') }) });
       assert.equal(viaFile.code, 0, viaFile.stderr + viaFile.stdout);
     } finally {
@@ -224,11 +233,13 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
       await wrong.done;
       assert.notEqual(refused.code, 0, refused.stdout);
       assert.match(refused.stdout + refused.stderr, /this worker's GATEWAY_API_KEY is not the key the job was started with/);
-      assert.deepEqual(proxy.tokens, []);
+      // The submitter's own preflight read the catalog with its key A; the worker holding B sent nothing.
+      assert.deepEqual(proxy.working, []);
+      assert.deepEqual(Object.keys(counts(proxy.tokens)), [KEY_A]);
 
       const right = startCli(['worker'], { env: envWith({ GATEWAY_API_KEY: KEY_A }) });
       await right.waitFor(/polling task queue/);
-      const jobA2 = writeKeyJob(dir, 'keys-fleet-a2', proxy.url, 2);
+      const jobA2 = writeKeyJob(tempDir(), 'keys-fleet-a2', proxy.url, 2);
       const finished = await runCli(['run', jobA2, '--no-worker'], { env: envWith({ GATEWAY_API_KEY: KEY_A }) });
       right.child.kill('SIGTERM');
       await right.done;
@@ -238,12 +249,12 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
       // A submitter without the key leaves no fingerprint: the fleet's key carries the job.
       const fleetB = startCli(['worker'], { env: envWith({ GATEWAY_API_KEY: KEY_B }) });
       await fleetB.waitFor(/polling task queue/);
-      const jobKeyless = writeKeyJob(dir, 'keys-fleet-keyless', proxy.url, 2);
+      const jobKeyless = writeKeyJob(tempDir(), 'keys-fleet-keyless', proxy.url, 2);
       const keyless = await runCli(['run', jobKeyless, '--no-worker'], { env: envWith({}) });
       fleetB.child.kill('SIGTERM');
       await fleetB.done;
       assert.equal(keyless.code, 0, keyless.stderr + keyless.stdout);
-      assert.deepEqual(Object.keys(counts(proxy.tokens)).sort(), [KEY_A, KEY_B].sort());
+      assert.deepEqual(Object.keys(counts(proxy.working)).sort(), [KEY_A, KEY_B].sort());
     } finally {
       await proxy.close();
     }
@@ -262,7 +273,8 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
       await worker.done;
       assert.notEqual(submitted.code, 0, submitted.stdout);
       assert.match(submitted.stdout, /this worker refuses the job: the job asks to send \$LAB_GATEWAY_KEY to http:\/\/127\.0\.0\.1:\d+/);
-      assert.deepEqual(proxy.tokens, []);
+      // Only the submitter's preflight (allowed on its command line) read the catalog; the worker sent nothing.
+      assert.deepEqual(proxy.working, []);
     } finally {
       await proxy.close();
     }
@@ -279,7 +291,8 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
       assert.match(second.stderr, /keys-attach is running, started with another GATEWAY_API_KEY than this environment's/);
       const done = await first.done;
       assert.equal(done.code, 0, done.stderr + done.stdout);
-      assert.deepEqual(Object.keys(counts(proxy.tokens)), [KEY_A]);
+      // B's run read the catalog with its own key (its preflight) and did no work on A's job.
+      assert.deepEqual(Object.keys(counts(proxy.working)), [KEY_A]);
     } finally {
       await proxy.close();
     }
