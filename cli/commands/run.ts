@@ -15,16 +15,18 @@ import { TASK_QUEUE } from '../task-queue';
 import { jobWorkflowId } from '../../workflows/ids';
 import { JobWorkflow, progressQuery } from '../../workflows/job';
 import type { JobInput } from '../../workflows/types';
+import type { Plan } from '../../jobfile/plan';
 import { itemIsDone, type ItemEndState } from '../../storage/manifest';
 import { inputsChangedNote, loadPlanOrExplain, storeInputsOrExplain } from '../job-ref';
 import { hashJobInputs, recordingFiles } from '../../storage/inputs-publish';
 import { createOutput } from '../output';
 import { ProgressView } from '../progress';
-import { addObservabilityOptions, openSession, type Observability } from '../session';
+import { addObservabilityOptions, openSession, type Observability, type Session } from '../session';
 import { describeOutcome, describeStop, exitStatusFor, readOutcome, type JobOutcome } from '../summary';
 import { printDryRun } from './dry-run';
 import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
 import { claimOutputOrExplain } from '../output-owner';
+import { recordDetachedWorker } from '../detached-worker';
 
 interface RunOptions extends Observability {
   detach?: boolean;
@@ -92,6 +94,68 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
   const out = createOutput(!!options.json);
   // JSON logs own stdout as --json does: human lines go to stderr.
   if (options.logFormat === 'json') out.line = out.note;
+  const interrupt = watchInterrupt(jobFile, out);
+  try {
+    await runJob(jobFile, options, out, interrupt);
+  } finally {
+    interrupt.dispose();
+  }
+}
+
+/**
+ * Ctrl-C (SIGINT) or SIGTERM during `run`: the hint at once, then an orderly stop by the command's
+ * own flow, never by the handler: the poll loop's calls are aborted (Temporal's call context), the
+ * flow unwinds, and only then are the worker and the connection closed, so nothing uses a closed
+ * channel ("Channel has been shut down"). Exit 130 (docs/commands.md). Before the session opens
+ * nothing uses Temporal: the command ends at once. A second press ends it at once too.
+ */
+interface Interrupt {
+  readonly signal: AbortSignal;
+  readonly interrupted: boolean;
+  /** Set while a Temporal session is open or opening: the flow then ends the command itself. */
+  sessionOpening: boolean;
+  /** Clears the live display before the hint is printed. */
+  clearView: () => void;
+  /** Resolves when interrupted. */
+  readonly whenInterrupted: Promise<void>;
+  dispose(): void;
+}
+
+function watchInterrupt(jobFile: string, out: ReturnType<typeof createOutput>): Interrupt {
+  const controller = new AbortController();
+  let fire: () => void = () => {};
+  const whenInterrupted = new Promise<void>((resolve) => {
+    fire = resolve;
+  });
+  const state: Interrupt = {
+    signal: controller.signal,
+    get interrupted() {
+      return controller.signal.aborted;
+    },
+    sessionOpening: false,
+    clearView: () => {},
+    whenInterrupted,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+  const onSignal = () => {
+    if (controller.signal.aborted || !state.sessionOpening) {
+      if (!controller.signal.aborted) out.note(`\ninterrupted: the job keeps its state and resumes with: reelflow run ${jobFile}`);
+      process.exit(130);
+    }
+    state.clearView();
+    out.note(`\ninterrupted: the job keeps its state and resumes with: reelflow run ${jobFile}`);
+    controller.abort();
+    fire();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return state;
+}
+
+async function runJob(jobFile: string, options: RunOptions, out: ReturnType<typeof createOutput>, interrupt: Interrupt): Promise<void> {
   const reads = recordingFiles();
   const plan = await loadPlanOrExplain(jobFile, undefined, reads, options.prices);
   for (const warning of plan.warnings) out.note(`warning: ${warning}`);
@@ -104,119 +168,137 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
   // Before the job starts, so that every file its workers will ask for is there.
   const storedInputs = await storeInputsOrExplain(plan, reads.texts, options.inputs, (line) => out.note(line));
 
-  const started = Date.now();
+  interrupt.sessionOpening = true;
   const session = await openSession({
     worker: options.worker && !options.detach,
     metrics: options.metrics,
     logFormat: options.logFormat,
   });
   const view = new ProgressView(session.client, !!process.stderr.isTTY && !options.json);
-  let interrupted = false;
-  const onSignal = () => {
-    if (interrupted) return;
-    interrupted = true;
-    view.clear();
-    out.note(`\ninterrupted: the job keeps its state and resumes with: reelflow run ${jobFile}`);
-    void session.close().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-
+  interrupt.clearView = () => view.clear();
+  let keepServer = !!options.detach;
   try {
-    const workflowId = jobWorkflowId(plan.job);
-    const retryStates: ItemEndState[] = [
-      ...(options.retryFailed ? (['failed', 'timed_out'] as const) : []),
-      ...(options.retryUnknown ? (['unknown'] as const) : []),
-    ];
-    const running = await session.client.workflow
-      .getHandle(workflowId)
-      .describe()
-      .then(
-        (d) => d.status.name === 'RUNNING',
-        () => false,
-      );
-    const input: JobInput = {
-      jobFile: plan.jobFile,
-      runDate: plan.runDate,
-      retryStates,
-      ...(storedInputs ? { inputs: storedInputs.ref } : {}),
-    };
-    const handle = await session.client.workflow.start(JobWorkflow, {
-      taskQueue: TASK_QUEUE,
-      workflowId,
-      args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    // Every Temporal call of the flow runs under the interrupt's signal: Ctrl-C cancels the one in
+    // flight (the result's long poll included) and the flow unwinds before the session is closed.
+    await session.client.withAbortSignal(interrupt.signal, async () => {
+      if (interrupt.interrupted) return;
+      keepServer = await followJob(session, view, plan, jobFile, options, out, interrupt, storedInputs, reads);
     });
-    if (running) {
-      out.note(`${plan.job}: already running: attached${retryStates.length ? ' (--retry-* apply to the next run, not this one)' : ''}`);
-      const changed = await inputsChangedNote(
-        session.client,
-        workflowId,
-        jobFile,
-        async () => storedInputs?.inputs ?? hashJobInputs(plan, reads.texts),
-      );
-      if (changed) out.note(changed);
-    } else {
-      const storage = openStorage(plan.output);
-      const stored = new Map((await storage.list()).map((o) => [o.name, o]));
-      out.note(startedNote(plan.job, plan.items.length, await readOutcome(plan), stored, retryStates, storage.location));
-    }
-    if (session.target.embedded)
-      out.note(`Temporal web UI: ${session.target.embedded.uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`);
-
-    if (options.detach) {
-      if (session.target.embedded && options.worker) spawnBackgroundWorker(workflowId);
-      out.note(`detached: follow it with \`reelflow status ${jobFile} --watch\``);
-      if (options.json) out.result({ job: plan.job, workflowId, state: running ? 'attached' : 'started' });
-      await session.close({ keepServer: true });
-      return;
-    }
-
-    const result = handle.result();
-    let finished = false;
-    void result.then(
-      () => {
-        finished = true;
-      },
-      () => {
-        finished = true;
-      },
-    );
-    while (!finished && !interrupted) {
-      const progress = await handle.query(progressQuery).catch(() => undefined);
-      if (progress && !interrupted) await view.render(progress).catch(() => undefined);
-      await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, process.stderr.isTTY ? 500 : 1000))]);
-    }
-    if (interrupted) return;
-    view.clear();
-    const jobResult = await result;
-    if (session.worker) await childrenClosed(session.client, workflowId, 15_000);
-    const outcome = await readOutcome(plan);
-    if (options.json) {
-      out.result({
-        workflowId,
-        canceled: jobResult.canceled,
-        fatal: jobResult.fatal ?? null,
-        stoppedBy: jobResult.stoppedBy ?? null,
-        ...outcome,
-        rows: undefined,
-        failures: outcome.rows
-          .filter((r) => r.state !== 'succeeded')
-          .map((r) => ({ key: r.key, index: r.index, state: r.state, error: r.error })),
-      });
-    } else {
-      if (jobResult.stoppedBy) for (const line of describeStop(jobResult.stoppedBy, jobFile, jobResult.notStarted ?? 0)) out.line(line);
-      else if (jobResult.fatal) out.line(`stopped early: ${jobResult.fatal}`);
-      if (jobResult.canceled) out.line('the job was canceled');
-      for (const line of describeOutcome(outcome, jobFile, Date.now() - started)) out.line(line);
-    }
-    process.exitCode = exitStatusFor(outcome, jobResult.stoppedBy);
+  } catch (error) {
+    if (!interrupt.interrupted) throw error;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    if (!interrupted) await session.close({ keepServer: !!options.detach });
+    await session.close({ keepServer });
   }
+  if (interrupt.interrupted) process.exit(130);
+}
+
+/** Starts the job or attaches to it, then follows it to its end; true when the server must stay up (--detach). */
+async function followJob(
+  session: Session,
+  view: ProgressView,
+  plan: Plan,
+  jobFile: string,
+  options: RunOptions,
+  out: ReturnType<typeof createOutput>,
+  interrupt: Interrupt,
+  storedInputs: Awaited<ReturnType<typeof storeInputsOrExplain>>,
+  reads: ReturnType<typeof recordingFiles>,
+): Promise<boolean> {
+  const workflowId = jobWorkflowId(plan.job);
+  const retryStates: ItemEndState[] = [
+    ...(options.retryFailed ? (['failed', 'timed_out'] as const) : []),
+    ...(options.retryUnknown ? (['unknown'] as const) : []),
+  ];
+  const running = await session.client.workflow
+    .getHandle(workflowId)
+    .describe()
+    .then(
+      (d) => d.status.name === 'RUNNING',
+      () => false,
+    );
+  if (interrupt.interrupted) return false;
+  const input: JobInput = {
+    jobFile: plan.jobFile,
+    runDate: plan.runDate,
+    retryStates,
+    ...(storedInputs ? { inputs: storedInputs.ref } : {}),
+  };
+  const handle = await session.client.workflow.start(JobWorkflow, {
+    taskQueue: TASK_QUEUE,
+    workflowId,
+    args: [input],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+  });
+  if (running) {
+    out.note(`${plan.job}: already running: attached${retryStates.length ? ' (--retry-* apply to the next run, not this one)' : ''}`);
+    const changed = await inputsChangedNote(
+      session.client,
+      workflowId,
+      jobFile,
+      async () => storedInputs?.inputs ?? hashJobInputs(plan, reads.texts),
+    );
+    if (changed) out.note(changed);
+  } else {
+    const storage = openStorage(plan.output);
+    const stored = new Map((await storage.list()).map((o) => [o.name, o]));
+    out.note(startedNote(plan.job, plan.items.length, await readOutcome(plan), stored, retryStates, storage.location));
+  }
+  if (session.target.embedded)
+    out.note(`Temporal web UI: ${session.target.embedded.uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`);
+
+  if (options.detach) {
+    if (session.target.embedded && options.worker) spawnBackgroundWorker(workflowId);
+    out.note(`detached: follow it with \`reelflow status ${jobFile} --watch\``);
+    if (options.json) out.result({ job: plan.job, workflowId, state: running ? 'attached' : 'started' });
+    return true;
+  }
+
+  const result = handle.result();
+  let finished = false;
+  void result.then(
+    () => {
+      finished = true;
+    },
+    () => {
+      finished = true;
+    },
+  );
+  while (!finished && !interrupt.interrupted) {
+    const progress = await handle.query(progressQuery).catch(() => undefined);
+    if (progress && !interrupt.interrupted) await view.render(progress).catch(() => undefined);
+    await Promise.race([
+      result.catch(() => undefined),
+      interrupt.whenInterrupted,
+      new Promise((r) => setTimeout(r, process.stderr.isTTY ? 500 : 1000)),
+    ]);
+  }
+  if (interrupt.interrupted) return false;
+  view.clear();
+  const jobResult = await result;
+  if (session.worker) await childrenClosed(session.client, workflowId, 15_000);
+  const outcome = await readOutcome(plan);
+  if (options.json) {
+    out.result({
+      workflowId,
+      canceled: jobResult.canceled,
+      fatal: jobResult.fatal ?? null,
+      stoppedBy: jobResult.stoppedBy ?? null,
+      ...outcome,
+      rows: undefined,
+      failures: outcome.rows
+        .filter((r) => r.state !== 'succeeded')
+        .map((r) => ({ key: r.key, index: r.index, state: r.state, error: r.error })),
+    });
+  } else {
+    if (jobResult.stoppedBy) for (const line of describeStop(jobResult.stoppedBy, jobFile, jobResult.notStarted ?? 0)) out.line(line);
+    else if (jobResult.fatal) out.line(`stopped early: ${jobResult.fatal}`);
+    if (jobResult.canceled) out.line('the job was canceled');
+    // The job's own time (its workflow's start to its end), not this command's: an attach comes later.
+    for (const line of describeOutcome(outcome, jobFile, jobResult.finishedAt - jobResult.startedAt)) out.line(line);
+  }
+  process.exitCode = exitStatusFor(outcome, jobResult.stoppedBy);
+  return false;
 }
 
 /** --detach with the embedded server: a worker in the background finishes the job, then exits. */
@@ -228,6 +310,7 @@ function spawnBackgroundWorker(workflowId: string): void {
     stdio: ['ignore', fd, fd],
     env: process.env,
   });
+  if (child.pid !== undefined) recordDetachedWorker(workflowId, child.pid);
   child.unref();
 }
 

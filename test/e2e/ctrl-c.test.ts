@@ -55,7 +55,7 @@ describe('Ctrl-C during reelflow run in a real terminal (tmux)', () => {
     const tmux = (...args: string[]) => run('tmux', ['-S', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
     // Four jobs: the first try of each starts it, the later ones attach to it (another path).
     const jobs = [0, 1, 2, 3].map((n) =>
-      writeJob(dir, {
+      writeJob(tempDir(), {
         name: `ctrl-c-${n}`,
         baseUrls: e2e.sim.urls,
         items: [1, 2, 3].map((i) => ({ id: `k${n}-${i}`, prompt: `ctrl-c ${n} ${i}` })),
@@ -65,21 +65,26 @@ describe('Ctrl-C during reelflow run in a real terminal (tmux)', () => {
     await run('tmux', ['-S', socket, '-f', '/dev/null', 'new-session', '-d', '-s', 'keep', '-x', '120', '-y', '40', 'sleep 600'], {
       env,
     });
+    // A pane whose command died stays on screen, so that what it printed can still be read.
+    await tmux('set-option', '-g', 'remain-on-exit', 'on');
     const failures: string[] = [];
     try {
       for (let t = 0; t < TRIES; t++) {
         const job = jobs[t % jobs.length]!;
         const exitFile = join(dir, `exit-${t}`);
-        const window = `keep:try${t}`;
         // The run writes to the pane (a terminal: the live display is drawn); the pane stays open after it.
-        const command = `'${process.execPath}' '${reelflowBin}' run '${job}'; echo $? > '${exitFile}'; exec sleep 600`;
-        await tmux('new-window', '-t', 'keep', '-n', `try${t}`, command);
+        // `trap : INT`: the shell outlives the press to record the run's status (a trap, unlike an
+        // ignored signal, is not inherited: the run gets Ctrl-C as from a user's shell).
+        const command = `trap : INT; '${process.execPath}' '${reelflowBin}' run '${job}'; echo $? > '${exitFile}'; exec sleep 600`;
+        const window = (await tmux('new-window', '-d', '-P', '-F', '#{window_id}', '-t', 'keep', command)).stdout.trim();
         const screen = async () => (await tmux('capture-pane', '-p', '-J', '-S', '-', '-t', window)).stdout;
         await untilAsync('the run to print its first line', async () => ((await screen()).trim() ? true : undefined));
         await new Promise((r) => setTimeout(r, DELAYS[t % DELAYS.length]));
         await tmux('send-keys', '-t', window, 'C-c');
-        const code = (await until(`try ${t} to end`, () => readOr(exitFile)?.trim() || undefined, 30_000)).trim();
-        const text = await screen();
+        const code = await until(`try ${t} to end`, () => readOr(exitFile)?.trim() || undefined, 30_000).catch(
+          () => 'none (still running 30 s after the press)',
+        );
+        const text = (await screen()).trim();
         const hint = text.includes(`interrupted: the job keeps its state and resumes with: reelflow run ${job}`);
         const stack = /\n\s+at \S/.test(text) || /Channel has been shut down/.test(text);
         if (code !== '130' || !hint || stack) {
