@@ -162,12 +162,8 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   if (options.dryRun) return printDryRun(plan, out);
   if (options.enhanceOnly) return enhanceCommand(jobFile, { json: options.json, reEnhance: options.reEnhance }, plan);
   await preflight(plan, options.worker);
-  // An output location belongs to one job: another job's is refused before anything starts.
-  await claimOutputOrExplain(plan);
-  if (options.reEnhance) await reEnhanceBeforeRun(plan, out);
-  // Before the job starts, so that every file its workers will ask for is there.
-  const storedInputs = await storeInputsOrExplain(plan, reads.texts, options.inputs, (line) => out.note(line));
 
+  // Temporal first: with it unreachable (exit 3) nothing has been written, not even the output folder.
   interrupt.sessionOpening = true;
   const session = await openSession({
     worker: options.worker && !options.detach,
@@ -177,6 +173,17 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   const view = new ProgressView(session.client, !!process.stderr.isTTY && !options.json);
   interrupt.clearView = () => view.clear();
   let keepServer = !!options.detach;
+  let storedInputs: Awaited<ReturnType<typeof storeInputsOrExplain>>;
+  try {
+    // An output location belongs to one job: another job's is refused before anything starts.
+    await claimOutputOrExplain(plan);
+    if (options.reEnhance) await reEnhanceBeforeRun(plan, out);
+    // Before the job starts, so that every file its workers will ask for is there.
+    storedInputs = await storeInputsOrExplain(plan, reads.texts, options.inputs, (line) => out.note(line));
+  } catch (error) {
+    await session.close();
+    throw error;
+  }
   try {
     // Every Temporal call of the flow runs under the interrupt's signal: Ctrl-C cancels the one in
     // flight (the result's long poll included) and the flow unwinds before the session is closed.
