@@ -17,6 +17,8 @@ import { describeOutcome, readOutcome } from '../summary';
 
 /** How long after its start a job without an answering worker is said to be starting, not missing. */
 const WORKER_GRACE_MS = 30_000;
+/** How long status waits for a worker to answer the progress query. */
+const QUERY_WAIT_MS = 5_000;
 
 export function registerOperateCommands(program: Command): void {
   program
@@ -195,9 +197,11 @@ async function showStatus(
     else for (const line of describeOutcome(outcome, job.jobFile)) out.line(line);
     return true;
   }
-  const progress = await handle.query(progressQuery).catch(() => undefined);
+  const askedAt = Date.now();
+  // Without a worker a query waits for one: a bound, so that status answers.
+  const progress = await client.withDeadline(askedAt + QUERY_WAIT_MS, () => handle.query(progressQuery)).catch(() => undefined);
   if (!progress) {
-    const starting = Date.now() - described.startTime.getTime() < WORKER_GRACE_MS || detachedWorkerAlive(workflowId);
+    const starting = askedAt - described.startTime.getTime() < WORKER_GRACE_MS || detachedWorkerAlive(workflowId);
     const job = workflowId.replace(/^reelflow-/, '');
     const message = starting
       ? `${workflowId}: running; its worker is starting, progress follows in a moment`

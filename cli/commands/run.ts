@@ -216,13 +216,16 @@ async function followJob(
     ...(options.retryFailed ? (['failed', 'timed_out'] as const) : []),
     ...(options.retryUnknown ? (['unknown'] as const) : []),
   ];
-  const running = await session.client.workflow
+  // A running job's start, as Temporal recorded it: the job's own clock starts at its first workflow
+  // task, later when no worker was there to run it (run --detach --no-worker).
+  const runningSince = await session.client.workflow
     .getHandle(workflowId)
     .describe()
     .then(
-      (d) => d.status.name === 'RUNNING',
-      () => false,
+      (d) => (d.status.name === 'RUNNING' ? d.startTime.getTime() : undefined),
+      () => undefined,
     );
+  const running = runningSince !== undefined;
   if (interrupt.interrupted) return false;
   const input: JobInput = {
     jobFile: plan.jobFile,
@@ -302,7 +305,8 @@ async function followJob(
     else if (jobResult.fatal) out.line(`stopped early: ${jobResult.fatal}`);
     if (jobResult.canceled) out.line('the job was canceled');
     // The job's own time (its workflow's start to its end), not this command's: an attach comes later.
-    for (const line of describeOutcome(outcome, jobFile, jobResult.finishedAt - jobResult.startedAt)) out.line(line);
+    const startedAt = Math.min(jobResult.startedAt, runningSince ?? Infinity);
+    for (const line of describeOutcome(outcome, jobFile, jobResult.finishedAt - startedAt)) out.line(line);
   }
   process.exitCode = exitStatusFor(outcome, jobResult.stoppedBy);
   return false;
