@@ -1,5 +1,6 @@
 // `reelflow run JOB.yaml`: start the job (or attach), show progress until every item has ended.
 import { spawn } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
 import { openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
@@ -104,14 +105,20 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
 
 /**
  * Ctrl-C (SIGINT) or SIGTERM during `run`: the hint at once, then an orderly stop by the command's
- * own flow, never by the handler: the poll loop's calls are aborted (Temporal's call context), the
- * flow unwinds, and only then are the worker and the connection closed, so nothing uses a closed
- * channel ("Channel has been shut down"). Exit 130 (docs/commands.md). Before the session opens
- * nothing uses Temporal: the command ends at once. A second press ends it at once too.
+ * own flow, never by the handler: the flow's calls to Temporal in flight are canceled, the flow
+ * unwinds, and only then are the worker and the connection closed. Closing the connection under a
+ * call let the SDK's retry of that call (a timer) meet the closed channel: an uncaught "Channel has
+ * been shut down" and exit 1. Exit 130 (docs/commands.md). Before the session opens nothing uses
+ * Temporal: the command ends at once. A second press ends it at once too.
  */
 interface Interrupt {
-  readonly signal: AbortSignal;
   readonly interrupted: boolean;
+  /**
+   * Runs `fn` with its Temporal calls canceled by an interrupt. A scope of its own each time: the SDK
+   * adds a listener per call to the signal and never removes it, so one signal for a whole run grows
+   * without bound; a scope's signal goes with the scope.
+   */
+  scoped<T>(client: Client, fn: () => Promise<T>): Promise<T>;
   /** Set while a Temporal session is open or opening: the flow then ends the command itself. */
   sessionOpening: boolean;
   /** Clears the live display before the hint is printed. */
@@ -128,9 +135,20 @@ function watchInterrupt(jobFile: string, out: ReturnType<typeof createOutput>): 
     fire = resolve;
   });
   const state: Interrupt = {
-    signal: controller.signal,
     get interrupted() {
       return controller.signal.aborted;
+    },
+    async scoped(client, fn) {
+      const scope = new AbortController();
+      setMaxListeners(0, scope.signal); // one per call of the scope, dropped with it
+      const abort = () => scope.abort();
+      controller.signal.addEventListener('abort', abort, { once: true });
+      if (controller.signal.aborted) scope.abort();
+      try {
+        return await client.withAbortSignal(scope.signal, fn);
+      } finally {
+        controller.signal.removeEventListener('abort', abort);
+      }
     },
     sessionOpening: false,
     clearView: () => {},
@@ -185,12 +203,7 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
     throw error;
   }
   try {
-    // Every Temporal call of the flow runs under the interrupt's signal: Ctrl-C cancels the one in
-    // flight (the result's long poll included) and the flow unwinds before the session is closed.
-    await session.client.withAbortSignal(interrupt.signal, async () => {
-      if (interrupt.interrupted) return;
-      keepServer = await followJob(session, view, plan, jobFile, options, out, interrupt, storedInputs, reads);
-    });
+    if (!interrupt.interrupted) keepServer = await followJob(session, view, plan, jobFile, options, out, interrupt, storedInputs, reads);
   } catch (error) {
     if (!interrupt.interrupted) throw error;
   } finally {
@@ -212,19 +225,22 @@ async function followJob(
   reads: ReturnType<typeof recordingFiles>,
 ): Promise<boolean> {
   const workflowId = jobWorkflowId(plan.job);
+  const scoped = <T>(fn: () => Promise<T>) => interrupt.scoped(session.client, fn);
   const retryStates: ItemEndState[] = [
     ...(options.retryFailed ? (['failed', 'timed_out'] as const) : []),
     ...(options.retryUnknown ? (['unknown'] as const) : []),
   ];
   // A running job's start, as Temporal recorded it: the job's own clock starts at its first workflow
   // task, later when no worker was there to run it (run --detach --no-worker).
-  const runningSince = await session.client.workflow
-    .getHandle(workflowId)
-    .describe()
-    .then(
-      (d) => (d.status.name === 'RUNNING' ? d.startTime.getTime() : undefined),
-      () => undefined,
-    );
+  const runningSince = await scoped(() =>
+    session.client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .then(
+        (d) => (d.status.name === 'RUNNING' ? d.startTime.getTime() : undefined),
+        () => undefined,
+      ),
+  );
   const running = runningSince !== undefined;
   if (interrupt.interrupted) return false;
   const input: JobInput = {
@@ -233,20 +249,19 @@ async function followJob(
     retryStates,
     ...(storedInputs ? { inputs: storedInputs.ref } : {}),
   };
-  const handle = await session.client.workflow.start(JobWorkflow, {
-    taskQueue: TASK_QUEUE,
-    workflowId,
-    args: [input],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-  });
+  const handle = await scoped(() =>
+    session.client.workflow.start(JobWorkflow, {
+      taskQueue: TASK_QUEUE,
+      workflowId,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    }),
+  );
   if (running) {
     out.note(`${plan.job}: already running: attached${retryStates.length ? ' (--retry-* apply to the next run, not this one)' : ''}`);
-    const changed = await inputsChangedNote(
-      session.client,
-      workflowId,
-      jobFile,
-      async () => storedInputs?.inputs ?? hashJobInputs(plan, reads.texts),
+    const changed = await scoped(() =>
+      inputsChangedNote(session.client, workflowId, jobFile, async () => storedInputs?.inputs ?? hashJobInputs(plan, reads.texts)),
     );
     if (changed) out.note(changed);
   } else {
@@ -264,29 +279,25 @@ async function followJob(
     return true;
   }
 
-  const result = handle.result();
-  let finished = false;
-  void result.then(
-    () => {
-      finished = true;
-    },
-    () => {
-      finished = true;
-    },
-  );
-  while (!finished && !interrupt.interrupted) {
-    const progress = await handle.query(progressQuery).catch(() => undefined);
-    if (progress && !interrupt.interrupted) await view.render(progress).catch(() => undefined);
-    await Promise.race([
-      result.catch(() => undefined),
-      interrupt.whenInterrupted,
-      new Promise((r) => setTimeout(r, process.stderr.isTTY ? 500 : 1000)),
-    ]);
+  // One scope per round: the job's state, its progress, the display; the round's calls end with it.
+  while (!interrupt.interrupted) {
+    const ended = await scoped(async () => {
+      const closed = await handle.describe().then(
+        (d) => d.status.name !== 'RUNNING',
+        () => false,
+      );
+      if (closed) return true;
+      const progress = await handle.query(progressQuery).catch(() => undefined);
+      if (progress && !interrupt.interrupted) await view.render(progress).catch(() => undefined);
+      return false;
+    }).catch(() => false);
+    if (ended) break;
+    await Promise.race([interrupt.whenInterrupted, new Promise((r) => setTimeout(r, process.stderr.isTTY ? 500 : 1000))]);
   }
   if (interrupt.interrupted) return false;
   view.clear();
-  const jobResult = await result;
-  if (session.worker) await childrenClosed(session.client, workflowId, 15_000);
+  const jobResult = await scoped(() => handle.result());
+  if (session.worker) await scoped(() => childrenClosed(session.client, workflowId, 15_000));
   const outcome = await readOutcome(plan);
   if (options.json) {
     out.result({

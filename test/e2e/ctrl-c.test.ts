@@ -88,7 +88,7 @@ describe('Ctrl-C during reelflow run in a real terminal (tmux)', () => {
         );
         const text = (await screen()).trim();
         const hint = text.includes(`interrupted: the job keeps its state and resumes with: reelflow run ${job}`);
-        const stack = /\n\s+at \S/.test(text) || /Channel has been shut down/.test(text);
+        const stack = /\n\s+at \S/.test(text) || /Channel has been shut down|Warning:|Error:/.test(text);
         if (code !== '130' || !hint || stack) {
           failures.push(`try ${t} (${DELAYS[t % DELAYS.length]} ms): exit ${code}, hint ${hint}, stack ${stack}:\n${text}`);
         }
