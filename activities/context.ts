@@ -3,29 +3,78 @@
 // worker's own environment: it is never an activity argument, so it never enters workflow history.
 // The client registers the key with gateway/redact, which every log line passes through; gateway
 // messages go to the activity logger, which the worker routes into its log file.
+//
+// Before a gateway client is used, this worker checks (docs/keys.md) that its own key rule (its
+// user's key settings file, its --allow-key) lets the job send that variable to those origins, and
+// that its key is the one the job was started with (the fingerprint in the job's settings): a job
+// handed to a worker can make it spend neither another secret nor its key for someone else.
 import { ApplicationFailure, log } from '@temporalio/activity';
 import { createGatewayClient, type GatewayClient } from '../gateway';
+import { keyRefusals, type KeyAllowance } from '../jobfile/key-rule';
+import { KeySettingsError, readKeySettings, type KeySettings } from '../jobfile/key-settings';
 import type { JobSettings, OutputSettings } from '../jobfile/plan';
 import { openStorage, type Storage } from '../storage';
 import { FailureType } from './failure-types';
+import { isKeyOf } from './key-fingerprint';
 import { metricsHere } from './metrics';
 
 const clients = new Map<string, GatewayClient>();
 const storages = new Map<string, Storage>();
+/** Checks already passed, by settings and fingerprint: the rule is applied once per job per process. */
+const keyChecksPassed = new Set<string>();
+let commandLineAllowances: readonly KeyAllowance[] = [];
+let keySettings: KeySettings | undefined;
 
-export function gatewayFor(settings: JobSettings): GatewayClient {
+/** `--allow-key` of the command that runs this worker (run, worker). */
+export function allowKeysInThisWorker(allowances: readonly KeyAllowance[]): void {
+  commandLineAllowances = allowances;
+  keyChecksPassed.clear();
+}
+
+function keyFailure(message: string): ApplicationFailure {
+  // A key problem no retry and no other item can fix: the job stops (JOB_FATAL_FAILURES).
+  return ApplicationFailure.create({ type: FailureType.missingKey, nonRetryable: true, message });
+}
+
+/** The key rule and the starter's fingerprint, checked before anything is sent; returns the key. */
+function checkedKey(settings: JobSettings & { keyFingerprint?: string }, cacheKey: string): string {
+  const { apiKeyEnv, baseUrls } = settings.gateway;
+  const apiKey = process.env[apiKeyEnv];
+  if (!apiKey) {
+    throw keyFailure(`the environment variable ${apiKeyEnv} (gateway.api_key_env) is not set on the worker: export the gateway key there`);
+  }
+  const checkKey = `${cacheKey}\u0000${settings.keyFingerprint ?? ''}`;
+  if (keyChecksPassed.has(checkKey)) return apiKey;
+  try {
+    keySettings ??= readKeySettings();
+  } catch (error) {
+    if (error instanceof KeySettingsError) throw keyFailure(`this worker's key settings are not valid: ${error.message}`);
+    throw error;
+  }
+  const refusals = keyRefusals(apiKeyEnv, baseUrls, [...keySettings.allowances, ...commandLineAllowances], keySettings.path);
+  if (refusals.length > 0) throw keyFailure(`this worker refuses the job: ${refusals.map((r) => r.message).join('\n')}`);
+  if (settings.keyFingerprint !== undefined && !isKeyOf(settings.keyFingerprint, apiKey)) {
+    throw keyFailure(
+      `this worker's ${apiKeyEnv} is not the key the job was started with: it does not spend its key on someone else's job. ` +
+        `Run the job's workers with the key of whoever started it (a fleet shares one key), or start the job from an ` +
+        `environment that holds this worker's key (docs/keys.md)`,
+    );
+  }
+  keyChecksPassed.add(checkKey);
+  return apiKey;
+}
+
+/** The worker's key for the job, once its rule and the starter's fingerprint allow it (for requests made without the client). */
+export function workerKeyFor(settings: JobSettings & { keyFingerprint?: string }): string {
+  return checkedKey(settings, JSON.stringify([settings.gateway, settings.retries.create]));
+}
+
+export function gatewayFor(settings: JobSettings & { keyFingerprint?: string }): GatewayClient {
   const { gateway, retries } = settings;
   const cacheKey = JSON.stringify([gateway, retries.create]);
+  const apiKey = checkedKey(settings, cacheKey);
   let client = clients.get(cacheKey);
   if (!client) {
-    const apiKey = process.env[gateway.apiKeyEnv];
-    if (!apiKey) {
-      throw ApplicationFailure.create({
-        type: FailureType.missingKey,
-        nonRetryable: true,
-        message: `the environment variable ${gateway.apiKeyEnv} (gateway.api_key_env) is not set on the worker: export the gateway key there`,
-      });
-    }
     client = createGatewayClient({
       baseUrls: gateway.baseUrls,
       apiKey,
@@ -57,5 +106,7 @@ export async function closeActivityResources(): Promise<void> {
   const all = [...clients.values()];
   clients.clear();
   storages.clear();
+  keyChecksPassed.clear();
+  keySettings = undefined;
   await Promise.allSettled(all.map((c) => c.close()));
 }

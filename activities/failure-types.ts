@@ -17,6 +17,10 @@ export const FailureType = {
   // From the activities themselves.
   missingKey: 'missing_key',
   createNotSent: 'create_not_sent',
+  /** A budget is set and an item's model has no price (docs/costs.md). */
+  budgetUnpriced: 'budget_unpriced',
+  /** The next item would cross budget.max_usd: the job starts no more (docs/costs.md). */
+  budgetReached: 'budget_reached',
   jobFileInvalid: 'job_file_invalid',
   jobFileChanged: 'job_file_changed',
   storage: 'storage',

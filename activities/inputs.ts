@@ -11,8 +11,11 @@ import { InputDigestError, InputMissingError, type InputIndex, type InputStore, 
 import { openInputStore, readInputIndex } from '../storage/inputs-store';
 import { FailureType } from './failure-types';
 
-/** Job settings as the job's workflows carry them: plus where the job's inputs are, when stored. */
-export type JobSettingsWithInputs = JobSettings & { inputs?: InputsRef };
+/**
+ * Job settings as the job's workflows carry them: plus where the job's inputs are, when stored, and
+ * the fingerprint of the starter's key, when it had one (activities/key-fingerprint.ts).
+ */
+export type JobSettingsWithInputs = JobSettings & { inputs?: InputsRef; keyFingerprint?: string };
 
 const stores = new Map<string, InputStore>();
 /** Index objects by digest; a worker serves a few jobs at a time, so a few are kept. */

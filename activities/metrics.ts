@@ -33,6 +33,10 @@ export const METRICS = {
     name: 'reelflow_items_total',
     help: 'Items that ended, by end state and model, counted when their manifest line is written',
   },
+  spend: {
+    name: 'reelflow_spend_usd_total',
+    help: "What the items this worker recorded cost, USD, by model and source: billed (the gateway's figure) or estimated (the price times the creates that may have been sent); a float gauge that only grows",
+  },
   renderSeconds: {
     name: 'reelflow_render_seconds',
     help: 'Seconds from the create to the stored video, for succeeded items, by model',
@@ -45,11 +49,20 @@ export const RENDER_SECONDS_BUCKETS = [5, 10, 20, 30, 45, 60, 90, 120, 180, 240,
 /** Histogram bucket overrides for the Runtime's Prometheus exporter. */
 export const HISTOGRAM_BUCKETS: Record<string, number[]> = { [METRICS.renderSeconds.name]: RENDER_SECONDS_BUCKETS };
 
-type CounterName = Exclude<keyof typeof METRICS, 'renderSeconds'>;
+type CounterName = Exclude<keyof typeof METRICS, 'renderSeconds' | 'spend'>;
+
+/**
+ * The spend this process recorded, by model and source. The SDK's counters hold whole numbers (a
+ * $0.80 item would add 0), so reelflow_spend_usd_total is a float gauge set to this running sum.
+ */
+const spentInThisProcess = new Map<string, number>();
 
 /** The recorders, over any meter (unit tests pass one that remembers). */
 export class ReelflowMetrics {
-  constructor(private readonly meter: MetricMeter) {}
+  constructor(
+    private readonly meter: MetricMeter,
+    private readonly spent: Map<string, number> = spentInThisProcess,
+  ) {}
 
   private add(counter: CounterName, value: number, tags: MetricTags = {}): void {
     const { name, help } = METRICS[counter];
@@ -73,8 +86,17 @@ export class ReelflowMetrics {
     if (bytes > 0) this.add('bytes', bytes);
   }
 
-  itemEnded(row: Pick<ManifestRow, 'state' | 'model' | 'created_at' | 'finished_at'>): void {
+  private addSpend(model: string, source: string, usd: number): void {
+    const key = `${model}\u0000${source}`;
+    const total = Math.round(((this.spent.get(key) ?? 0) + usd) * 1e6) / 1e6;
+    this.spent.set(key, total);
+    const { name, help } = METRICS.spend;
+    this.meter.createGauge(name, 'float', 'USD', help).set(total, { model, source });
+  }
+
+  itemEnded(row: Pick<ManifestRow, 'state' | 'model' | 'created_at' | 'finished_at' | 'cost_usd' | 'cost_source'>): void {
     this.add('items', 1, { state: row.state, model: row.model });
+    if (row.cost_usd) this.addSpend(row.model, row.cost_source ?? 'estimated', row.cost_usd);
     const seconds = renderSeconds(row);
     if (seconds !== undefined) {
       const { name, help } = METRICS.renderSeconds;

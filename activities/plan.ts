@@ -10,6 +10,7 @@ import { PLAN_PAGE_BYTES, serializedBytes } from '../jobfile/item-size';
 import { nodeFiles } from '../jobfile/context';
 import { shortHash } from '../jobfile/keys';
 import type { CallBudgetsMs, OutputSettings, Plan, PlanItem, Protocol, RenderRequest } from '../jobfile/plan';
+import { estimateItemUsd, roundUsd } from '../jobfile/prices';
 import { jobCallBudgets } from '../gateway/budget';
 import { InputDigestError, InputMissingError, type InputsRef } from '../storage/inputs';
 import { itemIsDone, requestChanged, type ItemEndState, type ManifestRow } from '../storage/manifest';
@@ -26,6 +27,11 @@ export interface PreparedJob {
   /** Digest of the expanded plan: pages are read against it, so an edited job file is noticed. */
   digest: string;
   itemCount: number;
+  /**
+   * With a budget: what earlier runs of the job spent (the sum of the manifest's cost_usd), which
+   * the budget counts (docs/costs.md). Absent without a budget.
+   */
+  spentUsd?: number;
 }
 
 const plans = new Map<string, { plan: Plan; digest: string; budgets: CallBudgetsMs }>();
@@ -47,6 +53,8 @@ export interface PageItem extends PlanItem {
   requestDigest?: string;
   /** The task the item already holds, when reusing it may save a paid render. */
   prior?: PriorTask;
+  /** What one create of the item costs (jobfile/prices.ts estimateItemUsd); absent when unpriced. */
+  estimateUsd?: number;
 }
 
 /**
@@ -184,6 +192,9 @@ export async function preparePlan(input: {
   inputs?: InputsRef;
   /** The job workflow's id: the job claims its output location (absent from workflows before the claim). */
   workflowId?: string;
+  keyFingerprint?: string;
+  /** `run --budget`: wins over the job file's budget.max_usd. */
+  budgetUsd?: number;
 }): Promise<PreparedJob> {
   // Scheduled runs carry no date: the first load learns the schedule's zone, the second dates it.
   let runDate = input.runDate;
@@ -195,8 +206,56 @@ export async function preparePlan(input: {
   if (input.workflowId) await claimOutputForJob(plan, input.workflowId);
   // The price table and where models are named stay out: settings travel with every activity (docs/costs.md).
   const { jobFile: _f, runDate: _d, items, warnings: _w, pricing: _p, modelSites: _m, ...planned } = plan;
-  const settings = { ...planned, gateway: { ...planned.gateway, callBudgetMs: budgets } };
-  return { settings: input.inputs ? { ...settings, inputs: input.inputs } : settings, runDate, digest, itemCount: items.length };
+  const maxUsd = input.budgetUsd ?? plan.budget?.maxUsd;
+  const settings = {
+    ...planned,
+    ...(maxUsd !== undefined ? { budget: { maxUsd } } : {}),
+    gateway: { ...planned.gateway, callBudgetMs: budgets },
+  };
+  const carried = {
+    ...(input.inputs ? { inputs: input.inputs } : {}),
+    ...(input.keyFingerprint ? { keyFingerprint: input.keyFingerprint } : {}),
+  };
+  const prepared: PreparedJob = {
+    settings: { ...settings, ...carried },
+    runDate,
+    digest,
+    itemCount: items.length,
+  };
+  if (maxUsd === undefined) return prepared;
+  refuseUnpriced(plan);
+  return { ...prepared, spentUsd: spentBefore(await storageFor(plan.output).readManifest()) };
+}
+
+/**
+ * A budget cannot hold an item it cannot price: the job is refused, naming the models (docs/costs.md).
+ * `run` refuses it first (cli/commands/run.ts); this covers the jobs no `run` started.
+ */
+function refuseUnpriced(plan: Plan): void {
+  const unpriced = unpricedModels(plan);
+  if (unpriced.length === 0) return;
+  throw ApplicationFailure.create({ type: FailureType.budgetUnpriced, nonRetryable: true, message: unpricedMessage(unpriced) });
+}
+
+/** Where the job's price table has no price for a model's item: model and why, once per model. */
+export function unpricedModels(plan: Pick<Plan, 'items' | 'pricing'>): Array<{ model: string; reason: string }> {
+  const seen = new Map<string, string>();
+  for (const item of plan.items) {
+    if (seen.has(item.request.model)) continue;
+    const estimate = estimateItemUsd(plan.pricing ?? {}, item.request);
+    if ('unpriced' in estimate) seen.set(item.request.model, estimate.unpriced);
+  }
+  return [...seen].map(([model, reason]) => ({ model, reason }));
+}
+
+export function unpricedMessage(unpriced: Array<{ model: string; reason: string }>): string {
+  const names = unpriced.map((u) => `${u.model} (${u.reason})`).join(', ');
+  return `a budget is set and these models have no price: ${names}; give each a price under pricing: (per_video: 0 for a free one) or run without a budget`;
+}
+
+/** What earlier runs of the job spent: every row's cost_usd (each run of an item appends its own row). */
+export function spentBefore(rows: readonly ManifestRow[]): number {
+  return roundUsd(rows.reduce((sum, row) => sum + (row.cost_usd ?? 0), 0));
 }
 
 /**
@@ -242,6 +301,8 @@ export async function readPlanItems(input: {
     const stored = row?.state === 'succeeded' && row.file ? await storage.stat(row.file) : undefined;
     if (!itemIsDone(row, retry, stored, changed)) {
       const todoItem: PageItem = { ...item, requestDigest: digest };
+      const estimate = estimateItemUsd(plan.pricing ?? {}, item.request);
+      if ('usd' in estimate) todoItem.estimateUsd = estimate.usd;
       // Another request's render holds the plain name: this one is written beside it, never over it.
       const holder = manifest.firstFiles.get(item.key);
       if (holder && requestChanged(holder, item.request, digest)) todoItem.outputName = `${item.outputName}.${digest.slice(0, 8)}`;

@@ -8,6 +8,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { redact, type GatewayErrorKind } from '../gateway';
 import { judgeCatalog, readCatalogs, verdictMessage, type CatalogReport } from '../gateway/catalog';
 import type { JobSettings } from '../jobfile/plan';
+import { workerKeyFor } from './context';
 
 /**
  * The details of a create failure that provably sent nothing (the preflight refused it before any
@@ -20,6 +21,8 @@ export interface CreateNotSentDetails {
 export const CREATE_NOT_SENT: CreateNotSentDetails = { createSent: false };
 
 type GatewayOfJob = Pick<JobSettings, 'job' | 'gateway'>;
+/** A job's settings as a worker holds them: with the starter's key fingerprint (docs/keys.md). */
+type JobOfWorker = JobSettings & { keyFingerprint?: string };
 
 const readings = new Map<string, Promise<CatalogReport>>();
 
@@ -38,11 +41,14 @@ export function rememberCatalog(settings: GatewayOfJob, report: CatalogReport): 
  * the gateway's own kinds: `model_unavailable` for a model the catalog lacks, `auth` for a key
  * every answering address refused. When no address answers, the create itself finds out.
  */
-export async function preflightCreate(settings: GatewayOfJob, model: string): Promise<void> {
+export async function preflightCreate(settings: JobOfWorker, model: string): Promise<void> {
+  // The worker's key rule and the starter's fingerprint come first, for this read as for the create:
+  // a handed job must not make the worker send its key (or another secret) anywhere else.
+  const key = workerKeyFor(settings);
   const cacheKey = readingKey(settings);
   let pending = readings.get(cacheKey);
   if (!pending) {
-    pending = readCatalogs(settings.gateway.baseUrls, { key: process.env[settings.gateway.apiKeyEnv] });
+    pending = readCatalogs(settings.gateway.baseUrls, { key });
     readings.set(cacheKey, pending);
   }
   let report: CatalogReport;

@@ -50,6 +50,8 @@ export interface CreatedTaskInfo {
   taskId: string;
   baseUrl: string;
   createdAt: number;
+  /** What the gateway said the create cost, USD, when it says (docs/costs.md). */
+  billedUsd?: number;
 }
 
 /** What a status check tells the workflow: the gateway's task status without its display fields. */
@@ -65,7 +67,8 @@ function createThrough(input: CreateInput, around: (send: () => Promise<CreatedT
     const created = await countCreate(input.request.model, () =>
       around(() => gateway.createTask(request, { signal: Context.current().cancellationSignal })),
     );
-    return { taskId: created.taskId, baseUrl: created.baseUrl, createdAt: Date.now() };
+    const billed = created.billedUsd === undefined ? {} : { billedUsd: created.billedUsd };
+    return { taskId: created.taskId, baseUrl: created.baseUrl, createdAt: Date.now(), ...billed };
   });
 }
 

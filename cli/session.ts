@@ -55,7 +55,16 @@ export interface Session {
   close(options?: { keepServer?: boolean }): Promise<void>;
 }
 
-export async function openSession(options: { worker?: boolean } & Observability = {}): Promise<Session> {
+export interface SessionOptions extends Observability {
+  worker?: boolean;
+  /**
+   * The queue this command's worker polls, chosen once connected (default: the shared queue);
+   * undefined: this command runs no worker after all (the job it attaches to is carried elsewhere).
+   */
+  workerTaskQueue?: (client: Client) => Promise<string | undefined>;
+}
+
+export async function openSession(options: SessionOptions = {}): Promise<Session> {
   if (options.metrics !== undefined && !options.worker) {
     throw new UsageError(
       '--metrics serves the metrics of the worker this command runs, and with --no-worker or --detach it runs none: ' +
@@ -71,9 +80,10 @@ export async function openSession(options: { worker?: boolean } & Observability 
     let worker: Worker | undefined;
     let workerDone: Promise<void> | undefined;
     let releaseWorker: () => void = () => {};
-    if (options.worker) {
+    const taskQueue = options.worker ? await (options.workerTaskQueue?.(client) ?? TASK_QUEUE) : undefined;
+    if (taskQueue) {
       const connection = await connectWorker(target);
-      worker = await createReelflowWorker({ connection, namespace: target.namespace, taskQueue: TASK_QUEUE });
+      worker = await createReelflowWorker({ connection, namespace: target.namespace, taskQueue });
       const stop = new Promise<void>((resolve) => {
         releaseWorker = resolve;
       });

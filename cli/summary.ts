@@ -4,6 +4,8 @@ import type { Plan } from '../jobfile/plan';
 import { latestRowByKey, requestChanged, type ItemEndState, type ManifestRow } from '../storage/manifest';
 import type { JobStopCause } from '../workflows/types';
 import { openStorage } from '../storage';
+import { estimatePlan } from './estimate';
+import { spendLines, spendOf, type JobSpend } from './spend';
 import { color, formatBytes } from './output';
 import { plainText } from './terminal-text';
 
@@ -18,11 +20,14 @@ export interface JobOutcome {
   missing: string[];
   /** Items whose request changed since their latest row: a run renders them again (docs/reruns.md). */
   changed: string[];
+  /** What every run of the job spent, beside the plan's estimate (docs/costs.md); absent with no price and no cost. */
+  spend?: JobSpend;
 }
 
 export async function readOutcome(plan: Plan): Promise<JobOutcome> {
   const storage = openStorage(plan.output);
-  const latest = latestRowByKey(await storage.readManifest());
+  const everyRow = await storage.readManifest();
+  const latest = latestRowByKey(everyRow);
   const counts = { succeeded: 0, failed: 0, timed_out: 0, canceled: 0, unknown: 0, not_rendered: 0 };
   const rows: ManifestRow[] = [];
   const missing: string[] = [];
@@ -40,7 +45,18 @@ export async function readOutcome(plan: Plan): Promise<JobOutcome> {
     bytes += row.bytes ?? 0;
     rows.push(row);
   }
-  return { job: plan.job, items: plan.items.length, location: storage.location, counts, bytes, rows, missing, changed };
+  const spend = spendOf(everyRow, estimatePlan(plan));
+  return {
+    job: plan.job,
+    items: plan.items.length,
+    location: storage.location,
+    counts,
+    bytes,
+    rows,
+    missing,
+    changed,
+    ...(spend ? { spend } : {}),
+  };
 }
 
 /**
@@ -75,6 +91,7 @@ export function describeOutcome(outcome: JobOutcome, jobFile: string, elapsedMs?
     const reason = row.error ? `${row.error.kind}: ${plainText(row.error.message)}` : row.state;
     lines.push(`  ${color.red(row.state.padEnd(9))} #${row.index} ${plainText(row.key)}  ${reason}`);
   }
+  if (outcome.spend) lines.push(...spendLines(outcome.spend));
   if (outcome.changed.length)
     lines.push(`  ${outcome.changed.length} item(s) changed since their last render: the next run renders them again`);
   if (outcome.missing.length)

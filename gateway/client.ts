@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import type { RenderRequest } from '../jobfile/plan';
 import { normaliseBaseUrl } from '../jobfile/values';
 import { parsePollAfter } from './backoff';
+import { billedUsd } from './billed';
 import type {
   CreatedTask,
   GatewayClient,
@@ -125,7 +126,7 @@ class Client implements GatewayClient {
   }
 
   async createTask(request: RenderRequest, options: { signal?: AbortSignal } = {}): Promise<CreatedTask> {
-    const accept = async (response: HttpResponse, at: { baseUrl: string }): Promise<string> => {
+    const accept = async (response: HttpResponse, at: { baseUrl: string }): Promise<{ taskId: string; billedUsd?: number }> => {
       const body = await readJson(response, 'the create', at.baseUrl);
       const taskId = extractTaskId(body);
       if (!taskId)
@@ -133,7 +134,8 @@ class Client implements GatewayClient {
           baseUrl: at.baseUrl,
           status: response.status,
         });
-      return taskId;
+      const billed = billedUsd(response.headers);
+      return billed === undefined ? { taskId } : { taskId, billedUsd: billed };
     };
     // A create may upload reference files: its exchange gets their time at the upload floor, from
     // the length of the body each attempt opens (a body of unknown length, a remote reference
@@ -147,7 +149,7 @@ class Client implements GatewayClient {
       signal: options.signal,
       exchangeTimeoutMs: (body: PreparedBody | undefined) => exchangeTimeoutMs(this.requestTimeoutMs, declaredLength(body)),
     } as const;
-    let spec: CallSpec<string>;
+    let spec: CallSpec<{ taskId: string; billedUsd?: number }>;
     if (request.protocol === 'openai') {
       spec = {
         ...common,
@@ -159,7 +161,7 @@ class Client implements GatewayClient {
       spec = { ...common, target: () => ({ path: GENERAL_CREATE_PATH }), openBody: () => prepareGeneralCreateBody(request) };
     }
     const result = await call(this.engine, spec);
-    return { taskId: result.value, baseUrl: result.baseUrl, attempts: result.attempts };
+    return { ...result.value, baseUrl: result.baseUrl, attempts: result.attempts };
   }
 
   /** A remote reference image for multipart upload: fetched with our agent, never with the key. */

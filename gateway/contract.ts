@@ -17,6 +17,8 @@ export interface CreatedTask extends ServedBy {
   taskId: string;
   /** The create requests actually sent for this call (1 unless a provably-unprocessed attempt was retried). */
   attempts: number;
+  /** What the gateway said the create cost, USD (gateway/billed.ts), when it says. */
+  billedUsd?: number;
 }
 
 export interface TaskStatus extends ServedBy {

@@ -55,15 +55,16 @@ async function main(): Promise<void> {
   const start = (name: string, input: Omit<JobInput, 'jobFile'> & { jobFile: string }) =>
     client.workflow.start(JobWorkflow, { taskQueue: 'record', workflowId: jobWorkflowId(name), args: [input] });
   try {
-    const dir = tempDir();
+    // A folder per job: an output location belongs to one job (docs/reruns.md).
+    const dir = () => tempDir();
     const items = (p: string, n: number) => Array.from({ length: n }, (_, i) => ({ id: `${p}${i + 1}`, prompt: `${p} ${i + 1}` }));
 
-    const normal = writeJob(dir, { name: 'replay-normal', baseUrls: sim.urls, items: items('n', 3) });
+    const normal = writeJob(dir(), { name: 'replay-normal', baseUrls: sim.urls, items: items('n', 3) });
     await (await start('replay-normal', { jobFile: normal, runDate: '2026-01-01' })).result();
     save(temporal.address, 'job-normal', jobWorkflowId('replay-normal'));
     save(temporal.address, 'render-normal', `${jobWorkflowId('replay-normal')}/n1`);
 
-    const failover = writeJob(dir, { name: 'replay-failover', baseUrls: sim.urls, items: items('f', 3) });
+    const failover = writeJob(dir(), { name: 'replay-failover', baseUrls: sim.urls, items: items('f', 3) });
     const failing = await start('replay-failover', { jobFile: failover, runDate: '2026-01-01' });
     await new Promise((r) => setTimeout(r, 400));
     await sim.setPortMode(0, 'refuse');
@@ -72,7 +73,7 @@ async function main(): Promise<void> {
     save(temporal.address, 'job-failover', jobWorkflowId('replay-failover'));
     save(temporal.address, 'render-failover', `${jobWorkflowId('replay-failover')}/f3`);
 
-    const can = writeJob(dir, { name: 'replay-can', baseUrls: sim.urls, items: items('c', 12), maxInFlight: 3 });
+    const can = writeJob(dir(), { name: 'replay-can', baseUrls: sim.urls, items: items('c', 12), maxInFlight: 3 });
     const canHandle = await start('replay-can', { jobFile: can, runDate: '2026-01-01', historyBudget: 40 });
     await canHandle.result();
     save(temporal.address, 'job-continued-first-run', jobWorkflowId('replay-can'), canHandle.firstExecutionRunId);

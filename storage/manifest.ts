@@ -32,6 +32,13 @@ export interface ManifestRow {
   bytes: number | null;
   sha256: string | null;
   error: { kind: string; message: string } | null;
+  /**
+   * What this run of the item cost, USD: the gateway's figure when it reports one (`billed`), else
+   * the estimate times the creates that may have been sent (`estimated`); docs/costs.md. Rows from
+   * before it have none.
+   */
+  cost_usd?: number;
+  cost_source?: 'billed' | 'estimated';
 }
 
 /** The latest row of each item key: a re-run appends a new final line, and the last one counts. */

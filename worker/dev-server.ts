@@ -144,6 +144,18 @@ function stopper(record: ServerRecord, recordFile: string): () => Promise<void> 
   };
 }
 
+/**
+ * The development server's environment: only what a process needs to run (and Go's own tuning).
+ * The commands that start it hold the gateway key, cloud and cluster credentials in theirs, and a
+ * server can outlive them for hours, readable in /proc/<pid>/environ by the user's processes.
+ */
+const SERVER_ENVIRONMENT =
+  /^(PATH|HOME|USER|LOGNAME|SHELL|TMPDIR|TMP|TEMP|TZ|LANG|LANGUAGE|LC_[A-Z_]+|GOMAXPROCS|GOMEMLIMIT|GOGC|GODEBUG)$/;
+
+export function serverEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name, value]) => value !== undefined && SERVER_ENVIRONMENT.test(name)));
+}
+
 export interface DevServerOptions {
   stateDir: string;
   /** `reelflow server`: this process owns the server for its whole life, and stays alive with it. */
@@ -201,7 +213,7 @@ export async function ensureDevServer(options: DevServerOptions): Promise<DevSer
       '--sqlite-pragma',
       'synchronous=normal',
     ],
-    { stdio: ['ignore', logFd, logFd], detached: true },
+    { stdio: ['ignore', logFd, logFd], detached: true, env: serverEnvironment() },
   );
   closeSync(logFd);
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));

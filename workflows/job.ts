@@ -21,6 +21,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { FailureType, jobWideCause } from '../activities/failure-types';
 import type { ItemWorkflowState } from '../activities/item-workflow';
 import type { PageItem } from '../activities/plan';
+import { roundUsd } from '../jobfile/prices';
 import { bookkeeping } from './activities';
 import { renderWorkflowId } from './ids';
 import { RenderWorkflow, itemDoneSignal } from './render';
@@ -47,12 +48,21 @@ const STOPS_LET_IN_FLIGHT_FINISH = 'job-wide-stop-lets-in-flight-finish';
 const ALIKE_MESSAGE_CHARS = 200;
 /** Distinct failures counted at once: the carry stays small however varied the failures are. */
 const ALIKE_KINDS_KEPT = 20;
+/**
+ * With it, a job with a budget reserves each item's estimate before it starts the item's workflow
+ * and starts no item that would cross budget.max_usd (docs/costs.md). Jobs from before it replay
+ * without a budget.
+ */
+const BUDGET_RESERVES = 'budget-reserved-before-each-item-starts';
+/** Creates per item that `retries.create: always` may send (workflows/render.ts createWithPolicy). */
+const ALWAYS_CREATE_ATTEMPTS = 3;
 
 type Page = Awaited<ReturnType<typeof bookkeeping.readPlanItems>>;
 
 export async function JobWorkflow(input: JobInput): Promise<JobResult> {
   const job = new Job(input, input.carry ?? (await firstRun(input)));
   job.newStops = patched(STOPS_LET_IN_FLIGHT_FINISH);
+  job.startBudget();
   setHandler(itemDoneSignal, (outcome) => job.reported(outcome));
   setHandler(cancelSignal, () => {
     job.carry.canceled = true;
@@ -94,6 +104,8 @@ async function firstRun(input: JobInput): Promise<JobCarry> {
       startedAt: Date.now(),
       ...(input.inputs ? { inputs: input.inputs } : {}),
       workflowId: workflowInfo().workflowId,
+      ...(input.keyFingerprint ? { keyFingerprint: input.keyFingerprint } : {}),
+      ...(input.budgetUsd !== undefined ? { budgetUsd: input.budgetUsd } : {}),
     }),
     cursor: 0,
     counts: emptyCounts(),
@@ -183,18 +195,96 @@ class Job {
       // Fill every free slot in this one workflow task: the starts go out together, so a window of
       // 100 fills in one or two server round trips instead of one round trip per child.
       const free = cpm ? 1 : settings.concurrency.maxInFlight - this.inFlightCount();
-      const batch = page.items.slice(pageAt, pageAt + free);
+      let batch = page.items.slice(pageAt, pageAt + free);
+      if (carry.budget) {
+        batch = this.affordable(batch);
+        if (batch.length === 0) {
+          const next = await this.waitForBudget(page.items[pageAt]!);
+          if (next === 'continue-as-new') return next;
+          if (next === 'reached') this.stopForBudget(page.items[pageAt]!);
+          continue;
+        }
+      }
       pageAt += batch.length;
       for (const item of batch) {
         // Items between the cursor and this one were filtered out of the page as already done.
         carry.counts.skipped += item.index - 1 - carry.cursor;
         carry.cursor = item.index;
-        carry.inFlight[renderWorkflowId(this.self, item.key)] = { key: item.key, index: item.index, model: item.request.model };
+        carry.inFlight[renderWorkflowId(this.self, item.key)] = {
+          key: item.key,
+          index: item.index,
+          model: item.request.model,
+          ...(carry.budget ? { reservedUsd: this.reservation(item) } : {}),
+        };
       }
       await Promise.all(batch.map((item) => this.startRender(item)));
       if (this.historyFull()) return 'continue-as-new';
     }
     return 'done';
+  }
+
+  /**
+   * A job with a budget (the job file's or `run --budget`'s) carries what it spent from its first
+   * run on: the earlier runs' spend that the plan read from the manifest, and the items' spend as
+   * they end. Jobs from before the patch run without.
+   */
+  startBudget(): void {
+    const { carry } = this;
+    if (carry.budget || this.settings.budget === undefined) return;
+    if (!patched(BUDGET_RESERVES)) return;
+    carry.budget = { maxUsd: this.settings.budget.maxUsd, spentUsd: carry.prepared.spentUsd ?? 0 };
+  }
+
+  /** What the job would spend at most if every item in flight were billed: spent plus reserved. */
+  private committedUsd(): number {
+    const reserved = Object.values(this.carry.inFlight).reduce((sum, v) => sum + (v.reservedUsd ?? 0), 0);
+    return roundUsd((this.carry.budget?.spentUsd ?? 0) + reserved);
+  }
+
+  /** An item's reservation: its estimate for each create it may send (`retries.create: always` sends up to 3). */
+  private reservation(item: PageItem): number {
+    const attempts = this.settings.retries.create === 'always' ? ALWAYS_CREATE_ATTEMPTS : 1;
+    return roundUsd((item.estimateUsd ?? 0) * attempts);
+  }
+
+  private fits(item: PageItem, committed = this.committedUsd()): boolean {
+    return roundUsd(committed + this.reservation(item)) <= this.carry.budget!.maxUsd;
+  }
+
+  /** The longest head of `batch` the budget can reserve now, in order: an item that does not fit ends it. */
+  private affordable(batch: PageItem[]): PageItem[] {
+    let committed = this.committedUsd();
+    let n = 0;
+    while (n < batch.length && this.fits(batch[n]!, committed)) {
+      committed = roundUsd(committed + this.reservation(batch[n]!));
+      n += 1;
+    }
+    return batch.slice(0, n);
+  }
+
+  /**
+   * The next item does not fit now. The items in flight may give reservations back as they end (a
+   * create that sent nothing, a held task resumed): wait for that, or for the window to drain.
+   */
+  private async waitForBudget(item: PageItem): Promise<'fits' | 'reached' | 'stopping' | 'continue-as-new'> {
+    await condition(
+      () => this.stopping() || this.fits(item) || this.inFlightCount() === 0 || workflowInfo().historyLength > this.historyBudget,
+    );
+    if (this.stopping()) return 'stopping';
+    if (this.fits(item)) return 'fits';
+    return this.inFlightCount() === 0 ? 'reached' : 'continue-as-new';
+  }
+
+  private stopForBudget(item: PageItem): void {
+    const { carry } = this;
+    const budget = carry.budget!;
+    const notStarted = carry.prepared.itemCount - item.index + 1 + (carry.notStarted ?? 0);
+    this.stop({
+      kind: FailureType.budgetReached,
+      message: `budget reached: ${usd(this.committedUsd())} of ${usd(budget.maxUsd)} spent or reserved; ${notStarted} items not started; raise budget.max_usd and run again`,
+      fix: 'raise budget.max_usd in the job file (or run --budget USD) and run the job again: the items already rendered are not paid again',
+      exitCode: 1,
+    });
   }
 
   /** Waits for the window to drain, canceling in-flight children once the job is canceled. */
@@ -254,7 +344,9 @@ class Job {
 
   private settle(workflowId: string, outcome: ItemOutcome): void {
     const { carry } = this;
+    const reservedUsd = carry.inFlight[workflowId]?.reservedUsd;
     delete carry.inFlight[workflowId];
+    if (carry.budget) carry.budget.spentUsd = roundUsd(carry.budget.spentUsd + spentBy(outcome, reservedUsd));
     if (outcome.notStarted) carry.notStarted = (carry.notStarted ?? 0) + 1;
     else carry.counts[outcome.state] += 1;
     if (outcome.renderMs !== undefined) {
@@ -390,6 +482,21 @@ class Job {
         .catch(() => undefined);
     }
   }
+}
+
+/**
+ * What an ended item spent against the budget: what its row records (billed or estimated); from a
+ * workflow that records none, its reservation when it may have created (an unknown create is spent).
+ */
+function spentBy(outcome: ItemOutcome, reservedUsd: number | undefined): number {
+  if (outcome.costUsd !== undefined) return outcome.costUsd;
+  if (outcome.notStarted || outcome.createsMaybeSent === 0) return 0;
+  return reservedUsd ?? 0;
+}
+
+/** `$49.80`. */
+function usd(amount: number): string {
+  return `$${amount.toFixed(2)}`;
 }
 
 /** The outcome of an item whose workflow could not be started. */

@@ -17,6 +17,7 @@ import {
 import type { ManifestRow } from '../storage/manifest';
 import { gatewayActivities, recording } from './activities';
 import { nextPollDelay, type ProgressSample } from './polling';
+import { roundUsd } from '../jobfile/prices';
 import { FailureType, jobWideCause } from '../activities/failure-types';
 import type { DownloadedVideo } from '../activities/download';
 import type { PriorTask } from '../activities/plan';
@@ -70,6 +71,8 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
   let ended: ItemEnded | undefined;
   let createdOn: string | undefined;
   let renderMs: number | undefined;
+  /** Creates of this run that may have reached the gateway (the budget's spend, docs/costs.md). */
+  const sent: CreatesSent = { maybe: 0 };
 
   try {
     // A task the item already holds (an earlier run's: canceled, timed out, its video lost) is
@@ -92,7 +95,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
         prompt = enhanced;
       }
       status.phase = 'creating';
-      created = await createWithPolicy(input, prompt, calls);
+      created = await createWithPolicy(input, prompt, calls, sent);
       Object.assign(status, { phase: 'rendering', taskId: created.taskId, baseUrl: created.baseUrl, createdAt: created.createdAt });
       pollingFrom = created.createdAt;
     }
@@ -173,6 +176,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     else ended = endFromFailure(error, status.phase);
   }
 
+  const cost = costOf(sent, item.estimateUsd);
   const outcome: ItemOutcome = {
     key: item.key,
     index: item.index,
@@ -180,6 +184,8 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     state: ended?.state ?? 'succeeded',
     renderMs,
     error: ended ? { kind: ended.kind, message: ended.message } : undefined,
+    createsMaybeSent: sent.maybe,
+    ...(cost ? { costUsd: cost.usd } : {}),
   };
   // Nothing was created (no task of this run or an earlier one), and the cause is the job's: the
   // item is not started. No manifest row, so the next run after the fix renders it without
@@ -213,6 +219,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       bytes: download?.bytes ?? null,
       sha256: download?.sha256 ?? null,
       error: outcome.error ?? null,
+      ...(cost ? { cost_usd: cost.usd, cost_source: cost.source } : {}),
     };
     await recording.recordItem({ output: settings.output, row });
     await getExternalWorkflowHandle(input.jobWorkflowId).signal(itemDoneSignal, outcome);
@@ -294,7 +301,30 @@ function createProvablyNotSent(error: unknown): boolean {
   return failure instanceof TimeoutFailure && failure.lastHeartbeatDetails === undefined;
 }
 
-async function createWithPolicy(input: RenderInput, prompt: string, calls: ReturnType<typeof gatewayActivities>) {
+/** The creates of one item that may have been billed, and what the gateway said the one that answered cost. */
+interface CreatesSent {
+  maybe: number;
+  billedUsd?: number;
+}
+
+/**
+ * What this run of the item cost (its row's cost_usd, docs/costs.md): the gateway's figure for the
+ * create that answered when it gave one (`billed`), and the estimate for every other create that
+ * may have been sent (then the whole is `estimated`). Nothing to say without either.
+ */
+function costOf(sent: CreatesSent, estimateUsd: number | undefined): { usd: number; source: 'billed' | 'estimated' } | undefined {
+  const unbilled = sent.maybe - (sent.billedUsd === undefined ? 0 : 1);
+  if (sent.billedUsd === undefined && estimateUsd === undefined) return undefined;
+  const usd = roundUsd((sent.billedUsd ?? 0) + (estimateUsd ?? 0) * unbilled);
+  return { usd, source: sent.billedUsd !== undefined && unbilled === 0 ? 'billed' : 'estimated' };
+}
+
+/**
+ * Creates the item's task. `sent.maybe` counts the creates that may have reached the gateway and
+ * so may be billed: one that answered, one whose outcome is unknown, one in flight when the job
+ * was canceled. Not one that provably sent nothing, nor one the gateway refused.
+ */
+async function createWithPolicy(input: RenderInput, prompt: string, calls: ReturnType<typeof gatewayActivities>, sent: CreatesSent) {
   const request = { ...input.item.request, prompt };
   // `retries.create: always` accepts paying twice for a lost response; `safe` never does.
   const attempts = input.settings.retries.create === 'always' ? 3 : 1;
@@ -309,8 +339,13 @@ async function createWithPolicy(input: RenderInput, prompt: string, calls: Retur
   let unsent = 0;
   for (;;) {
     try {
-      return await create();
+      const created = await create();
+      sent.maybe += 1;
+      if (created.billedUsd !== undefined) sent.billedUsd = created.billedUsd;
+      return created;
     } catch (error) {
+      const unsentForSure = marked && createProvablyNotSent(error);
+      if (isCancellation(error) || (!unsentForSure && endFromFailure(error, 'create').state === 'unknown')) sent.maybe += 1;
       if (isCancellation(error)) throw error;
       if (marked && createProvablyNotSent(error)) {
         if (unsent >= UNSENT_CREATE_RETRIES) {

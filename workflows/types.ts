@@ -19,10 +19,17 @@ export interface JobInput {
   inputs?: InputsRef;
   /** YYYY-MM-DD for `{date}`; scheduled runs leave it out and use their start time in the schedule's zone. */
   runDate?: string;
+  /**
+   * Fingerprint of the starter's gateway key (activities/key-fingerprint.ts; never the key): workers
+   * holding another key refuse the job's gateway calls. Absent when the starter had no key set.
+   */
+  keyFingerprint?: string;
   /** Ended states to render again (`--retry-failed`, `--retry-unknown`). */
   retryStates?: ItemEndState[];
   /** Events per run before continuing as new (default 8,000; Temporal's hard limit is 50,000). */
   historyBudget?: number;
+  /** `run --budget USD`: the job's budget, in place of the job file's budget.max_usd (docs/costs.md). */
+  budgetUsd?: number;
   /** Carried across continue-as-new; absent on the first run. */
   carry?: JobCarry;
 }
@@ -42,6 +49,22 @@ export interface ItemOutcome {
    * the item is not started, and the next run renders it (docs/reruns.md). Its `state` is not counted.
    */
   notStarted?: boolean;
+  /**
+   * Creates of this run that may have reached the gateway (and may be billed): each one that
+   * succeeded or whose outcome is unknown, with `retries.create: always` every such attempt. Not
+   * a create that provably sent nothing or that the gateway refused. Absent: outcomes of workflows
+   * from before the budget (counted as one when the item holds a task).
+   */
+  createsMaybeSent?: number;
+  /** What this run of the item cost, USD, as its manifest row records it (cost_usd, docs/costs.md). */
+  costUsd?: number;
+}
+
+/** What the job has spent and reserved against budget.max_usd (docs/costs.md). */
+export interface BudgetCarry {
+  maxUsd: number;
+  /** Spent by earlier runs of the job (the manifest's cost_usd) and by the items of this one that ended. */
+  spentUsd: number;
 }
 
 /**
@@ -64,7 +87,9 @@ export interface JobCarry {
   cursor: number;
   counts: StateCounts;
   /** Child workflow ids started and not yet reported, with the item's index and model. */
-  inFlight: Record<string, { key: string; index: number; model: string }>;
+  inFlight: Record<string, { key: string; index: number; model: string; reservedUsd?: number }>;
+  /** Present when the job has a budget: what is spent (the reservations are the in-flight items'). */
+  budget?: BudgetCarry;
   renderSamples: Record<string, number[]>;
   recentFailures: ItemOutcome[];
   startedAt: number;

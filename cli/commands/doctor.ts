@@ -14,6 +14,7 @@ import { Prober } from '../doctor/http';
 import { litellmWarning } from '../doctor/litellm';
 import { checkTemporal } from '../doctor/temporal';
 import { color, createOutput, type Output } from '../output';
+import { disallowedKeyUses } from '../keys';
 
 const DEFAULT_KEY_ENV = 'GATEWAY_API_KEY';
 
@@ -61,7 +62,11 @@ async function runChecks(jobFile: string | undefined, report: (check: Check) => 
 
   const plan = jobFile === undefined ? undefined : await checkJobFile(jobFile, add);
   const key = keyCheck(plan?.gateway.apiKeyEnv ?? DEFAULT_KEY_ENV, add);
-  if (plan) await gatewayChecks(plan, key, add);
+  // The user's key rule (docs/keys.md, cli/keys.ts): no probe carries a key the rule does not allow there.
+  const refusals = plan ? disallowedKeyUses(plan, []) : [];
+  if (refusals.length)
+    add(fail('key rule', `run refuses this job, so no gateway was probed:\n    ${refusals.map((r) => r.message).join('\n    ')}`, 'usage'));
+  else if (plan) await gatewayChecks(plan, key, add);
   else if (jobFile === undefined) add(warn('gateway', 'not checked: pass a job file to check its gateway addresses, models and output'));
   add(await temporal);
   if (plan) add(await storageCheck(plan));

@@ -21,12 +21,14 @@ import type { ManifestRow } from '../../storage/manifest';
 import { StorageError } from '../../storage/storage';
 import { InfrastructureError, UsageError } from '../errors';
 import { loadPlanOrExplain } from '../job-ref';
+import { collect, parseAllowKeys, refuseDisallowedKeyUses } from '../keys';
 import { createOutput, type Output } from '../output';
 import { fitWidth, padToWidth, plainText, wrapToWidth } from '../terminal-text';
 
 export interface EnhanceOptions {
   json?: boolean;
   reEnhance?: boolean;
+  allowKey?: string[];
 }
 
 export interface ItemRewrite {
@@ -51,6 +53,12 @@ export function registerEnhanceCommand(program: Command): void {
     .argument('<job>', 'the job file (YAML)')
     .option('--re-enhance', 'ask again for every item, even where a stored rewrite of the same prompt exists (the new one is used)')
     .option('--json', 'one JSON document on stdout')
+    .option(
+      '--allow-key <VARIABLE@ORIGIN>',
+      'let the job send $VARIABLE as its gateway key to ORIGIN, for this command only (repeatable; docs/keys.md)',
+      collect,
+      [],
+    )
     .action((jobFile: string, options: EnhanceOptions) => enhanceCommand(jobFile, options));
 }
 
@@ -58,7 +66,11 @@ export function registerEnhanceCommand(program: Command): void {
 export async function enhanceCommand(jobFile: string, options: EnhanceOptions, planned?: Plan): Promise<void> {
   const out = createOutput(!!options.json);
   const plan = planned ?? (await loadPlanOrExplain(jobFile));
-  if (!planned) for (const warning of plan.warnings) out.note(`warning: ${warning}`);
+  if (!planned) {
+    for (const warning of plan.warnings) out.note(`warning: ${warning}`);
+    // Before the first Messages call: which key goes where is the user's decision (`run` checked its own plan).
+    refuseDisallowedKeyUses(jobFile, plan, parseAllowKeys(options.allowKey));
+  }
   const outcome = await enhanceJob(plan, { again: !!options.reEnhance, note: (line) => out.note(line) });
   if (out.json) out.result(jsonView(plan, outcome));
   else for (const line of sideBySide(outcome.rewrites, terminalColumns())) out.line(line);

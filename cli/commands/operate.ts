@@ -13,6 +13,7 @@ import { csvCell, displayWidth, fitWidth, padToWidth, plainText } from '../termi
 import { itemStatuses, summaryLine } from '../progress';
 import { outcomeOfRunJob, planFor } from '../report-target';
 import { openSession } from '../session';
+import { TASK_QUEUE } from '../task-queue';
 import { describeOutcome, readOutcome } from '../summary';
 
 /** How long after its start a job without an answering worker is said to be starting, not missing. */
@@ -82,10 +83,24 @@ export function registerOperateCommands(program: Command): void {
     .argument('<job>', 'job file or job id')
     .option('--no-wait', 'return once the cancel is requested')
     .action(async (target: string, options: { wait: boolean }) => {
-      // The embedded server has no other worker: run one so in-flight items can record `canceled`.
-      const session = await openSession({ worker: true });
+      // The embedded server has no other worker: run one so in-flight items can record `canceled`. It
+      // polls the job's own queue: a job `run` started is on a queue of its own (cli/task-queue.ts).
+      let resolved: Awaited<ReturnType<typeof resolveJob>> | undefined;
+      const session = await openSession({
+        worker: true,
+        workerTaskQueue: async (client) => {
+          resolved = await resolveJob(client, target);
+          return client.workflow
+            .getHandle(resolved.workflowId)
+            .describe()
+            .then(
+              (d) => d.taskQueue,
+              () => TASK_QUEUE,
+            );
+        },
+      });
       try {
-        const job = await resolveJob(session.client, target);
+        const job = resolved ?? (await resolveJob(session.client, target));
         const handle = session.client.workflow.getHandle<typeof JobWorkflow>(job.workflowId);
         const described = await handle.describe();
         if (described.status.name !== 'RUNNING') {
@@ -193,7 +208,7 @@ async function showStatus(
     const { not_rendered: notRendered, ...ended } = outcome.counts;
     const counts = { pending: notRendered, creating: 0, rendering: 0, downloading: 0, ...ended };
     const state = described.status.name.toLowerCase();
-    if (out.json) out.result({ job: outcome.job, state, counts, items: outcome.items });
+    if (out.json) out.result({ job: outcome.job, state, counts, items: outcome.items, spend: outcome.spend ?? null });
     else for (const line of describeOutcome(outcome, job.jobFile)) out.line(line);
     return true;
   }
@@ -252,6 +267,8 @@ const COLUMNS = [
   'error',
   'prompt',
   'enhanced_prompt',
+  'cost_usd',
+  'cost_source',
 ] as const;
 
 function cell(row: ManifestRow, column: (typeof COLUMNS)[number]): string {

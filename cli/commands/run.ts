@@ -11,14 +11,17 @@ import { openStorage } from '../../storage';
 import { StorageError, type StoredObject } from '../../storage/storage';
 import { InfrastructureError, UsageError } from '../errors';
 import { projectRoot } from '../../worker/bundle';
-import { stateDirectory } from '../../worker/state-dir';
-import { TASK_QUEUE } from '../task-queue';
+import { ensureWritableDir, stateDirectory } from '../../worker/state-dir';
+import { isRunTaskQueue, newRunTaskQueue, TASK_QUEUE } from '../task-queue';
+import { allowKeysInThisWorker } from '../../activities/context';
+import { isKeyOf } from '../../activities/key-fingerprint';
+import type { Plan } from '../../jobfile/plan';
+import { collect, parseAllowKeys, refuseDisallowedKeyUses, starterKeyFingerprint } from '../keys';
 import { jobWorkflowId } from '../../workflows/ids';
 import { JobWorkflow, progressQuery } from '../../workflows/job';
 import type { JobInput } from '../../workflows/types';
-import type { Plan } from '../../jobfile/plan';
 import { itemIsDone, type ItemEndState } from '../../storage/manifest';
-import { inputsChangedNote, loadPlanOrExplain, storeInputsOrExplain } from '../job-ref';
+import { inputsChangedNote, loadPlanOrExplain, startedJobInput, storeInputsOrExplain } from '../job-ref';
 import { hashJobInputs, recordingFiles } from '../../storage/inputs-publish';
 import { createOutput } from '../output';
 import { ProgressView } from '../progress';
@@ -28,6 +31,15 @@ import { printDryRun } from './dry-run';
 import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
 import { claimOutputOrExplain } from '../output-owner';
 import { recordDetachedWorker } from '../detached-worker';
+import { unpricedMessage, unpricedModels } from '../../activities/plan';
+
+/** `--budget 50`: a number of dollars above 0, as budget.max_usd. */
+function parseBudget(text: string): number {
+  const usd = Number(text);
+  if (text.trim() === '' || !Number.isFinite(usd) || usd <= 0)
+    throw new UsageError(`--budget ${text}: give the most the job may spend in USD, a number above 0 such as 50`);
+  return usd;
+}
 
 interface RunOptions extends Observability {
   detach?: boolean;
@@ -40,6 +52,8 @@ interface RunOptions extends Observability {
   prices?: string;
   enhanceOnly?: boolean;
   reEnhance?: boolean;
+  allowKey: string[];
+  budget?: number;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -58,9 +72,16 @@ export function registerRunCommand(program: Command): void {
         'directory or s3://bucket/prefix (default: $REELFLOW_INPUTS; with S3 output, beside the outputs)',
     )
     .option('--json', 'print one JSON summary on stdout at the end')
+    .option('--budget <usd>', 'the most the job may spend, in USD; wins over budget.max_usd (docs/costs.md)', parseBudget)
     .option('--prices <file>', "a prices file in LiteLLM's model cost map format, for the estimate; the job file's pricing wins")
     .option('--enhance-only', 'only rewrite the prompts (enhance:) and show them, as `reelflow enhance` does; render nothing')
-    .option('--re-enhance', 'ask Messages again for every prompt rewrite before rendering (the new ones are used)');
+    .option('--re-enhance', 'ask Messages again for every prompt rewrite before rendering (the new ones are used)')
+    .option(
+      '--allow-key <VARIABLE@ORIGIN>',
+      'let the job send $VARIABLE as its gateway key to ORIGIN, for this run only (repeatable; docs/keys.md)',
+      collect,
+      [],
+    );
   addObservabilityOptions(command).action((jobFile: string, options: RunOptions) => runCommand(jobFile, options));
 }
 
@@ -177,14 +198,25 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   const reads = recordingFiles();
   const plan = await loadPlanOrExplain(jobFile, undefined, reads, options.prices);
   for (const warning of plan.warnings) out.note(`warning: ${warning}`);
+  if (options.budget !== undefined) plan.budget = { maxUsd: options.budget };
   if (options.dryRun) return printDryRun(plan, out);
+  // Before any request (preflight's and the prompt rewrites' included): which key goes where is the user's decision.
+  const allowances = parseAllowKeys(options.allowKey);
+  refuseDisallowedKeyUses(jobFile, plan, allowances);
+  allowKeysInThisWorker(allowances);
   if (options.enhanceOnly) return enhanceCommand(jobFile, { json: options.json, reEnhance: options.reEnhance }, plan);
+  // A budget cannot hold an item it cannot price (docs/costs.md): refused before anything is sent.
+  const unpriced = plan.budget ? unpricedModels(plan) : [];
+  if (unpriced.length > 0) throw new UsageError(unpricedMessage(unpriced));
   await preflight(plan, options.worker);
 
   // Temporal first: with it unreachable (exit 3) nothing has been written, not even the output folder.
   interrupt.sessionOpening = true;
+  const workflowId = jobWorkflowId(plan.job);
+  let ownQueue: string | undefined;
   const session = await openSession({
     worker: options.worker && !options.detach,
+    workerTaskQueue: async (client) => (ownQueue = await queueForThisRunsWorker(client, workflowId, plan, out.note)),
     metrics: options.metrics,
     logFormat: options.logFormat,
   });
@@ -203,7 +235,8 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
     throw error;
   }
   try {
-    if (!interrupt.interrupted) keepServer = await followJob(session, view, plan, jobFile, options, out, interrupt, storedInputs, reads);
+    if (!interrupt.interrupted)
+      keepServer = await followJob(session, view, plan, jobFile, options, out, interrupt, storedInputs, reads, ownQueue);
   } catch (error) {
     if (!interrupt.interrupted) throw error;
   } finally {
@@ -223,6 +256,7 @@ async function followJob(
   interrupt: Interrupt,
   storedInputs: Awaited<ReturnType<typeof storeInputsOrExplain>>,
   reads: ReturnType<typeof recordingFiles>,
+  ownQueue: string | undefined,
 ): Promise<boolean> {
   const workflowId = jobWorkflowId(plan.job);
   const scoped = <T>(fn: () => Promise<T>) => interrupt.scoped(session.client, fn);
@@ -243,15 +277,21 @@ async function followJob(
   );
   const running = runningSince !== undefined;
   if (interrupt.interrupted) return false;
+  const backgroundWorker = !!(options.detach && options.worker && session.target.embedded);
+  if (running && backgroundWorker) await scoped(() => refuseAnotherStartersJob(session.client, workflowId, plan));
+  const fingerprint = starterKeyFingerprint(plan);
   const input: JobInput = {
     jobFile: plan.jobFile,
     runDate: plan.runDate,
     retryStates,
     ...(storedInputs ? { inputs: storedInputs.ref } : {}),
+    ...(fingerprint ? { keyFingerprint: fingerprint } : {}),
+    ...(options.budget !== undefined ? { budgetUsd: options.budget } : {}),
   };
   const handle = await scoped(() =>
     session.client.workflow.start(JobWorkflow, {
-      taskQueue: TASK_QUEUE,
+      // This run's own queue when a worker of this run (or its background worker) carries the job.
+      taskQueue: ownQueue ?? (backgroundWorker ? newRunTaskQueue() : TASK_QUEUE),
       workflowId,
       args: [input],
       workflowIdConflictPolicy: 'USE_EXISTING',
@@ -273,7 +313,7 @@ async function followJob(
     out.note(`Temporal web UI: ${session.target.embedded.uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`);
 
   if (options.detach) {
-    if (session.target.embedded && options.worker) spawnBackgroundWorker(workflowId);
+    if (backgroundWorker) spawnBackgroundWorker(workflowId, options.allowKey);
     out.note(`detached: follow it with \`reelflow status ${jobFile} --watch\``);
     if (options.json) out.result({ job: plan.job, workflowId, state: running ? 'attached' : 'started' });
     return true;
@@ -323,11 +363,53 @@ async function followJob(
   return false;
 }
 
+/**
+ * The queue of this run's worker: a new one of its own for a job it starts; the job's own when it
+ * attaches to a job another run started (one that was interrupted, say) with the same key; none
+ * when the job is on the shared queue (a fleet's workers carry it).
+ */
+async function queueForThisRunsWorker(
+  client: Client,
+  workflowId: string,
+  plan: Plan,
+  note: (line: string) => void,
+): Promise<string | undefined> {
+  const running = await client.workflow
+    .getHandle(workflowId)
+    .describe()
+    .then(
+      (d) => (d.status.name === 'RUNNING' ? d : undefined),
+      () => undefined,
+    );
+  if (!running) return newRunTaskQueue();
+  await refuseAnotherStartersJob(client, workflowId, plan);
+  if (isRunTaskQueue(running.taskQueue)) return running.taskQueue;
+  note(
+    `${plan.job} runs on the shared task queue "${running.taskQueue}" (started with --no-worker or by a schedule): ` +
+      'the workers of that queue (`reelflow worker`) carry it; this run follows its progress without a worker',
+  );
+  return undefined;
+}
+
+/** A running job started with another key is not this environment's to work on (docs/keys.md). */
+async function refuseAnotherStartersJob(client: Client, workflowId: string, plan: Plan): Promise<void> {
+  const started = await startedJobInput(client, workflowId).catch(() => undefined);
+  const fingerprint = started?.keyFingerprint;
+  const key = process.env[plan.gateway.apiKeyEnv];
+  if (fingerprint === undefined || (key && isKeyOf(fingerprint, key))) return;
+  throw new UsageError(
+    `${plan.job} is running, started with another ${plan.gateway.apiKeyEnv} than this environment's: a worker here would ` +
+      'spend this key on it, so this run does not attach. Follow it with `reelflow status`, resume it from the environment ' +
+      'that started it, or cancel it (`reelflow cancel`) and run it again with this key',
+  );
+}
+
 /** --detach with the embedded server: a worker in the background finishes the job, then exits. */
-function spawnBackgroundWorker(workflowId: string): void {
-  const logFile = join(stateDirectory(), 'logs', `worker-${workflowId}.log`);
+function spawnBackgroundWorker(workflowId: string, allowKey: readonly string[]): void {
+  const logFile = join(ensureWritableDir(join(stateDirectory(), 'logs'), 'state directory'), `worker-${workflowId}.log`);
   const fd = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [join(projectRoot, 'bin', 'reelflow.js'), 'worker', '--until-done', workflowId], {
+  const args = ['worker', '--until-done', workflowId, ...allowKey.flatMap((spec) => ['--allow-key', spec])];
+  const child = spawn(process.execPath, [join(projectRoot, 'bin', 'reelflow.js'), ...args], {
     detached: true,
     stdio: ['ignore', fd, fd],
     env: process.env,

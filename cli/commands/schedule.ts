@@ -14,6 +14,7 @@ import type { Command } from 'commander';
 import type { Plan, ScheduleSettings } from '../../jobfile/plan';
 import { UsageError } from '../errors';
 import { TASK_QUEUE } from '../task-queue';
+import { disallowedKeyUses, starterKeyFingerprint } from '../keys';
 import { jobWorkflowId, scheduleId } from '../../workflows/ids';
 import type { JobInput } from '../../workflows/types';
 import { loadPlanOrExplain, storeInputsOrExplain } from '../job-ref';
@@ -115,7 +116,9 @@ function memoOf(described: ScheduleDescription): Partial<ScheduleMemo> {
 
 function scheduleOptions(plan: Plan, settings: ScheduleSettings, inputs: InputsRef | undefined): ScheduleOptions {
   // No runDate: each run dates itself. Stored inputs: every run reads the version stored by this apply.
-  const input: JobInput = { jobFile: plan.jobFile, ...(inputs ? { inputs } : {}) };
+  // With the submitter's key set, every run is carried only by workers holding the same key (docs/keys.md).
+  const fingerprint = starterKeyFingerprint(plan);
+  const input: JobInput = { jobFile: plan.jobFile, ...(inputs ? { inputs } : {}), ...(fingerprint ? { keyFingerprint: fingerprint } : {}) };
   const memo: ScheduleMemo = {
     job: plan.job,
     jobFile: plan.jobFile,
@@ -160,6 +163,10 @@ async function apply(jobFile: string, out: Output, inputsLocation: string | unde
       `${jobFile} has no schedule: block, so there is nothing to apply. Add one, for example:\n` +
         '  schedule:\n    cron: "0 3 * * *"\n    timezone: Europe/Berlin\n    overlap: skip',
     );
+  }
+  // Its runs are carried by workers, each of which applies its own user's key rule (docs/keys.md).
+  for (const refusal of disallowedKeyUses(plan, [])) {
+    out.note(`warning: workers refuse these runs unless their key rule allows them; this machine's would not: ${refusal.message}`);
   }
   const stored = await storeInputsOrExplain(plan, reads.texts, inputsLocation, (line) => out.note(line));
   await withClient(async (client) => {

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { formatJobFileError, loadJobFile, type LoadResult } from '../../jobfile';
 import type { Plan, PlanItem } from '../../jobfile/plan';
 import { estimateLines, estimatePlan } from '../estimate';
+import { disallowedKeyUses } from '../keys';
 
 export interface ValidateOptions {
   json?: boolean;
@@ -101,6 +102,13 @@ export function jsonReport(result: LoadResult): unknown {
 /** Runs the command; returns the exit status (0 valid, 2 invalid or unreadable). */
 export async function runValidate(file: string, options: ValidateOptions, out: Out = processOut): Promise<number> {
   const result = await loadJobFile(file, { ...(options.date ? { runDate: options.date } : {}), pricesFile: options.prices });
+  // The user's key rule (docs/keys.md): `run` refuses what it does not allow. A never-sent variable
+  // is already warned about at its position.
+  if (result.ok) {
+    for (const refusal of disallowedKeyUses(result.plan, []).filter((r) => !r.never)) {
+      result.plan.warnings.push(`${file}: warning: run refuses this job: ${refusal.message}`);
+    }
+  }
   if (options.json) out.stdout(`${JSON.stringify(jsonReport(result))}\n`);
   if (!result.ok) {
     for (const e of result.errors) out.stderr(`${e.line > 0 ? formatJobFileError(e) : `reelflow: ${e.file}: ${e.message}`}\n`);

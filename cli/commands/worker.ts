@@ -2,6 +2,8 @@
 import type { Command } from 'commander';
 import { connectClient, connectWorker, resolveTemporal } from '../../worker/temporal';
 import { TASK_QUEUE } from '../task-queue';
+import { allowKeysInThisWorker } from '../../activities/context';
+import { collect, keySettingsOrExplain, parseAllowKeys } from '../keys';
 import { createReelflowWorker, runWorkerUntil } from '../../worker/worker';
 import { addObservabilityOptions, startObservability, type Observability } from '../session';
 
@@ -9,6 +11,7 @@ interface WorkerOptions extends Observability {
   maxActivities: string;
   maxWorkflowTasks: string;
   untilDone?: string;
+  allowKey: string[];
 }
 
 export function registerWorkerCommand(program: Command): void {
@@ -17,21 +20,38 @@ export function registerWorkerCommand(program: Command): void {
     .description('run a worker for the task queue against the configured Temporal service, until interrupted')
     .option('--max-activities <n>', 'concurrent activities (gateway calls, downloads)', '200')
     .option('--max-workflow-tasks <n>', 'concurrent workflow tasks', '40')
-    .option('--until-done <workflow-id>', 'exit once this job has finished (used by run --detach)');
+    .option('--until-done <workflow-id>', "poll this job's task queue and exit once it has finished (used by run --detach)")
+    .option(
+      '--allow-key <VARIABLE@ORIGIN>',
+      "let jobs send $VARIABLE as their gateway key to ORIGIN, besides this user's key settings (repeatable; docs/keys.md)",
+      collect,
+      [],
+    );
   addObservabilityOptions(command).action(async (options: WorkerOptions) => {
     // Before the first connection: the SDK's Runtime (logs, metrics) is made once per process.
     const metrics = startObservability(options);
     if (metrics) process.stderr.write(`reelflow worker: Prometheus metrics on ${metrics.description}\n`);
+    // The key rule this worker applies to every job it takes (docs/keys.md); a wrong file stops it here.
+    const allowances = parseAllowKeys(options.allowKey);
+    const keySettings = keySettingsOrExplain();
+    allowKeysInThisWorker(allowances);
     const target = await resolveTemporal();
+    // run --detach starts its job on a queue of its own (cli/task-queue.ts): its worker polls that.
+    const taskQueue = options.untilDone ? await jobTaskQueue(target, options.untilDone) : TASK_QUEUE;
     const connection = await connectWorker(target);
     const worker = await createReelflowWorker({
       connection,
       namespace: target.namespace,
-      taskQueue: TASK_QUEUE,
+      taskQueue,
       maxActivities: Number(options.maxActivities),
       maxWorkflowTasks: Number(options.maxWorkflowTasks),
     });
-    process.stderr.write(`reelflow worker: polling task queue "${TASK_QUEUE}" on ${target.description}\n`);
+    process.stderr.write(`reelflow worker: polling task queue "${taskQueue}" on ${target.description}\n`);
+    const allowed = [...keySettings.allowances, ...allowances].map((a) => `${a.variable}@${a.origin}`);
+    process.stderr.write(
+      `reelflow worker: sends GATEWAY_API_KEY to loopback gateways${allowed.length ? ` and ${allowed.join(', ')}` : ' only'} ` +
+        `(key settings: ${keySettings.path}; docs/keys.md)\n`,
+    );
     const stop = new Promise<void>((resolve) => {
       process.once('SIGINT', () => resolve());
       process.once('SIGTERM', () => resolve());
@@ -42,6 +62,15 @@ export function registerWorkerCommand(program: Command): void {
     if (target.embedded?.owned && !options.untilDone) await target.embedded.stop();
     process.stderr.write('reelflow worker: stopped\n');
   });
+}
+
+async function jobTaskQueue(target: Awaited<ReturnType<typeof resolveTemporal>>, workflowId: string): Promise<string> {
+  const client = await connectClient(target);
+  try {
+    return (await client.workflow.getHandle(workflowId).describe()).taskQueue;
+  } finally {
+    await client.connection.close();
+  }
 }
 
 async function waitForJob(target: Awaited<ReturnType<typeof resolveTemporal>>, workflowId: string): Promise<void> {

@@ -66,6 +66,9 @@ describe(`chaos (seed ${SEED}, ${ITEMS} items${FULL ? ', full' : ', trimmed'})`,
       renderMs: [1500, 4500],
       videoBytes: 256 * 1024,
       seed: SEED,
+      // Durability is checked here, not the picture: one shared video per size keeps ffmpeg (one
+      // render at a time) from pacing 40 to 200 downloads (docs/simulator.md).
+      distinctVideos: false,
       // Always on: some renders fail with a reason; new tasks are briefly unknown to status checks.
       faults: { failRate: 0.1, notExistWindowMs: 1500 },
     });

@@ -29,7 +29,7 @@ describe('test/support/cli.ts', () => {
           `});`,
         ].join('\n'),
       );
-      const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-timeout=3000', testFile], {
+      const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', '--test-timeout=3000', testFile], {
         encoding: 'utf8',
         timeout: 60_000,
         // Without the runner's own variable, or the inner run thinks it is nested and runs nothing.

@@ -67,7 +67,10 @@ describe('the reelflow command', () => {
     assert.match(table.stdout, /one\s+succeeded/);
     assert.match(table.stdout, /two\s+failed.*render_failed: content policy/);
     const csv = await runCli(['results', job, '--format', 'csv'], { env });
-    assert.equal(csv.stdout.split('\n')[0], 'index,key,state,model,task_id,base_url,polls,file,bytes,sha256,error,prompt,enhanced_prompt');
+    assert.equal(
+      csv.stdout.split('\n')[0],
+      'index,key,state,model,task_id,base_url,polls,file,bytes,sha256,error,prompt,enhanced_prompt,cost_usd,cost_source',
+    );
     assert.match(csv.stdout, /"render_failed: content policy, ""quoted"""/);
     const json = JSON.parse((await runCli(['results', job, '--format', 'json'], { env })).stdout) as Array<{ key: string }>;
     assert.deepEqual(

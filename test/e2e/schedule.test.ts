@@ -7,6 +7,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, Connection, ScheduleNotFoundError } from '@temporalio/client';
+import { isKeyOf } from '../../activities/key-fingerprint';
 import { startSimulator, type SimHandle } from '../../sim';
 import { runCli, startCli } from '../support/cli';
 import { tempDir } from '../support/jobs';
@@ -101,7 +102,12 @@ describe('reelflow schedule', { timeout: 240_000 }, () => {
     assert.equal(d.action.workflowType, 'JobWorkflow');
     assert.equal(d.action.taskQueue, 'reelflow');
     assert.equal(d.action.workflowId, ID);
-    assert.deepEqual(d.action.args, [{ jobFile: job }], 'a scheduled run carries no runDate');
+    // No runDate; the fingerprint of the submitter's key (docs/keys.md), never the key.
+    const [args] = d.action.args as Array<{ jobFile: string; keyFingerprint?: string }>;
+    assert.deepEqual(Object.keys(args ?? {}).sort(), ['jobFile', 'keyFingerprint'], 'a scheduled run carries no runDate');
+    assert.equal(args?.jobFile, job);
+    assert.ok(args?.keyFingerprint && isKeyOf(args.keyFingerprint, KEY), 'the fingerprint is of the submitter key');
+    assert.ok(!JSON.stringify(d.action.args).includes(KEY));
     assert.equal(d.state.paused, false);
     assert.equal(d.info.nextActionTimes[0]?.getUTCHours(), 3);
   });

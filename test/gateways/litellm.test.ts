@@ -145,7 +145,10 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
       // Past the dead primary, everything went through the gateway (behind the proxy).
       assert.equal(row.create_base_url, proxy.url);
       assert.equal(row.download_base_url, proxy.url);
+      // LiteLLM's own price for the create (x-litellm-response-cost): $0.10 a second, 4 s.
+      assert.deepEqual([row.cost_usd, row.cost_source], [0.4, 'billed'], id);
     }
+    assert.match(result.stdout, /spent: {4}\$0\.80 \(\$0\.80 billed, \$0\.00 estimated\) with no estimate \(no price\)/);
     // The gateway created (and the upstream billed) the render whose answer was lost: it ends
     // unknown, and reelflow does not create it again on its own.
     const lost = rowOf(rows, 'lost', 'unknown');
@@ -154,6 +157,7 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
       `cut: ${proxy.cut.join(', ')}; through the proxy with Range: ${proxy.passed.filter((p) => p.includes('(')).join(', ') || 'none'}`,
     );
     assert.equal(lost.file, null);
+    assert.equal(lost.cost_usd, undefined, 'no figure from the gateway and no price in the job: no cost is made up');
     assert.equal(upstream.createsFor(enhanced(ITEMS.lost)), 1);
     assert.equal(upstream.createCount(), 3);
     assert.equal(upstreamMessages(upstream) - messages, 3, 'one Messages call per item');

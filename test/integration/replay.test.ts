@@ -1,6 +1,7 @@
-// Determinism: recorded histories (scripts/record-histories.ts; session5-* are from before the patches
-// of session 6, kept so that jobs started by that code stay covered) replay through the current
-// workflow code. A failure here means a change would break jobs that are running right now.
+// Determinism: recorded histories (scripts/record-histories.ts) replay through the current workflow
+// code. session5-* were recorded before the patches of session 6, session6-* before those of
+// session 7 (job-wide stops, held tasks, the deadline check, budgets); they stay so that jobs
+// started by that code stay covered. A failure here means a change would break jobs that are running right now.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,7 @@
 // Runs the built `reelflow` command as a user would: a child process, real output, real exit status.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { after } from 'node:test';
 
 export const reelflowBin = join(__dirname, '..', '..', 'bin', 'reelflow.js');
 
@@ -34,6 +35,10 @@ function killRunning(): void {
   }
 }
 process.once('exit', killRunning);
+// Node 22 and later neither end nor signal a file whose test timed out: it lives as long as the
+// command does. A root-level after hook runs once the file's tests are over, timed out or not.
+// (Only inside a test run: the benchmarks use this module too.)
+if (process.env.NODE_TEST_CONTEXT) after(killRunning);
 // The test runner ends a test file that outlives --test-timeout with SIGTERM, which skips 'exit'.
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {

@@ -243,13 +243,34 @@ export async function runJob(
     activities: stubs,
     shutdownGraceTime: '1s',
   });
-  return worker.runUntil(async () => {
-    const handle = await env.workflows.start(JobWorkflow, {
-      taskQueue,
-      workflowId: jobWorkflowId(name),
-      args: [{ jobFile: `${name}.yaml`, ...input }],
-    });
-    await whileRunning?.(handle);
-    return handle.result();
+  // A job that never ends must fail its test, not keep this worker (and so the test file's process,
+  // and the whole suite) running after the test's own timeout: runUntil stops the worker either way.
+  let timer: NodeJS.Timeout | undefined;
+  const hang = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`job ${name} did not end within ${RUN_JOB_LIMIT_MS / 1000} s of real time`)),
+      RUN_JOB_LIMIT_MS,
+    );
   });
+  try {
+    return await worker.runUntil(
+      Promise.race([
+        hang,
+        (async () => {
+          const handle = await env.workflows.start(JobWorkflow, {
+            taskQueue,
+            workflowId: jobWorkflowId(name),
+            args: [{ jobFile: `${name}.yaml`, ...input }],
+          });
+          await whileRunning?.(handle);
+          return handle.result();
+        })(),
+      ]),
+    );
+  } finally {
+    clearTimeout(timer);
+  }
 }
+
+/** Real time a job run by runJob may take, time skipping included (the tests' own timeouts are 60 s and more). */
+const RUN_JOB_LIMIT_MS = 150_000;

@@ -15,13 +15,13 @@ import { scripted } from '../../support/scripted-gateway';
 
 const KEY = 'sk-test-download-limits-0000';
 const MP4_HEAD = Buffer.from('000000146674797069736f6d00000200', 'hex');
-process.env.LIMITS_TEST_KEY = KEY;
+process.env.GATEWAY_API_KEY = KEY; // the variable a worker sends to a loopback gateway unasked (docs/keys.md)
 after(() => closeActivityResources());
 
 function settings(baseUrl: string, dir: string, maxBytes: number): JobSettings {
   return {
     job: 'limits',
-    gateway: { baseUrls: [baseUrl], apiKeyEnv: 'LIMITS_TEST_KEY', requestTimeoutMs: 5_000 },
+    gateway: { baseUrls: [baseUrl], apiKeyEnv: 'GATEWAY_API_KEY', requestTimeoutMs: 5_000 },
     concurrency: { maxInFlight: 1 },
     polling: { initialMs: 1_000, maxMs: 1_000, timeoutMs: 60_000 },
     retries: { create: 'safe', download: 1 },

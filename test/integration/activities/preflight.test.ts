@@ -12,12 +12,15 @@ import type { JobSettings, RenderRequest } from '../../../jobfile/plan';
 import { startSimulator, type SimHandleExt } from '../../../sim';
 
 const KEY = 'sk-test-worker-preflight-0000';
-process.env.WORKER_PREFLIGHT_KEY = KEY;
+const OTHER_SECRET = 'sk-other-service-secret-0000';
+// GATEWAY_API_KEY may go to loopback gateways unasked (docs/keys.md); OPENAI_API_KEY may not.
+process.env.GATEWAY_API_KEY = KEY;
+process.env.OPENAI_API_KEY = OTHER_SECRET;
 
-function settings(job: string, baseUrls: string[]): JobSettings {
+function settings(job: string, baseUrls: string[], apiKeyEnv = 'GATEWAY_API_KEY'): JobSettings {
   return {
     job,
-    gateway: { baseUrls, apiKeyEnv: 'WORKER_PREFLIGHT_KEY', requestTimeoutMs: 5_000 },
+    gateway: { baseUrls, apiKeyEnv, requestTimeoutMs: 5_000 },
     concurrency: { maxInFlight: 1 },
     polling: { initialMs: 1_000, maxMs: 1_000, timeoutMs: 60_000 },
     retries: { create: 'safe', download: 1 },
@@ -66,5 +69,20 @@ describe('worker preflight in the create activity', () => {
     // Another job is read once for itself.
     await env.run(createTask, { settings: settings('another-job', sim.urls), request: request('sora-2', 'other job') });
     assert.equal(sim.stats().requests['GET /v1/models'], reads + 2);
+  });
+
+  it("reads no catalog with a key the worker's rule does not let the job send", async () => {
+    const before = sim.stats().requests['GET /v1/models'] ?? 0;
+    const createdBefore = sim.stats().tasksCreated;
+    let failure: unknown;
+    await new MockActivityEnvironment()
+      .run(createTask, { settings: settings('handed-job', sim.urls, 'OPENAI_API_KEY'), request: request('sora-2', 'never sent') })
+      .catch((e: unknown) => (failure = e));
+    assert.ok(failure instanceof ApplicationFailure, String(failure));
+    assert.equal(failure.type, 'missing_key');
+    assert.match(failure.message, /OPENAI_API_KEY/);
+    assert.ok(!failure.message.includes(OTHER_SECRET));
+    assert.equal(sim.stats().requests['GET /v1/models'] ?? 0, before, 'no catalog read: the key went nowhere');
+    assert.equal(sim.stats().tasksCreated, createdBefore, 'no create was sent');
   });
 });

@@ -2,10 +2,11 @@
 // inputs after its folder is gone (the prices file is stored like items_from), and the price table
 // stays out of the settings every activity receives; the budget travels with them.
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { preparePlan } from '../../../activities/plan';
+import { preparePlan, readPlanItems } from '../../../activities/plan';
+import { FailureType } from '../../../activities/failure-types';
 import { loadJobFile } from '../../../jobfile';
 import { recordingFiles, storeJobInputs } from '../../../storage/inputs-publish';
 import { tempDir } from '../../support/jobs';
@@ -73,5 +74,67 @@ describe('prices on the worker', () => {
     const prepared = await preparePlan({ jobFile, runDate: '2026-03-01', startedAt: Date.now(), inputs: stored.ref });
     assert.equal(prepared.itemCount, 2);
     assert.deepEqual(prepared.settings.budget, { maxUsd: 20 });
+  });
+
+  it('run --budget wins; the spend of earlier runs is read from the manifest; each page item carries its estimate', async () => {
+    const { dir, jobFile } = writeJobDir();
+    mkdirSync(join(dir, 'out'));
+    const row = (key: string, cost: Record<string, unknown>) =>
+      JSON.stringify({
+        key,
+        id: null,
+        index: 1,
+        state: 'failed',
+        model: 'sora-2',
+        protocol: 'openai',
+        prompt: key,
+        task_id: null,
+        base_url: null,
+        created_at: null,
+        finished_at: '2026-03-01T00:00:00.000Z',
+        polls: 0,
+        file: null,
+        bytes: null,
+        sha256: null,
+        error: null,
+        ...cost,
+      });
+    // Two runs of one item and a row from before costs were recorded.
+    writeFileSync(
+      join(dir, 'out', 'manifest.jsonl'),
+      [row('x', { cost_usd: 0.8, cost_source: 'billed' }), row('x', { cost_usd: 0.4, cost_source: 'estimated' }), row('y', {})].join('\n') +
+        '\n',
+    );
+    const prepared = await preparePlan({ jobFile, runDate: '2026-03-01', startedAt: Date.now(), budgetUsd: 5 });
+    assert.deepEqual(prepared.settings.budget, { maxUsd: 5 });
+    assert.equal(prepared.spentUsd, 1.2);
+    const page = await readPlanItems({
+      jobFile,
+      runDate: '2026-03-01',
+      digest: prepared.digest,
+      offset: 0,
+      limit: 10,
+      retryStates: [],
+      output: prepared.settings.output,
+    });
+    assert.deepEqual(
+      page.items.map((item) => item.estimateUsd),
+      [0.8, 0.8],
+      '8 s at $0.10 a second',
+    );
+  });
+
+  it('refuses a job under a budget whose model has no price, naming the model', async () => {
+    const { dir, jobFile } = writeJobDir();
+    writeFileSync(join(dir, 'prices.json'), JSON.stringify({ 'openai/sora-2-pro': { output_cost_per_video_per_second: 0.3 } }));
+    await assert.rejects(preparePlan({ jobFile, runDate: '2026-03-01', startedAt: Date.now() }), (error: Error & { type?: string }) => {
+      assert.equal(error.type, FailureType.budgetUnpriced);
+      assert.match(error.message, /a budget is set and these models have no price: sora-2 \(no price for sora-2\)/);
+      return true;
+    });
+    // Without a budget the same job plans: the estimate names what is unpriced (validate, --dry-run).
+    writeFileSync(jobFile, readFileSync(jobFile, 'utf8').replace('budget:\n  max_usd: 20\n', ''));
+    const prepared = await preparePlan({ jobFile, runDate: '2026-03-01', startedAt: Date.now() });
+    assert.equal(prepared.spentUsd, undefined);
   });
 });

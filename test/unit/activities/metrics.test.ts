@@ -9,7 +9,7 @@ import { AmbiguousCreateError, GatewayUnavailableError } from '../../../gateway'
 
 interface Recorded {
   name: string;
-  kind: 'counter' | 'histogram';
+  kind: 'counter' | 'histogram' | 'gauge';
   value: number;
   tags: MetricTags;
   help?: string;
@@ -26,7 +26,10 @@ function rememberingMeter(): { meter: MetricMeter; recorded: Recorded[] } {
       ({
         record: (value: number, tags: MetricTags = {}) => recorded.push({ name, kind: 'histogram', value, tags, help }),
       }) as unknown as MetricHistogram,
-    createGauge: () => ({}) as MetricGauge,
+    createGauge: (name, _type, _unit, help) =>
+      ({
+        set: (value: number, tags: MetricTags = {}) => recorded.push({ name, kind: 'gauge', value, tags, help }),
+      }) as unknown as MetricGauge,
     withTags: () => meter,
   };
   return { meter, recorded };
@@ -81,6 +84,28 @@ describe('reelflow metrics', () => {
       ],
     );
     assert.equal(renderSeconds({ state: 'succeeded', created_at: 'garbage', finished_at: base.finished_at }), undefined);
+  });
+
+  it('adds what an ended item cost to the spend, by model and where the figure came from', () => {
+    const { meter, recorded } = rememberingMeter();
+    const metrics = new ReelflowMetrics(meter, new Map());
+    const base = { model: 'sora-2', created_at: null, finished_at: '2026-01-01T00:01:30.500Z' };
+    metrics.itemEnded({ ...base, state: 'unknown', cost_usd: 0.8, cost_source: 'estimated' });
+    metrics.itemEnded({ ...base, state: 'failed', cost_usd: 0, cost_source: 'estimated' });
+    metrics.itemEnded({ ...base, state: 'failed' });
+    metrics.itemEnded({ ...base, state: 'succeeded', cost_usd: 0.4, cost_source: 'estimated' });
+    metrics.itemEnded({ ...base, state: 'succeeded', cost_usd: 0.3, cost_source: 'billed' });
+    const spend = recorded.filter((r) => r.name === 'reelflow_spend_usd_total');
+    // The SDK's counters hold whole numbers: a float gauge carries the running sum.
+    assert.deepEqual(
+      spend.map(({ kind, value, tags }) => ({ kind, value, tags })),
+      [
+        { kind: 'gauge', value: 0.8, tags: { model: 'sora-2', source: 'estimated' } },
+        { kind: 'gauge', value: 1.2, tags: { model: 'sora-2', source: 'estimated' } },
+        { kind: 'gauge', value: 0.3, tags: { model: 'sora-2', source: 'billed' } },
+      ],
+    );
+    assert.equal(spend[0]!.help, METRICS.spend.help);
   });
 
   it('counts only the bytes a download brings, batched, and all of them once it ends', () => {

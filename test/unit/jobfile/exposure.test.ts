@@ -1,4 +1,5 @@
-// Warnings about where the key goes: another service's credential named as the key, plain http off loopback.
+// Warnings about where the key goes: a variable that is never sent named as the key, plain http off
+// loopback. Which other variables may go where is the user's key rule (test/unit/key-rule.test.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { plan } from './helpers';
@@ -6,15 +7,13 @@ import { plan } from './helpers';
 const job = (gateway: string) => `name: t\ngateway:\n${gateway}defaults:\n  model: m\nitems:\n  - prompt: hi\n`;
 
 describe('key exposure warnings', () => {
-  it("warns when api_key_env looks like another service's credential", async () => {
-    for (const variable of ['AWS_SECRET_ACCESS_KEY', 'GITHUB_TOKEN', 'MY_DB_PASSWORD', 'STRIPE_KEY', 'APP_SECRET']) {
+  it('warns when api_key_env names a variable that is never sent (TEMPORAL_*, AWS_*)', async () => {
+    for (const variable of ['AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'TEMPORAL_API_KEY', 'temporal_tls_key']) {
       const p = await plan(job(`  base_urls: [https://gw.example.com]\n  api_key_env: ${variable}\n`));
       assert.equal(p.warnings.length, 1, `${variable}: ${p.warnings.join('\n')}`);
-      assert.match(
-        p.warnings[0]!,
-        new RegExp(`warning: gateway\\.api_key_env names ${variable}, which looks like another service's credential`),
-      );
+      assert.match(p.warnings[0]!, new RegExp(`4:16: warning: gateway\\.api_key_env names ${variable}, which is never sent`));
     }
+    // Other variables go only where the user's key settings allow: `run` and validate say so.
     for (const variable of ['GATEWAY_API_KEY', 'OPENAI_API_KEY', 'NEWAPI_TOKEN', 'LITELLM_KEY']) {
       const p = await plan(job(`  base_urls: [https://gw.example.com]\n  api_key_env: ${variable}\n`));
       assert.deepEqual(p.warnings, [], variable);

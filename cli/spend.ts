@@ -1,0 +1,75 @@
+// What a job spent (docs/costs.md): every manifest row's cost_usd, each run of an item its own row,
+// billed and estimated apart, per model and in total, beside what the plan was estimated at.
+import { roundUsd } from '../jobfile/prices';
+import type { ManifestRow } from '../storage/manifest';
+import { formatUsd, type PlanEstimate } from './estimate';
+
+export interface ModelSpend {
+  model: string;
+  spent_usd: number;
+  /** The gateway's own figures (cost_source `billed`). */
+  billed_usd: number;
+  /** The estimate times the creates that may have been sent (cost_source `estimated`). */
+  estimated_usd: number;
+  /** What the plan's creates of this model were estimated at (the priced ones); null: no price. */
+  estimate_usd: number | null;
+}
+
+export interface JobSpend {
+  currency: 'USD';
+  spent_usd: number;
+  billed_usd: number;
+  estimated_usd: number;
+  /** The plan's creates, estimated (the priced part); null when no model of the plan has a price. */
+  estimate_usd: number | null;
+  per_model: ModelSpend[];
+}
+
+/** The spend of a job's manifest rows; undefined when nothing is priced or recorded. */
+export function spendOf(rows: readonly ManifestRow[], estimate: PlanEstimate): JobSpend | undefined {
+  const videos = estimate.per_model.filter((m) => m.role === 'video');
+  const models = new Map<string, ModelSpend>();
+  const of = (model: string): ModelSpend => {
+    let m = models.get(model);
+    if (!m) {
+      const priced = videos.find((v) => v.model === model && v.priced_items > 0);
+      m = { model, spent_usd: 0, billed_usd: 0, estimated_usd: 0, estimate_usd: priced ? priced.usd : null };
+      models.set(model, m);
+    }
+    return m;
+  };
+  for (const v of videos) if (v.priced_items > 0) of(v.model);
+  let recorded = false;
+  for (const row of rows) {
+    if (row.cost_usd === undefined) continue;
+    recorded = true;
+    const m = of(row.model);
+    if (row.cost_source === 'billed') m.billed_usd = roundUsd(m.billed_usd + row.cost_usd);
+    else m.estimated_usd = roundUsd(m.estimated_usd + row.cost_usd);
+    m.spent_usd = roundUsd(m.billed_usd + m.estimated_usd);
+  }
+  if (!recorded && models.size === 0) return undefined;
+  const perModel = [...models.values()];
+  const sum = (pick: (m: ModelSpend) => number) => roundUsd(perModel.reduce((total, m) => total + pick(m), 0));
+  return {
+    currency: 'USD',
+    spent_usd: sum((m) => m.spent_usd),
+    billed_usd: sum((m) => m.billed_usd),
+    estimated_usd: sum((m) => m.estimated_usd),
+    estimate_usd: perModel.some((m) => m.estimate_usd !== null) ? sum((m) => m.estimate_usd ?? 0) : null,
+    per_model: perModel,
+  };
+}
+
+function spentText(s: { spent_usd: number; billed_usd: number; estimated_usd: number }, estimate: number | null): string {
+  const against = estimate === null ? 'with no estimate (no price)' : `of ${formatUsd(estimate)} estimated`;
+  return `${formatUsd(s.spent_usd)} (${formatUsd(s.billed_usd)} billed, ${formatUsd(s.estimated_usd)} estimated) ${against}`;
+}
+
+/** For people: the total, then one line per model. */
+export function spendLines(spend: JobSpend): string[] {
+  return [
+    `spent:    ${spentText(spend, spend.estimate_usd)}`,
+    ...spend.per_model.map((m) => `  ${m.model}: ${spentText(m, m.estimate_usd)}`),
+  ];
+}

@@ -1,0 +1,101 @@
+// budget.max_usd as a user meets it (docs/costs.md): the built CLI, a real Temporal development
+// server, the simulator over HTTP counting the creates that reach it, and two workers (the one in
+// `run` and a `reelflow worker`), one of them killed with SIGKILL mid-run.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { useTemporalAndSimulator } from '../support/e2e';
+import { runCli, startCli, type CliRun } from '../support/cli';
+import { tempDir, writeJob } from '../support/jobs';
+
+const KEY = 'sk-test-budget-0123456789ab';
+const MODEL = 'seedance-1-0-pro-250528';
+
+async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('a budget is never crossed', () => {
+  const e2e = useTemporalAndSimulator(KEY, { ports: [0], renderMs: [3_000, 5_000], seed: 24 });
+  const started: CliRun[] = [];
+  after(async () => {
+    for (const run of started) if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+    await Promise.all(started.map((run) => run.done));
+  });
+
+  it('allows 7 of 10 items across two workers, one SIGKILLed; a raised --budget renders the other 3, nothing twice', async () => {
+    const dir = tempDir();
+    const items = Array.from({ length: 10 }, (_, i) => ({ id: `b-${i + 1}`, prompt: `budget prompt ${i + 1}` }));
+    const job = writeJob(dir, {
+      name: 'budget-seven',
+      baseUrls: e2e.sim.urls,
+      items,
+      maxInFlight: 10,
+      extra: `pricing:\n  ${MODEL}:\n    per_video: 5\nbudget:\n  max_usd: 35`,
+    });
+    const creates = () => Object.values(e2e.sim.stats().createsByPrompt).reduce((x, y) => x + y, 0);
+    const polled = () => Object.keys(e2e.sim.stats().pollsByTask).length;
+
+    const worker = startCli(['worker'], { env: e2e.env });
+    started.push(worker);
+    await worker.waitFor(/polling task queue/, 60_000);
+    const run = startCli(['run', job], { env: e2e.env });
+    started.push(run);
+    // Killed once renders are under way and every create made so far was answered (polled): a
+    // create cut mid-flight would rightly count as spent, and this test counts exact creates.
+    await until(() => creates() >= 3 && polled() === creates(), 120_000, 'three renders under way');
+    worker.child.kill('SIGKILL');
+    assert.equal((await worker.done).signal, 'SIGKILL');
+
+    const stopped = await run.done;
+    assert.equal(stopped.code, 1, `${stopped.stdout}\n${stopped.stderr}`);
+    assert.match(
+      stopped.stdout,
+      /stopped: budget reached: \$35\.00 of \$35\.00 spent or reserved; 3 items not started; raise budget\.max_usd and run again/,
+    );
+    assert.equal(creates(), 7, JSON.stringify(e2e.sim.stats().createsByPrompt));
+    assert.match(stopped.stdout, /spent: {4}\$35\.00 \(\$0\.00 billed, \$35\.00 estimated\) of \$50\.00 estimated/);
+    const rows = readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { key: string; state: string; cost_usd?: number; cost_source?: string });
+    assert.equal(rows.length, 7, 'no row for the items not started');
+    for (const row of rows) assert.deepEqual([row.state, row.cost_usd, row.cost_source], ['succeeded', 5, 'estimated']);
+
+    const raised = await runCli(['run', job, '--budget', '50'], { env: e2e.env });
+    assert.equal(raised.code, 0, `${raised.stdout}\n${raised.stderr}`);
+    const byPrompt = e2e.sim.stats().createsByPrompt;
+    for (const { prompt } of items) assert.equal(byPrompt[prompt], 1, `creates of ${prompt}: ${JSON.stringify(byPrompt)}`);
+    assert.match(raised.stdout, new RegExp(`  ${MODEL}: \\$50\\.00 \\(\\$0\\.00 billed, \\$50\\.00 estimated\\) of \\$50\\.00 estimated`));
+
+    // status --json of the ended job: what every run spent, beside the estimate.
+    const status = await runCli(['status', job, '--json'], { env: e2e.env });
+    assert.equal(status.code, 0, status.stderr);
+    const { spend } = JSON.parse(status.stdout) as { spend: { spent_usd: number; estimated_usd: number; estimate_usd: number } };
+    assert.deepEqual([spend.spent_usd, spend.estimated_usd, spend.estimate_usd], [50, 50, 50]);
+    const csv = await runCli(['results', job, '--format', 'csv'], { env: e2e.env });
+    assert.equal(csv.code, 0, csv.stderr);
+    const [head, first] = csv.stdout.split('\n');
+    assert.match(head!, /,cost_usd,cost_source$/);
+    assert.match(first!, /,5,estimated$/);
+  });
+
+  it('refuses a job under a budget whose model has no price, naming it (exit 2, nothing sent)', async () => {
+    const dir = tempDir();
+    const job = writeJob(dir, {
+      name: 'budget-unpriced',
+      baseUrls: e2e.sim.urls,
+      items: [{ prompt: 'unpriced prompt 1' }],
+    });
+    const before = e2e.sim.stats().createsByPrompt['unpriced prompt 1'] ?? 0;
+    const refused = await runCli(['run', job, '--budget', '10'], { env: e2e.env });
+    assert.equal(refused.code, 2, `${refused.stdout}\n${refused.stderr}`);
+    assert.match(refused.stderr, new RegExp(`a budget is set and these models have no price: ${MODEL} \\(no price for ${MODEL}\\)`));
+    assert.equal(e2e.sim.stats().createsByPrompt['unpriced prompt 1'] ?? 0, before);
+  });
+});

@@ -1,0 +1,85 @@
+// What a job spent, from its manifest rows' cost_usd (docs/costs.md), beside what its plan was
+// estimated at: per model and in total, for the end of `run`, `status` and --json. Pure logic.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { PlanEstimate } from '../../../cli/estimate';
+import { spendLines, spendOf } from '../../../cli/spend';
+import type { ManifestRow } from '../../../storage/manifest';
+
+function row(key: string, model: string, cost?: { usd: number; source: 'billed' | 'estimated' }): ManifestRow {
+  return {
+    key,
+    id: null,
+    index: 1,
+    state: 'succeeded',
+    model,
+    protocol: 'openai',
+    prompt: key,
+    task_id: 't',
+    base_url: null,
+    created_at: null,
+    finished_at: '2026-01-01T00:00:00.000Z',
+    polls: 1,
+    file: null,
+    bytes: null,
+    sha256: null,
+    error: null,
+    ...(cost ? { cost_usd: cost.usd, cost_source: cost.source } : {}),
+  };
+}
+
+const estimate: PlanEstimate = {
+  currency: 'USD',
+  total: 4.1,
+  per_model: [
+    { model: 'sora-2', role: 'video', items: 4, priced_items: 4, usd: 3.2, source: 'job file', assumed_seconds: {} },
+    { model: 'seedance', role: 'video', items: 2, priced_items: 2, usd: 0.8, source: 'job file', assumed_seconds: {} },
+    { model: 'claude', role: 'enhance', items: 6, priced_items: 6, usd: 0.1, source: 'job file', assumed_seconds: {} },
+  ],
+  unpriced_items: 0,
+  unpriced_models: [],
+};
+
+describe('the spend of a job', () => {
+  it('adds every row of every run, billed and estimated apart, per model and in total, beside the estimate', () => {
+    const rows = [
+      row('a', 'sora-2', { usd: 0.8, source: 'billed' }),
+      row('a', 'sora-2', { usd: 0.8, source: 'estimated' }), // a second run of the same item: paid again
+      row('b', 'sora-2', { usd: 0, source: 'estimated' }),
+      row('c', 'seedance', { usd: 0.4, source: 'estimated' }),
+      row('d', 'seedance'), // a row from before costs were recorded
+    ];
+    const spend = spendOf(rows, estimate);
+    assert.deepEqual(spend, {
+      currency: 'USD',
+      spent_usd: 2,
+      billed_usd: 0.8,
+      estimated_usd: 1.2,
+      estimate_usd: 4,
+      per_model: [
+        { model: 'sora-2', spent_usd: 1.6, billed_usd: 0.8, estimated_usd: 0.8, estimate_usd: 3.2 },
+        { model: 'seedance', spent_usd: 0.4, billed_usd: 0, estimated_usd: 0.4, estimate_usd: 0.8 },
+      ],
+    });
+    assert.deepEqual(spendLines(spend!), [
+      'spent:    $2.00 ($0.80 billed, $1.20 estimated) of $4.00 estimated',
+      '  sora-2: $1.60 ($0.80 billed, $0.80 estimated) of $3.20 estimated',
+      '  seedance: $0.40 ($0.00 billed, $0.40 estimated) of $0.80 estimated',
+    ]);
+  });
+
+  it('says nothing for a job without prices or recorded costs', () => {
+    const none: PlanEstimate = { currency: 'USD', total: 0, per_model: [], unpriced_items: 3, unpriced_models: [] };
+    assert.equal(spendOf([row('a', 'sora-2')], none), undefined);
+  });
+
+  it("shows a gateway's billed figures for a job without prices, with no estimate", () => {
+    const none: PlanEstimate = { currency: 'USD', total: 0, per_model: [], unpriced_items: 2, unpriced_models: [] };
+    const spend = spendOf([row('a', 'sora-2', { usd: 0.4, source: 'billed' }), row('b', 'sora-2', { usd: 0.4, source: 'billed' })], none);
+    assert.equal(spend?.estimate_usd, null);
+    assert.deepEqual(spendLines(spend!), [
+      'spent:    $0.80 ($0.80 billed, $0.00 estimated) with no estimate (no price)',
+      '  sora-2: $0.80 ($0.80 billed, $0.00 estimated) with no estimate (no price)',
+    ]);
+  });
+});

@@ -1,0 +1,183 @@
+// budget.max_usd (docs/costs.md): the job workflow reserves an item's estimate before it starts the
+// item's workflow, so however wide the window, the creates never cross the budget. A create that
+// provably sent nothing gives its reservation back; an `unknown` one is spent. JobWorkflow and
+// RenderWorkflow on the time-skipping test server, with stub activities.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ApplicationFailure } from '@temporalio/activity';
+import { FailureType } from '../../../activities/failure-types';
+import type { JobSettings, PlanItem } from '../../../jobfile/plan';
+import { planFor, runJob, stubActivities, timeSkippingPerTest, type TimeSkippingTemporal } from '../../support/time-skipping';
+
+const MINUTE = 60_000;
+const polling = { initialMs: MINUTE, maxMs: 5 * MINUTE, timeoutMs: 60 * MINUTE };
+/** Every item's estimate: a budget of $35 pays for 7 of them. */
+const ITEM_USD = 5;
+
+async function budgetedPlan(name: string, count: number, settings: Partial<JobSettings>) {
+  const prompts = Array.from({ length: count }, (_, i) => `${name} ${i + 1}`);
+  return planFor(name, prompts, { polling, budget: { maxUsd: 35 }, ...settings });
+}
+
+/** Pages as the worker hands them out: each item with its estimate (activities/plan.ts readPlanItems). */
+function pricedPages(plan: { items: PlanItem[] }) {
+  return async ({ offset, limit }: { offset: number; limit: number }) => {
+    const items = plan.items.slice(offset, offset + limit).map((item) => ({ ...item, estimateUsd: ITEM_USD }));
+    return { items, nextOffset: offset + items.length };
+  };
+}
+
+/** How many runs the job's workflow took, following its continue-as-new chain. */
+async function runsOf(env: TimeSkippingTemporal, workflowId: string, firstRunId: string): Promise<number> {
+  let runs = 1;
+  for (let runId = firstRunId; ; runs += 1) {
+    const history = await env.workflows.getHandle(workflowId, runId).fetchHistory();
+    const next = history.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+    if (!next) return runs;
+    runId = next;
+  }
+}
+
+describe('JobWorkflow never crosses budget.max_usd', () => {
+  const server = timeSkippingPerTest();
+
+  it('with a window of 10, starts exactly the 7 items the budget pays for and stops with exit 1', async () => {
+    const plan = await budgetedPlan('seven', 10, { concurrency: { maxInFlight: 10 } });
+    const { stubs, creates, events } = stubActivities(server.env, plan, { renderMs: 10 * MINUTE });
+
+    const result = await runJob(server.env, server.bundle, { ...stubs, readPlanItems: pricedPages(plan) }, 'seven');
+
+    assert.equal(creates.size, 7, `creates: ${[...creates.keys()].join(', ')}`);
+    assert.equal(
+      [...creates.values()].reduce((a, b) => a + b, 0),
+      7,
+    );
+    assert.equal(result.counts.succeeded, 7);
+    assert.equal(result.notStarted, 3);
+    assert.equal(result.stoppedBy?.kind, 'budget_reached');
+    assert.equal(result.stoppedBy?.exitCode, 1);
+    assert.equal(
+      result.stoppedBy?.message,
+      'budget reached: $35.00 of $35.00 spent or reserved; 3 items not started; raise budget.max_usd and run again',
+    );
+    const rows = events.flatMap((e) => (e.kind === 'record' ? [e.row] : []));
+    assert.equal(rows.length, 7, 'the items not started have no manifest row');
+    for (const row of rows) {
+      assert.equal(row.cost_usd, ITEM_USD);
+      assert.equal(row.cost_source, 'estimated');
+    }
+  });
+
+  it('run --budget wins over the job file, and the spend of earlier runs counts', async () => {
+    const plan = await budgetedPlan('earlier', 10, { concurrency: { maxInFlight: 10 }, budget: { maxUsd: 1000 } });
+    const { stubs, creates } = stubActivities(server.env, plan, { renderMs: MINUTE });
+    const prepared = { settings: plan.settings, runDate: '2025-01-01', digest: 'stub', itemCount: plan.items.length };
+    const withEarlierSpend = {
+      ...stubs,
+      readPlanItems: pricedPages(plan),
+      // $10 recorded by earlier runs in the manifest, and the budget of `run --budget 35`.
+      async preparePlan(input: { budgetUsd?: number }) {
+        assert.equal(input.budgetUsd, 35);
+        return { ...prepared, settings: { ...prepared.settings, budget: { maxUsd: input.budgetUsd } }, spentUsd: 10 };
+      },
+    };
+
+    const result = await runJob(server.env, server.bundle, withEarlierSpend, 'earlier', { budgetUsd: 35 });
+
+    assert.equal(creates.size, 5, '$10 of $35 was spent before: 5 items of $5 fit');
+    assert.equal(result.notStarted, 5);
+    assert.match(result.stoppedBy?.message ?? '', /^budget reached: \$35\.00 of \$35\.00 spent or reserved; 5 items not started/);
+  });
+
+  it('keeps its reservations across continue-as-new', async () => {
+    // Short renders: the test server stops skipping time once a run has continued as new
+    // (test/support/time-skipping.ts), so the clock runs at normal speed.
+    const plan = await budgetedPlan('carried', 10, {
+      concurrency: { maxInFlight: 3 },
+      polling: { initialMs: 250, maxMs: 500, timeoutMs: 10 * MINUTE },
+    });
+    const { stubs, creates } = stubActivities(server.env, plan, { renderMs: 1_000 });
+    let firstRunId = '';
+
+    const result = await runJob(
+      server.env,
+      server.bundle,
+      { ...stubs, readPlanItems: pricedPages(plan) },
+      'carried',
+      { historyBudget: 40 },
+      async (handle) => {
+        firstRunId = handle.firstExecutionRunId;
+      },
+    );
+
+    assert.equal(creates.size, 7, `creates: ${[...creates.keys()].join(', ')}`);
+    assert.equal(result.counts.succeeded, 7);
+    assert.equal(result.notStarted, 3);
+    assert.equal(result.stoppedBy?.kind, 'budget_reached');
+    const runs = await runsOf(server.env, 'reelflow-carried', firstRunId);
+    assert.ok(runs >= 2, `ran in ${runs} runs`);
+  });
+
+  it('a create that provably sent nothing gives its reservation back', async () => {
+    const plan = await budgetedPlan('unsent', 10, { concurrency: { maxInFlight: 10 } });
+    const { stubs, creates, events } = stubActivities(server.env, plan, {
+      renderMs: 10 * MINUTE,
+      beforeCreate: async (prompt) => {
+        if (prompt === 'unsent 2') {
+          throw ApplicationFailure.create({ type: FailureType.createNotSent, nonRetryable: true, message: 'nothing was sent' });
+        }
+      },
+    });
+
+    const result = await runJob(server.env, server.bundle, { ...stubs, readPlanItems: pricedPages(plan) }, 'unsent');
+
+    assert.equal(result.counts.succeeded, 7, 'the released $5 paid for an eighth item');
+    assert.equal(result.counts.failed, 1);
+    assert.equal(creates.size, 8);
+    assert.equal(result.notStarted, 2);
+    const unsent = events.find((e) => e.kind === 'record' && e.prompt === 'unsent 2');
+    assert.equal(unsent?.kind === 'record' ? unsent.row.cost_usd : undefined, 0);
+  });
+
+  it('an unknown create counts as spent', async () => {
+    const plan = await budgetedPlan('ambiguous', 10, { concurrency: { maxInFlight: 10 } });
+    const { stubs, creates, events } = stubActivities(server.env, plan, {
+      renderMs: 10 * MINUTE,
+      beforeCreate: async (prompt) => {
+        if (prompt === 'ambiguous 2') {
+          throw ApplicationFailure.create({ type: FailureType.ambiguousCreate, nonRetryable: true, message: 'the answer was lost' });
+        }
+      },
+    });
+
+    const result = await runJob(server.env, server.bundle, { ...stubs, readPlanItems: pricedPages(plan) }, 'ambiguous');
+
+    assert.equal(result.counts.succeeded, 6);
+    assert.equal(result.counts.unknown, 1);
+    assert.equal(creates.size, 7, 'no eighth item: the unknown create may be billed');
+    assert.equal(result.notStarted, 3);
+    const unknown = events.find((e) => e.kind === 'record' && e.prompt === 'ambiguous 2');
+    assert.equal(unknown?.kind === 'record' ? unknown.row.cost_usd : undefined, ITEM_USD);
+  });
+
+  it("counts the gateway's billed figure where it gives one, in place of the estimate", async () => {
+    const plan = await budgetedPlan('billed', 10, { concurrency: { maxInFlight: 10 } });
+    const { stubs, creates, events } = stubActivities(server.env, plan, { renderMs: 10 * MINUTE });
+    const billing = {
+      ...stubs,
+      readPlanItems: pricedPages(plan),
+      // LiteLLM's x-litellm-response-cost: $4 where $5 was estimated.
+      async createTaskMarked(input: Parameters<typeof stubs.createTaskMarked>[0]) {
+        return { ...(await stubs.createTaskMarked(input)), billedUsd: 4 };
+      },
+    };
+
+    const result = await runJob(server.env, server.bundle, billing, 'billed');
+
+    assert.equal(creates.size, 8, '7 reserved at $5 spent $28: an eighth fits, a ninth would not');
+    assert.equal(result.notStarted, 2);
+    assert.match(result.stoppedBy?.message ?? '', /^budget reached: \$32\.00 of \$35\.00 spent or reserved; 2 items not started/);
+    const rows = events.flatMap((e) => (e.kind === 'record' ? [e.row] : []));
+    for (const row of rows) assert.deepEqual([row.cost_usd, row.cost_source], [4, 'billed']);
+  });
+});
