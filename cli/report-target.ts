@@ -2,10 +2,12 @@
 import type { Plan } from '../jobfile/plan';
 import { openStorage } from '../storage';
 import type { ManifestRow } from '../storage/manifest';
-import { UsageError } from './errors';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { jobWorkflowId } from '../workflows/ids';
+import { NeverRunError, UsageError } from './errors';
 import { loadPlanOrExplain, looksLikeFile, resolveJob } from './job-ref';
 import { openSession } from './session';
-import { readOutcome } from './summary';
+import { readOutcome, type JobOutcome } from './summary';
 
 export async function planFor(target: string): Promise<Plan> {
   // A job file without a schedule names its outputs by itself; only ids and scheduled runs need Temporal.
@@ -22,11 +24,34 @@ export async function planFor(target: string): Promise<Plan> {
   }
 }
 
+/**
+ * The job's outcome, or NeverRunError when it was never run: no item has a row and Temporal knows
+ * no workflow of it (a job whose items are all still in flight has none either, and is shown).
+ */
+export async function outcomeOfRunJob(plan: Plan, target: string): Promise<JobOutcome> {
+  const outcome = await readOutcome(plan);
+  if (outcome.rows.length > 0 || plan.schedule) return outcome;
+  const session = await openSession();
+  try {
+    const workflowId = jobWorkflowId(plan.job);
+    await session.client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .catch((error: unknown) => {
+        if (error instanceof WorkflowNotFoundError) throw new NeverRunError(plan.job, target);
+        throw error;
+      });
+  } finally {
+    await session.close();
+  }
+  return outcome;
+}
+
 export async function resolveReportTarget(target: string): Promise<{ job: string; outputDir: string; rows: ManifestRow[] }> {
   const plan = await planFor(target);
   if (plan.output.storage !== 'local' || !plan.output.dir) {
     throw new UsageError(`${plan.job} writes to ${openStorage(plan.output).location}: report needs a local output directory`);
   }
-  const outcome = await readOutcome(plan);
+  const outcome = await outcomeOfRunJob(plan, target);
   return { job: plan.job, outputDir: plan.output.dir, rows: outcome.rows };
 }

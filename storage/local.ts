@@ -5,7 +5,7 @@
 // it. Nothing is written through a link under the output location (safe-path.ts), and a file
 // reelflow did not write is never replaced unless the job says so (docs/files.md).
 import { randomBytes } from 'node:crypto';
-import { open, readdir, rm } from 'node:fs/promises';
+import { open, readdir, rm, rmdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Readable, finished } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -337,6 +337,9 @@ export class LocalStorage implements Storage {
   async checkWritable(): Promise<void> {
     const probeName = `.reelflow-write-check-${process.pid}-${randomBytes(4).toString('hex')}`;
     const probe = join(this.location, probeName);
+    // The folders this check creates, the outermost first: it removes them again, so that a check
+    // (doctor, a run that stops before its job starts) leaves nothing behind.
+    let createdFrom: string | undefined;
     try {
       // A planted link where the manifest goes is named before anything starts.
       const manifest = await lstatOrUndefined(this.manifestPath);
@@ -344,6 +347,7 @@ export class LocalStorage implements Storage {
       if (manifest && !manifest.isFile()) throw new UnsafePathError(this.manifestPath, 'not a regular file');
       if (manifest && manifest.nlink > 1)
         throw new UnsafePathError(this.manifestPath, `a file with ${manifest.nlink - 1} other hard link(s)`);
+      createdFrom = (await safeDir(this.location, '', true)).created;
       const fh = await openUnder(this.location, probeName, 'create');
       try {
         await fh.write('ok\n');
@@ -367,6 +371,7 @@ export class LocalStorage implements Storage {
       throw new StorageError(`output directory ${this.location} is not writable: ${why}`, { cause: err });
     } finally {
       await rm(probe, { force: true }).catch(() => undefined);
+      if (createdFrom) await removeEmptyFolders(this.location, createdFrom);
     }
   }
 
@@ -545,4 +550,15 @@ async function fsyncDirs(from: string, to: string): Promise<void> {
 
 function fsError(what: string, err: unknown): StorageError {
   return new StorageError(`${what}: ${errorMessage(err)}`, { cause: err });
+}
+
+/** Removes `dir` and its parents up to `outermost` while they are empty (rmdir refuses any that is not). */
+async function removeEmptyFolders(dir: string, outermost: string): Promise<void> {
+  for (let path = dir; ; path = dirname(path)) {
+    const removed = await rmdir(path).then(
+      () => true,
+      () => false,
+    );
+    if (!removed || path === outermost || dirname(path) === path) return;
+  }
 }

@@ -29,6 +29,11 @@ function componentOf(meta: Record<string, unknown> | undefined): unknown {
 
 export function runtimeOptions(metrics?: MetricsAddress): RuntimeOptions {
   return {
+    // reelflow's commands handle SIGINT/SIGTERM themselves (`run` stops its poll loop, then its worker,
+    // then its connection, in that order; `worker` shuts down gracefully). Left to the SDK, a signal
+    // also shuts the worker down behind the command's back, and one that comes before the command's
+    // handler is installed is swallowed: the command goes on without its worker.
+    shutdownSignals: [],
     logger: new DefaultLogger('INFO', (entry) =>
       log[LEVELS[entry.level]]({ ...entry.meta, component: componentOf(entry.meta) }, entry.message),
     ),

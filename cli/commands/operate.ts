@@ -1,19 +1,25 @@
 // status, results and cancel: looking at and steering jobs that exist.
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import type { ManifestRow } from '../../storage/manifest';
 import { JobWorkflow, cancelSignal, progressQuery } from '../../workflows/job';
-import type { RenderStatus } from '../../workflows/types';
-import { UsageError } from '../errors';
+import type { JobResult, RenderStatus } from '../../workflows/types';
+import { NeverRunError, UsageError } from '../errors';
+import { detachedWorkerAlive } from '../detached-worker';
 import { loadPlanOrExplain, resolveJob } from '../job-ref';
 import { createOutput, formatBytes, type Output } from '../output';
 import { terminalColumns, withRewrites } from './enhance';
 import { csvCell, displayWidth, fitWidth, padToWidth, plainText } from '../terminal-text';
 import { itemStatuses, summaryLine } from '../progress';
-import { planFor } from '../report-target';
+import { outcomeOfRunJob, planFor } from '../report-target';
 import { openSession } from '../session';
 import { TASK_QUEUE } from '../task-queue';
 import { describeOutcome, readOutcome } from '../summary';
+
+/** How long after its start a job without an answering worker is said to be starting, not missing. */
+const WORKER_GRACE_MS = 30_000;
+/** How long status waits for a worker to answer the progress query. */
+const QUERY_WAIT_MS = 5_000;
 
 export function registerOperateCommands(program: Command): void {
   program
@@ -22,17 +28,25 @@ export function registerOperateCommands(program: Command): void {
     .argument('[job]', 'job file or job id')
     .option('--watch', 'keep it live until the job ends')
     .option('--json', 'one JSON document on stdout')
-    .action(async (target: string | undefined, options: { watch?: boolean; json?: boolean }) => {
+    .option('--limit <n>', 'the table of recent jobs: how many, newest first', '20')
+    .action(async (target: string | undefined, options: { watch?: boolean; json?: boolean; limit: string }) => {
       const out = createOutput(!!options.json);
+      const limit = Number(options.limit);
+      if (!Number.isInteger(limit) || limit < 1)
+        throw new UsageError(`--limit must be a whole number of at least 1, got "${options.limit}"`);
       const session = await openSession();
       try {
-        if (!target) return await listJobs(session.client, out);
+        if (!target) return await listJobs(session.client, out, limit);
         const job = await resolveJob(session.client, target);
         do {
-          const done = await showStatus(session.client, job, out, !!options.watch);
+          const done = await showStatus(session.client, job, target, out, !!options.watch);
           if (done || !options.watch) break;
           await new Promise((r) => setTimeout(r, 2_000));
         } while (options.watch);
+      } catch (error) {
+        // --json always prints JSON: a job never run is a document too (the sentence goes to stderr).
+        if (error instanceof NeverRunError && out.json) out.result(error.toJSON());
+        throw error;
       } finally {
         await session.close();
       }
@@ -48,7 +62,14 @@ export function registerOperateCommands(program: Command): void {
         throw new UsageError(`--format must be table, json or csv, got "${options.format}"`);
       }
       const plan = await planFor(target);
-      const outcome = await readOutcome(plan);
+      let outcome;
+      try {
+        outcome = await outcomeOfRunJob(plan, target);
+      } catch (error) {
+        if (error instanceof NeverRunError && options.format === 'json')
+          process.stdout.write(`${JSON.stringify(error.toJSON(), null, 2)}\n`);
+        throw error;
+      }
       // The rewrite beside the prompt: what the render sent, else the stored one (docs/enhance.md).
       const rows = await withRewrites(plan, outcome.rows);
       if (options.format === 'json') process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
@@ -97,33 +118,89 @@ export function registerOperateCommands(program: Command): void {
     });
 }
 
-async function listJobs(client: Client, out: Output): Promise<void> {
-  const jobs: Array<{ id: string; status: string; started: string; closed: string | null }> = [];
-  for await (const w of client.workflow.list({ query: `WorkflowType = '${JobWorkflow.name}'` })) {
-    jobs.push({
-      id: w.workflowId,
-      status: w.status.name.toLowerCase(),
-      started: w.startTime.toISOString(),
-      closed: w.closeTime?.toISOString() ?? null,
-    });
-    if (jobs.length >= 20) break;
-  }
-  if (out.json) return out.result(jobs);
-  if (jobs.length === 0) return out.line('no jobs yet: start one with `reelflow run JOB.yaml`');
-  out.line(`${'JOB'.padEnd(36)} ${'STATUS'.padEnd(16)} STARTED`);
-  for (const j of jobs) out.line(`${j.id.padEnd(36)} ${j.status.padEnd(16)} ${j.started}`);
+/** A job's row in the table of recent jobs. */
+export interface JobListRow {
+  id: string;
+  /** How it ended (or `running`): completed, canceled, `stopped: CAUSE`, `completed: N of M not succeeded`, failed, terminated, timed_out. */
+  end: string;
+  succeeded: number | null;
+  items: number | null;
+  started: string;
+  closed: string | null;
 }
 
-/** Prints one snapshot; true when the job has ended. */
+/** Not the runs a job continued as new from: one row per job run. */
+const JOBS_QUERY = `WorkflowType = '${JobWorkflow.name}' AND ExecutionStatus != 'ContinuedAsNew'`;
+
+async function listJobs(client: Client, out: Output, limit: number): Promise<void> {
+  const total = (await client.workflow.count(JOBS_QUERY)).count;
+  const jobs: JobListRow[] = [];
+  for await (const w of client.workflow.list({ query: JOBS_QUERY })) {
+    if (jobs.length >= limit) break;
+    const closed = w.closeTime?.toISOString() ?? null;
+    const row: JobListRow = {
+      id: w.workflowId,
+      end: w.status.name.toLowerCase(),
+      succeeded: null,
+      items: null,
+      started: w.startTime.toISOString(),
+      closed,
+    };
+    // A completed workflow's result says how the job ended: canceled, stopped by a cause, items that failed.
+    if (w.status.name === 'COMPLETED') {
+      const result = await client.workflow
+        .getHandle<typeof JobWorkflow>(w.workflowId, w.runId, { followRuns: false })
+        .result()
+        .catch(() => undefined);
+      if (result) Object.assign(row, { end: jobEnd(result), succeeded: result.counts.succeeded, items: result.total });
+    }
+    jobs.push(row);
+  }
+  if (out.json) return out.result({ jobs, shown: jobs.length, total });
+  if (jobs.length === 0) return out.line('no jobs yet: start one with `reelflow run JOB.yaml`');
+  for (const line of jobTable(jobs, terminalColumns())) out.line(line);
+  if (total > jobs.length) out.line(`${jobs.length} of ${total} shown (--limit ${total} for all)`);
+}
+
+/** How a completed job ended, in a few words. */
+export function jobEnd(result: JobResult): string {
+  if (result.canceled) return 'canceled';
+  if (result.stoppedBy) return `stopped: ${result.stoppedBy.kind}`;
+  if (result.fatal) return 'stopped';
+  const notSucceeded = result.total - result.counts.succeeded;
+  return notSucceeded > 0 ? `completed: ${notSucceeded} of ${result.total} not succeeded` : 'completed';
+}
+
+/** The table of recent jobs, within `columns`: a long id is cut (with …) before the other columns are. */
+export function jobTable(jobs: readonly JobListRow[], columns: number): string[] {
+  const started = (j: JobListRow) => j.started.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  const endWidth = Math.min(40, Math.max(6, ...jobs.map((j) => displayWidth(plainText(j.end)))));
+  const startedWidth = 20;
+  const idRoom = Math.max(12, columns - 1 - endWidth - startedWidth - 4);
+  const idWidth = Math.min(idRoom, Math.max(3, ...jobs.map((j) => displayWidth(plainText(j.id)))));
+  const row = (id: string, end: string, when: string) =>
+    `${padToWidth(fitWidth(plainText(id), idWidth), idWidth)}  ${padToWidth(fitWidth(plainText(end), endWidth), endWidth)}  ${when}`;
+  return [row('JOB', 'END', 'STARTED'), ...jobs.map((j) => row(j.id, j.end, started(j)))];
+}
+
+/**
+ * Prints one snapshot; true when the job has ended. A job with no workflow was never run
+ * (NeverRunError). A running job whose progress no worker answers gets a grace: within its first
+ * 30 s, or while the worker `run --detach` spawned is alive, its worker is starting, not missing.
+ */
 async function showStatus(
   client: Client,
   job: { workflowId: string; jobFile: string; runDate?: string },
+  target: string,
   out: Output,
   watching: boolean,
 ): Promise<boolean> {
   const { workflowId } = job;
   const handle = client.workflow.getHandle<typeof JobWorkflow>(workflowId);
-  const described = await handle.describe();
+  const described = await handle.describe().catch((error: unknown) => {
+    if (error instanceof WorkflowNotFoundError) throw new NeverRunError(workflowId.replace(/^reelflow-/, ''), target);
+    throw error;
+  });
   const running = described.status.name === 'RUNNING';
   if (!running) {
     // An ended job's truth is its manifest: the latest row of every item, across all runs.
@@ -135,9 +212,17 @@ async function showStatus(
     else for (const line of describeOutcome(outcome, job.jobFile)) out.line(line);
     return true;
   }
-  const progress = await handle.query(progressQuery).catch(() => undefined);
+  const askedAt = Date.now();
+  // Without a worker a query waits for one: a bound, so that status answers.
+  const progress = await client.withDeadline(askedAt + QUERY_WAIT_MS, () => handle.query(progressQuery)).catch(() => undefined);
   if (!progress) {
-    out.line(`${workflowId}: running, but no worker answers: start one with \`reelflow run JOB.yaml\` or \`reelflow worker\``);
+    const starting = askedAt - described.startTime.getTime() < WORKER_GRACE_MS || detachedWorkerAlive(workflowId);
+    const job = workflowId.replace(/^reelflow-/, '');
+    const message = starting
+      ? `${workflowId}: running; its worker is starting, progress follows in a moment`
+      : `${workflowId}: running, but no worker answers: start one with \`reelflow run JOB.yaml\` or \`reelflow worker\``;
+    if (out.json) out.result({ job, state: 'running', worker: starting ? 'starting' : 'none', counts: null, items: null, message });
+    else out.line(message);
     return !watching;
   }
   const statuses = await itemStatuses(client, progress, progress.inFlight.length);

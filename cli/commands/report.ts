@@ -1,7 +1,7 @@
 // `reelflow report JOB.yaml|JOB-ID`: writes report.html beside the job's outputs (spec/cli.md).
 import type { Command } from 'commander';
 import type { ManifestRow } from '../../storage/manifest';
-import { exitCodeFor } from '../errors';
+import { exitCodeFor, NeverRunError } from '../errors';
 import { UnsafePathError } from '../../storage/safe-path';
 import { writeReport } from '../report';
 
@@ -37,6 +37,8 @@ export function registerReportCommand(program: Command, deps: ReportCommandDeps)
       try {
         resolved = await deps.resolveOutput(target);
       } catch (error) {
+        // --json prints JSON even for a job never run (docs/commands.md); the sentence goes to stderr.
+        if (error instanceof NeverRunError && options.json) process.stdout.write(`${JSON.stringify(error.toJSON(), null, 2)}\n`);
         const exitCode = exitCodeFor(error);
         if (exitCode === 1) throw error;
         command.error(`reelflow: ${oneLine(error)}`, { exitCode, code: 'reelflow.report' });

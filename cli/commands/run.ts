@@ -1,5 +1,6 @@
 // `reelflow run JOB.yaml`: start the job (or attach), show progress until every item has ended.
 import { spawn } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
 import { openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
@@ -24,11 +25,12 @@ import { inputsChangedNote, loadPlanOrExplain, startedJobInput, storeInputsOrExp
 import { hashJobInputs, recordingFiles } from '../../storage/inputs-publish';
 import { createOutput } from '../output';
 import { ProgressView } from '../progress';
-import { addObservabilityOptions, openSession, type Observability } from '../session';
+import { addObservabilityOptions, openSession, type Observability, type Session } from '../session';
 import { describeOutcome, describeStop, exitStatusFor, readOutcome, type JobOutcome } from '../summary';
 import { printDryRun } from './dry-run';
 import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
 import { claimOutputOrExplain } from '../output-owner';
+import { recordDetachedWorker } from '../detached-worker';
 import { unpricedMessage, unpricedModels } from '../../activities/plan';
 
 /** `--budget 50`: a number of dollars above 0, as budget.max_usd. */
@@ -114,6 +116,85 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
   const out = createOutput(!!options.json);
   // JSON logs own stdout as --json does: human lines go to stderr.
   if (options.logFormat === 'json') out.line = out.note;
+  const interrupt = watchInterrupt(jobFile, out);
+  try {
+    await runJob(jobFile, options, out, interrupt);
+  } finally {
+    interrupt.dispose();
+  }
+}
+
+/**
+ * Ctrl-C (SIGINT) or SIGTERM during `run`: the hint at once, then an orderly stop by the command's
+ * own flow, never by the handler: the flow's calls to Temporal in flight are canceled, the flow
+ * unwinds, and only then are the worker and the connection closed. Closing the connection under a
+ * call let the SDK's retry of that call (a timer) meet the closed channel: an uncaught "Channel has
+ * been shut down" and exit 1. Exit 130 (docs/commands.md). Before the session opens nothing uses
+ * Temporal: the command ends at once. A second press ends it at once too.
+ */
+interface Interrupt {
+  readonly interrupted: boolean;
+  /**
+   * Runs `fn` with its Temporal calls canceled by an interrupt. A scope of its own each time: the SDK
+   * adds a listener per call to the signal and never removes it, so one signal for a whole run grows
+   * without bound; a scope's signal goes with the scope.
+   */
+  scoped<T>(client: Client, fn: () => Promise<T>): Promise<T>;
+  /** Set while a Temporal session is open or opening: the flow then ends the command itself. */
+  sessionOpening: boolean;
+  /** Clears the live display before the hint is printed. */
+  clearView: () => void;
+  /** Resolves when interrupted. */
+  readonly whenInterrupted: Promise<void>;
+  dispose(): void;
+}
+
+function watchInterrupt(jobFile: string, out: ReturnType<typeof createOutput>): Interrupt {
+  const controller = new AbortController();
+  let fire: () => void = () => {};
+  const whenInterrupted = new Promise<void>((resolve) => {
+    fire = resolve;
+  });
+  const state: Interrupt = {
+    get interrupted() {
+      return controller.signal.aborted;
+    },
+    async scoped(client, fn) {
+      const scope = new AbortController();
+      setMaxListeners(0, scope.signal); // one per call of the scope, dropped with it
+      const abort = () => scope.abort();
+      controller.signal.addEventListener('abort', abort, { once: true });
+      if (controller.signal.aborted) scope.abort();
+      try {
+        return await client.withAbortSignal(scope.signal, fn);
+      } finally {
+        controller.signal.removeEventListener('abort', abort);
+      }
+    },
+    sessionOpening: false,
+    clearView: () => {},
+    whenInterrupted,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+  const onSignal = () => {
+    if (controller.signal.aborted || !state.sessionOpening) {
+      if (!controller.signal.aborted) out.note(`\ninterrupted: the job keeps its state and resumes with: reelflow run ${jobFile}`);
+      process.exit(130);
+    }
+    state.clearView();
+    out.note(`\ninterrupted: the job keeps its state and resumes with: reelflow run ${jobFile}`);
+    controller.abort();
+    fire();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return state;
+}
+
+async function runJob(jobFile: string, options: RunOptions, out: ReturnType<typeof createOutput>, interrupt: Interrupt): Promise<void> {
   const reads = recordingFiles();
   const plan = await loadPlanOrExplain(jobFile, undefined, reads, options.prices);
   for (const warning of plan.warnings) out.note(`warning: ${warning}`);
@@ -128,13 +209,9 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
   const unpriced = plan.budget ? unpricedModels(plan) : [];
   if (unpriced.length > 0) throw new UsageError(unpricedMessage(unpriced));
   await preflight(plan, options.worker);
-  // An output location belongs to one job: another job's is refused before anything starts.
-  await claimOutputOrExplain(plan);
-  if (options.reEnhance) await reEnhanceBeforeRun(plan, out);
-  // Before the job starts, so that every file its workers will ask for is there.
-  const storedInputs = await storeInputsOrExplain(plan, reads.texts, options.inputs, (line) => out.note(line));
 
-  const started = Date.now();
+  // Temporal first: with it unreachable (exit 3) nothing has been written, not even the output folder.
+  interrupt.sessionOpening = true;
   const workflowId = jobWorkflowId(plan.job);
   let ownQueue: string | undefined;
   const session = await openSession({
@@ -144,117 +221,146 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
     logFormat: options.logFormat,
   });
   const view = new ProgressView(session.client, !!process.stderr.isTTY && !options.json);
-  let interrupted = false;
-  const onSignal = () => {
-    if (interrupted) return;
-    interrupted = true;
-    view.clear();
-    out.note(`\ninterrupted: the job keeps its state and resumes with: reelflow run ${jobFile}`);
-    void session.close().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-
+  interrupt.clearView = () => view.clear();
+  let keepServer = !!options.detach;
+  let storedInputs: Awaited<ReturnType<typeof storeInputsOrExplain>>;
   try {
-    const retryStates: ItemEndState[] = [
-      ...(options.retryFailed ? (['failed', 'timed_out'] as const) : []),
-      ...(options.retryUnknown ? (['unknown'] as const) : []),
-    ];
-    const running = await session.client.workflow
+    // An output location belongs to one job: another job's is refused before anything starts.
+    await claimOutputOrExplain(plan);
+    if (options.reEnhance) await reEnhanceBeforeRun(plan, out);
+    // Before the job starts, so that every file its workers will ask for is there.
+    storedInputs = await storeInputsOrExplain(plan, reads.texts, options.inputs, (line) => out.note(line));
+  } catch (error) {
+    await session.close();
+    throw error;
+  }
+  try {
+    if (!interrupt.interrupted)
+      keepServer = await followJob(session, view, plan, jobFile, options, out, interrupt, storedInputs, reads, ownQueue);
+  } catch (error) {
+    if (!interrupt.interrupted) throw error;
+  } finally {
+    await session.close({ keepServer });
+  }
+  if (interrupt.interrupted) process.exit(130);
+}
+
+/** Starts the job or attaches to it, then follows it to its end; true when the server must stay up (--detach). */
+async function followJob(
+  session: Session,
+  view: ProgressView,
+  plan: Plan,
+  jobFile: string,
+  options: RunOptions,
+  out: ReturnType<typeof createOutput>,
+  interrupt: Interrupt,
+  storedInputs: Awaited<ReturnType<typeof storeInputsOrExplain>>,
+  reads: ReturnType<typeof recordingFiles>,
+  ownQueue: string | undefined,
+): Promise<boolean> {
+  const workflowId = jobWorkflowId(plan.job);
+  const scoped = <T>(fn: () => Promise<T>) => interrupt.scoped(session.client, fn);
+  const retryStates: ItemEndState[] = [
+    ...(options.retryFailed ? (['failed', 'timed_out'] as const) : []),
+    ...(options.retryUnknown ? (['unknown'] as const) : []),
+  ];
+  // A running job's start, as Temporal recorded it: the job's own clock starts at its first workflow
+  // task, later when no worker was there to run it (run --detach --no-worker).
+  const runningSince = await scoped(() =>
+    session.client.workflow
       .getHandle(workflowId)
       .describe()
       .then(
-        (d) => d.status.name === 'RUNNING',
-        () => false,
-      );
-    const backgroundWorker = !!(options.detach && options.worker && session.target.embedded);
-    if (running && backgroundWorker) await refuseAnotherStartersJob(session.client, workflowId, plan);
-    const fingerprint = starterKeyFingerprint(plan);
-    const input: JobInput = {
-      jobFile: plan.jobFile,
-      runDate: plan.runDate,
-      retryStates,
-      ...(storedInputs ? { inputs: storedInputs.ref } : {}),
-      ...(fingerprint ? { keyFingerprint: fingerprint } : {}),
-      ...(options.budget !== undefined ? { budgetUsd: options.budget } : {}),
-    };
-    const handle = await session.client.workflow.start(JobWorkflow, {
+        (d) => (d.status.name === 'RUNNING' ? d.startTime.getTime() : undefined),
+        () => undefined,
+      ),
+  );
+  const running = runningSince !== undefined;
+  if (interrupt.interrupted) return false;
+  const backgroundWorker = !!(options.detach && options.worker && session.target.embedded);
+  if (running && backgroundWorker) await scoped(() => refuseAnotherStartersJob(session.client, workflowId, plan));
+  const fingerprint = starterKeyFingerprint(plan);
+  const input: JobInput = {
+    jobFile: plan.jobFile,
+    runDate: plan.runDate,
+    retryStates,
+    ...(storedInputs ? { inputs: storedInputs.ref } : {}),
+    ...(fingerprint ? { keyFingerprint: fingerprint } : {}),
+    ...(options.budget !== undefined ? { budgetUsd: options.budget } : {}),
+  };
+  const handle = await scoped(() =>
+    session.client.workflow.start(JobWorkflow, {
       // This run's own queue when a worker of this run (or its background worker) carries the job.
       taskQueue: ownQueue ?? (backgroundWorker ? newRunTaskQueue() : TASK_QUEUE),
       workflowId,
       args: [input],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    });
-    if (running) {
-      out.note(`${plan.job}: already running: attached${retryStates.length ? ' (--retry-* apply to the next run, not this one)' : ''}`);
-      const changed = await inputsChangedNote(
-        session.client,
-        workflowId,
-        jobFile,
-        async () => storedInputs?.inputs ?? hashJobInputs(plan, reads.texts),
-      );
-      if (changed) out.note(changed);
-    } else {
-      const storage = openStorage(plan.output);
-      const stored = new Map((await storage.list()).map((o) => [o.name, o]));
-      out.note(startedNote(plan.job, plan.items.length, await readOutcome(plan), stored, retryStates, storage.location));
-    }
-    if (session.target.embedded)
-      out.note(`Temporal web UI: ${session.target.embedded.uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`);
-
-    if (options.detach) {
-      if (backgroundWorker) spawnBackgroundWorker(workflowId, options.allowKey);
-      out.note(`detached: follow it with \`reelflow status ${jobFile} --watch\``);
-      if (options.json) out.result({ job: plan.job, workflowId, state: running ? 'attached' : 'started' });
-      await session.close({ keepServer: true });
-      return;
-    }
-
-    const result = handle.result();
-    let finished = false;
-    void result.then(
-      () => {
-        finished = true;
-      },
-      () => {
-        finished = true;
-      },
+    }),
+  );
+  if (running) {
+    out.note(`${plan.job}: already running: attached${retryStates.length ? ' (--retry-* apply to the next run, not this one)' : ''}`);
+    const changed = await scoped(() =>
+      inputsChangedNote(session.client, workflowId, jobFile, async () => storedInputs?.inputs ?? hashJobInputs(plan, reads.texts)),
     );
-    while (!finished && !interrupted) {
-      const progress = await handle.query(progressQuery).catch(() => undefined);
-      if (progress && !interrupted) await view.render(progress).catch(() => undefined);
-      await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, process.stderr.isTTY ? 500 : 1000))]);
-    }
-    if (interrupted) return;
-    view.clear();
-    const jobResult = await result;
-    if (session.worker) await childrenClosed(session.client, workflowId, 15_000);
-    const outcome = await readOutcome(plan);
-    if (options.json) {
-      out.result({
-        workflowId,
-        canceled: jobResult.canceled,
-        fatal: jobResult.fatal ?? null,
-        stoppedBy: jobResult.stoppedBy ?? null,
-        ...outcome,
-        rows: undefined,
-        failures: outcome.rows
-          .filter((r) => r.state !== 'succeeded')
-          .map((r) => ({ key: r.key, index: r.index, state: r.state, error: r.error })),
-      });
-    } else {
-      if (jobResult.stoppedBy) for (const line of describeStop(jobResult.stoppedBy, jobFile, jobResult.notStarted ?? 0)) out.line(line);
-      else if (jobResult.fatal) out.line(`stopped early: ${jobResult.fatal}`);
-      if (jobResult.canceled) out.line('the job was canceled');
-      for (const line of describeOutcome(outcome, jobFile, Date.now() - started)) out.line(line);
-    }
-    process.exitCode = exitStatusFor(outcome, jobResult.stoppedBy);
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    if (!interrupted) await session.close({ keepServer: !!options.detach });
+    if (changed) out.note(changed);
+  } else {
+    const storage = openStorage(plan.output);
+    const stored = new Map((await storage.list()).map((o) => [o.name, o]));
+    out.note(startedNote(plan.job, plan.items.length, await readOutcome(plan), stored, retryStates, storage.location));
   }
+  if (session.target.embedded)
+    out.note(`Temporal web UI: ${session.target.embedded.uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`);
+
+  if (options.detach) {
+    if (backgroundWorker) spawnBackgroundWorker(workflowId, options.allowKey);
+    out.note(`detached: follow it with \`reelflow status ${jobFile} --watch\``);
+    if (options.json) out.result({ job: plan.job, workflowId, state: running ? 'attached' : 'started' });
+    return true;
+  }
+
+  // One scope per round: the job's state, its progress, the display; the round's calls end with it.
+  while (!interrupt.interrupted) {
+    const ended = await scoped(async () => {
+      const closed = await handle.describe().then(
+        (d) => d.status.name !== 'RUNNING',
+        () => false,
+      );
+      if (closed) return true;
+      const progress = await handle.query(progressQuery).catch(() => undefined);
+      if (progress && !interrupt.interrupted) await view.render(progress).catch(() => undefined);
+      return false;
+    }).catch(() => false);
+    if (ended) break;
+    await Promise.race([interrupt.whenInterrupted, new Promise((r) => setTimeout(r, process.stderr.isTTY ? 500 : 1000))]);
+  }
+  if (interrupt.interrupted) return false;
+  view.clear();
+  const jobResult = await scoped(() => handle.result());
+  if (session.worker) await scoped(() => childrenClosed(session.client, workflowId, 15_000));
+  const outcome = await readOutcome(plan);
+  if (options.json) {
+    out.result({
+      workflowId,
+      canceled: jobResult.canceled,
+      fatal: jobResult.fatal ?? null,
+      stoppedBy: jobResult.stoppedBy ?? null,
+      ...outcome,
+      rows: undefined,
+      failures: outcome.rows
+        .filter((r) => r.state !== 'succeeded')
+        .map((r) => ({ key: r.key, index: r.index, state: r.state, error: r.error })),
+    });
+  } else {
+    if (jobResult.stoppedBy) for (const line of describeStop(jobResult.stoppedBy, jobFile, jobResult.notStarted ?? 0)) out.line(line);
+    else if (jobResult.fatal) out.line(`stopped early: ${jobResult.fatal}`);
+    if (jobResult.canceled) out.line('the job was canceled');
+    // The job's own time (its workflow's start to its end), not this command's: an attach comes later.
+    const startedAt = Math.min(jobResult.startedAt, runningSince ?? Infinity);
+    for (const line of describeOutcome(outcome, jobFile, jobResult.finishedAt - startedAt)) out.line(line);
+  }
+  process.exitCode = exitStatusFor(outcome, jobResult.stoppedBy);
+  return false;
 }
 
 /**
@@ -308,6 +414,7 @@ function spawnBackgroundWorker(workflowId: string, allowKey: readonly string[]):
     stdio: ['ignore', fd, fd],
     env: process.env,
   });
+  if (child.pid !== undefined) recordDetachedWorker(workflowId, child.pid);
   child.unref();
 }
 

@@ -295,11 +295,14 @@ describe('LocalStorage listing and checks', () => {
     ]);
   });
 
-  it('checkWritable() creates the directory and names it when it cannot', async () => {
+  it('checkWritable() leaves no folder it created behind, and names the directory when it cannot write', async () => {
     const dir = freshDir();
     await new LocalStorage(join(dir, 'deep', 'er')).checkWritable();
-    assert.ok((await stat(join(dir, 'deep', 'er'))).isDirectory());
-    assert.deepEqual(await new LocalStorage(join(dir, 'deep', 'er')).list(), [], 'no probe left behind');
+    await assert.rejects(stat(join(dir, 'deep')), 'the folders the check created are removed (docs/commands.md)');
+    await mkdir(join(dir, 'kept'), { recursive: true });
+    await new LocalStorage(join(dir, 'kept')).checkWritable();
+    assert.ok((await stat(join(dir, 'kept'))).isDirectory(), 'a folder that was there stays');
+    assert.deepEqual(await new LocalStorage(join(dir, 'kept')).list(), [], 'no probe left behind');
     await writeFile(join(dir, 'file'), 'x');
     const blocked = new LocalStorage(join(dir, 'file', 'out'));
     await assert.rejects(blocked.checkWritable(), (err) => {

@@ -33,7 +33,7 @@ describe('output owner marker', () => {
     const dir = join(tempDir(), 'out');
     const storage = new LocalStorage(dir);
     await storage.checkWritable();
-    mkdirSync(join(dir, '.reelflow'));
+    mkdirSync(join(dir, '.reelflow'), { recursive: true });
     writeFileSync(join(dir, '.reelflow', OWNER_RECORD), 'not json');
     await claimOutput(storage, { job: 'first', workflowId: 'reelflow-first' });
     assert.equal(JSON.parse(readFileSync(join(dir, '.reelflow', OWNER_RECORD), 'utf8')).job, 'first');
