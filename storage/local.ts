@@ -146,7 +146,8 @@ export class LocalStorage implements Storage {
       throw err;
     }
     try {
-      await this.noteWritten(name, digest.bytes, sha256);
+      // The ledger lists stored videos; records under .reelflow/ are reelflow's own (putRecord).
+      if (!name.startsWith(RECORDS_DIR)) await this.noteWritten(name, digest.bytes, sha256);
       await renameUnder(this.location, partName, name);
       await fsyncDirs(dir, dir);
       await rm(partPath.slice(0, -PART_SUFFIX.length) + PART_RECORD_SUFFIX, { force: true });

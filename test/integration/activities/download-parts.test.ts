@@ -18,7 +18,7 @@ import { scripted } from '../../support/scripted-gateway';
 
 const KEY = 'sk-test-download-parts-0000';
 const MP4_HEAD = Buffer.from('000000146674797069736f6d00000200', 'hex');
-process.env.PARTS_TEST_KEY = KEY;
+process.env.GATEWAY_API_KEY = KEY; // loopback: sent without asking (docs/keys.md)
 after(() => closeActivityResources());
 
 const sha = (buf: Buffer) => createHash('sha256').update(buf).digest('hex');
@@ -27,7 +27,7 @@ const videoOf = (fill: number, bytes = 200_000) => Buffer.concat([MP4_HEAD, Buff
 function settings(baseUrl: string, dir: string): JobSettings {
   return {
     job: 'parts',
-    gateway: { baseUrls: [baseUrl], apiKeyEnv: 'PARTS_TEST_KEY', requestTimeoutMs: 5_000 },
+    gateway: { baseUrls: [baseUrl], apiKeyEnv: 'GATEWAY_API_KEY', requestTimeoutMs: 5_000 },
     concurrency: { maxInFlight: 1 },
     polling: { initialMs: 1_000, maxMs: 1_000, timeoutMs: 60_000 },
     retries: { create: 'safe', download: 1 },

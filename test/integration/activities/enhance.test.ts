@@ -17,13 +17,13 @@ import { filesContaining } from '../../support/gateways';
 import { tempDir } from '../../support/jobs';
 
 const KEY = 'sk-test-enhance-activity-000000';
-process.env.ENHANCE_ACTIVITY_KEY = KEY;
+process.env.GATEWAY_API_KEY = KEY; // loopback: sent without asking (docs/keys.md)
 const ENHANCE: EnhanceSettings = { model: 'claude-sonnet-4-6', maxTokens: 300, system: 'One cinematic shot.' };
 
 function settings(sim: SimHandleExt, dir: string, enhance: EnhanceSettings = ENHANCE): JobSettings {
   return {
     job: 'enhance-activity',
-    gateway: { baseUrls: sim.urls, apiKeyEnv: 'ENHANCE_ACTIVITY_KEY', requestTimeoutMs: 5_000 },
+    gateway: { baseUrls: sim.urls, apiKeyEnv: 'GATEWAY_API_KEY', requestTimeoutMs: 5_000 },
     concurrency: { maxInFlight: 2 },
     polling: { initialMs: 1_000, maxMs: 1_000, timeoutMs: 60_000 },
     retries: { create: 'safe', download: 1 },

@@ -1,7 +1,7 @@
 // An output location belongs to one job (storage/owner.ts): the first claim leaves the marker, the
 // owner's own runs pass, another job is refused naming both; the marker is no output.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { LocalStorage } from '../../../storage/index';
@@ -17,6 +17,9 @@ describe('output owner marker', () => {
       job: 'first',
       workflowId: 'reelflow-first',
     });
+    // The ledger of stored videos lists videos only: a submitter's claim leaves no file a worker of
+    // another user would then have to append to (the container test's non-root worker).
+    assert.equal(existsSync(join(dir, '.reelflow-stored.jsonl')), false);
     // A scheduled run of the same job has another workflow id: still its own location.
     await claimOutput(storage, { job: 'first', workflowId: 'reelflow-first-2026-11-25T03:00:00Z' });
     await assert.rejects(
