@@ -54,7 +54,9 @@ function indexOf(ref: InputsRef): Promise<InputIndex> {
  * texts (job file, items_from) are fetched and verified first. References are only named here;
  * they are fetched by the create that sends them.
  */
-export async function storedJobFiles(ref: InputsRef): Promise<{ jobFile: string; files: FileAccess }> {
+export async function storedJobFiles(
+  ref: InputsRef,
+): Promise<{ jobFile: string; files: FileAccess; sha256: (path: string) => string | undefined }> {
   const store = storeFor(ref);
   const index = await indexOf(ref);
   const texts = new Map<string, string>();
@@ -69,7 +71,7 @@ export async function storedJobFiles(ref: InputsRef): Promise<{ jobFile: string;
     readText: (path) => texts.get(path) ?? new Error(`not among the job's stored inputs (${store.location})`),
     size: (path) => index.files[path]?.bytes,
   };
-  return { jobFile: index.jobFile, files };
+  return { jobFile: index.jobFile, files, sha256: (path) => index.files[path]?.sha256 };
 }
 
 /** How often a create that is fetching references tells Temporal it is alive. */

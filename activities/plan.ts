@@ -19,6 +19,7 @@ import type { ManifestCursor, Storage } from '../storage/storage';
 import { storageFor } from './context';
 import { FailureType } from './failure-types';
 import { storedJobFiles, type JobSettingsWithInputs } from './inputs';
+import { localReferenceDigests, type ReferenceDigests } from './reference-digests';
 
 export interface PreparedJob {
   /** With the job's stored inputs, when it has them: its items' creates fetch their references there. */
@@ -34,7 +35,7 @@ export interface PreparedJob {
   spentUsd?: number;
 }
 
-const plans = new Map<string, { plan: Plan; digest: string; budgets: CallBudgetsMs }>();
+const plans = new Map<string, { plan: Plan; digest: string; budgets: CallBudgetsMs; contents: ReferenceDigests }>();
 
 /** A task an earlier run created for the item (its latest manifest row), asked before creating again. */
 export interface PriorTask {
@@ -60,16 +61,23 @@ export interface PageItem extends PlanItem {
 /**
  * Digest of everything an item asks the gateway for: model, protocol, prompt, parameters and
  * references, as the item key hashes them (jobfile/expand.ts): a local reference by its path
- * relative to the job file, so that moving the job's folder changes nothing. The content of a
- * local reference file is not in it (docs/reruns.md).
+ * relative to the job file (so that moving the job's folder changes nothing) and by its content's
+ * sha256 (so that a file edited in place is a changed request). Undefined when a local reference's
+ * content cannot be known now: the item is then judged by its prompt, model and protocol
+ * (requestChanged), never rendered again only because a file is missing (docs/reruns.md).
  */
-export function requestDigest(request: RenderRequest, jobFile: string): string {
+export async function requestDigest(request: RenderRequest, jobFile: string, contents: ReferenceDigests): Promise<string | undefined> {
   const dir = dirname(jobFile);
-  const references = request.references.map(({ kind, role, source, local }) => ({
-    kind,
-    role,
-    source: local ? relative(dir, source) : source,
-  }));
+  const references: Array<{ kind: string; role: string; source: string; sha256?: string }> = [];
+  for (const { kind, role, source, local } of request.references) {
+    if (!local) {
+      references.push({ kind, role, source });
+      continue;
+    }
+    const sha256 = await contents(source);
+    if (sha256 === undefined) return undefined;
+    references.push({ kind, role, source: relative(dir, source), sha256 });
+  }
   return shortHash({ ...request, references });
 }
 
@@ -124,7 +132,7 @@ async function loadPlan(
   jobFile: string,
   runDate: string,
   inputs: InputsRef | undefined,
-): Promise<{ plan: Plan; digest: string; budgets: CallBudgetsMs }> {
+): Promise<{ plan: Plan; digest: string; budgets: CallBudgetsMs; contents: ReferenceDigests }> {
   // Stored inputs never change under their digest. A path's plan stands while the file is
   // unchanged (same size and modification time), so an edit during a run is still caught by the
   // digest check of readPlanItems.
@@ -157,7 +165,9 @@ async function loadPlan(
     result.plan.items.map((item) => item.request),
     sizeOf,
   );
-  const entry = { plan: result.plan, digest: planDigest(result.plan), budgets };
+  // A stored job's references are known by the sha256 its index recorded; others are hashed where they are.
+  const contents: ReferenceDigests = stored ? async (path) => stored.sha256(path) : localReferenceDigests;
+  const entry = { plan: result.plan, digest: planDigest(result.plan), budgets, contents };
   plans.clear(); // one plan at a time is what a worker needs; keeps memory flat for 10k-item jobs
   plans.set(cacheKey, entry);
   return entry;
@@ -274,7 +284,7 @@ export async function readPlanItems(input: {
   /** The job's stored inputs; absent: the job file is read at its path. */
   inputs?: InputsRef;
 }): Promise<{ items: PageItem[]; nextOffset: number }> {
-  const { plan, digest } = await loadPlan(input.jobFile, input.runDate, input.inputs);
+  const { plan, digest, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs);
   if (digest !== input.digest) {
     throw ApplicationFailure.create({
       type: FailureType.jobFileChanged,
@@ -296,16 +306,17 @@ export async function readPlanItems(input: {
   let read = 0;
   for (const item of page) {
     const row = manifest.rows.get(item.key);
-    const digest = requestDigest(item.request, input.jobFile);
+    const digest = await requestDigest(item.request, input.jobFile, contents);
     const changed = row !== undefined && requestChanged(row, item.request, digest);
     const stored = row?.state === 'succeeded' && row.file ? await storage.stat(row.file) : undefined;
     if (!itemIsDone(row, retry, stored, changed)) {
-      const todoItem: PageItem = { ...item, requestDigest: digest };
+      const todoItem: PageItem = { ...item, ...(digest !== undefined ? { requestDigest: digest } : {}) };
       const estimate = estimateItemUsd(plan.pricing ?? {}, item.request);
       if ('usd' in estimate) todoItem.estimateUsd = estimate.usd;
       // Another request's render holds the plain name: this one is written beside it, never over it.
       const holder = manifest.firstFiles.get(item.key);
-      if (holder && requestChanged(holder, item.request, digest)) todoItem.outputName = `${item.outputName}.${digest.slice(0, 8)}`;
+      if (holder && digest !== undefined && requestChanged(holder, item.request, digest))
+        todoItem.outputName = `${item.outputName}.${digest.slice(0, 8)}`;
       const prior = row && !changed ? priorTask(row) : undefined;
       if (prior) todoItem.prior = prior;
       const size = serializedBytes(todoItem);

@@ -1,5 +1,6 @@
 // The end of a run, read from the manifest: the latest row per item of the plan.
 import { requestDigest } from '../activities/plan';
+import { localReferenceDigests } from '../activities/reference-digests';
 import type { Plan } from '../jobfile/plan';
 import { latestRowByKey, requestChanged, type ItemEndState, type ManifestRow } from '../storage/manifest';
 import type { JobStopCause } from '../workflows/types';
@@ -40,7 +41,7 @@ export async function readOutcome(plan: Plan): Promise<JobOutcome> {
       missing.push(item.key);
       continue;
     }
-    if (requestChanged(row, item.request, requestDigest(item.request, plan.jobFile))) changed.push(item.key);
+    if (requestChanged(row, item.request, await requestDigest(item.request, plan.jobFile, localReferenceDigests))) changed.push(item.key);
     counts[row.state]++;
     bytes += row.bytes ?? 0;
     rows.push(row);

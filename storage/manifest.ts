@@ -65,9 +65,16 @@ export function isJobWideKind(kind: string | undefined): boolean {
   return kind !== undefined && JOB_WIDE_KINDS.has(kind);
 }
 
-/** Whether `row` was recorded for another request than the item's current one (`digest`: its request digest now). */
-export function requestChanged(row: ManifestRow, request: { prompt: string; model: string; protocol: string }, digest: string): boolean {
-  if (row.request_digest !== undefined) return row.request_digest !== digest;
+/**
+ * Whether `row` was recorded for another request than the item's current one (`digest`: its request
+ * digest now; undefined when a local reference's content cannot be known, activities/plan.ts).
+ */
+export function requestChanged(
+  row: ManifestRow,
+  request: { prompt: string; model: string; protocol: string },
+  digest: string | undefined,
+): boolean {
+  if (row.request_digest !== undefined && digest !== undefined) return row.request_digest !== digest;
   // Rows from before the digest: the prompt, model and protocol are what they can tell.
   return row.prompt !== request.prompt || row.model !== request.model || row.protocol !== request.protocol;
 }

@@ -1,7 +1,7 @@
 // What a re-run reuses and what stops a job (docs/reruns.md), as a user meets it: the built CLI,
 // a real Temporal development server and the simulator over HTTP, counting creates at the gateway.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startSimulator } from '../../sim';
@@ -117,6 +117,39 @@ describe('re-runs reuse paid work; a job-wide cause stops the job', () => {
     const after = latest(dir).get('deleted-2')!;
     assert.equal(after.task_id, before.task_id);
     assert.ok(existsSync(join(dir, 'out', after.file!)));
+  });
+
+  it('a reference file edited in place renders again (its content is in the request digest); an untouched one does not', async () => {
+    const dir = tempDir();
+    const png = (seed: string) => Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(4_000, seed)]);
+    writeFileSync(join(dir, 'look.png'), png('a'));
+    writeFileSync(join(dir, 'kept.png'), png('k'));
+    const job = writeJob(dir, {
+      name: 'edited-reference',
+      baseUrls: e2e.sim.urls,
+      items: [
+        { id: 'look', prompt: 'edited reference look' },
+        { id: 'kept', prompt: 'edited reference kept' },
+      ],
+    });
+    writeFileSync(
+      job,
+      readFileSync(job, 'utf8')
+        .replace('    id: look', '    id: look\n    references:\n      - image: ./look.png')
+        .replace('    id: kept', '    id: kept\n    references:\n      - image: ./kept.png'),
+    );
+    assert.equal((await runCli(['run', job], { env: e2e.env })).code, 0);
+    const first = latest(dir).get('look')!;
+    writeFileSync(join(dir, 'look.png'), png('b'));
+
+    const again = await runCli(['run', job], { env: e2e.env });
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stderr, /started 1 of 2 item\(s\) \(1 already ended\); 1 changed since rendered/);
+    assert.equal(e2e.sim.stats().createsByPrompt['edited reference look'], 2, 'the edited reference was rendered again');
+    assert.equal(e2e.sim.stats().createsByPrompt['edited reference kept'], 1, 'the untouched one was not');
+    const second = latest(dir).get('look')!;
+    assert.notEqual(second.file, first.file);
+    assert.ok(existsSync(join(dir, 'out', first.file!)), 'the earlier render is kept');
   });
 
   it('an edited prompt renders again, the earlier file kept; --dry-run and the start note say which item changed', async () => {
