@@ -7,7 +7,7 @@
 // Build first: bash scripts/build.sh
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCli, type CliResult } from '../support/cli';
@@ -186,6 +186,20 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
     assert.match(again.stderr, /litellm: nothing to render: all 3 item\(s\) already ended/);
     assert.match(again.stdout, /3 of 3 succeeded/);
     assert.equal(upstream.createCount(), creates, 'no create on a finished job');
+  });
+
+  it('a finished video deleted: run again asks the task it has, downloads its video again, creates nothing (docs/reruns.md)', async () => {
+    const out = join(dir, 'out');
+    const before = rowOf(manifestRows(out), 'cliff', 'succeeded');
+    rmSync(join(out, before.file!));
+    const creates = upstream.createCount();
+    const again = await run(['run', job]);
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    assert.match(again.stderr, /litellm: started 1 of 3 item\(s\) \(2 already ended\)/);
+    assert.equal(upstream.createCount(), creates, 'no create: the paid task was asked again');
+    const after = rowOf(manifestRows(out), 'cliff', 'succeeded');
+    assert.equal(after.task_id, before.task_id, 'the same task');
+    assert.equal(sha256File(join(out, after.file!)), videoSha);
   });
 
   it('with retries.create: always, the lost create is created again in the same run and the job succeeds', async () => {

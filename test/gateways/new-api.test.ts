@@ -11,7 +11,7 @@
 // Build first: bash scripts/build.sh
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -222,6 +222,23 @@ describe('reelflow through new-api v0.10.0', { timeout: 900_000 }, () => {
       assert.match(again.stderr, /newapi: nothing to render: all 4 item\(s\) already ended/);
       assert.match(again.stdout, /4 of 4 succeeded/);
       assert.equal(upstream.createCount(), creates, 'no create on a finished job');
+    });
+
+    it('every finished video deleted: run again asks each task it has (both channels), downloads again, creates nothing (docs/reruns.md)', async () => {
+      const out = join(dir, 'out');
+      const before = manifestRows(out);
+      for (const row of before.values()) rmSync(join(out, row.file!));
+      const creates = upstream.createCount();
+      const again = await run(['run', job], keyEnv);
+      assert.equal(again.code, 0, again.stdout + again.stderr);
+      assert.match(again.stderr, /newapi: started 4 of 4 item\(s\)/);
+      assert.equal(upstream.createCount(), creates, 'no create: every paid task was asked again');
+      const after = manifestRows(out);
+      for (const [key, row] of before) {
+        const now = rowOf(after, key, 'succeeded');
+        assert.equal(now.task_id, row.task_id, `${key}: the same task`);
+        assert.equal(sha256File(join(out, now.file!)), sha256(upstream.video));
+      }
     });
 
     it('with retries.create: always, the lost create is created again in the same run and the job succeeds', async () => {
