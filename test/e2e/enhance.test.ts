@@ -100,8 +100,8 @@ describe('reelflow enhance: see the rewrites first, pay for each once', () => {
     const csv = await runCli(['results', job, '--format', 'csv'], { env: e2e.env });
     assert.equal(csv.code, 0, csv.stderr);
     assert.match(csv.stdout.split('\n')[0]!, /,prompt,enhanced_prompt,cost_usd,cost_source$/);
-    // The rewrite holds commas: one quoted cell.
-    assert.ok(csv.stdout.includes(`,a lighthouse at dawn,"${rewrites[0]!.enhanced_prompt}"\n`), csv.stdout);
+    // The rewrite holds commas: one quoted cell (the cost columns follow, empty without prices).
+    assert.ok(csv.stdout.includes(`,a lighthouse at dawn,"${rewrites[0]!.enhanced_prompt}",,\n`), csv.stdout);
     const tableResults = await runCli(['results', job], { env: { ...e2e.env, COLUMNS: '200' } });
     assert.match(tableResults.stdout, /prompt: +a fox crossing a snowy field\n +rewrite: +a fox crossing a snowy field\. Cinematic/);
 
