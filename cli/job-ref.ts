@@ -3,7 +3,7 @@
 // stored, their index's digest: a running job runs that version, whatever the file says now).
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { dateIn, formatJobFileError, loadJobFile } from '../jobfile';
 import type { FileAccess } from '../jobfile/context';
 import type { Plan } from '../jobfile/plan';
@@ -113,13 +113,7 @@ export async function inputsChangedNote(
   jobFile: string,
   current: () => Promise<JobInputs>,
 ): Promise<string | undefined> {
-  const running = await client.workflow
-    .getHandle(workflowId)
-    .describe()
-    .then(
-      (d) => (d.status.name === 'RUNNING' ? d : undefined),
-      () => undefined,
-    );
+  const running = await runningExecution(client, workflowId);
   if (!running) return undefined;
   const started = await startedJobInput(client, workflowId).catch(() => undefined);
   if (!started?.inputs) return undefined;
@@ -169,4 +163,15 @@ export async function storeInputsOrExplain(
     if (error instanceof StorageError) throw new InfrastructureError(error.message);
     throw error;
   }
+}
+
+/** The job workflow's description while it runs; undefined when it has ended, or never ran. */
+export function runningExecution(client: Client, workflowId: string): Promise<WorkflowExecutionDescription | undefined> {
+  return client.workflow
+    .getHandle(workflowId)
+    .describe()
+    .then(
+      (d) => (d.status.name === 'RUNNING' ? d : undefined),
+      () => undefined,
+    );
 }

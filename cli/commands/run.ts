@@ -21,7 +21,7 @@ import { jobWorkflowId } from '../../workflows/ids';
 import { JobWorkflow, progressQuery } from '../../workflows/job';
 import type { JobInput } from '../../workflows/types';
 import { itemIsDone, type ItemEndState } from '../../storage/manifest';
-import { inputsChangedNote, loadPlanOrExplain, startedJobInput, storeInputsOrExplain } from '../job-ref';
+import { inputsChangedNote, loadPlanOrExplain, runningExecution, startedJobInput, storeInputsOrExplain } from '../job-ref';
 import { hashJobInputs, recordingFiles } from '../../storage/inputs-publish';
 import { createOutput } from '../output';
 import { ProgressView } from '../progress';
@@ -266,15 +266,7 @@ async function followJob(
   ];
   // A running job's start, as Temporal recorded it: the job's own clock starts at its first workflow
   // task, later when no worker was there to run it (run --detach --no-worker).
-  const runningSince = await scoped(() =>
-    session.client.workflow
-      .getHandle(workflowId)
-      .describe()
-      .then(
-        (d) => (d.status.name === 'RUNNING' ? d.startTime.getTime() : undefined),
-        () => undefined,
-      ),
-  );
+  const runningSince = await scoped(() => runningExecution(session.client, workflowId).then((d) => d?.startTime.getTime()));
   const running = runningSince !== undefined;
   if (interrupt.interrupted) return false;
   const backgroundWorker = !!(options.detach && options.worker && session.target.embedded);
@@ -374,13 +366,7 @@ async function queueForThisRunsWorker(
   plan: Plan,
   note: (line: string) => void,
 ): Promise<string | undefined> {
-  const running = await client.workflow
-    .getHandle(workflowId)
-    .describe()
-    .then(
-      (d) => (d.status.name === 'RUNNING' ? d : undefined),
-      () => undefined,
-    );
+  const running = await runningExecution(client, workflowId);
   if (!running) return newRunTaskQueue();
   await refuseAnotherStartersJob(client, workflowId, plan);
   if (isRunTaskQueue(running.taskQueue)) return running.taskQueue;
