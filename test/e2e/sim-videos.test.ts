@@ -1,13 +1,13 @@
 // Every downloaded file is its own item's video: through the CLI, Temporal and the simulator, each
 // item's file has that item's ratio and seconds, and no two items share a file, even two of one size (docs/simulator.md).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runCli } from '../support/cli';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { tempDir } from '../support/jobs';
+import { probeVideoSize } from '../support/media';
 
 const KEY = 'sk-test-e2e-sim-videos-0123456789';
 
@@ -58,18 +58,9 @@ describe('simulated videos follow their items (embedded Temporal, real simulator
     for (const item of ITEMS) {
       const row = rows.find((r) => r.id === item.id);
       assert.ok(row, `a manifest row for ${item.id}`);
-      const out = execFileSync('/usr/bin/ffprobe', [
-        '-v',
-        'error',
-        '-show_entries',
-        'format=duration:stream=width,height',
-        '-of',
-        'json',
-        join(dir, 'out', row.file),
-      ]).toString();
-      const info = JSON.parse(out) as { format: { duration: string }; streams: Array<{ width: number; height: number }> };
-      assert.equal(`${info.streams[0]?.width}x${info.streams[0]?.height}`, item.size, `${item.id}: ${item.ratio} at 480p`);
-      assert.equal(Number(info.format.duration), Number(item.seconds), `${item.id}: ${item.seconds} s`);
+      const video = probeVideoSize(join(dir, 'out', row.file));
+      assert.equal(`${video.width}x${video.height}`, item.size, `${item.id}: ${item.ratio} at 480p`);
+      assert.equal(video.seconds, Number(item.seconds), `${item.id}: ${item.seconds} s`);
     }
     assert.equal(new Set(rows.map((r) => r.sha256)).size, ITEMS.length, 'one file per item');
   });

@@ -32,6 +32,19 @@ export function probeMp4(path: string): { duration?: number; codec?: string } {
   return { duration: Number(info.format.duration), codec: video.codec_name };
 }
 
+/** The first stream's frame size and the container's duration, as ffprobe reads them (ffprobe required). */
+export function probeVideoSize(path: string): { width: number; height: number; seconds: number } {
+  const out = execFileSync(
+    '/usr/bin/ffprobe',
+    ['-v', 'error', '-show_entries', 'format=duration:stream=width,height', '-of', 'json', path],
+    {
+      encoding: 'utf8',
+    },
+  );
+  const info = JSON.parse(out) as { format: { duration: string }; streams: Array<{ width: number; height: number }> };
+  return { width: info.streams[0]?.width ?? 0, height: info.streams[0]?.height ?? 0, seconds: Number(info.format.duration) };
+}
+
 export function sha256File(path: string): string {
   return createHash('sha256').update(readFileSync(path)).digest('hex');
 }

@@ -2,7 +2,6 @@
 // resolution (general protocol) or `size` (OpenAI protocol), the length the requested seconds, and
 // two prompts (or two seeds) give two different files while the same request gives the same file.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +10,7 @@ import { test } from 'node:test';
 import { SAMPLE_MP4 } from '../../../sim/mp4';
 import type { SimOptionsExt } from '../../../sim/index';
 import { AUTH, createGeneral, ok, raw, sleep, waitFinal, withSim } from './helpers';
+import { probeVideoSize } from '../../support/media';
 
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
@@ -23,17 +23,7 @@ interface Probe {
 function probe(dir: string, body: Buffer): Probe {
   const file = join(dir, `probe-${sha256(body).slice(0, 12)}.mp4`);
   writeFileSync(file, body);
-  const out = execFileSync('/usr/bin/ffprobe', [
-    '-v',
-    'error',
-    '-show_entries',
-    'format=duration:stream=width,height',
-    '-of',
-    'json',
-    file,
-  ]);
-  const info = JSON.parse(out.toString()) as { format: { duration: string }; streams: Array<{ width: number; height: number }> };
-  return { width: info.streams[0]?.width ?? 0, height: info.streams[0]?.height ?? 0, seconds: Number(info.format.duration) };
+  return probeVideoSize(file);
 }
 
 async function generalVideo(base: string, prompt: string, seconds: string, metadata: Record<string, unknown>): Promise<Buffer> {

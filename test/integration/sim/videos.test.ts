@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { SAMPLE_MP4 } from '../../../sim/mp4';
 import { AUTH, ok, raw, sleep, withSim } from './helpers';
+import { probeVideoSize } from '../../support/media';
 
 async function createVideo(base: string, fields: Record<string, string>, withFile = true): Promise<Response> {
   const form = new FormData();
@@ -113,19 +113,10 @@ test('content download: real MP4 of the requested duration, padded with a free b
       assert.match(etag, /^"[0-9a-f]+-[0-9a-f]+"$/);
       const file = join(cache, 'out.mp4');
       writeFileSync(file, full.body);
-      const probe = execFileSync('/usr/bin/ffprobe', [
-        '-v',
-        'error',
-        '-show_entries',
-        'format=duration:stream=width,height',
-        '-of',
-        'json',
-        file,
-      ]).toString();
-      const info = JSON.parse(probe) as { format: { duration: string }; streams: Array<{ width: number; height: number }> };
-      assert.equal(Number(info.format.duration), 3);
-      assert.equal(info.streams[0]?.width, 320);
-      assert.equal(info.streams[0]?.height, 240);
+      const video = probeVideoSize(file);
+      assert.equal(video.seconds, 3);
+      assert.equal(video.width, 320);
+      assert.equal(video.height, 240);
       // The last top-level box is `free` and runs to the end of the file.
       let pos = 0;
       let lastType = '';
