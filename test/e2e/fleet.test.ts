@@ -7,8 +7,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
@@ -17,6 +16,7 @@ import { startSimulator, type SimHandleExt } from '../../sim';
 import type { JobResult } from '../../workflows/types';
 import { runCli, startCli, type CliRun } from '../support/cli';
 import { tempDir } from '../support/jobs';
+import { recordingProxy, type RecordingProxy } from '../support/recording-proxy';
 import { startS3Server, type S3TestServer } from '../support/s3-server';
 import { startTestTemporal, type TestTemporal } from '../support/temporal';
 import { until } from '../support/wait';
@@ -30,39 +30,6 @@ const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /** What reached the gateway: the reference bytes of each create, by prompt. */
 type Received = Map<string, string[][]>;
-
-/**
- * A pass-through proxy in front of the simulator that records the reference bytes of every create:
- * `data:` URLs of the general protocol, the `input_reference` file of the openai protocol.
- */
-async function recordingProxy(target: string, received: Received): Promise<{ url: string; close(): Promise<void> }> {
-  const upstream = new URL(target);
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      if (req.method === 'POST') record(req, body, received);
-      const out = httpRequest(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
-        (answer: IncomingMessage) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      out.on('error', () => res.destroy());
-      out.end(body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 function record(req: IncomingMessage, body: Buffer, received: Received): void {
   let prompt: string | undefined;
@@ -109,7 +76,7 @@ describe('a fleet: workers that share nothing with the submitter but Temporal an
   let temporal: TestTemporal;
   let sim: SimHandleExt;
   let s3: S3TestServer;
-  let proxy: Awaited<ReturnType<typeof recordingProxy>>;
+  let proxy: RecordingProxy;
   let s3Client: S3Client;
   const received: Received = new Map();
   const workers: CliRun[] = [];
@@ -122,7 +89,10 @@ describe('a fleet: workers that share nothing with the submitter but Temporal an
       startS3Server(),
     ]);
     await s3.createBucket(BUCKET);
-    proxy = await recordingProxy(sim.urls[0]!, received);
+    // The reference bytes of every create: `data:` URLs (general), the `input_reference` file (openai).
+    proxy = await recordingProxy(sim.urls[0]!, (req, body) => {
+      if (req.method === 'POST') record(req, body, received);
+    });
     s3Client = new S3Client({
       endpoint: s3.endpoint,
       region: s3.region,

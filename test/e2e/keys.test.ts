@@ -4,14 +4,13 @@
 // gateway is seen by the proxy (and paid for) instead of being refused by the gateway.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type SimHandleExt } from '../../sim';
 import { recordedServer } from '../../worker/dev-server';
 import { isAlive, runCli, startCli } from '../support/cli';
 import { tempDir } from '../support/jobs';
+import { recordingProxy, type RecordingProxy } from '../support/recording-proxy';
 import { startTestTemporal, type TestTemporal } from '../support/temporal';
 
 const KEY_A = 'sk-test-keys-AAAA-0123456789abcdef';
@@ -22,41 +21,20 @@ const OTHER_SECRETS = { OPENAI_API_KEY: KEY_A, TEMPORAL_API_KEY: KEY_A, AWS_SECR
  * A pass-through proxy in front of the simulator that records the bearer token of every request, and
  * apart those of the requests that do work (all but the free catalog read of a submitter's preflight).
  */
-interface KeyProxy {
-  url: string;
+interface KeyProxy extends RecordingProxy {
   tokens: string[];
   working: string[];
-  close(): Promise<void>;
 }
 
 async function keyProxy(target: string): Promise<KeyProxy> {
-  const upstream = new URL(target);
   const tokens: string[] = [];
   const working: string[] = [];
-  const server: Server = createServer((req, res) => {
+  const proxy = await recordingProxy(target, (req) => {
     const token = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '(none)';
     tokens.push(token);
     if (!(req.method === 'GET' && req.url === '/v1/models')) working.push(token);
-    const out = httpRequest(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
-      (answer: IncomingMessage) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    out.on('error', () => res.destroy());
-    req.pipe(out);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    tokens,
-    working,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
+  return { ...proxy, tokens, working };
 }
 
 function writeKeyJob(dir: string, name: string, baseUrl: string, items: number, keyEnv = 'GATEWAY_API_KEY'): string {
