@@ -39,6 +39,18 @@ export interface ManifestRow {
    */
   cost_usd?: number;
   cost_source?: 'billed' | 'estimated';
+  /** Which take of its source item this is, 1-based (`variants`, `--redo`; docs/takes.md). Absent: 1. */
+  take?: number;
+  /** The source item's identity, shared by all its takes and matrix values (the review page groups by it). Absent: `key`. */
+  group?: string;
+  /** The item's own placeholder values (matrix, items_from columns), as the plan had them. */
+  vars?: Record<string, string>;
+  /** The seed sent with the create, when one was. */
+  seed?: number;
+  /** What was asked for, as the plan had it (rows from before these have none). */
+  seconds?: number;
+  ratio?: string;
+  resolution?: string;
 }
 
 /** The latest row of each item key: a re-run appends a new final line, and the last one counts. */
