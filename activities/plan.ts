@@ -1,25 +1,26 @@
 // Plan activities: the worker reads the job file (and its local files) itself, so workflow history
 // carries only the settings and one page of items at a time. A job whose inputs were stored
 // (activities/inputs.ts) is read from their fetched copies, under the same paths.
-import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
-import { dateIn, loadJobFile } from '../jobfile';
+import { dateIn } from '../jobfile';
 import { PLAN_PAGE_BYTES, serializedBytes } from '../jobfile/item-size';
-import { nodeFiles } from '../jobfile/context';
 import { shortHash } from '../jobfile/keys';
-import type { CallBudgetsMs, OutputSettings, Plan, PlanItem, Protocol, RenderRequest } from '../jobfile/plan';
+import type { OutputSettings, PlanItem, Protocol, RenderRequest } from '../jobfile/plan';
 import { estimateItemUsd, roundUsd } from '../jobfile/prices';
-import { jobCallBudgets } from '../gateway/budget';
-import { InputDigestError, InputMissingError, type InputsRef } from '../storage/inputs';
-import { itemIsDone, requestChanged, type ItemEndState, type ManifestRow } from '../storage/manifest';
+import type { InputsRef } from '../storage/inputs';
+import { itemIsDone, type ItemEndState, type ManifestRow } from '../storage/manifest';
 import { OutputOwnedError, claimOutput } from '../storage/owner';
-import type { ManifestCursor, Storage } from '../storage/storage';
 import { storageFor } from './context';
 import { FailureType } from './failure-types';
 import { storedJobFiles, type JobSettingsWithInputs } from './inputs';
+import { ManifestFollower, changedSince, type KnownRow } from './manifest-follower';
+import { expandInChild, type PlanFile, type PlanHead } from './plan-file';
+import { finalWhenGone, type UnpricedModel } from './plan-load';
 import { localReferenceDigests, type ReferenceDigests } from './reference-digests';
+
+export { planDigest, unpricedModels } from './plan-load';
 
 export interface PreparedJob {
   /** With the job's stored inputs, when it has them: its items' creates fetch their references there. */
@@ -34,8 +35,6 @@ export interface PreparedJob {
    */
   spentUsd?: number;
 }
-
-const plans = new Map<string, { plan: Plan; digest: string; budgets: CallBudgetsMs; contents: ReferenceDigests }>();
 
 /** A task an earlier run created for the item (its latest manifest row), asked before creating again. */
 export interface PriorTask {
@@ -81,58 +80,20 @@ export async function requestDigest(request: RenderRequest, jobFile: string, con
   return shortHash({ ...request, references });
 }
 
-/**
- * The latest manifest row per key of one output location, kept between pages and brought up to
- * date with only the rows appended since (reading the whole manifest for every page of 100 items
- * made a job's reads quadratic). One location at a time, like the plan cache; calls take turns.
- */
-interface Followed {
-  location: string;
-  cursor: ManifestCursor | undefined;
-  /** The latest row per key. */
-  rows: Map<string, ManifestRow>;
-  /** Per key, the first succeeded row with a file: the render that holds the item's plain output name. */
-  firstFiles: Map<string, ManifestRow>;
-}
-
-class ManifestFollower {
-  private followed: Followed | undefined;
-  private turn: Promise<unknown> = Promise.resolve();
-
-  latest(storage: Storage): Promise<Followed> {
-    const next = this.turn.then(() => this.catchUp(storage));
-    this.turn = next.catch(() => undefined);
-    return next;
-  }
-
-  private async catchUp(storage: Storage): Promise<Followed> {
-    const known = this.followed?.location === storage.location ? this.followed : undefined;
-    const page = await storage.readManifestSince(known?.cursor);
-    // A new map, never a cleared one: a caller may still be reading the previous one. The map in
-    // use only ever gains newer rows.
-    const followed: Followed =
-      known && !page.fromStart ? known : { location: storage.location, cursor: undefined, rows: new Map(), firstFiles: new Map() };
-    for (const row of page.rows) {
-      followed.rows.set(row.key, row);
-      if (row.state === 'succeeded' && row.file && !followed.firstFiles.has(row.key)) followed.firstFiles.set(row.key, row);
-    }
-    followed.cursor = page.cursor;
-    this.followed = followed;
-    return followed;
-  }
-}
-
 const manifestFollower = new ManifestFollower();
 
-export function planDigest(plan: Plan): string {
-  return createHash('sha256').update(JSON.stringify(plan.items)).digest('hex').slice(0, 16);
+interface LoadedPlan {
+  plan: PlanFile;
+  contents: ReferenceDigests;
 }
 
-async function loadPlan(
-  jobFile: string,
-  runDate: string,
-  inputs: InputsRef | undefined,
-): Promise<{ plan: Plan; digest: string; budgets: CallBudgetsMs; contents: ReferenceDigests }> {
+/** The plans of the jobs a worker serves now; each holds an open file, not its items. */
+const plans = new Map<string, LoadedPlan>();
+const KEPT_PLANS = 4;
+/** A plan replaced in the cache is closed this much later: a page being read from it finishes first. */
+const CLOSE_REPLACED_AFTER_MS = 60_000;
+
+async function loadPlan(jobFile: string, runDate: string, inputs: InputsRef | undefined): Promise<LoadedPlan> {
   // Stored inputs never change under their digest. A path's plan stands while the file is
   // unchanged (same size and modification time), so an edit during a run is still caught by the
   // digest check of readPlanItems.
@@ -145,31 +106,17 @@ async function loadPlan(
   const cacheKey = `${jobFile}\u0000${runDate}\u0000${version}`;
   const cached = plans.get(cacheKey);
   if (cached) return cached;
-  const stored = inputs ? await storedJobFiles(inputs).catch(finalWhenGone) : undefined;
-  const result = await loadJobFile(stored?.jobFile ?? jobFile, { runDate, files: stored?.files });
-  if (!result.ok) {
-    const lines = result.errors.slice(0, 10).map((e) => `${e.file}:${e.line}:${e.column}: ${e.message}`);
-    throw ApplicationFailure.create({
-      type: FailureType.jobFileInvalid,
-      nonRetryable: true,
-      message: `the job file is not valid:\n${lines.join('\n')}`,
-    });
-  }
-  // The gateway calls' worst cases for this job (a create's from its largest body): the workflows
-  // give each gateway activity that long (workflows/activities.ts).
-  const files = stored?.files ?? nodeFiles;
-  const sizes = new Map<string, number | undefined>();
-  const sizeOf = (path: string) => (sizes.has(path) ? sizes.get(path) : sizes.set(path, files.size?.(path)).get(path));
-  const budgets = jobCallBudgets(
-    result.plan.gateway,
-    result.plan.items.map((item) => item.request),
-    sizeOf,
-  );
+  const plan = await expandInChild(jobFile, runDate, inputs);
   // A stored job's references are known by the sha256 its index recorded; others are hashed where they are.
+  const stored = inputs ? await storedJobFiles(inputs).catch(finalWhenGone) : undefined;
   const contents: ReferenceDigests = stored ? async (path) => stored.sha256(path) : localReferenceDigests;
-  const entry = { plan: result.plan, digest: planDigest(result.plan), budgets, contents };
-  plans.clear(); // one plan at a time is what a worker needs; keeps memory flat for 10k-item jobs
+  const entry = { plan, contents };
   plans.set(cacheKey, entry);
+  for (const [key, old] of plans) {
+    if (plans.size <= KEPT_PLANS) break;
+    plans.delete(key);
+    setTimeout(() => old.plan.close(), CLOSE_REPLACED_AFTER_MS).unref();
+  }
   return entry;
 }
 
@@ -178,21 +125,13 @@ async function loadPlan(
  * `run` started (schedules, workers of another machine): another job's location fails the job before
  * any item starts.
  */
-async function claimOutputForJob(plan: Plan, workflowId: string): Promise<void> {
+async function claimOutputForJob(plan: PlanHead, workflowId: string): Promise<void> {
   try {
     await claimOutput(storageFor(plan.output), { job: plan.job, workflowId });
   } catch (error) {
     if (!(error instanceof OutputOwnedError)) throw error;
     throw ApplicationFailure.create({ type: FailureType.outputOwned, nonRetryable: true, message: error.message });
   }
-}
-
-/** Stored inputs that are gone or wrong stay so: fail at once instead of retrying. */
-function finalWhenGone(error: unknown): never {
-  if (error instanceof InputMissingError || error instanceof InputDigestError) {
-    throw ApplicationFailure.create({ type: FailureType.storage, nonRetryable: true, message: error.message });
-  }
-  throw error;
 }
 
 export async function preparePlan(input: {
@@ -210,12 +149,13 @@ export async function preparePlan(input: {
   let runDate = input.runDate;
   if (!runDate) {
     const probe = await loadPlan(input.jobFile, dateIn(input.startedAt, 'UTC'), input.inputs);
-    runDate = dateIn(input.startedAt, probe.plan.schedule?.timezone ?? 'UTC');
+    runDate = dateIn(input.startedAt, probe.plan.head.schedule?.timezone ?? 'UTC');
   }
-  const { plan, digest, budgets } = await loadPlan(input.jobFile, runDate, input.inputs);
+  const { plan: loaded } = await loadPlan(input.jobFile, runDate, input.inputs);
+  const { head: plan, digest, budgets } = loaded;
   if (input.workflowId) await claimOutputForJob(plan, input.workflowId);
   // The price table and where models are named stay out: settings travel with every activity (docs/costs.md).
-  const { jobFile: _f, runDate: _d, items, warnings: _w, pricing: _p, modelSites: _m, ...planned } = plan;
+  const { jobFile: _f, runDate: _d, warnings: _w, pricing: _p, modelSites: _m, ...planned } = plan;
   const maxUsd = input.budgetUsd ?? plan.budget?.maxUsd;
   const settings = {
     ...planned,
@@ -230,10 +170,10 @@ export async function preparePlan(input: {
     settings: { ...settings, ...carried },
     runDate,
     digest,
-    itemCount: items.length,
+    itemCount: loaded.itemCount,
   };
   if (maxUsd === undefined) return prepared;
-  refuseUnpriced(plan);
+  refuseUnpriced(loaded.unpriced);
   return { ...prepared, spentUsd: spentBefore(await storageFor(plan.output).readManifest()) };
 }
 
@@ -241,24 +181,12 @@ export async function preparePlan(input: {
  * A budget cannot hold an item it cannot price: the job is refused, naming the models (docs/costs.md).
  * `run` refuses it first (cli/commands/run.ts); this covers the jobs no `run` started.
  */
-function refuseUnpriced(plan: Plan): void {
-  const unpriced = unpricedModels(plan);
+function refuseUnpriced(unpriced: readonly UnpricedModel[]): void {
   if (unpriced.length === 0) return;
   throw ApplicationFailure.create({ type: FailureType.budgetUnpriced, nonRetryable: true, message: unpricedMessage(unpriced) });
 }
 
-/** Where the job's price table has no price for a model's item: model and why, once per model. */
-export function unpricedModels(plan: Pick<Plan, 'items' | 'pricing'>): Array<{ model: string; reason: string }> {
-  const seen = new Map<string, string>();
-  for (const item of plan.items) {
-    if (seen.has(item.request.model)) continue;
-    const estimate = estimateItemUsd(plan.pricing ?? {}, item.request);
-    if ('unpriced' in estimate) seen.set(item.request.model, estimate.unpriced);
-  }
-  return [...seen].map(([model, reason]) => ({ model, reason }));
-}
-
-export function unpricedMessage(unpriced: Array<{ model: string; reason: string }>): string {
+export function unpricedMessage(unpriced: readonly UnpricedModel[]): string {
   const names = unpriced.map((u) => `${u.model} (${u.reason})`).join(', ');
   return `a budget is set and these models have no price: ${names}; give each a price under pricing: (per_video: 0 for a free one) or run without a budget`;
 }
@@ -284,8 +212,8 @@ export async function readPlanItems(input: {
   /** The job's stored inputs; absent: the job file is read at its path. */
   inputs?: InputsRef;
 }): Promise<{ items: PageItem[]; nextOffset: number }> {
-  const { plan, digest, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs);
-  if (digest !== input.digest) {
+  const { plan, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs);
+  if (plan.digest !== input.digest) {
     throw ApplicationFailure.create({
       type: FailureType.jobFileChanged,
       nonRetryable: true,
@@ -295,7 +223,7 @@ export async function readPlanItems(input: {
         : `${input.jobFile} changed while its job was running: cancel the job (reelflow cancel) and run it again`,
     });
   }
-  const page = plan.items.slice(input.offset, input.offset + input.limit);
+  const page = plan.items(input.offset, input.limit);
   const storage = storageFor(input.output);
   const manifest = await manifestFollower.latest(storage);
   const retry = new Set<ItemEndState>(input.retryStates);
@@ -307,15 +235,15 @@ export async function readPlanItems(input: {
   for (const item of page) {
     const row = manifest.rows.get(item.key);
     const digest = await requestDigest(item.request, input.jobFile, contents);
-    const changed = row !== undefined && requestChanged(row, item.request, digest);
+    const changed = row !== undefined && changedSince(row, item.request, digest);
     const stored = row?.state === 'succeeded' && row.file ? await storage.stat(row.file) : undefined;
     if (!itemIsDone(row, retry, stored, changed)) {
       const todoItem: PageItem = { ...item, ...(digest !== undefined ? { requestDigest: digest } : {}) };
-      const estimate = estimateItemUsd(plan.pricing ?? {}, item.request);
+      const estimate = estimateItemUsd(plan.head.pricing ?? {}, item.request);
       if ('usd' in estimate) todoItem.estimateUsd = estimate.usd;
       // Another request's render holds the plain name: this one is written beside it, never over it.
       const holder = manifest.firstFiles.get(item.key);
-      if (holder && digest !== undefined && requestChanged(holder, item.request, digest))
+      if (holder && digest !== undefined && changedSince(holder, item.request, digest))
         todoItem.outputName = `${item.outputName}.${digest.slice(0, 8)}`;
       const prior = row && !changed ? priorTask(row) : undefined;
       if (prior) todoItem.prior = prior;
@@ -334,7 +262,7 @@ export async function readPlanItems(input: {
  * (canceled, timed out, a download that failed, a video since deleted), except one whose task the
  * gateway already said failed or lost.
  */
-function priorTask(row: ManifestRow): PriorTask | undefined {
+function priorTask(row: KnownRow): PriorTask | undefined {
   if (!row.task_id || !row.created_at) return undefined;
   const kind = row.error?.kind;
   if (kind === FailureType.renderFailed || kind === FailureType.taskNotFound) return undefined;

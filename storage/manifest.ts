@@ -82,7 +82,7 @@ export function isJobWideKind(kind: string | undefined): boolean {
  * digest now; undefined when a local reference's content cannot be known, activities/plan.ts).
  */
 export function requestChanged(
-  row: ManifestRow,
+  row: Pick<ManifestRow, 'request_digest' | 'prompt' | 'model' | 'protocol'>,
   request: { prompt: string; model: string; protocol: string },
   digest: string | undefined,
 ): boolean {
@@ -100,7 +100,7 @@ export function requestChanged(
  * it), and an item whose request `changed` since its row (a new render).
  */
 export function itemIsDone(
-  row: ManifestRow | undefined,
+  row: Pick<ManifestRow, 'state' | 'file' | 'bytes' | 'sha256' | 'error'> | undefined,
   retry: ReadonlySet<ItemEndState>,
   stored: StoredObject | undefined,
   changed = false,

@@ -1,0 +1,74 @@
+// Expanding a job file into its plan, as the worker needs it: the whole plan, its digest, the
+// gateway calls' worst cases and the models without a price. Run in a child process of the worker
+// (activities/plan-child.ts, docs/limits.md "Worker memory"): parsing a 30,000-item job file with
+// positions peaks at over 150 MiB that a long-lived worker would keep as resident memory.
+import { createHash } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/activity';
+import { loadJobFile } from '../jobfile';
+import { nodeFiles } from '../jobfile/context';
+import type { CallBudgetsMs, Plan } from '../jobfile/plan';
+import { estimateItemUsd } from '../jobfile/prices';
+import { jobCallBudgets } from '../gateway/budget';
+import { InputDigestError, InputMissingError, type InputsRef } from '../storage/inputs';
+import { FailureType } from './failure-types';
+import { storedJobFiles } from './inputs';
+
+export interface ExpandedPlan {
+  plan: Plan;
+  /** Digest of the expanded items: pages are read against it, so an edited job file is noticed. */
+  digest: string;
+  budgets: CallBudgetsMs;
+  unpriced: UnpricedModel[];
+}
+
+export interface UnpricedModel {
+  model: string;
+  reason: string;
+}
+
+export function planDigest(plan: Pick<Plan, 'items'>): string {
+  return createHash('sha256').update(JSON.stringify(plan.items)).digest('hex').slice(0, 16);
+}
+
+/** Where the job's price table has no price for a model's item: model and why, once per model. */
+export function unpricedModels(plan: Pick<Plan, 'items' | 'pricing'>): UnpricedModel[] {
+  const seen = new Map<string, string>();
+  for (const item of plan.items) {
+    if (seen.has(item.request.model)) continue;
+    const estimate = estimateItemUsd(plan.pricing ?? {}, item.request);
+    if ('unpriced' in estimate) seen.set(item.request.model, estimate.unpriced);
+  }
+  return [...seen].map(([model, reason]) => ({ model, reason }));
+}
+
+/** Stored inputs that are gone or wrong stay so: fail at once instead of retrying. */
+export function finalWhenGone(error: unknown): never {
+  if (error instanceof InputMissingError || error instanceof InputDigestError) {
+    throw ApplicationFailure.create({ type: FailureType.storage, nonRetryable: true, message: error.message });
+  }
+  throw error;
+}
+
+export async function expandPlan(jobFile: string, runDate: string, inputs: InputsRef | undefined): Promise<ExpandedPlan> {
+  const stored = inputs ? await storedJobFiles(inputs).catch(finalWhenGone) : undefined;
+  const result = await loadJobFile(stored?.jobFile ?? jobFile, { runDate, files: stored?.files });
+  if (!result.ok) {
+    const lines = result.errors.slice(0, 10).map((e) => `${e.file}:${e.line}:${e.column}: ${e.message}`);
+    throw ApplicationFailure.create({
+      type: FailureType.jobFileInvalid,
+      nonRetryable: true,
+      message: `the job file is not valid:\n${lines.join('\n')}`,
+    });
+  }
+  // The gateway calls' worst cases for this job (a create's from its largest body): the workflows
+  // give each gateway activity that long (workflows/activities.ts).
+  const files = stored?.files ?? nodeFiles;
+  const sizes = new Map<string, number | undefined>();
+  const sizeOf = (path: string) => (sizes.has(path) ? sizes.get(path) : sizes.set(path, files.size?.(path)).get(path));
+  const budgets = jobCallBudgets(
+    result.plan.gateway,
+    result.plan.items.map((item) => item.request),
+    sizeOf,
+  );
+  return { plan: result.plan, digest: planDigest(result.plan), budgets, unpriced: unpricedModels(result.plan) };
+}
