@@ -1,7 +1,7 @@
 // The latest manifest row per key of one output location, as the plan's pages need it
 // (activities/plan.ts), kept between pages and brought up to date with only the rows appended since
 // (reading the whole manifest for every page of 100 items made a job's reads quadratic). A row is
-// kept compact (docs/limits.md "Worker memory"): only what deciding an item needs, the prompt as its
+// kept compact (docs/worker-memory.md): only what deciding an item needs, the prompt as its
 // digest, so a worker's memory barely grows with the job.
 import { createHash } from 'node:crypto';
 import type { RenderRequest } from '../jobfile/plan';

@@ -1,4 +1,4 @@
-// A job's expanded plan as a worker keeps it (docs/limits.md "Worker memory"): the settings and
+// A job's expanded plan as a worker keeps it (docs/worker-memory.md): the settings and
 // figures in memory, the items in a file read one page at a time. The job file is expanded by a
 // child process (activities/plan-child.ts), so a worker's resident memory does not grow with the
 // number of items: the parse of a large job file and the whole item list never live in the worker.

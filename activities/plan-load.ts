@@ -1,6 +1,6 @@
 // Expanding a job file into its plan, as the worker needs it: the whole plan, its digest, the
 // gateway calls' worst cases and the models without a price. Run in a child process of the worker
-// (activities/plan-child.ts, docs/limits.md "Worker memory"): parsing a 30,000-item job file with
+// (activities/plan-child.ts, docs/worker-memory.md): parsing a 30,000-item job file with
 // positions peaks at over 150 MiB that a long-lived worker would keep as resident memory.
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
