@@ -2,7 +2,9 @@
 // (the 10 %..90 % completions), through Temporal and the worker process. Baseline, same run, same
 // simulator: a plain Promise pool of the same concurrency calling the simulator directly (create,
 // poll, download to disk; no durability).
-//   npx tsx bench/throughput.ts [--items 2000] [--concurrency 100] [--video-bytes 1048576]
+// Then the same job again with a price and a budget (issue 24): every item's create reserves its
+// estimate in the job workflow first, so the ratio of the two rates is what the budget costs.
+//   npx tsx bench/throughput.ts [--items 2000] [--concurrency 100] [--video-bytes 1048576] [--budget 1]
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,7 +12,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Agent, request } from 'undici';
 import { emit, fail, intFlags, machineLine, say, seconds } from './lib/report';
-import { BENCH_KEY, items, runJob, sleep, startStack } from './lib/stack';
+import { BENCH_KEY, items, runJob, sleep, startStack, type Stack } from './lib/stack';
 import { runFloor } from './floor/run';
 
 const TARGET = 100;
@@ -65,7 +67,7 @@ async function promisePool(base: string, n: number, concurrency: number, pollMs:
 }
 
 async function main(): Promise<void> {
-  const o = intFlags({ items: 2000, concurrency: 100, 'video-bytes': 1024 * 1024, 'poll-ms': 100 });
+  const o = intFlags({ items: 2000, concurrency: 100, 'video-bytes': 1024 * 1024, 'poll-ms': 100, budget: 1 });
   say(
     `throughput: ${o.items} items, instant renders, ${o['video-bytes']} B videos, concurrency ${o.concurrency}, first check after ${o['poll-ms']} ms; ${machineLine()}`,
   );
@@ -104,6 +106,11 @@ async function main(): Promise<void> {
     say(
       `reelflow (Temporal + worker process): ${o.items} items in ${seconds(wall)} = ${(o.items / (wall / 1000)).toFixed(1)} items/s overall, ${rate.toFixed(1)} items/s sustained; worker peak RSS ${(mem.peak / 2 ** 20).toFixed(0)} MiB`,
     );
+    const budgeted = o.budget ? await runWithBudget(stack, o) : undefined;
+    if (budgeted)
+      say(
+        `the same job with a price and a budget (every create reserved first): ${budgeted.toFixed(1)} items/s sustained, ${(budgeted / rate).toFixed(3)} x the job without`,
+      );
     emit({
       figure: 'throughput_instant_renders_1mib',
       value: rate,
@@ -118,10 +125,26 @@ async function main(): Promise<void> {
       concurrency: o.concurrency,
       temporalFloor: Number(floor.itemsPerSecond.toFixed(1)),
       ratioToFloor: Number((o.items / (wall / 1000) / floor.itemsPerSecond).toFixed(3)),
+      ...(budgeted ? { withBudget: Number(budgeted.toFixed(1)), budgetRatio: Number((budgeted / rate).toFixed(3)) } : {}),
     });
   } finally {
     await stack.stop();
   }
+}
+
+/** Sustained items/s of the same job with every item priced and a budget it never reaches. */
+async function runWithBudget(stack: Stack, o: Record<string, number>): Promise<number> {
+  const run = await runJob(stack, {
+    name: 'bench-throughput-budget',
+    items: items('budget', o.items!),
+    maxInFlight: o.concurrency!,
+    polling: `polling:\n  initial: ${o['poll-ms']!}ms\n  max: 2s\n  timeout: 10m`,
+    extra: 'pricing:\n  seedance-1-0-pro-250528:\n    per_video: 0.01\nbudget:\n  max_usd: 1000000',
+  });
+  const ok = run.rows.filter((r) => r.state === 'succeeded').length;
+  if (ok !== o.items) throw new Error(`with a budget: ${ok} of ${o.items!} items succeeded`);
+  if (!run.rows.every((r) => r.cost_usd !== undefined)) throw new Error('with a budget: some rows carry no cost');
+  return sustained(run.rows.map((r) => Date.parse(r.finished_at)));
 }
 
 main().catch(fail);
