@@ -64,7 +64,9 @@ async function startWorkerOnce(env: NodeJS.ProcessEnv, args: string[]): Promise<
   // BENCH_WORKER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the worker under load.
   const nodeArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...nodeArgs, reelflowBin, 'worker', ...args], {
-    env: { ...env, NO_COLOR: '1' },
+    // As the service unit and the container image start a worker (docs/worker-memory.md): two
+    // malloc arenas, not eight per core, for the SDK's Rust threads.
+    env: { MALLOC_ARENA_MAX: '2', ...env, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';
