@@ -9,6 +9,7 @@ import { dateIn, loadJobFile } from '../jobfile';
 import { PLAN_PAGE_BYTES, serializedBytes } from '../jobfile/item-size';
 import { nodeFiles } from '../jobfile/context';
 import { shortHash } from '../jobfile/keys';
+import type { RedoTake } from '../jobfile/takes';
 import type { CallBudgetsMs, OutputSettings, Plan, PlanItem, Protocol, RenderRequest } from '../jobfile/plan';
 import { estimateItemUsd, roundUsd } from '../jobfile/prices';
 import { jobCallBudgets } from '../gateway/budget';
@@ -132,6 +133,7 @@ async function loadPlan(
   jobFile: string,
   runDate: string,
   inputs: InputsRef | undefined,
+  redo?: readonly RedoTake[],
 ): Promise<{ plan: Plan; digest: string; budgets: CallBudgetsMs; contents: ReferenceDigests }> {
   // Stored inputs never change under their digest. A path's plan stands while the file is
   // unchanged (same size and modification time), so an edit during a run is still caught by the
@@ -142,11 +144,12 @@ async function loadPlan(
         (st) => `${st.size}:${st.mtimeMs}`,
         () => 'missing',
       );
-  const cacheKey = `${jobFile}\u0000${runDate}\u0000${version}`;
+  const cacheKey = `${jobFile}\u0000${runDate}\u0000${version}${redo ? `\u0000${shortHash(redo)}` : ''}`;
   const cached = plans.get(cacheKey);
   if (cached) return cached;
   const stored = inputs ? await storedJobFiles(inputs).catch(finalWhenGone) : undefined;
-  const result = await loadJobFile(stored?.jobFile ?? jobFile, { runDate, files: stored?.files });
+  // A redo's plan is its new takes alone (docs/takes.md): pages, counts and the digest are theirs.
+  const result = await loadJobFile(stored?.jobFile ?? jobFile, { runDate, files: stored?.files, ...(redo ? { redo } : {}) });
   if (!result.ok) {
     const lines = result.errors.slice(0, 10).map((e) => `${e.file}:${e.line}:${e.column}: ${e.message}`);
     throw ApplicationFailure.create({
@@ -205,14 +208,16 @@ export async function preparePlan(input: {
   keyFingerprint?: string;
   /** `run --budget`: wins over the job file's budget.max_usd. */
   budgetUsd?: number;
+  /** `run --redo`/`--only`: the job renders these takes and nothing else (docs/takes.md). */
+  redo?: RedoTake[];
 }): Promise<PreparedJob> {
   // Scheduled runs carry no date: the first load learns the schedule's zone, the second dates it.
   let runDate = input.runDate;
   if (!runDate) {
-    const probe = await loadPlan(input.jobFile, dateIn(input.startedAt, 'UTC'), input.inputs);
+    const probe = await loadPlan(input.jobFile, dateIn(input.startedAt, 'UTC'), input.inputs, input.redo);
     runDate = dateIn(input.startedAt, probe.plan.schedule?.timezone ?? 'UTC');
   }
-  const { plan, digest, budgets } = await loadPlan(input.jobFile, runDate, input.inputs);
+  const { plan, digest, budgets } = await loadPlan(input.jobFile, runDate, input.inputs, input.redo);
   if (input.workflowId) await claimOutputForJob(plan, input.workflowId);
   // The price table and where models are named stay out: settings travel with every activity (docs/costs.md).
   const { jobFile: _f, runDate: _d, items, warnings: _w, pricing: _p, modelSites: _m, ...planned } = plan;
@@ -283,8 +288,10 @@ export async function readPlanItems(input: {
   output: OutputSettings;
   /** The job's stored inputs; absent: the job file is read at its path. */
   inputs?: InputsRef;
+  /** `run --redo`/`--only`: the takes the job renders, as preparePlan had them. */
+  redo?: RedoTake[];
 }): Promise<{ items: PageItem[]; nextOffset: number }> {
-  const { plan, digest, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs);
+  const { plan, digest, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs, input.redo);
   if (digest !== input.digest) {
     throw ApplicationFailure.create({
       type: FailureType.jobFileChanged,

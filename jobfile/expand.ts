@@ -330,7 +330,10 @@ function roomFor(run: Expansion, v: Variant, count: number, level: Level | undef
   const message = `variants: ${count} takes each make the job more than ${MAX_ITEMS} renders; at most ${MAX_ITEMS} are allowed (fewer variants, items or matrix values)`;
   if (level === 'item') run.ctx.errors.push(v.src.locate(['variants'], message));
   else if (level === 'model') run.ctx.errors.push(run.ctx.pos.error(['models', v.model, 'variants'], message));
-  else run.ctx.errors.push(run.ctx.pos.error(level === 'matrix' ? ['matrix', 'variants'] : level === 'defaults' ? ['defaults', 'variants'] : [], message));
+  else
+    run.ctx.errors.push(
+      run.ctx.pos.error(level === 'matrix' ? ['matrix', 'variants'] : level === 'defaults' ? ['defaults', 'variants'] : [], message),
+    );
   return false;
 }
 

@@ -109,7 +109,12 @@ function wholeNumber(label: string, min: number, max: number) {
     .union([z.number(), z.string()], { error: says(label, allowed) })
     .refine((v) => (typeof v === 'number' ? Number.isInteger(v) : /^-?\d{1,12}$/.test(v)), { error: says(label, allowed) })
     .pipe(z.transform((v) => Number(v)))
-    .pipe(z.number().min(min, { error: says(label, allowed) }).max(max, { error: says(label, allowed) }))
+    .pipe(
+      z
+        .number()
+        .min(min, { error: says(label, allowed) })
+        .max(max, { error: says(label, allowed) }),
+    )
     .meta({ type: 'integer', minimum: min, maximum: max });
 }
 

@@ -56,7 +56,9 @@ describe('variants', () => {
   });
 
   it('a given seed is take 1 seed, later takes count up from it; a seed alone seeds the only take', async () => {
-    const p = await plan(`${HEAD}  variants: 2\n  seed: 42\nitems:\n  - id: a\n    prompt: one\n  - id: b\n    prompt: two\n    seed: "7"\n`);
+    const p = await plan(
+      `${HEAD}  variants: 2\n  seed: 42\nitems:\n  - id: a\n    prompt: one\n  - id: b\n    prompt: two\n    seed: "7"\n`,
+    );
     assert.deepEqual(
       p.items.map((i) => [i.key, i.request.seed]),
       [
@@ -83,7 +85,10 @@ describe('variants', () => {
   it('{take} is refused in the prompt, where takes must be alike', async () => {
     const errors = await errorsOf(`${HEAD}items:\n  - id: a\n    prompt: one {take}\n`);
     assert.equal(errors.length, 1);
-    assert.match(errors[0] ?? '', /^8:13: items\[0\]\.prompt: placeholder \{take\} cannot be used in prompt: the takes of an item share it/);
+    assert.match(
+      errors[0] ?? '',
+      /^8:13: items\[0\]\.prompt: placeholder \{take\} cannot be used in prompt: the takes of an item share it/,
+    );
   });
 
   for (const [value, shown] of [
@@ -100,9 +105,14 @@ describe('variants', () => {
   }
 
   it('too many takes in all are refused at variants', async () => {
-    const errors = await errorsOf(`${HEAD}  variants: 100\nmatrix:\n  n: [${Array.from({ length: 2001 }, (_, i) => i).join(', ')}]\nitems:\n  - id: a\n    prompt: p {n}\n`);
+    const errors = await errorsOf(
+      `${HEAD}  variants: 100\nmatrix:\n  n: [${Array.from({ length: 2001 }, (_, i) => i).join(', ')}]\nitems:\n  - id: a\n    prompt: p {n}\n`,
+    );
     assert.equal(errors.length, 1);
-    assert.match(errors[0] ?? '', /^6:13: defaults\.variants: variants: 100 takes each make the job more than 200000 renders; at most 200000 are allowed/);
+    assert.match(
+      errors[0] ?? '',
+      /^6:13: defaults\.variants: variants: 100 takes each make the job more than 200000 renders; at most 200000 are allowed/,
+    );
   });
 
   it('a bad seed is refused', async () => {
