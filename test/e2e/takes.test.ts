@@ -32,7 +32,12 @@ function hashes(dir: string): Map<string, string> {
   return new Map(
     readdirSync(out)
       .filter((n) => n.endsWith('.mp4'))
-      .map((n) => [n, createHash('sha256').update(readFileSync(join(out, n))).digest('hex')]),
+      .map((n) => [
+        n,
+        createHash('sha256')
+          .update(readFileSync(join(out, n)))
+          .digest('hex'),
+      ]),
   );
 }
 
@@ -60,7 +65,14 @@ describe('takes: variants with seeds, --redo rejected, --only, --redo failed, re
     const job = writeJob(dir, { name: 'takes-a', baseUrls: e2e.sim.urls, items: items('takes-a'), extra: MODEL_VARIANTS });
     const first = await runCli(['run', job], { env: e2e.env });
     assert.equal(first.code, 0, `${first.stdout}\n${first.stderr}`);
-    assert.deepEqual([...hashes(dir).keys()].sort(), ['001-a-t2.mp4', '001-a.mp4', '002-b-t2.mp4', '002-b.mp4', '003-c-t2.mp4', '003-c.mp4']);
+    assert.deepEqual([...hashes(dir).keys()].sort(), [
+      '001-a-t2.mp4',
+      '001-a.mp4',
+      '002-b-t2.mp4',
+      '002-b.mp4',
+      '003-c-t2.mp4',
+      '003-c.mp4',
+    ]);
     for (const id of ['a', 'b', 'c']) {
       assert.equal(creates(`takes-a ${id}`), 2);
       assert.equal(new Set(seeds(`takes-a ${id}`)).size, 2, `two distinct seeds for ${id}`);
@@ -96,13 +108,10 @@ describe('takes: variants with seeds, --redo rejected, --only, --redo failed, re
     assertKept(before, after);
     assert.deepEqual([...after.keys()].filter((n) => !before.has(n)).sort(), ['001-a-t3.mp4', '003-c-t3.mp4']);
     const redone = rows(dir).filter((r) => r.redo_of);
-    assert.deepEqual(
-      redone.map((r) => [r.key, r.redo_of, r.take, r.state]).sort(),
-      [
-        ['a~t3', 'a~t2', 3, 'succeeded'],
-        ['c~t3', 'c', 3, 'succeeded'],
-      ],
-    );
+    assert.deepEqual(redone.map((r) => [r.key, r.redo_of, r.take, r.state]).sort(), [
+      ['a~t3', 'a~t2', 3, 'succeeded'],
+      ['c~t3', 'c', 3, 'succeeded'],
+    ]);
 
     // The same command again: each rejected take has its new take already.
     const twice = await runCli(['run', job, '--redo', 'rejected'], { env: e2e.env });
