@@ -2,6 +2,7 @@
 // read by IPC, writes the plan's items as JSON lines to the file it is given, answers with
 // everything else (small) and exits, so the parse's peak memory is given back to the system.
 import { writeFileSync } from 'node:fs';
+import type { RedoTake } from '../jobfile/takes';
 import type { InputsRef } from '../storage/inputs';
 import { expandPlan } from './plan-load';
 import type { PlanChildAnswer } from './plan-file';
@@ -10,12 +11,13 @@ export interface PlanChildRequest {
   jobFile: string;
   runDate: string;
   inputs?: InputsRef;
+  redo?: readonly RedoTake[];
   itemsPath: string;
 }
 
 async function answer(request: PlanChildRequest): Promise<PlanChildAnswer> {
   try {
-    const { plan, digest, budgets, unpriced } = await expandPlan(request.jobFile, request.runDate, request.inputs);
+    const { plan, digest, budgets, unpriced } = await expandPlan(request.jobFile, request.runDate, request.inputs, request.redo);
     const { items, ...head } = plan;
     const offsets = [0];
     const lines = items.map((item) => {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { CallBudgetsMs, Plan, PlanItem } from '../jobfile/plan';
+import type { RedoTake } from '../jobfile/takes';
 import type { InputsRef } from '../storage/inputs';
 import type { PlanChildRequest } from './plan-child';
 import type { UnpricedModel } from './plan-load';
@@ -70,11 +71,16 @@ export class PlanFile {
  * Expands the job file in a child process. The items file is unlinked as soon as it is open: it
  * lives as long as this worker holds it, and a killed worker leaves nothing behind.
  */
-export async function expandInChild(jobFile: string, runDate: string, inputs: InputsRef | undefined): Promise<PlanFile> {
+export async function expandInChild(
+  jobFile: string,
+  runDate: string,
+  inputs: InputsRef | undefined,
+  redo?: readonly RedoTake[],
+): Promise<PlanFile> {
   const dir = mkdtempSync(join(tmpdir(), 'reelflow-plan-'));
   const itemsPath = join(dir, 'items.jsonl');
   try {
-    const answer = await askChild({ jobFile, runDate, itemsPath, ...(inputs ? { inputs } : {}) });
+    const answer = await askChild({ jobFile, runDate, itemsPath, ...(inputs ? { inputs } : {}), ...(redo ? { redo } : {}) });
     if (!answer.ok) {
       throw ApplicationFailure.create({
         message: answer.message,

@@ -7,6 +7,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { loadJobFile } from '../jobfile';
 import { nodeFiles } from '../jobfile/context';
 import type { CallBudgetsMs, Plan } from '../jobfile/plan';
+import type { RedoTake } from '../jobfile/takes';
 import { estimateItemUsd } from '../jobfile/prices';
 import { jobCallBudgets } from '../gateway/budget';
 import { InputDigestError, InputMissingError, type InputsRef } from '../storage/inputs';
@@ -27,7 +28,10 @@ export interface UnpricedModel {
 }
 
 export function planDigest(plan: Pick<Plan, 'items'>): string {
-  return createHash('sha256').update(JSON.stringify(plan.items)).digest('hex').slice(0, 16);
+  // An item's group (docs/takes.md) only names its source item, which its key and index already
+  // pin: left out, so a job planned before groups existed keeps its digest through an upgrade.
+  const items = plan.items.some((item) => item.group !== undefined) ? plan.items.map(({ group: _group, ...item }) => item) : plan.items;
+  return createHash('sha256').update(JSON.stringify(items)).digest('hex').slice(0, 16);
 }
 
 /** Where the job's price table has no price for a model's item: model and why, once per model. */
@@ -49,9 +53,14 @@ export function finalWhenGone(error: unknown): never {
   throw error;
 }
 
-export async function expandPlan(jobFile: string, runDate: string, inputs: InputsRef | undefined): Promise<ExpandedPlan> {
+export async function expandPlan(
+  jobFile: string,
+  runDate: string,
+  inputs: InputsRef | undefined,
+  redo?: readonly RedoTake[],
+): Promise<ExpandedPlan> {
   const stored = inputs ? await storedJobFiles(inputs).catch(finalWhenGone) : undefined;
-  const result = await loadJobFile(stored?.jobFile ?? jobFile, { runDate, files: stored?.files });
+  const result = await loadJobFile(stored?.jobFile ?? jobFile, { runDate, files: stored?.files, ...(redo ? { redo } : {}) });
   if (!result.ok) {
     const lines = result.errors.slice(0, 10).map((e) => `${e.file}:${e.line}:${e.column}: ${e.message}`);
     throw ApplicationFailure.create({

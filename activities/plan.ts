@@ -7,6 +7,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { dateIn } from '../jobfile';
 import { PLAN_PAGE_BYTES, serializedBytes } from '../jobfile/item-size';
 import { shortHash } from '../jobfile/keys';
+import type { RedoTake } from '../jobfile/takes';
 import type { OutputSettings, PlanItem, Protocol, RenderRequest } from '../jobfile/plan';
 import { estimateItemUsd, roundUsd } from '../jobfile/prices';
 import type { InputsRef } from '../storage/inputs';
@@ -93,7 +94,7 @@ const KEPT_PLANS = 4;
 /** A plan replaced in the cache is closed this much later: a page being read from it finishes first. */
 const CLOSE_REPLACED_AFTER_MS = 60_000;
 
-async function loadPlan(jobFile: string, runDate: string, inputs: InputsRef | undefined): Promise<LoadedPlan> {
+async function loadPlan(jobFile: string, runDate: string, inputs: InputsRef | undefined, redo?: readonly RedoTake[]): Promise<LoadedPlan> {
   // Stored inputs never change under their digest. A path's plan stands while the file is
   // unchanged (same size and modification time), so an edit during a run is still caught by the
   // digest check of readPlanItems.
@@ -103,10 +104,11 @@ async function loadPlan(jobFile: string, runDate: string, inputs: InputsRef | un
         (st) => `${st.size}:${st.mtimeMs}`,
         () => 'missing',
       );
-  const cacheKey = `${jobFile}\u0000${runDate}\u0000${version}`;
+  const cacheKey = `${jobFile}\u0000${runDate}\u0000${version}${redo ? `\u0000${shortHash(redo)}` : ''}`;
   const cached = plans.get(cacheKey);
   if (cached) return cached;
-  const plan = await expandInChild(jobFile, runDate, inputs);
+  // A redo's plan is its new takes alone (docs/takes.md): pages, counts and the digest are theirs.
+  const plan = await expandInChild(jobFile, runDate, inputs, redo);
   // A stored job's references are known by the sha256 its index recorded; others are hashed where they are.
   const stored = inputs ? await storedJobFiles(inputs).catch(finalWhenGone) : undefined;
   const contents: ReferenceDigests = stored ? async (path) => stored.sha256(path) : localReferenceDigests;
@@ -144,14 +146,16 @@ export async function preparePlan(input: {
   keyFingerprint?: string;
   /** `run --budget`: wins over the job file's budget.max_usd. */
   budgetUsd?: number;
+  /** `run --redo`/`--only`: the job renders these takes and nothing else (docs/takes.md). */
+  redo?: RedoTake[];
 }): Promise<PreparedJob> {
   // Scheduled runs carry no date: the first load learns the schedule's zone, the second dates it.
   let runDate = input.runDate;
   if (!runDate) {
-    const probe = await loadPlan(input.jobFile, dateIn(input.startedAt, 'UTC'), input.inputs);
+    const probe = await loadPlan(input.jobFile, dateIn(input.startedAt, 'UTC'), input.inputs, input.redo);
     runDate = dateIn(input.startedAt, probe.plan.head.schedule?.timezone ?? 'UTC');
   }
-  const { plan: loaded } = await loadPlan(input.jobFile, runDate, input.inputs);
+  const { plan: loaded } = await loadPlan(input.jobFile, runDate, input.inputs, input.redo);
   const { head: plan, digest, budgets } = loaded;
   if (input.workflowId) await claimOutputForJob(plan, input.workflowId);
   // The price table and where models are named stay out: settings travel with every activity (docs/costs.md).
@@ -211,8 +215,10 @@ export async function readPlanItems(input: {
   output: OutputSettings;
   /** The job's stored inputs; absent: the job file is read at its path. */
   inputs?: InputsRef;
+  /** `run --redo`/`--only`: the takes the job renders, as preparePlan had them. */
+  redo?: RedoTake[];
 }): Promise<{ items: PageItem[]; nextOffset: number }> {
-  const { plan, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs);
+  const { plan, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs, input.redo);
   if (plan.digest !== input.digest) {
     throw ApplicationFailure.create({
       type: FailureType.jobFileChanged,

@@ -90,6 +90,8 @@ function createBodyObject(request: RenderRequest, urlOf: (asset: ReferenceAsset,
   if (request.ratio !== undefined) metadata.ratio = request.ratio;
   if (request.generateAudio !== undefined) metadata.generate_audio = request.generateAudio;
   if (request.watermark !== undefined) metadata.watermark = request.watermark;
+  // The protocol's seed, when the item has takes or a seed (docs/takes.md): reproducible takes.
+  if (request.seed !== undefined) metadata.seed = request.seed;
   if (request.references.length > 0) metadata.content = request.references.map((asset, i) => contentItem(asset, urlOf(asset, i)));
   if (Object.keys(metadata).length > 0) body.metadata = metadata;
   return body;

@@ -100,6 +100,8 @@ export async function buildOpenaiCreateBody(request: RenderRequest, openRemote: 
   const seconds = secondsString(request.seconds);
   if (seconds !== undefined) fields.push(['seconds', seconds]);
   if (request.size !== undefined) fields.push(['size', request.size]);
+  // Not a field of the protocol's own: the gateway passes extra fields on as metadata (docs/takes.md).
+  if (request.seed !== undefined) fields.push(['seed', String(request.seed)]);
   const image = request.references.find((r) => r.kind === 'image');
   const reference = image ? await openReference(image, openRemote) : undefined;
   const what = image ? `reference image ${referenceName(image)}` : '';

@@ -11,7 +11,8 @@ import { OutputNameSet, PlantedLinks, storedNameProblem } from './output-names';
 import { readScopeProblem } from './read-scope';
 import { itemSizeProblem } from './item-size';
 import { referenceSizeProblem } from './reference-limits';
-import { parseTemplate, renderTemplate } from './placeholders';
+import { parseTemplate, placeholderNames, renderTemplate } from './placeholders';
+import { type RedoTake, baseKeyOf, takeKey, takeOutputName, takeSeed } from './takes';
 import type { JobFileData, ParamKey } from './schema';
 import type { ItemSource } from './sources';
 import { show } from './text';
@@ -45,6 +46,14 @@ interface Expansion {
   outputs: OutputNameSet;
   /** Local references, for the check that no output replaces one (checkInputsKept). */
   localReferences: { path: string; src: ItemSource; at: (string | number)[] }[];
+  /** Whether output.name has `{take}` (else takes past the first get `-t<n>`). */
+  nameHasTake: boolean;
+  /** `run --redo`/`--only`: per first-take key, the takes asked for; only they are in the plan. */
+  redo: ReadonlyMap<string, readonly RedoTake[]> | undefined;
+  /** Takes expanded so far, against MAX_ITEMS. */
+  count: number;
+  /** The total was reported as too large: nothing more is expanded. */
+  tooMany: boolean;
 }
 
 /** One item under one matrix combination, before its request is built. */
@@ -61,7 +70,11 @@ interface Variant {
   first: boolean;
 }
 
-/** Expands every source once per matrix combination, in order: sources first, combinations inside. */
+/**
+ * Expands every source once per matrix combination and take, in order: sources first,
+ * combinations inside, takes innermost. With `redo` (docs/takes.md) the plan holds only the takes
+ * it names, every other take checked all the same (keys and names stay unique).
+ */
 export function expandItems(
   data: JobFileData,
   ctx: Ctx,
@@ -69,6 +82,7 @@ export function expandItems(
   jobValues: ReadonlyMap<string, string>,
   output?: OutputSettings,
   sites?: ModelSites,
+  redo?: readonly RedoTake[],
 ): PlanItem[] {
   // The loader has checked the count (sources x combinations <= MAX_ITEMS) before building either.
   const combos = combinations(matrixAxes(data, ctx, jobValues));
@@ -84,6 +98,10 @@ export function expandItems(
     keys: new Map(),
     outputs: new OutputNameSet(),
     localReferences: [],
+    nameHasTake: placeholderNames(data.output.name).includes('take'),
+    redo: redo ? redoByBase(redo) : undefined,
+    count: 0,
+    tooMany: false,
   };
   if (run.nameIsBad) ctx.errors.push(ctx.pos.error(['output', 'name'], `output name "${data.output.name}" ${run.nameIsBad}`));
   const items: PlanItem[] = [];
@@ -106,9 +124,10 @@ export function expandItems(
       if (seen.has(signature)) continue;
       seen.add(signature);
       index++;
-      const item = expandVariant(run, { src, index, model, protocol, combo, dropped, first: seen.size === 1 });
-      if (item) items.push(item);
+      items.push(...expandVariant(run, { src, index, model, protocol, combo, dropped, first: seen.size === 1 }));
+      if (run.tooMany) break;
     }
+    if (run.tooMany) break;
   }
   for (const k of run.unusedDefaults) {
     warn(
@@ -222,8 +241,8 @@ function applicableAxes(
   return { combo, dropped };
 }
 
-/** The plan item of one variant, or undefined after reporting why it cannot be one. */
-function expandVariant(run: Expansion, v: Variant): PlanItem | undefined {
+/** The plan items of one variant, one per take; none after reporting why it cannot be one. */
+function expandVariant(run: Expansion, v: Variant): PlanItem[] {
   const { src } = v;
   const { item } = src;
   const request: RenderRequest = { model: v.model, protocol: v.protocol, prompt: '', references: [] };
@@ -231,14 +250,16 @@ function expandVariant(run: Expansion, v: Variant): PlanItem | undefined {
   const { values, own } = placeholderValues(run, v);
   const noId = new Map(v.dropped);
   if (item.id === undefined) noId.set('id', 'this item has no id, and its key is a hash of its prompt; give it an id');
-  const prompt = renderTemplate(item.prompt, values, 'prompt', noId);
+  // Takes share their prompt and references: their seeds make them differ.
+  const shared = new Map(noId).set('take', 'the takes of an item share it; {take} is for output.name (docs/takes.md)');
+  const prompt = renderTemplate(item.prompt, values, 'prompt', shared);
   if (prompt.ok) request.prompt = prompt.value;
   else {
     run.ctx.errors.push(src.locate(['prompt'], prompt.problem));
     ok = false;
   }
-  const hashedRefs = addReferences(run, v, values, noId, request);
-  if (!hashedRefs || !ok) return undefined;
+  const hashedRefs = addReferences(run, v, values, shared, request);
+  if (!hashedRefs || !ok) return [];
 
   const key =
     item.id !== undefined
@@ -247,18 +268,83 @@ function expandVariant(run: Expansion, v: Variant): PlanItem | undefined {
         : item.id
       : shortHash({ ...request, references: hashedRefs });
   values.set('id', item.id ?? key);
+  const variants = pickParam(run.data, src, v.combo, 'variants', v.model);
+  const userSeed = pickParam(run.data, src, v.combo, 'seed', v.model)?.value as number | undefined;
+  const count = (variants?.value as number | undefined) ?? 1;
+  if (!roomFor(run, v, count, variants?.level)) return [];
+  const asked = run.redo?.get(key);
+  const takes = new Set<number>(Array.from({ length: count }, (_, i) => i + 1));
+  for (const t of asked ?? []) takes.add(t.take);
+  const items: PlanItem[] = [];
+  for (const take of takes) {
+    const takeItem = expandTake(run, v, { key, take, values, own, request, userSeed, withTakes: variants !== undefined });
+    const redoOf = asked?.find((t) => t.take === take)?.of;
+    if (takeItem && (!run.redo || redoOf !== undefined)) items.push(redoOf ? { ...takeItem, redoOf } : takeItem);
+  }
+  return items;
+}
+
+/** One take of a variant: its key, name and seed; undefined after reporting a problem. */
+function expandTake(
+  run: Expansion,
+  v: Variant,
+  t: {
+    key: string;
+    take: number;
+    values: Map<string, string>;
+    own: Record<string, string>;
+    request: RenderRequest;
+    userSeed: number | undefined;
+    /** `variants` is set for the item: every take, the first too, is numbered and seeded. */
+    withTakes: boolean;
+  },
+): PlanItem | undefined {
+  const { src } = v;
+  const key = takeKey(t.key, t.take);
   if (!claimKey(run, src, key)) return undefined;
-  const outputName = claimOutputName(run, v, values);
+  t.values.set('take', String(t.take));
+  const outputName = claimOutputName(run, v, t.values, t.take);
   if (outputName === undefined) return undefined;
+  const numbered = t.withTakes || t.take > 1;
+  const seeded = numbered || t.userSeed !== undefined;
+  const request = seeded ? { ...t.request, seed: takeSeed(t.key, t.take, t.userSeed) } : t.request;
   const planItem: PlanItem = { key, index: v.index, request, outputName };
-  if (item.id !== undefined) planItem.id = item.id;
-  if (Object.keys(own).length > 0) planItem.vars = own;
+  if (src.item.id !== undefined) planItem.id = src.item.id;
+  if (Object.keys(t.own).length > 0) planItem.vars = t.own;
+  if (numbered) planItem.take = t.take;
+  // Without an id, each matrix value's key is its own hash: the source item is named apart.
+  if (src.item.id === undefined && v.combo.size > 0) planItem.group = shortHash({ source: src.label, prompt: src.item.prompt });
   const tooLarge = itemSizeProblem(planItem);
   if (tooLarge) {
     run.ctx.errors.push(src.locate(tooLarge.at, tooLarge.message));
     return undefined;
   }
   return planItem;
+}
+
+/** The job may hold `count` more takes (MAX_ITEMS in all); else reported once at where variants was set. */
+function roomFor(run: Expansion, v: Variant, count: number, level: Level | undefined): boolean {
+  run.count += count;
+  if (run.count <= MAX_ITEMS) return true;
+  run.tooMany = true;
+  const message = `variants: ${count} takes each make the job more than ${MAX_ITEMS} renders; at most ${MAX_ITEMS} are allowed (fewer variants, items or matrix values)`;
+  if (level === 'item') run.ctx.errors.push(v.src.locate(['variants'], message));
+  else if (level === 'model') run.ctx.errors.push(run.ctx.pos.error(['models', v.model, 'variants'], message));
+  else
+    run.ctx.errors.push(
+      run.ctx.pos.error(level === 'matrix' ? ['matrix', 'variants'] : level === 'defaults' ? ['defaults', 'variants'] : [], message),
+    );
+  return false;
+}
+
+/** The takes a redo asks for, by the key of their item's first take. */
+function redoByBase(redo: readonly RedoTake[]): Map<string, RedoTake[]> {
+  const byBase = new Map<string, RedoTake[]>();
+  for (const t of redo) {
+    const base = baseKeyOf(t.of);
+    byBase.set(base, [...(byBase.get(base) ?? []), t]);
+  }
+  return byBase;
 }
 
 /** Sets the request's parameters; false when one does not fit the item's protocol. */
@@ -385,15 +471,16 @@ function claimKey(run: Expansion, src: ItemSource, key: string): boolean {
   return false;
 }
 
-/** The item's output name, checked and unique; undefined after reporting a problem. */
-function claimOutputName(run: Expansion, v: Variant, values: ReadonlyMap<string, string>): string | undefined {
+/** The take's output name, checked and unique; undefined after reporting a problem. */
+function claimOutputName(run: Expansion, v: Variant, values: ReadonlyMap<string, string>, take: number): string | undefined {
   const { ctx } = run;
   const { src } = v;
-  const name = renderTemplate(run.data.output.name, values, 'output.name', v.dropped);
-  if (!name.ok) {
-    ctx.errors.push(ctx.pos.error(['output', 'name'], name.problem));
+  const rendered = renderTemplate(run.data.output.name, values, 'output.name', v.dropped);
+  if (!rendered.ok) {
+    ctx.errors.push(ctx.pos.error(['output', 'name'], rendered.problem));
     return undefined;
   }
+  const name = { value: takeOutputName(rendered.value, run.nameHasTake, take) };
   const { output } = run.data;
   const problem = run.nameIsBad
     ? undefined

@@ -10,6 +10,7 @@ import { matrixSize } from './matrix';
 import { ModelSites } from './model-sites';
 import { issuesToErrors, parseOptions } from './issues';
 import type { JobFileError, Plan } from './plan';
+import type { RedoTake } from './takes';
 import { type Path, YamlPositions, yamlError } from './positions';
 import { resolvePrices } from './pricing';
 import { jobFileSchema } from './schema';
@@ -29,6 +30,8 @@ export interface LoadOptions {
   files?: FileAccess;
   /** `--prices FILE`: a LiteLLM-format prices file, relative to the working directory (jobfile/pricing.ts). */
   pricesFile?: string;
+  /** `run --redo`/`--only`: the plan holds only these takes (jobfile/takes.ts, docs/takes.md). */
+  redo?: readonly RedoTake[];
 }
 
 function byPosition(a: JobFileError, b: JobFileError, jobFile: string): number {
@@ -188,7 +191,7 @@ export function parseJobFile(text: string, path: string, options: LoadOptions = 
     ctx.errors.push(pos.error(data.items ? ['items'] : [], 'the job has no items: add entries to items, or rows with items_from'));
   }
   const sites = new ModelSites(data, ctx);
-  const items = expandItems(data, ctx, sources, values, settings.output, sites);
+  const items = expandItems(data, ctx, sources, values, settings.output, sites, options.redo);
   const pricing = resolvePrices(data, ctx, items, { pricesFile: options.pricesFile });
   if (ctx.errors.length > 0) return failure(ctx.errors, ctx.warnings, file, data.name);
   sites.enhance();

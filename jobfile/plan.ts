@@ -33,6 +33,11 @@ export interface RenderRequest {
   size?: string;
   generateAudio?: boolean;
   watermark?: boolean;
+  /**
+   * Added (issue #26): the seed sent with the create (general: metadata.seed; openai: a seed form
+   * field), when the item has takes or a `seed` (docs/takes.md). Absent: none is sent.
+   */
+  seed?: number;
   references: ReferenceAsset[];
 }
 
@@ -51,6 +56,15 @@ export interface PlanItem {
    * as strings. Absent when the item has none.
    */
   vars?: Record<string, string>;
+  /**
+   * Added (issue #26): which take of its item this is, 1-based (`variants`, `run --redo`;
+   * docs/takes.md). Absent for an item without variants: its only take.
+   */
+  take?: number;
+  /** Added (issue #26): the source item's identity when its key does not tell it (no id, a matrix). */
+  group?: string;
+  /** Added (issue #26): the key of the take this one was made to replace (`run --redo`, `--only`). */
+  redoOf?: string;
 }
 
 export interface GatewaySettings {

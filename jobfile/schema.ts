@@ -97,6 +97,27 @@ export const ratioSchema = pattern('ratio', RATIO_RE, 'an aspect ratio such as "
 export const sizeSchema = pattern('size', SIZE_RE, 'a size such as "1280x720"');
 export const assetKind = oneOf('asset kind', ['image', 'video', 'audio']);
 
+/** At most this many takes of one item (`variants`, docs/takes.md). */
+export const MAX_VARIANTS = 100;
+/** Seeds are sent as 32-bit signed integers, the range every model that takes one accepts. */
+export const MAX_SEED = 2_147_483_647;
+
+/** A whole number in YAML, or its digits as text (an items_from CSV column holds text). */
+function wholeNumber(label: string, min: number, max: number) {
+  const allowed = `a whole number from ${min} to ${max}`;
+  return z
+    .union([z.number(), z.string()], { error: says(label, allowed) })
+    .refine((v) => (typeof v === 'number' ? Number.isInteger(v) : /^-?\d{1,12}$/.test(v)), { error: says(label, allowed) })
+    .pipe(z.transform((v) => Number(v)))
+    .pipe(
+      z
+        .number()
+        .min(min, { error: says(label, allowed) })
+        .max(max, { error: says(label, allowed) }),
+    )
+    .meta({ type: 'integer', minimum: min, maximum: max });
+}
+
 /** Parameters of a render request; allowed in defaults, models.<m> and items. */
 export const requestParams = {
   seconds: secondsSchema.optional(),
@@ -105,6 +126,12 @@ export const requestParams = {
   size: sizeSchema.optional().meta({ description: 'openai protocol only: size' }),
   generate_audio: flag('generate_audio').optional(),
   watermark: flag('watermark').optional(),
+  variants: wholeNumber('variants', 1, MAX_VARIANTS)
+    .optional()
+    .meta({ description: 'how many takes of each item to render, each with its own seed, key and name ({take}; docs/takes.md)' }),
+  seed: wholeNumber('seed', 0, MAX_SEED)
+    .optional()
+    .meta({ description: "the seed sent with take 1 (take n gets seed + n - 1); default: derived from the item's key and take" }),
 };
 export type ParamKey = keyof typeof requestParams | 'model' | 'protocol';
 export const PARAM_KEYS: readonly ParamKey[] = [
@@ -116,6 +143,8 @@ export const PARAM_KEYS: readonly ParamKey[] = [
   'size',
   'generate_audio',
   'watermark',
+  'variants',
+  'seed',
 ];
 export const paramSchemas: Record<ParamKey, z.ZodType> = {
   model: modelName,
@@ -126,6 +155,8 @@ export const paramSchemas: Record<ParamKey, z.ZodType> = {
   size: sizeSchema,
   generate_audio: flag('generate_audio'),
   watermark: flag('watermark'),
+  variants: requestParams.variants.unwrap(),
+  seed: requestParams.seed.unwrap(),
 };
 
 function sourceOf(kind: string) {

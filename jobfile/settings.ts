@@ -8,9 +8,9 @@ import type { JobFileData } from './schema';
 import { DEFAULT_MAX_VIDEO_BYTES, normaliseBaseUrl, parseByteSize, parseDuration } from './values';
 import { warnAboutKeyExposure } from './exposure';
 
-export const BUILTIN_PLACEHOLDERS = ['job', 'id', 'index', 'model', 'date'] as const;
+export const BUILTIN_PLACEHOLDERS = ['job', 'id', 'index', 'model', 'date', 'take'] as const;
 const ITEM_ONLY = new Map(
-  ['id', 'index', 'model'].map((n) => [n, `{${n}} differs between items; only {job}, {date} and vars keys are known here`]),
+  ['id', 'index', 'model', 'take'].map((n) => [n, `{${n}} differs between items; only {job}, {date} and vars keys are known here`]),
 );
 
 function ms(text: string): number {

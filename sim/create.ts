@@ -14,7 +14,7 @@ export function acceptCreate(
   id?: string,
 ): Task | undefined {
   const task = ctx.store.create(fields, ctx.faults.faults.failRate, id);
-  ctx.stats.create(fields.prompt);
+  ctx.stats.create(fields.prompt, seedOf(fields.metadata));
   ctx.videos.prepare(task);
   if (ctx.faults.lostCreate()) {
     ctx.stats.lostCreate(fields.prompt);
@@ -22,4 +22,15 @@ export function acceptCreate(
     return undefined;
   }
   return task;
+}
+
+/**
+ * The seed a create carried (general: metadata.seed, a number; videos: a `seed` form field, text
+ * the gateway passes on as metadata), so tests can see what each take sent (docs/simulator.md).
+ */
+function seedOf(metadata: Record<string, unknown> | undefined): number | undefined {
+  const seed = metadata?.['seed'];
+  if (typeof seed === 'number' && Number.isInteger(seed)) return seed;
+  if (typeof seed === 'string' && /^-?\d{1,15}$/.test(seed)) return Number(seed);
+  return undefined;
 }

@@ -16,6 +16,8 @@ export interface SimStatsExt extends SimStats {
    * before the first round read the task). More than one check of a reading learned nothing new.
    */
   checksByReading: Record<string, number[]>;
+  /** Per prompt, the seed of each create that carried one, in order (takes, docs/takes.md). */
+  seedsByPrompt: Record<string, number[]>;
 }
 
 const bump = (m: Record<string, number>, k: string, by = 1): void => {
@@ -29,6 +31,7 @@ export class StatsRecorder {
   requestsByPort: Record<string, number> = {};
   pollsByTask: Record<string, number> = {};
   checksByReading: Record<string, number[]> = {};
+  seedsByPrompt: Record<string, number[]> = {};
   faults: Record<string, number> = {};
   messagesAuth: Record<string, number> = {};
   anthropicVersions: Record<string, number> = {};
@@ -46,8 +49,9 @@ export class StatsRecorder {
     bump(this.requests, `${method} cdn`);
     this.cdnRequests++;
   }
-  create(prompt: string): void {
+  create(prompt: string, seed?: number): void {
     bump(this.createsByPrompt, prompt);
+    if (seed !== undefined) (this.seedsByPrompt[prompt] ??= []).push(seed);
     this.tasksCreated++;
   }
   lostCreate(prompt: string): void {
@@ -79,6 +83,7 @@ export class StatsRecorder {
       requestsByPort: { ...this.requestsByPort },
       pollsByTask: { ...this.pollsByTask },
       checksByReading: Object.fromEntries(Object.entries(this.checksByReading).map(([id, counts]) => [id, [...counts]])),
+      seedsByPrompt: Object.fromEntries(Object.entries(this.seedsByPrompt).map(([prompt, seeds]) => [prompt, [...seeds]])),
       bytesServed: this.bytesServed,
       cdnAuthHeadersSeen: this.cdnAuthHeadersSeen,
       cdnRequests: this.cdnRequests,

@@ -45,6 +45,8 @@ export interface ManifestRow {
   group?: string;
   /** The item's own placeholder values (matrix, items_from columns), as the plan had them. */
   vars?: Record<string, string>;
+  /** The key of the take this one was made to replace (`run --redo`, `--only`; docs/takes.md). */
+  redo_of?: string;
   /** The seed sent with the create, when one was. */
   seed?: number;
   /** What was asked for, as the plan had it (rows from before these have none). */

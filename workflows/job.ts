@@ -106,6 +106,8 @@ async function firstRun(input: JobInput): Promise<JobCarry> {
       workflowId: workflowInfo().workflowId,
       ...(input.keyFingerprint ? { keyFingerprint: input.keyFingerprint } : {}),
       ...(input.budgetUsd !== undefined ? { budgetUsd: input.budgetUsd } : {}),
+      // Only redo runs carry it: every other job's plan activities are called as before.
+      ...(input.redo ? { redo: input.redo } : {}),
     }),
     cursor: 0,
     counts: emptyCounts(),
@@ -179,6 +181,7 @@ class Job {
           retryStates: this.input.retryStates ?? [],
           output: settings.output,
           ...(this.input.inputs ? { inputs: this.input.inputs } : {}),
+          ...(this.input.redo ? { redo: this.input.redo } : {}),
         });
         pageAt = 0;
         continue;

@@ -221,7 +221,17 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       error: outcome.error ?? null,
       ...(cost ? { cost_usd: cost.usd, cost_source: cost.source } : {}),
     };
-    await recording.recordItem({ output: settings.output, row });
+    // The row's take, seed and what was asked are filled by the activity (docs/takes.md).
+    const { take, group, vars, redoOf, request } = item;
+    const asked = {
+      protocol: request.protocol,
+      seed: request.seed,
+      seconds: request.seconds,
+      ratio: request.ratio,
+      resolution: request.resolution,
+      size: request.size,
+    };
+    await recording.recordItem({ output: settings.output, row, item: { take, group, vars, redoOf, request: asked } });
     await getExternalWorkflowHandle(input.jobWorkflowId).signal(itemDoneSignal, outcome);
   });
   return outcome;

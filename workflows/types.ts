@@ -5,6 +5,7 @@ import type { JobSettingsWithInputs } from '../activities/inputs';
 import type { PageItem, PreparedJob } from '../activities/plan';
 import type { InputsRef } from '../storage/inputs';
 import type { ItemEndState } from '../storage/manifest';
+import type { RedoTake } from '../jobfile/takes';
 
 export type { ItemEndState };
 export type ItemPhase = 'pending' | 'enhancing' | 'creating' | 'rendering' | 'downloading' | 'recording';
@@ -30,6 +31,11 @@ export interface JobInput {
   historyBudget?: number;
   /** `run --budget USD`: the job's budget, in place of the job file's budget.max_usd (docs/costs.md). */
   budgetUsd?: number;
+  /**
+   * `run --redo`/`--only` (docs/takes.md): the new takes this run renders, and nothing else; each
+   * names the take it replaces. Absent: the job file's takes.
+   */
+  redo?: RedoTake[];
   /** Carried across continue-as-new; absent on the first run. */
   carry?: JobCarry;
 }

@@ -15,6 +15,8 @@ import { outcomeOfRunJob, planFor } from '../report-target';
 import { openSession } from '../session';
 import { TASK_QUEUE } from '../task-queue';
 import { describeOutcome, readOutcome } from '../summary';
+import { openStorage } from '../../storage';
+import { keptFiles, printKept, rowsWithTakes, stateWithPick, type TakeRow } from '../takes-view';
 
 /** How long after its start a job without an answering worker is said to be starting, not missing. */
 const WORKER_GRACE_MS = 30_000;
@@ -57,7 +59,8 @@ export function registerOperateCommands(program: Command): void {
     .description('one row per item: state, model, task id, base address, polls, file, size, sha256, error')
     .argument('<job>', 'job file or job id')
     .option('--format <format>', 'table | json | csv', 'table')
-    .action(async (target: string, options: { format: string }) => {
+    .option('--kept', "the kept takes' files (picks.jsonl), one path per line; --format json: as JSON (docs/takes.md)")
+    .action(async (target: string, options: { format: string; kept?: boolean }) => {
       if (!['table', 'json', 'csv'].includes(options.format)) {
         throw new UsageError(`--format must be table, json or csv, got "${options.format}"`);
       }
@@ -71,7 +74,10 @@ export function registerOperateCommands(program: Command): void {
         throw error;
       }
       // The rewrite beside the prompt: what the render sent, else the stored one (docs/enhance.md).
-      const rows = await withRewrites(plan, outcome.rows);
+      // takes (issue 26): every take beside its item, with its pick; --kept lists the kept files.
+      const storage = openStorage(plan.output);
+      const rows = await rowsWithTakes(plan, await withRewrites(plan, outcome.rows), storage);
+      if (options.kept) return printKept(keptFiles(rows, storage.location), options.format);
       if (options.format === 'json') process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       else if (options.format === 'csv') process.stdout.write(toCsv(rows));
       else process.stdout.write(toTable(rows, outcome.missing.length, terminalColumns()));
@@ -281,14 +287,14 @@ export function toCsv(rows: ManifestRow[]): string {
   return [COLUMNS.join(','), ...rows.map((r) => COLUMNS.map((c) => csvCell(cell(r, c))).join(','))].join('\n') + '\n';
 }
 
-function toTable(rows: ManifestRow[], missing: number, columns: number): string {
+function toTable(rows: TakeRow[], missing: number, columns: number): string {
   // Long values (LiteLLM's task ids are about 130 characters) are cut to the column: --format json
   // and csv have them whole.
   const lines = rows.map((r) =>
     [
       `#${r.index}`,
       r.key,
-      r.state,
+      stateWithPick(r),
       r.model,
       r.task_id ?? '-',
       r.base_url ?? '-',

@@ -32,6 +32,8 @@ import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
 import { claimOutputOrExplain } from '../output-owner';
 import { recordDetachedWorker } from '../detached-worker';
 import { unpricedMessage, unpricedModels } from '../../activities/plan';
+import { parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../redo';
+import type { RedoTake } from '../../jobfile/takes';
 
 /** `--budget 50`: a number of dollars above 0, as budget.max_usd. */
 function parseBudget(text: string): number {
@@ -54,6 +56,8 @@ interface RunOptions extends Observability {
   reEnhance?: boolean;
   allowKey: string[];
   budget?: number;
+  redo?: RedoWhich;
+  only?: string[];
 }
 
 export function registerRunCommand(program: Command): void {
@@ -65,6 +69,13 @@ export function registerRunCommand(program: Command): void {
     .option('--dry-run', 'print the requests that would be sent, key redacted; send nothing')
     .option('--retry-failed', 'render again the items that ended failed or timed_out')
     .option('--retry-unknown', 'render again the items whose creation outcome was unknown')
+    // takes (issue 26, docs/takes.md)
+    .option('--redo <which>', 'render a new take of each rejected (picks.jsonl) or failed take, beside it; nothing else', parseRedoWhich)
+    .option(
+      '--only <ids>',
+      'render a new take of these items only (ids or keys, comma-separated); with --redo, its takes among them',
+      parseOnly,
+    )
     .option('--no-worker', 'do not run a worker in this process (workers run elsewhere)')
     .option(
       '--inputs <location>',
@@ -196,8 +207,14 @@ function watchInterrupt(jobFile: string, out: ReturnType<typeof createOutput>): 
 
 async function runJob(jobFile: string, options: RunOptions, out: ReturnType<typeof createOutput>, interrupt: Interrupt): Promise<void> {
   const reads = recordingFiles();
-  const plan = await loadPlanOrExplain(jobFile, undefined, reads, options.prices);
+  let plan = await loadPlanOrExplain(jobFile, undefined, reads, options.prices);
   for (const warning of plan.warnings) out.note(`warning: ${warning}`);
+  let redo: RedoTake[] | undefined;
+  if (options.redo || options.only) {
+    const chosen = await redoRunPlan(plan, openStorage(plan.output), options, reads, options.prices, out.note);
+    if (!chosen) return;
+    ({ plan, takes: redo } = chosen);
+  }
   if (options.budget !== undefined) plan.budget = { maxUsd: options.budget };
   if (options.dryRun) return printDryRun(plan, out);
   // Before any request (preflight's and the prompt rewrites' included): which key goes where is the user's decision.
@@ -236,7 +253,7 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   }
   try {
     if (!interrupt.interrupted)
-      keepServer = await followJob(session, view, plan, jobFile, options, out, interrupt, storedInputs, reads, ownQueue);
+      keepServer = await followJob(session, view, plan, jobFile, options, out, interrupt, storedInputs, reads, ownQueue, redo);
   } catch (error) {
     if (!interrupt.interrupted) throw error;
   } finally {
@@ -257,6 +274,7 @@ async function followJob(
   storedInputs: Awaited<ReturnType<typeof storeInputsOrExplain>>,
   reads: ReturnType<typeof recordingFiles>,
   ownQueue: string | undefined,
+  redo: RedoTake[] | undefined,
 ): Promise<boolean> {
   const workflowId = jobWorkflowId(plan.job);
   const scoped = <T>(fn: () => Promise<T>) => interrupt.scoped(session.client, fn);
@@ -271,6 +289,7 @@ async function followJob(
   if (interrupt.interrupted) return false;
   const backgroundWorker = !!(options.detach && options.worker && session.target.embedded);
   if (running && backgroundWorker) await scoped(() => refuseAnotherStartersJob(session.client, workflowId, plan));
+  if (running && redo) throw new UsageError(`${plan.job} is running: --redo and --only start a run of their own once it has ended`);
   const fingerprint = starterKeyFingerprint(plan);
   const input: JobInput = {
     jobFile: plan.jobFile,
@@ -279,6 +298,7 @@ async function followJob(
     ...(storedInputs ? { inputs: storedInputs.ref } : {}),
     ...(fingerprint ? { keyFingerprint: fingerprint } : {}),
     ...(options.budget !== undefined ? { budgetUsd: options.budget } : {}),
+    ...(redo ? { redo } : {}),
   };
   const handle = await scoped(() =>
     session.client.workflow.start(JobWorkflow, {

@@ -30,7 +30,7 @@ export const BAD_CASES: BadCase[] = [
     rule: 'unknown key without a close match',
     yaml: `${HEAD}  colour: red\nitems:\n  - prompt: hi\n`,
     errors: [
-      "6:3: defaults.colour: unknown key 'colour' in defaults; allowed keys: model, protocol, seconds, resolution, ratio, size, generate_audio, watermark",
+      "6:3: defaults.colour: unknown key 'colour' in defaults; allowed keys: model, protocol, seconds, resolution, ratio, size, generate_audio, watermark, variants, seed",
     ],
   },
   {
@@ -233,7 +233,7 @@ export const BAD_CASES: BadCase[] = [
   {
     rule: 'unknown placeholder in output name',
     yaml: `${HEAD}items:\n  - prompt: hi\noutput:\n  name: "{index}-{title}"\n`,
-    errors: ['9:9: unknown placeholder {title} in output.name; known: {job}, {date}, {index}, {model}, {id}'],
+    errors: ['9:9: unknown placeholder {title} in output.name; known: {job}, {date}, {index}, {model}, {id}, {take}'],
   },
   {
     rule: 'item placeholder in output dir',

@@ -1,0 +1,48 @@
+// The takes of a job's items as `results` shows them (docs/takes.md): every take beside its item,
+// the picks of picks.jsonl on them, and `results --kept`, the kept takes' files for the next step.
+import { join } from 'node:path';
+import type { Plan } from '../jobfile/plan';
+import { baseKeyOf, takeOfKey } from '../jobfile/takes';
+import { type ManifestRow, latestRowByKey } from '../storage/manifest';
+import { currentPicks, readPicks } from '../storage/picks';
+import type { Storage } from '../storage/storage';
+
+/** A manifest row with the standing pick of its take, when there is one. */
+export type TakeRow = ManifestRow & { pick?: 'keep' | 'reject' };
+
+/**
+ * The plan's rows with the takes the plan does not name (made by `run --redo`/`--only`) beside
+ * their item, ordered by item then take, each with its pick.
+ */
+export async function rowsWithTakes(plan: Plan, planRows: readonly ManifestRow[], storage: Storage): Promise<TakeRow[]> {
+  const latest = latestRowByKey(await storage.readManifest());
+  const shown = new Set(planRows.map((row) => row.key));
+  const bases = new Set(plan.items.map((item) => baseKeyOf(item.key)));
+  const extra = [...latest.values()].filter((row) => !shown.has(row.key) && bases.has(baseKeyOf(row.key)));
+  const picks = currentPicks(await readPicks(storage));
+  const takeOf = (row: ManifestRow) => row.take ?? takeOfKey(row.key);
+  return [...planRows, ...extra]
+    .sort((a, b) => a.index - b.index || baseKeyOf(a.key).localeCompare(baseKeyOf(b.key)) || takeOf(a) - takeOf(b))
+    .map((row) => {
+      const pick = picks.get(row.key);
+      return pick && pick.verdict !== 'clear' ? { ...row, pick: pick.verdict } : row;
+    });
+}
+
+/** STATE as the table shows it: the pick beside the state (`succeeded, kept`). */
+export function stateWithPick(row: TakeRow): string {
+  return row.pick === 'keep' ? `${row.state}, kept` : row.pick === 'reject' ? `${row.state}, rejected` : row.state;
+}
+
+/** The kept takes that have their file: where each is (a path, or an s3:// address). */
+export function keptFiles(rows: readonly TakeRow[], location: string): Array<{ key: string; path: string }> {
+  return rows
+    .filter((row) => row.pick === 'keep' && row.state === 'succeeded' && row.file)
+    .map((row) => ({ key: row.key, path: location.startsWith('s3://') ? `${location}${row.file}` : join(location, row.file as string) }));
+}
+
+/** `results --kept`: one path per line (table, csv), or a JSON list of {key, path}. */
+export function printKept(kept: ReadonlyArray<{ key: string; path: string }>, format: string): void {
+  if (format === 'json') process.stdout.write(`${JSON.stringify(kept, null, 2)}\n`);
+  else process.stdout.write(kept.map((k) => `${k.path}\n`).join(''));
+}
