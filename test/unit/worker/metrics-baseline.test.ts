@@ -2,8 +2,8 @@
 // block when there is one, once, and escaped.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { METRICS, RENDER_SECONDS_BUCKETS } from '../../activities/metrics';
-import { withBaseline } from '../../worker/metrics-baseline';
+import { METRICS, RENDER_SECONDS_BUCKETS } from '../../../activities/metrics';
+import { withBaseline } from '../../../worker/metrics-baseline';
 
 const LABELS = { taskQueue: 'reelflow', namespace: 'default' };
 const BASE = '{namespace="default",taskQueue="reelflow"}';
