@@ -22,7 +22,8 @@ export function addObservabilityOptions(command: Command): Command {
   return command
     .option(
       '--metrics <host:port>',
-      "serve Prometheus metrics (the Temporal SDK's and reelflow's) at http://HOST:PORT/metrics; 0.0.0.0:PORT for every interface",
+      "serve Prometheus metrics (the Temporal SDK's and reelflow's) at http://HOST:PORT/metrics, and /healthz and /readyz " +
+        '(docs/deploy.md); 0.0.0.0:PORT for every interface',
     )
     .addOption(
       new Option('--log-format <format>', 'file: logs go to <state dir>/logs/reelflow.log; json: one JSON object per line on stdout')

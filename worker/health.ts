@@ -130,9 +130,9 @@ async function readiness(): Promise<Readiness> {
       READY_CHECK_MS,
     );
   });
-  const answer = await Promise.race([pending, late]).finally(() => clearTimeout(timer));
-  lastCheck = { at: Date.now(), answer };
-  return answer;
+  const checked = await Promise.race([pending, late]).finally(() => clearTimeout(timer));
+  lastCheck = { at: Date.now(), answer: checked };
+  return checked;
 }
 
 /** One gRPC health check over the worker's own connection: the path its polls take. */
