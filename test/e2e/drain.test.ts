@@ -1,9 +1,9 @@
 // Draining a worker (issue #27 item 4, docs/deploy.md "Drain"): on SIGTERM a worker stops taking
 // tasks and gives running activities `--shutdown-grace` to finish. A download the gateway takes
 // 12 s to answer is cut by a worker with a grace of 1 s (it exits at once, nothing stored under the
-// final name) and completed by one with a grace of 40 s, which exits only after the video is
-// stored: longer than the 10 s reelflow used to give every worker. The built CLI against a real
-// Temporal dev server and the simulator.
+// final name, the item not failed: worker/drain.ts) and taken over by one with a grace of 40 s,
+// which exits only after the video is stored: longer than the 10 s reelflow used to give every
+// worker. The built CLI against a real Temporal dev server and the simulator.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,7 +25,10 @@ describe('worker drain: --shutdown-grace (built CLI, real Temporal and simulator
   });
   const downloads = () => e2e.sim.stats().requests[CONTENT] ?? 0;
 
-  /** SIGTERM once the `n`th download request has reached the gateway; the worker's exit and how long it took. */
+  /**
+   * SIGTERM once the `n`th download request has reached the gateway; the worker's exit and how long
+   * it took. When the request never comes, the job's status and the worker's log say why.
+   */
   async function drainDuringDownload(job: string, grace: string, n: number): Promise<{ ended: CliResult; seconds: number }> {
     const worker = startCli(['worker', '--shutdown-grace', grace, '--log-format', 'json'], { env: e2e.env });
     try {
