@@ -1,7 +1,8 @@
 // reelflow's own metrics, recorded through the Temporal SDK's metric meter: a worker started with
 // `--metrics HOST:PORT` exports them on /metrics beside the SDK's `temporal_*` ones (worker/runtime.ts);
 // without it the SDK's meter records nothing. Each activity's meter adds its namespace, taskQueue
-// and activityType labels. The names and help texts below are what the README documents.
+// and activityType labels. The names and help texts below are what the README documents; the kind
+// is what /metrics shows for each before its first event (worker/metrics-baseline.ts).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { noopMetricMeter, type MetricMeter, type MetricTags } from '@temporalio/common';
 import { isGatewayError } from '../gateway';
@@ -11,34 +12,42 @@ import type { ManifestRow } from '../storage/manifest';
 export const METRICS = {
   creates: {
     name: 'reelflow_creates_total',
+    kind: 'counter',
     help: 'Video creates, by model and outcome: created, or the failure kind (e.g. ambiguous_create, rate_limited, create_not_sent)',
   },
   checks: {
     name: 'reelflow_status_checks_total',
+    kind: 'counter',
     help: 'Task status checks, by outcome: the state the gateway reported (pending, running, succeeded, failed, unknown) or the failure kind',
   },
   failovers: {
     name: 'reelflow_gateway_failovers_total',
+    kind: 'counter',
     help: 'Times a failing base address (base_url) handed its traffic to the next healthy one',
   },
   cooldowns: {
     name: 'reelflow_gateway_cooldowns_total',
+    kind: 'counter',
     help: 'Times a base address (base_url) was put in cooldown after a connection failure or 5xx; one per back-off step of an outage',
   },
   bytes: {
     name: 'reelflow_downloaded_bytes_total',
+    kind: 'counter',
     help: 'Video bytes downloaded into storage (the bytes a resumed download kept are not counted again)',
   },
   items: {
     name: 'reelflow_items_total',
+    kind: 'counter',
     help: 'Items that ended, by end state and model, counted when their manifest line is written',
   },
   spend: {
     name: 'reelflow_spend_usd_total',
+    kind: 'gauge',
     help: "What the items this worker recorded cost, USD, by model and source: billed (the gateway's figure) or estimated (the price times the creates that may have been sent); a float gauge that only grows",
   },
   renderSeconds: {
     name: 'reelflow_render_seconds',
+    kind: 'histogram',
     help: 'Seconds from the create to the stored video, for succeeded items, by model',
   },
 } as const;

@@ -7,7 +7,7 @@ import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { dateIn, formatJobFileError, loadJobFile } from '../jobfile';
 import type { FileAccess } from '../jobfile/context';
 import type { Plan } from '../jobfile/plan';
-import { describeInputLocation, inputLocationFor } from '../storage/inputs';
+import { describeInputLocation, inputLocationFor, type InputsOwner } from '../storage/inputs';
 import {
   changedPaths,
   hashJobInputs,
@@ -136,18 +136,20 @@ export async function inputsChangedNote(
 
 /**
  * Stores the job's inputs where workers on other machines read them (storage/inputs-publish.ts):
- * the location named by --inputs or REELFLOW_INPUTS, else beside S3 outputs. Undefined when they
- * stay at their paths (local output, no location named): workers then read them there, as before.
+ * the location named by --inputs or REELFLOW_INPUTS, else beside S3 outputs (a schedule's beside
+ * its day folders). Undefined when they stay at their paths (local output, no location named):
+ * workers then read them there, as before.
  */
 export async function storeInputsOrExplain(
   plan: Plan,
   texts: ReadonlyMap<string, string>,
   named: string | undefined,
   note: (line: string) => void,
+  owner: InputsOwner = 'run',
 ): Promise<StoredJobInputs | undefined> {
   let location;
   try {
-    location = inputLocationFor(plan.output, named ?? process.env.REELFLOW_INPUTS);
+    location = inputLocationFor(plan.output, named ?? process.env.REELFLOW_INPUTS, owner);
   } catch (error) {
     if (error instanceof StorageError) throw new UsageError(`--inputs (or REELFLOW_INPUTS): ${error.message}`);
     throw error;

@@ -6,7 +6,7 @@ import { Option, type Command } from 'commander';
 import { MetricsAddressError } from '../worker/errors';
 import { configureLog, LOG_FORMATS, type LogFormat } from '../worker/log';
 import { parseMetricsAddress, type MetricsAddress } from '../worker/metrics-address';
-import { installRuntime } from '../worker/runtime';
+import { serveWorkerEndpoints } from '../worker/health';
 import { connectClient, connectWorker, resolveTemporal, type TemporalTarget } from '../worker/temporal';
 import { createReelflowWorker, runWorkerUntil } from '../worker/worker';
 import { UsageError } from './errors';
@@ -22,7 +22,8 @@ export function addObservabilityOptions(command: Command): Command {
   return command
     .option(
       '--metrics <host:port>',
-      "serve Prometheus metrics (the Temporal SDK's and reelflow's) at http://HOST:PORT/metrics; 0.0.0.0:PORT for every interface",
+      "serve Prometheus metrics (the Temporal SDK's and reelflow's) at http://HOST:PORT/metrics, and /healthz and /readyz " +
+        '(docs/deploy.md); 0.0.0.0:PORT for every interface',
     )
     .addOption(
       new Option('--log-format <format>', 'file: logs go to <state dir>/logs/reelflow.log; json: one JSON object per line on stdout')
@@ -32,15 +33,16 @@ export function addObservabilityOptions(command: Command): Command {
 }
 
 /**
- * Applies --log-format, and --metrics by installing the SDK's Runtime with its exporter: both must
- * come before anything logs or connects. Returns where metrics are served.
+ * Applies --log-format, and --metrics by serving /metrics, /healthz and /readyz there (the SDK's Runtime
+ * and its exporter installed with them): both must come before anything logs or connects. Returns
+ * where metrics are served.
  */
-export function startObservability(options: Observability): MetricsAddress | undefined {
+export async function startObservability(options: Observability): Promise<MetricsAddress | undefined> {
   configureLog({ format: options.logFormat ?? 'file' });
   if (options.metrics === undefined) return undefined;
   try {
     const address = parseMetricsAddress(options.metrics);
-    installRuntime({ metrics: address });
+    await serveWorkerEndpoints(address);
     return address;
   } catch (error) {
     throw error instanceof MetricsAddressError ? new UsageError(error.message) : error;
@@ -71,7 +73,7 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
         'give --metrics to `reelflow worker`',
     );
   }
-  const metrics = startObservability(options);
+  const metrics = await startObservability(options);
   if (metrics) process.stderr.write(`metrics: Prometheus on ${metrics.description}\n`);
   const target = await resolveTemporal();
   let client: Client | undefined;

@@ -101,6 +101,11 @@ export interface S3OutputSettings {
   bucket: string;
   /** Resolved prefix, placeholders already filled; ends with `/` or is empty. */
   prefix: string;
+  /**
+   * When the prefix has a `{date}`: the part before the folder it starts, which every run shares
+   * (`nightly/` of `nightly/{date}/`). A schedule keeps its stored inputs there (storage/inputs.ts).
+   */
+  undatedPrefix?: string;
   region: string;
   endpoint?: string;
   forcePathStyle: boolean;

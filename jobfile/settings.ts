@@ -80,14 +80,35 @@ function output(data: JobFileData, ctx: Ctx, values: Map<string, string>, explic
     ctx.errors.push(ctx.pos.error(['output', 's3', 'prefix'], 'prefix must not contain ".." segments'));
   }
   if (prefix !== '' && !prefix.endsWith('/')) prefix += '/';
+  const undatedPrefix = undatedPart(o.s3.prefix, values);
   const check = o.s3.endpoint === undefined ? undefined : normaliseBaseUrl(o.s3.endpoint);
   const endpoint = check?.ok ? check.normalised : undefined; // the schema has refused invalid ones
   return {
     storage: 's3',
     maxBytes,
     ...overwrite,
-    s3: { bucket: o.s3.bucket, prefix, region: o.s3.region, forcePathStyle: o.s3.force_path_style, ...(endpoint ? { endpoint } : {}) },
+    s3: {
+      bucket: o.s3.bucket,
+      prefix,
+      ...(undatedPrefix !== undefined ? { undatedPrefix } : {}),
+      region: o.s3.region,
+      forcePathStyle: o.s3.force_path_style,
+      ...(endpoint ? { endpoint } : {}),
+    },
   };
+}
+
+/**
+ * The folders of an S3 prefix template before the one its first `{date}` is in (`nightly/` of
+ * `nightly/{date}/`, `` of `{date}/`); undefined without a `{date}`. Found by filling `{date}` with a
+ * marker, so escapes and other placeholders are read as when the prefix itself is filled.
+ */
+function undatedPart(template: string, values: Map<string, string>): string | undefined {
+  const marker = '\u0000date\u0000';
+  const marked = renderTemplate(template, new Map([...values, ['date', marker]]), 'output.s3.prefix', ITEM_ONLY);
+  if (!marked.ok || !marked.value.includes(marker)) return undefined;
+  const before = marked.value.slice(0, marked.value.indexOf(marker)).replace(/^\/+/, '');
+  return before.slice(0, before.lastIndexOf('/') + 1);
 }
 
 export function buildSettings(data: JobFileData, ctx: Ctx, values: Map<string, string>, rawOutput: Record<string, unknown>): JobSettings {

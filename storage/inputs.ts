@@ -115,15 +115,22 @@ export function parseInputLocation(text: string, env: NodeJS.ProcessEnv = proces
   return { kind: 'dir', dir: isAbsolute(trimmed) ? resolve(trimmed) : resolve(cwd, trimmed) };
 }
 
+/** Whose inputs: one run's (`run`), or a schedule's, which every later run reads (`schedule apply`). */
+export type InputsOwner = 'run' | 'schedule';
+
 /**
  * Where a starting job stores its inputs: the location the user named (flag or REELFLOW_INPUTS),
  * else beside S3 outputs; undefined for local output with no location named, where workers read
- * the files at their paths as before.
+ * the files at their paths as before. A schedule's go beside its day folders, not into the one of
+ * the day it was applied (`nightly/.reelflow/inputs/` for `nightly/{date}/`): a bucket lifecycle
+ * rule that expires old day folders leaves them (docs/deploy.md, "Schedules and lifecycle rules").
  */
-export function inputLocationFor(output: OutputSettings, named: string | undefined): InputLocation | undefined {
+export function inputLocationFor(output: OutputSettings, named: string | undefined, owner: InputsOwner = 'run'): InputLocation | undefined {
   if (named !== undefined && named.trim() !== '') return parseInputLocation(named);
-  if (output.storage === 's3' && output.s3) return { kind: 's3', s3: { ...output.s3, prefix: output.s3.prefix + S3_INPUTS_DIR } };
-  return undefined;
+  if (output.storage !== 's3' || !output.s3) return undefined;
+  const { undatedPrefix, ...s3 } = output.s3;
+  const home = owner === 'schedule' && undatedPrefix !== undefined ? undatedPrefix : s3.prefix;
+  return { kind: 's3', s3: { ...s3, prefix: home + S3_INPUTS_DIR } };
 }
 
 /** The location for people: a directory or `s3://bucket/prefix`. */

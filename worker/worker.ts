@@ -4,6 +4,8 @@ import { Worker, type NativeConnection } from '@temporalio/worker';
 import * as activities from '../activities/definitions';
 import { closeActivityResources } from '../activities/context';
 import { workflowSource } from './bundle';
+import { drainInterceptors } from './drain';
+import { watchReadiness } from './health';
 import { log } from './log';
 
 export interface WorkerOptions {
@@ -14,7 +16,12 @@ export interface WorkerOptions {
   maxActivities?: number;
   /** Concurrent workflow tasks. */
   maxWorkflowTasks?: number;
+  /** How long running activities may go on after a stop before they are cancelled (`--shutdown-grace`). */
+  shutdownGraceMs?: number;
 }
+
+/** The shutdown grace of a worker not told otherwise (`run`'s own, `worker` without --shutdown-grace). */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
 const WORKFLOW_THREAD_HEAP_MIB = 256;
 
@@ -46,8 +53,10 @@ export async function createReelflowWorker(options: WorkerOptions): Promise<Work
     maxConcurrentWorkflowTaskExecutions: options.maxWorkflowTasks ?? 40,
     // Enough for a full window of renders plus the job; each cached workflow keeps a sandbox alive.
     maxCachedWorkflows: 500,
-    // A graceful stop lets running downloads finish or heartbeat their offset.
-    shutdownGraceTime: '10s',
+    // A graceful stop lets running downloads finish or heartbeat their offset (docs/deploy.md, Drain).
+    shutdownGraceTime: options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
+    // What the grace cut is retried by another worker, not ended as the item's failure.
+    interceptors: { activity: [drainInterceptors] },
   });
 }
 
@@ -57,9 +66,12 @@ export async function runWorkerUntil(worker: Worker, stop: Promise<unknown>): Pr
     if (worker.getState() === 'RUNNING') worker.shutdown();
   });
   log.info({ taskQueue: worker.options.taskQueue, namespace: worker.options.namespace }, 'worker polling');
+  // /readyz (--metrics) reports on this worker while it runs.
+  watchReadiness(worker);
   try {
     await worker.run();
   } finally {
+    watchReadiness(undefined);
     await closeActivityResources();
     log.info('worker stopped');
   }

@@ -168,7 +168,8 @@ async function apply(jobFile: string, out: Output, inputsLocation: string | unde
   for (const refusal of disallowedKeyUses(plan, [])) {
     out.note(`warning: workers refuse these runs unless their key rule allows them; this machine's would not: ${refusal.message}`);
   }
-  const stored = await storeInputsOrExplain(plan, reads.texts, inputsLocation, (line) => out.note(line));
+  // Beside the schedule's day folders, not in today's: every later run reads them (docs/deploy.md).
+  const stored = await storeInputsOrExplain(plan, reads.texts, inputsLocation, (line) => out.note(line), 'schedule');
   await withClient(async (client) => {
     const options = scheduleOptions(plan, settings, stored?.ref);
     const id = options.scheduleId;

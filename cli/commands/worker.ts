@@ -4,7 +4,9 @@ import { connectClient, connectWorker, resolveTemporal } from '../../worker/temp
 import { TASK_QUEUE } from '../task-queue';
 import { allowKeysInThisWorker } from '../../activities/context';
 import { collect, keySettingsOrExplain, parseAllowKeys } from '../keys';
-import { createReelflowWorker, runWorkerUntil } from '../../worker/worker';
+import { createReelflowWorker, DEFAULT_SHUTDOWN_GRACE_MS, runWorkerUntil } from '../../worker/worker';
+import { parseDuration } from '../../jobfile/values';
+import { UsageError } from '../errors';
 import { addObservabilityOptions, startObservability, type Observability } from '../session';
 
 interface WorkerOptions extends Observability {
@@ -12,6 +14,14 @@ interface WorkerOptions extends Observability {
   maxWorkflowTasks: string;
   untilDone?: string;
   allowKey: string[];
+  shutdownGrace: string;
+}
+
+/** `--shutdown-grace`: a duration such as 30s or 2m; 0s cancels running activities at once. */
+export function parseShutdownGrace(text: string): number {
+  const ms = /^0+(?:ms|s|m|h)$/.test(text) ? 0 : parseDuration(text);
+  if (ms === undefined) throw new UsageError(`--shutdown-grace "${text}": not a duration; use e.g. 30s, 2m or 0s`);
+  return ms;
 }
 
 export function registerWorkerCommand(program: Command): void {
@@ -20,6 +30,11 @@ export function registerWorkerCommand(program: Command): void {
     .description('run a worker for the task queue against the configured Temporal service, until interrupted')
     .option('--max-activities <n>', 'concurrent activities (gateway calls, downloads)', '200')
     .option('--max-workflow-tasks <n>', 'concurrent workflow tasks', '40')
+    .option(
+      '--shutdown-grace <duration>',
+      'on SIGTERM/SIGINT, how long running activities (downloads, calls) may go on before they are cancelled (docs/deploy.md)',
+      `${DEFAULT_SHUTDOWN_GRACE_MS / 1000}s`,
+    )
     .option('--until-done <workflow-id>', "poll this job's task queue and exit once it has finished (used by run --detach)")
     .option(
       '--allow-key <VARIABLE@ORIGIN>',
@@ -29,7 +44,8 @@ export function registerWorkerCommand(program: Command): void {
     );
   addObservabilityOptions(command).action(async (options: WorkerOptions) => {
     // Before the first connection: the SDK's Runtime (logs, metrics) is made once per process.
-    const metrics = startObservability(options);
+    const shutdownGraceMs = parseShutdownGrace(options.shutdownGrace);
+    const metrics = await startObservability(options);
     if (metrics) process.stderr.write(`reelflow worker: Prometheus metrics on ${metrics.description}\n`);
     // The key rule this worker applies to every job it takes (docs/keys.md); a wrong file stops it here.
     const allowances = parseAllowKeys(options.allowKey);
@@ -45,6 +61,7 @@ export function registerWorkerCommand(program: Command): void {
       taskQueue,
       maxActivities: Number(options.maxActivities),
       maxWorkflowTasks: Number(options.maxWorkflowTasks),
+      shutdownGraceMs,
     });
     process.stderr.write(`reelflow worker: polling task queue "${taskQueue}" on ${target.description}\n`);
     const allowed = [...keySettings.allowances, ...allowances].map((a) => `${a.variable}@${a.origin}`);

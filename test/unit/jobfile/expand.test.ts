@@ -46,7 +46,7 @@ describe('defaults', () => {
     assert.deepEqual(p.output, {
       storage: 's3',
       maxBytes: 20 * 2 ** 30,
-      s3: { bucket: 'renders', prefix: 'video/t/2025-03-14/', region: 'us-east-1', forcePathStyle: false },
+      s3: { bucket: 'renders', prefix: 'video/t/2025-03-14/', undatedPrefix: 'video/t/', region: 'us-east-1', forcePathStyle: false },
     });
   });
 
