@@ -1,7 +1,11 @@
 // `reelflow review JOB.yaml|JOB-ID` (docs/review.md): serves the review page on loopback, adds
 // cards as items finish, and writes the user's picks to picks.jsonl beside the manifest. Runs until
 // Ctrl-C, then exits 130 like every interrupted command.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Command } from 'commander';
+import { relativeUrl } from '../report/escape';
 import { openStorage } from '../../storage';
 import { UsageError } from '../errors';
 import { findMediaTools } from '../report/posters';
@@ -35,19 +39,44 @@ export function registerReviewCommand(program: Command): void {
       const storage = openStorage(plan.output);
       const localDir = plan.output.storage === 'local' ? plan.output.dir : undefined;
       const tools = await findMediaTools();
-      const live = new LiveJob({ storage, tools, ...(localDir ? { localDir } : {}) });
-      await live.start();
+      // An S3 output's posters are made in a private temporary folder, from the videos as this
+      // server streams them (ffmpeg reads its own address); the folder goes when review ends.
+      const posterDir = localDir ? undefined : await mkdtemp(join(tmpdir(), 'reelflow-review-'));
+      let address = '';
+      const live = new LiveJob({
+        storage,
+        tools,
+        ...(localDir ? { localDir } : {}),
+        ...(posterDir ? { remote: { posterDir, videoUrl: (file: string) => address + (relativeUrl(file) ?? '') } } : {}),
+      });
       const server = await startReviewServer({
         job: plan.job,
         live,
+        storage,
         ffmpeg: tools.ffmpeg !== undefined,
         ...(localDir ? { localDir } : {}),
         ...(port !== undefined ? { port } : {}),
       });
+      address = server.url;
+      const stopped = new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
       process.stdout.write(`${server.url}\n`);
       process.stderr.write(`reelflow: reviewing ${plan.job} (${storage.location}); open the address above. Ctrl-C stops.\n`);
-      if (!localDir) process.stderr.write('reelflow: the output is not a local directory: videos are not shown, picks are saved\n');
       if (!tools.ffmpeg) process.stderr.write('reelflow: poster frames need ffmpeg; the page shows placeholders\n');
+      // The rows already there are read (and their posters made) with the server up: a page opened
+      // meanwhile shows them as they come.
+      try {
+        await Promise.race([
+          live.start().then(() => process.stderr.write(`reelflow: ${live.rows.size} takes so far; new ones appear as they finish\n`)),
+          stopped,
+        ]);
+      } catch (error) {
+        await server.close();
+        if (posterDir) await rm(posterDir, { recursive: true, force: true });
+        throw error;
+      }
       let warned = false;
       const timer = setInterval(() => {
         live.refresh().catch((error: unknown) => {
@@ -56,12 +85,10 @@ export function registerReviewCommand(program: Command): void {
           process.stderr.write(`reelflow: cannot read the manifest: ${(error as Error).message.split('\n')[0]}\n`);
         });
       }, REFRESH_MS);
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      await stopped;
       clearInterval(timer);
       await server.close();
+      if (posterDir) await rm(posterDir, { recursive: true, force: true });
       process.exitCode = 130;
     });
 }

@@ -257,7 +257,11 @@ export const PAGE_SCRIPT = `
     if (group) { group.querySelector('.takes').appendChild(tile); return; }
     var empty = document.getElementById('empty');
     if (empty) empty.remove();
-    grid.appendChild(fragment(d.group));
+    // Groups keep the job's order: a new one goes before the first group of a later item.
+    var added = fragment(d.group);
+    var index = Number(added.getAttribute('data-index'));
+    var later = Array.prototype.filter.call(grid.querySelectorAll('.group'), function (g) { return Number(g.getAttribute('data-index')) > index; })[0];
+    grid.insertBefore(added, later || null);
   }
 
   if (live && window.EventSource) {

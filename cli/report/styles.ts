@@ -5,7 +5,7 @@ export const REPORT_CSS = `
 :root {
   --bg: #f3f4f6; --card: #ffffff; --ink: #1c2128; --muted: #5b6470; --line: #dfe3e8;
   --accent: #3451b2; --ok: #1a7f37; --bad: #c62a2f; --warn: #9a6700; --off: #57606a; --unk: #8250df;
-  --th: 100px; --panel: 280px;
+  --th: 96px; --panel: 280px;
   color-scheme: light;
 }
 * { box-sizing: border-box; }
@@ -50,15 +50,15 @@ h2 { font-size: 14px; margin: 0 0 6px; } h2 .count { color: var(--muted); font-w
 .group header b { color: var(--muted); font-variant-numeric: tabular-nums; }
 .gprompt { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; min-width: 0; }
 .takes { display: flex; flex-wrap: wrap; gap: 6px; align-items: flex-start; }
-.take { width: max(72px, calc(var(--th) * var(--ar))); border-radius: 6px; outline: none; cursor: pointer; position: relative; }
+.take { width: max(80px, calc(var(--th) * var(--ar))); border-radius: 6px; outline: none; cursor: pointer; position: relative; }
 .frame { position: relative; height: var(--th); width: calc(var(--th) * var(--ar)); max-width: 100%; margin: 0 auto; border-radius: 5px; overflow: hidden; background: #20242a; }
 .frame img, .frame video { position: absolute; inset: 0; width: 100%; height: 100%; object-fit: cover; display: block; }
 .frame video { z-index: 1; }
 .frame .tk { position: absolute; left: 3px; bottom: 3px; z-index: 2; background: rgba(0,0,0,.6); color: #fff; font-size: 10px; padding: 0 4px; border-radius: 3px; }
 .frame .dur { position: absolute; right: 3px; top: 3px; z-index: 2; background: rgba(0,0,0,.6); color: #fff; font-size: 10px; padding: 0 4px; border-radius: 3px; }
 .take:not([data-state=succeeded]) .frame { background: #fbeaea; border: 1px solid #f1c4c6; padding: 4px; display: flex; flex-direction: column; gap: 3px; overflow: hidden; }
-.why { font-size: 10.5px; line-height: 1.25; color: #6e1a1d; overflow-wrap: anywhere; overflow: hidden; }
-.cap { display: flex; flex-wrap: wrap; gap: 2px 3px; margin-top: 3px; max-height: 2.7em; overflow: hidden; }
+.why { font-size: 10.5px; line-height: 1.25; color: #6e1a1d; overflow-wrap: anywhere; overflow: hidden; margin-bottom: 16px; }
+.cap { display: flex; flex-wrap: wrap; gap: 2px 3px; margin-top: 3px; max-height: 30px; overflow: hidden; }
 .chip { font-size: 10.5px; line-height: 1.3; padding: 0 4px; border-radius: 4px; background: #eef0f3; color: #394049; white-space: nowrap; max-width: 100%; overflow: hidden; text-overflow: ellipsis; }
 .chip.ratio { background: #e6ecfb; color: #24397d; } .chip.var { background: #e7f5ec; color: #1f5a33; }
 .take.sel .frame { box-shadow: 0 0 0 3px var(--accent); }

@@ -120,7 +120,7 @@ function chips(row: ManifestRow, media: VideoMedia | undefined): string {
   ].join('');
 }
 
-function details(row: ManifestRow, media: VideoMedia | undefined): string {
+function details(row: ManifestRow, media: VideoMedia | undefined, missing: boolean): string {
   const elapsed = elapsedMs(row);
   const seconds = typeof row.seconds === 'number' ? `${row.seconds} s asked` : undefined;
   const measured = media?.durationSec !== undefined ? `${media.durationSec.toFixed(1)} s` : undefined;
@@ -146,7 +146,9 @@ function details(row: ManifestRow, media: VideoMedia | undefined): string {
     ? `<p class="reason"><code>${h(row.error.kind)}</code>${h(row.error.message)}</p>`
     : row.state !== 'succeeded'
       ? '<p class="reason">no reason recorded</p>'
-      : '';
+      : missing
+        ? `<p class="reason">${h(row.file ? `${row.file} is not in the output directory` : 'no file recorded')}</p>`
+        : '';
   const enhanced = row.enhanced_prompt
     ? `<span class="label">rewritten prompt</span><p class="prompt enhanced">${h(row.enhanced_prompt)}</p>`
     : '';
@@ -185,14 +187,14 @@ export function renderTile(row: ManifestRow, ctx: TileContext): string {
     exists ? `data-video="${h(src)}"` : '',
     `style="--ar:${aspect.toFixed(4)}"`,
   ].filter(Boolean);
-  return `<article ${attrs.join(' ')}><div class="frame">${frame}<span class="tk">take ${takeOf(row)}</span><span class="mark"></span></div><div class="cap">${chips(row, media)}</div>${details(row, media)}</article>`;
+  return `<article ${attrs.join(' ')}><div class="frame">${frame}<span class="tk">take ${takeOf(row)}</span><span class="mark"></span></div><div class="cap">${chips(row, media)}</div>${details(row, media, row.state === 'succeeded' && !exists)}</article>`;
 }
 
 /** One source item: its prompt once, then its takes side by side. */
 export function renderGroup(group: TakeGroup, ctx: TileContext): string {
-  const first = group.rows[0] as ManifestRow;
+  const first = group.rows.reduce((a, b) => (b.index < a.index ? b : a));
   const title = first.id ?? first.key;
-  return `<section class="group" id="${groupId(group.group)}" data-group="${h(group.group)}"><header><b title="${h(title)}">#${h(first.index)}</b><span class="gprompt" title="${h(first.prompt)}">${h(first.prompt)}</span></header><div class="takes">${group.rows.map((r) => renderTile(r, ctx)).join('')}</div></section>`;
+  return `<section class="group" id="${groupId(group.group)}" data-group="${h(group.group)}" data-index="${h(first.index)}"><header><b title="${h(title)}">#${h(first.index)}</b><span class="gprompt" title="${h(first.prompt)}">${h(first.prompt)}</span></header><div class="takes">${group.rows.map((r) => renderTile(r, ctx)).join('')}</div></section>`;
 }
 
 /** The counts: each end state, and the picks; a failure count links to the failures. */

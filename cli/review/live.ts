@@ -7,7 +7,7 @@ import { appendPicks, currentPicks, readPicks, type Pick } from '../../storage/p
 import type { ManifestCursor, Storage } from '../../storage/storage';
 import { needsProbe } from '../report';
 import { groupOf } from '../report/layout';
-import { inspectVideo, posterName, type MediaTools, type VideoMedia } from '../report/posters';
+import { extractPoster, inspectVideo, posterName, probeVideo, type MediaTools, type VideoMedia } from '../report/posters';
 
 export type LiveChange = { version: number; kind: 'take'; key: string } | { version: number; kind: 'pick'; pick: Pick };
 
@@ -15,6 +15,11 @@ export interface LiveJobOptions {
   storage: Storage;
   /** The output directory when it is local: posters are made there and videos served from it. */
   localDir?: string;
+  /**
+   * Otherwise (S3): a private folder for the posters, and the address at which ffmpeg reads a video
+   * (the review server's own, which streams it from the bucket).
+   */
+  remote?: { posterDir: string; videoUrl(file: string): string };
   tools: MediaTools;
 }
 
@@ -58,13 +63,13 @@ export class LiveJob {
   }
 
   /** Whether `name` is a file this job's page may show: a stored video of a row, or its poster. */
-  servable(name: string): boolean {
+  servable(name: string): 'video' | 'poster' | undefined {
     for (const row of this.rows.values()) {
       if (row.state !== 'succeeded' || !row.file) continue;
-      if (row.file === name) return true;
-      if (this.media.get(row.file)?.poster === name && name === posterName(row.file)) return true;
+      if (row.file === name) return 'video';
+      if (name === posterName(row.file) && this.media.get(row.file)?.poster === name) return 'poster';
     }
-    return false;
+    return undefined;
   }
 
   /** Reads the rows appended since the last call (one refresh at a time). */
@@ -85,12 +90,28 @@ export class LiveJob {
     }
     const probe = needsProbe([...changed.values()]);
     for (const row of changed.values()) {
-      if (row.state === 'succeeded' && row.file && this.options.localDir) {
-        this.media.set(row.file, await inspectVideo(this.options.localDir, row.file, this.options.tools, probe(row.file)));
-      }
+      // The row first: ffmpeg reading an S3 video through the server needs it to be servable.
       this.rows.set(row.key, row);
+      if (row.state === 'succeeded' && row.file) this.media.set(row.file, await this.inspect(row.file, probe(row.file)));
       this.emit({ version: ++this.version, kind: 'take', key: row.key });
     }
+  }
+
+  /** Poster (and, with `probe`, duration and size) of a stored video. */
+  private async inspect(file: string, probe: boolean): Promise<VideoMedia> {
+    const { localDir, remote, tools, storage } = this.options;
+    if (localDir) return inspectVideo(localDir, file, tools, probe);
+    if (!remote || !(await storage.stat(file))) return { exists: false };
+    const media: VideoMedia = { exists: true };
+    const url = remote.videoUrl(file);
+    if (tools.ffmpeg && (await extractPoster(tools.ffmpeg, url, remote.posterDir, posterName(file)))) media.poster = posterName(file);
+    if (tools.ffprobe && probe) Object.assign(media, await probeVideo(tools.ffprobe, url));
+    return media;
+  }
+
+  /** Where the posters are: the output directory, or the private folder of an S3 output's. */
+  get posterDir(): string | undefined {
+    return this.options.localDir ?? this.options.remote?.posterDir;
   }
 
   /** The rows of a take's group, in manifest order. */

@@ -9,7 +9,10 @@
 //    (storage/safe-path.ts): no request path reaches the file system unchecked.
 import { timingSafeEqual, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { FileHandle } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import type { Readable } from 'node:stream';
+import type { Storage } from '../../storage/storage';
 import { MAX_NOTE_CHARS, type Pick, type Verdict } from '../../storage/picks';
 import { openUnder } from '../../storage/safe-path';
 import { renderFailures, renderFilters, renderGroup, renderReport, renderTile, groupId, pagePolicy, statsFor } from '../report/template';
@@ -28,8 +31,9 @@ export interface ReviewServerOptions {
   job: string;
   live: LiveJob;
   ffmpeg: boolean;
-  /** The local output directory videos and posters are read from (absent: videos are not served). */
+  /** The local output directory videos are read from; absent, they are streamed from `storage`. */
   localDir?: string;
+  storage?: Storage;
   port?: number;
   /** Test hook: a fixed token. Default: 24 random bytes. */
   token?: string;
@@ -39,6 +43,13 @@ export interface ReviewServer {
   /** The page's address, token included. */
   url: string;
   port: number;
+  close(): Promise<void>;
+}
+
+/** A file the server sends: its size, its bytes from `start` to `end` (inclusive). */
+interface FileSource {
+  size: number;
+  read(start: number, end: number): Promise<Readable>;
   close(): Promise<void>;
 }
 
@@ -190,17 +201,15 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
 
   /** A stored video or poster, with byte ranges (browsers seek in media with them). */
   const sendFile = async (req: IncomingMessage, res: ServerResponse, name: string): Promise<void> => {
-    if (!options.localDir || !options.live.servable(name)) throw new Refused(404, 'not a video or poster of this job');
-    let fh;
+    const kind = options.live.servable(name);
+    if (!kind) throw new Refused(404, 'not a video or poster of this job');
+    // Posters, and videos of a local output, are read from disk, never through a link.
+    const dir = kind === 'poster' ? options.live.posterDir : options.localDir;
+    const source = dir ? await localSource(dir, name) : await remoteSource(name);
     try {
-      fh = await openUnder(options.localDir, name, 'read');
-    } catch {
-      throw new Refused(404, 'not stored');
-    }
-    try {
-      const size = (await fh.stat()).size;
       const type = CONTENT_TYPES[name.slice(name.lastIndexOf('.') + 1).toLowerCase()] ?? 'application/octet-stream';
       const base = { ...headers(type), 'accept-ranges': 'bytes', 'cache-control': 'private, max-age=60' };
+      const { size } = source;
       const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? '');
       let start = 0;
       let end = size - 1;
@@ -219,8 +228,8 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
         res.end();
         return;
       }
+      const stream = await source.read(start, end);
       await new Promise<void>((resolve) => {
-        const stream = fh!.createReadStream({ start, end, autoClose: false });
         stream.on('error', () => res.destroy());
         res.on('close', () => {
           stream.destroy();
@@ -229,8 +238,38 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
         stream.pipe(res);
       });
     } finally {
-      await fh.close();
+      await source.close();
     }
+  };
+
+  const localSource = async (dir: string, name: string): Promise<FileSource> => {
+    let fh: FileHandle;
+    try {
+      fh = await openUnder(dir, name, 'read');
+    } catch {
+      throw new Refused(404, 'not stored');
+    }
+    const size = (await fh.stat()).size;
+    return {
+      size,
+      read: (start, end) => Promise.resolve(fh.createReadStream({ start, end, autoClose: false })),
+      close: () => fh.close(),
+    };
+  };
+
+  const remoteSource = async (name: string): Promise<FileSource> => {
+    const storage = options.storage;
+    const stored = storage?.readObject ? await storage.stat(name) : undefined;
+    if (!storage?.readObject || !stored) throw new Refused(404, 'not stored');
+    return {
+      size: stored.bytes,
+      read: async (start, end) => {
+        const body = await storage.readObject!(name, { start, end });
+        if (!body) throw new Refused(404, 'not stored');
+        return body;
+      },
+      close: () => Promise.resolve(),
+    };
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

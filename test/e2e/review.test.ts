@@ -5,12 +5,15 @@
 // (real Temporal dev server and simulator): the open page gains cards as items finish.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { mkdir, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { S3Storage } from '../../storage/s3';
+import { currentPicks, readPicks } from '../../storage/picks';
 import { startCli, type CliRun } from '../support/cli';
+import { startS3Server, type S3TestServer } from '../support/s3-server';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { tempDir } from '../support/jobs';
 import { HOSTILE_PROMPT, writeTakesJob, type TakesJob } from '../support/review-fixture';
@@ -93,7 +96,7 @@ async function startReview(job: string, env?: NodeJS.ProcessEnv): Promise<{ cli:
     const found = /http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]+\//.exec(d.toString());
     if (found && !url) url = found[0];
   });
-  await cli.waitFor(/http:\/\/127\.0\.0\.1:\d+\/\S+\//, 60_000);
+  await cli.waitFor(/takes so far/, 120_000);
   await new Promise((r) => setTimeout(r, 50));
   assert.ok(url, 'the address is printed');
   return { cli, url };
@@ -305,7 +308,7 @@ void describe('reelflow review: a finished job of 200 takes in Chromium', { time
       421,
       'DNS rebinding: foreign Host',
     );
-    const pick = JSON.stringify({ key: fixture.rows[5]!.key, verdict: 'keep' });
+    const pick = JSON.stringify({ key: fixture.rows[150]!.key, verdict: 'keep' });
     const json = { host, 'content-type': 'application/json' };
     const foreign = await rawRequest(review.url, {
       method: 'POST',
@@ -344,7 +347,7 @@ void describe('reelflow review: a finished job of 200 takes in Chromium', { time
     });
     assert.equal(linked.status, 404);
     assert.ok(!linked.body.includes('version: 1'));
-    assert.equal((await readPickLines(dir)).filter((l) => l.key === fixture.rows[5]!.key).length, 0, 'no refused pick was written');
+    assert.equal((await readPickLines(dir)).filter((l) => l.key === fixture.rows[150]!.key).length, 0, 'no refused pick was written');
   });
 
   void it('Ctrl-C ends it with exit status 130', async () => {
@@ -412,6 +415,105 @@ void describe('reelflow review: the page gains cards as a running job finishes i
       await browser.close();
       assert.equal(await stopReview(review.cli), 130);
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+void describe('reelflow review: a job whose output is in S3 (MinIO)', { timeout: 240_000 }, () => {
+  let s3: S3TestServer;
+  let storage: S3Storage;
+  let dir: string;
+
+  before(async () => {
+    s3 = await startS3Server({ kind: 'minio' });
+    await s3.createBucket('renders');
+    dir = tempDir('reelflow-review-s3-');
+    const settings = { bucket: 'renders', prefix: 'shoes/', region: s3.region, endpoint: s3.endpoint, forcePathStyle: true };
+    storage = new S3Storage(settings, { credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+    // A small finished job, written the way a run writes it: videos, then manifest rows.
+    const local = join(dir, 'local');
+    await mkdir(local);
+    const fixture = await writeTakesJob(local, { items: 2, takes: 1 });
+    for (const row of fixture.rows) {
+      await storage.write(row.file!, createReadStream(join(local, row.file!)));
+      await storage.appendManifest(row);
+    }
+    await writeFile(
+      join(dir, 'shoes.yaml'),
+      [
+        'version: 1',
+        'name: shoes',
+        'gateway:\n  base_urls:\n    - http://127.0.0.1:9',
+        'defaults:\n  model: seedance-1-0-pro-250528',
+        'output:',
+        '  storage: s3',
+        '  s3:',
+        '    bucket: renders',
+        '    prefix: "{job}/"',
+        `    region: ${s3.region}`,
+        `    endpoint: ${s3.endpoint}`,
+        '    force_path_style: true',
+        'items:\n  - prompt: placeholder',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  after(async () => {
+    storage?.client.destroy();
+    await s3?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  void it('shows posters made from the bucket s videos, plays them, and writes picks to the bucket', async () => {
+    const env = {
+      ...process.env,
+      AWS_ACCESS_KEY_ID: s3.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      AWS_REGION: s3.region,
+      AWS_EC2_METADATA_DISABLED: 'true',
+    };
+    const review = await startReview(join(dir, 'shoes.yaml'), env);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await page.goto(review.url, { waitUntil: 'load' });
+      assert.equal(await page.locator('#grid .take').count(), 4);
+      const widths = await page.$$eval('#grid .take img', (imgs) =>
+        imgs.map((i) => (i as unknown as { naturalWidth: number; src: string }).src),
+      );
+      assert.ok(
+        widths.every((src) => /\/posters\/clips\/.+\.jpg$/.test(src)),
+        `every tile has a poster frame: ${widths.join(', ')}`,
+      );
+      await page.waitForFunction(() =>
+        Array.prototype.every.call(
+          (document as unknown as { querySelectorAll(s: string): ArrayLike<{ complete: boolean; naturalWidth: number }> }).querySelectorAll(
+            '#grid .take img',
+          ),
+          (i: { complete: boolean; naturalWidth: number }) => i.complete && i.naturalWidth === 480,
+        ),
+      );
+      await page.keyboard.press('ArrowRight');
+      await page.keyboard.press(' ');
+      await page.waitForFunction(
+        () => {
+          const v = (document as unknown as { querySelector(s: string): { currentTime: number } | null }).querySelector('.take.sel video');
+          return v !== null && v.currentTime > 0.2;
+        },
+        undefined,
+        { timeout: 20_000 },
+      );
+      await page.keyboard.press('k');
+      await page.waitForSelector('.take[data-pick=keep]');
+      const picks = currentPicks(await readPicks(storage));
+      assert.deepEqual(
+        [...picks.values()].map((p) => p.verdict),
+        ['keep'],
+      );
+    } finally {
+      await browser.close();
+      assert.equal(await stopReview(review.cli), 130);
     }
   });
 });
