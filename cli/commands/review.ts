@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { estimatePlan } from '../estimate';
 import { relativeUrl } from '../report/escape';
 import { openStorage } from '../../storage';
 import { UsageError } from '../errors';
@@ -53,6 +54,7 @@ export function registerReviewCommand(program: Command): void {
         job: plan.job,
         live,
         storage,
+        estimate: estimatePlan(plan),
         ffmpeg: tools.ffmpeg !== undefined,
         ...(localDir ? { localDir } : {}),
         ...(port !== undefined ? { port } : {}),

@@ -27,7 +27,7 @@ h1 { margin: 0; font-size: 18px; line-height: 1.25; overflow-wrap: anywhere; }
 .stat.succeeded b, .stat.kept b { color: var(--ok); } .stat.failed b, .stat.rejected b { color: var(--bad); } .stat.timed_out b { color: var(--warn); }
 .stat.canceled b { color: var(--off); } .stat.unknown b { color: var(--unk); }
 .stat.zero b { color: var(--muted); opacity: .55; }
-.stat.failed a, .stat.timed_out a, .stat.unknown a, .stat.canceled a { text-decoration: underline dotted; }
+.stat a span { text-decoration: underline dotted; } .stat a:hover { opacity: .8; }
 .note { flex-basis: 100%; margin: 0; padding: 4px 10px; border-radius: 6px; background: #fff8e1; border: 1px solid #f0d68a; color: #5c4400; font-size: 13px; }
 .filters { flex-basis: 100%; display: flex; flex-wrap: wrap; gap: 4px 14px; align-items: center; font-size: 12px; color: var(--muted); }
 .filters select { font: inherit; color: var(--ink); padding: 1px 4px; max-width: 14em; }

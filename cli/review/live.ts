@@ -25,6 +25,8 @@ export interface LiveJobOptions {
 
 export class LiveJob {
   readonly rows = new Map<string, ManifestRow>();
+  /** Every row read, re-runs included: what the job spent counts each run (cli/spend.ts). */
+  allRows: ManifestRow[] = [];
   readonly media = new Map<string, VideoMedia>();
   picks = new Map<string, Pick>();
   version = 0;
@@ -83,6 +85,7 @@ export class LiveJob {
   private async readNewRows(): Promise<void> {
     const page = await this.options.storage.readManifestSince(this.cursor);
     this.cursor = page.cursor;
+    this.allRows = page.fromStart ? [...page.rows] : this.allRows.concat(page.rows);
     const changed = new Map<string, ManifestRow>();
     for (const row of page.rows) {
       const before = this.rows.get(row.key);

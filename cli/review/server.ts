@@ -13,6 +13,8 @@ import type { FileHandle } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { Storage } from '../../storage/storage';
+import type { PlanEstimate } from '../estimate';
+import { spendOf } from '../spend';
 import { MAX_NOTE_CHARS, type Pick, type Verdict } from '../../storage/picks';
 import { openUnder } from '../../storage/safe-path';
 import { renderFailures, renderFilters, renderGroup, renderReport, renderTile, groupId, pagePolicy, statsFor } from '../report/template';
@@ -35,6 +37,8 @@ export interface ReviewServerOptions {
   localDir?: string;
   storage?: Storage;
   port?: number;
+  /** The plan's estimate, for what the job spent per model (cli/spend.ts). */
+  estimate?: PlanEstimate;
   /** Test hook: a fixed token. Default: 24 random bytes. */
   token?: string;
 }
@@ -95,7 +99,9 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
 
   const page = (): string => {
     const rows = [...options.live.rows.values()];
+    const spend = options.estimate ? spendOf(options.live.allRows, options.estimate) : undefined;
     const html = renderReport({
+      ...(spend ? { spend } : {}),
       job: options.job,
       generatedAt: new Date(),
       rows,

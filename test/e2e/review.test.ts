@@ -201,6 +201,9 @@ void describe('reelflow review: a finished job of 200 takes in Chromium', { time
     assert.match(problems[0]!.text, /content_policy.*Rejected <by policy>/);
     assert.equal(await page.getAttribute('.stat.failed a', 'href'), '#failures');
 
+    // What the job spent, per model (cli/spend.ts): 200 rows at $0.40 estimated each.
+    assert.match((await page.textContent('#spend')) ?? '', /spent \$80\.00 .*sora-2 \$40\.00/);
+
     // Markup in a prompt is text.
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
     assert.ok((await page.locator('.gprompt', { hasText: HOSTILE_PROMPT }).count()) > 0);
@@ -213,6 +216,13 @@ void describe('reelflow review: a finished job of 200 takes in Chromium', { time
   void it('filters by state, model and matrix value', async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(review.url, { waitUntil: 'load' });
+    // Hovering a take plays it; the video is fetched only then.
+    const played = page.waitForRequest((r) => r.resourceType() === 'media');
+    await page.hover('#grid .take[data-video] >> nth=2');
+    await played;
+    await page.waitForSelector('#grid .take.playing video');
+    await page.mouse.move(0, 0);
+    await page.waitForSelector('#grid .take.playing', { state: 'detached' });
     await page.selectOption('select[data-filter=model]', 'sora-2');
     let keys = await visibleKeys(page);
     assert.deepEqual(

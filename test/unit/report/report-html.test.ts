@@ -145,6 +145,23 @@ void describe('writeReport without ffmpeg', () => {
     }
   });
 
+  void it('shows the picks read-only: marked tiles, no pick buttons', () => {
+    const rows = [row(1), row(2)];
+    const html = renderReport({
+      job: 'job',
+      generatedAt: new Date('2025-01-02T00:00:00Z'),
+      rows,
+      summary: summarize(rows),
+      ffmpeg: true,
+      media: new Map(),
+      picks: new Map([['k2', { key: 'k2', verdict: 'reject', note: 'too <dark>', at: '2025-01-02T00:00:00Z' }]]),
+    });
+    assert.match(html, /data-key="k2"[^>]*data-pick="reject" data-note="too &lt;dark&gt;"/);
+    assert.match(html, /<div id="actions" hidden>/);
+    assert.match(html, /<body data-mode="file">/);
+    assert.ok(!html.includes('connect-src'), 'the file makes no requests of its own');
+  });
+
   void it('leaves out the note when ffmpeg is there', () => {
     assert.ok(!page([row(1)], true).includes(FFMPEG_NOTE));
   });
