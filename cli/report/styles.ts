@@ -80,7 +80,7 @@ h2 { font-size: 14px; margin: 0 0 6px; } h2 .count { color: var(--muted); font-w
 .prompt.enhanced { color: #30363d; border-left: 3px solid var(--line); padding-left: 6px; }
 .facts { display: grid; grid-template-columns: max-content 1fr; gap: 1px 10px; margin: 8px 0 0; font-size: 12px; }
 .facts dt { color: var(--muted); } .facts dd { margin: 0; min-width: 0; overflow-wrap: anywhere; font-variant-numeric: tabular-nums; }
-#actions { display: flex; flex-wrap: wrap; gap: 4px; margin-top: 10px; }
+#actions { display: flex; flex-wrap: wrap; gap: 4px; margin: 0 0 10px; }
 #actions button { font: inherit; font-size: 12px; padding: 2px 8px; }
 #status { flex-basis: 100%; margin: 2px 0 0; color: var(--muted); }
 .empty { color: var(--muted); margin: 0; }
@@ -91,6 +91,7 @@ footer { color: var(--muted); font-size: 11px; padding: 0 16px 20px; }
   .stats { flex-wrap: nowrap; overflow-x: auto; max-width: 100%; }
   .stat { min-width: 0; padding: 1px 7px; flex: none; } .stat b { font-size: 14px; }
   body:not(.has-sel) #panel { display: none; }
+  .keys { display: none; }
   .layout { display: block; }
   main { padding: 8px 8px 32vh; }
   #panel { position: fixed; left: 0; right: 0; bottom: 0; top: auto; max-height: 30vh; border-left: 0; border-top: 1px solid var(--line); z-index: 4; box-shadow: 0 -2px 8px rgba(0,0,0,.08); }

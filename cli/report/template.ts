@@ -308,7 +308,7 @@ ${header(model)}
 ${grid}
 </section>
 </main>
-<aside id="panel"><p class="keys">${h(help)}</p><div id="detail"><p class="empty">Select a take to see its prompt and details.</p></div><div id="actions"${model.live ? '' : ' hidden'}><button type="button" data-verdict="keep">Keep (k)</button><button type="button" data-verdict="reject">Reject (x)</button><button type="button" data-verdict="clear">Clear (u)</button><button type="button" data-verdict="note">Note (n)</button><p id="status" aria-live="polite"></p></div></aside>
+<aside id="panel"><p class="keys">${h(help)}</p><div id="actions"${model.live ? '' : ' hidden'}><button type="button" data-verdict="keep">Keep (k)</button><button type="button" data-verdict="reject">Reject (x)</button><button type="button" data-verdict="clear">Clear (u)</button><button type="button" data-verdict="note">Note (n)</button><p id="status" aria-live="polite"></p></div><div id="detail"><p class="empty">Select a take to see its prompt and details.</p></div></aside>
 </div>
 <footer>Generated ${h(formatTime(model.generatedAt))} by reelflow. Videos and posters are read from ${model.live ? 'the job&#39;s output' : 'this directory'}; the page makes no other requests.</footer>
 <script>${PAGE_SCRIPT}</script>
