@@ -29,6 +29,8 @@ export interface ReportModel {
   spend?: JobSpend;
   /** Set when `reelflow review` serves the page: picks can be made, and cards arrive live. */
   live?: boolean;
+  /** The review server's change count the page was made at (its event stream continues from it). */
+  version?: number;
 }
 
 /** What a tile needs besides its row. */
@@ -299,7 +301,7 @@ export function renderReport(model: ReportModel): string {
 <title>${h(model.job)} · reelflow ${model.live ? 'review' : 'report'}</title>
 <style>${REPORT_CSS}</style>
 </head>
-<body data-mode="${model.live ? 'live' : 'file'}">
+<body data-mode="${model.live ? 'live' : 'file'}"${model.version !== undefined ? ` data-version="${model.version}"` : ''}>
 ${header(model)}
 <div class="layout">
 <main>

@@ -100,7 +100,7 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
   const page = (): string => {
     const rows = [...options.live.rows.values()];
     const spend = options.estimate ? spendOf(options.live.allRows, options.estimate) : undefined;
-    const html = renderReport({
+    return renderReport({
       ...(spend ? { spend } : {}),
       job: options.job,
       generatedAt: new Date(),
@@ -110,8 +110,8 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
       ffmpeg: options.ffmpeg,
       picks: options.live.picks,
       live: true,
+      version: options.live.version,
     });
-    return html.replace('<body data-mode="live">', `<body data-mode="live" data-version="${options.live.version}">`);
   };
 
   const ctx = () => ({ media: options.live.media, picks: options.live.picks, ffmpeg: options.ffmpeg });
