@@ -6,6 +6,7 @@ import { projectRoot } from '../worker/bundle';
 import { redact } from '../gateway/redact';
 import { log, logFormat } from '../worker/log';
 import { registerReportCommand } from './commands/report';
+import { registerReviewCommand } from './commands/review';
 import { exitCodeFor } from './errors';
 import { registerRunCommand } from './commands/run';
 import { registerServerCommand } from './commands/server';
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerEnhanceCommand(program);
   registerOperateCommands(program);
   registerReportCommand(program, { resolveOutput: resolveReportTarget });
+  registerReviewCommand(program);
   registerScheduleCommand(program);
   registerWorkerCommand(program);
   registerDoctorCommand(program);

@@ -8,6 +8,9 @@ import { NeverRunError, UsageError } from './errors';
 import { loadPlanOrExplain, looksLikeFile, resolveJob } from './job-ref';
 import { openSession } from './session';
 import { readOutcome, type JobOutcome } from './summary';
+import { currentPicks, readPicks, type Pick } from '../storage/picks';
+import { estimatePlan } from './estimate';
+import { spendOf, type JobSpend } from './spend';
 
 export async function planFor(target: string): Promise<Plan> {
   // A job file without a schedule names its outputs by itself; only ids and scheduled runs need Temporal.
@@ -47,11 +50,22 @@ export async function outcomeOfRunJob(plan: Plan, target: string): Promise<JobOu
   return outcome;
 }
 
-export async function resolveReportTarget(target: string): Promise<{ job: string; outputDir: string; rows: ManifestRow[] }> {
+export interface ReportTarget {
+  job: string;
+  outputDir: string;
+  rows: ManifestRow[];
+  /** The standing picks made in `reelflow review` (docs/review.md). */
+  picks: Map<string, Pick>;
+  spend?: JobSpend;
+}
+
+export async function resolveReportTarget(target: string): Promise<ReportTarget> {
   const plan = await planFor(target);
   if (plan.output.storage !== 'local' || !plan.output.dir) {
     throw new UsageError(`${plan.job} writes to ${openStorage(plan.output).location}: report needs a local output directory`);
   }
   const outcome = await outcomeOfRunJob(plan, target);
-  return { job: plan.job, outputDir: plan.output.dir, rows: outcome.rows };
+  const picks = currentPicks(await readPicks(openStorage(plan.output)));
+  const spend = spendOf(outcome.rows, estimatePlan(plan));
+  return { job: plan.job, outputDir: plan.output.dir, rows: outcome.rows, picks, ...(spend ? { spend } : {}) };
 }

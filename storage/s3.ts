@@ -408,6 +408,17 @@ export class S3Storage implements Storage {
     }
   }
 
+  async readObject(name: string, range: { start: number; end: number }): Promise<Readable | undefined> {
+    const Key = this.key(name);
+    try {
+      const got = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key, Range: `bytes=${range.start}-${range.end}` }));
+      return got.Body as Readable | undefined;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw describeS3Error(err, { action: `read s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where });
+    }
+  }
+
   async getRecord(name: string, maxBytes: number): Promise<string | undefined> {
     const Key = this.prefix + S3_RESERVED_DIR + checkObjectName(name);
     const context = { action: `read s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where };

@@ -99,6 +99,12 @@ export interface Storage {
   getRecord(name: string, maxBytes: number): Promise<string | undefined>;
   /** Throws a StorageError with a clear message when the location cannot be written. */
   checkWritable(): Promise<void>;
+  /**
+   * The bytes `start`..`end` (inclusive) of a stored object, for `reelflow review`'s player when the
+   * output is not a local directory (a local one is read through storage/safe-path.ts); undefined
+   * when there is no such object.
+   */
+  readObject?(name: string, range: { start: number; end: number }): Promise<Readable | undefined>;
   /** Absolute local path of an object when the backend is a local directory (reports link to it). */
   localPath?(name: string): string;
 }

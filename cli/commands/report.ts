@@ -1,13 +1,13 @@
 // `reelflow report JOB.yaml|JOB-ID`: writes report.html beside the job's outputs (spec/cli.md).
 import type { Command } from 'commander';
-import type { ManifestRow } from '../../storage/manifest';
+import type { ReportTarget } from '../report-target';
 import { exitCodeFor, NeverRunError } from '../errors';
 import { UnsafePathError } from '../../storage/safe-path';
 import { writeReport } from '../report';
 
 export interface ReportCommandDeps {
   /** Loads the job (file or id), finds its local output directory and reads its manifest. */
-  resolveOutput(target: string): Promise<{ job: string; outputDir: string; rows: ManifestRow[] }>;
+  resolveOutput(target: string): Promise<Pick<ReportTarget, 'job' | 'outputDir' | 'rows'> & Partial<ReportTarget>>;
 }
 
 interface ReportOptions {
@@ -49,6 +49,8 @@ export function registerReportCommand(program: Command, deps: ReportCommandDeps)
           job: resolved.job,
           rows: resolved.rows,
           outputDir: resolved.outputDir,
+          ...(resolved.picks ? { picks: resolved.picks } : {}),
+          ...(resolved.spend ? { spend: resolved.spend } : {}),
           ...(looksLikeJobFile(target) ? { jobFile: target } : {}),
         });
       } catch (error) {

@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ManifestRow } from '../../storage/manifest';
+import type { Pick } from '../../storage/picks';
+import type { JobSpend } from '../spend';
 import { openUnder, renameUnder, safeDir } from '../../storage/safe-path';
 import { findMediaTools, inspectVideos } from './posters';
 import { summarize } from './summary';
@@ -18,6 +20,10 @@ export interface WriteReportInput {
   outputDir: string;
   jobFile?: string;
   generatedAt?: Date;
+  /** The standing picks (shown read-only: picks are made in `reelflow review`). */
+  picks?: ReadonlyMap<string, Pick>;
+  /** What the job spent, per model (cli/spend.ts spendOf). */
+  spend?: JobSpend;
   /** Tool paths; null pretends the tool is absent. Default: looked up on PATH. */
   tools?: { ffmpeg?: string | null; ffprobe?: string | null };
 }
@@ -31,13 +37,22 @@ export interface WriteReportResult {
   ffmpeg: boolean;
 }
 
+/** Which files to ffprobe: those whose rows do not say the ratio and resolution they asked for. */
+export function needsProbe(rows: readonly ManifestRow[]): (file: string) => boolean {
+  const described = new Set(rows.filter((r) => r.ratio && r.resolution && typeof r.seconds === 'number').map((r) => r.file));
+  return (file) => !described.has(file);
+}
+
 export async function writeReport(input: WriteReportInput): Promise<WriteReportResult> {
   const tools = await findMediaTools(input.tools);
-  const files = input.rows
-    .filter((r) => r.state === 'succeeded' && typeof r.file === 'string' && r.file !== '')
-    .map((r) => r.file as string);
+  const stored = input.rows.filter((r) => r.state === 'succeeded' && typeof r.file === 'string' && r.file !== '');
   await safeDir(input.outputDir, '', true);
-  const media = await inspectVideos(input.outputDir, files, tools);
+  const media = await inspectVideos(
+    input.outputDir,
+    stored.map((r) => r.file as string),
+    tools,
+    needsProbe(stored),
+  );
   const html = renderReport({
     job: input.job,
     jobFile: input.jobFile,
@@ -46,6 +61,8 @@ export async function writeReport(input: WriteReportInput): Promise<WriteReportR
     summary: summarize(input.rows),
     media,
     ffmpeg: tools.ffmpeg !== undefined,
+    ...(input.picks ? { picks: input.picks } : {}),
+    ...(input.spend ? { spend: input.spend } : {}),
   });
   const path = resolve(input.outputDir, REPORT_FILE);
   // Atomic replace: a reader (or a browser tab being refreshed) never sees half a page. The

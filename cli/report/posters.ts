@@ -19,6 +19,9 @@ export interface VideoMedia {
   /** Poster path relative to the output directory (`posters/<file>.jpg`), when one is available. */
   poster?: string;
   durationSec?: number;
+  /** The video's frame size, as ffprobe reads it (the tile's aspect ratio when the row does not say). */
+  width?: number;
+  height?: number;
 }
 
 /** Extractions run at most this many at a time: ffmpeg is CPU-heavy and machines are small. */
@@ -85,18 +88,35 @@ async function nonEmptyFile(path: string): Promise<{ mtimeMs: number } | undefin
   }
 }
 
-export async function probeDuration(ffprobe: string, video: string): Promise<number | undefined> {
+/** Duration and frame size of a video, in one ffprobe call; each left out when it cannot be read. */
+export async function probeVideo(ffprobe: string, video: string): Promise<Pick<VideoMedia, 'durationSec' | 'width' | 'height'>> {
   const { ok, stdout } = await run(ffprobe, [
     '-v',
     'error',
+    '-select_streams',
+    'v:0',
     '-show_entries',
-    'format=duration',
+    'format=duration:stream=width,height',
     '-of',
-    'default=noprint_wrappers=1:nokey=1',
+    'json',
     video,
   ]);
-  const seconds = ok ? Number.parseFloat(stdout.toString('utf8').trim()) : Number.NaN;
-  return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;
+  const found: Pick<VideoMedia, 'durationSec' | 'width' | 'height'> = {};
+  if (!ok) return found;
+  let info: { format?: { duration?: string }; streams?: Array<{ width?: unknown; height?: unknown }> };
+  try {
+    info = JSON.parse(stdout.toString('utf8')) as typeof info;
+  } catch {
+    return found;
+  }
+  const seconds = Number.parseFloat(info.format?.duration ?? '');
+  if (Number.isFinite(seconds) && seconds > 0) found.durationSec = seconds;
+  const { width, height } = info.streams?.[0] ?? {};
+  if (typeof width === 'number' && typeof height === 'number' && width > 0 && height > 0) {
+    found.width = width;
+    found.height = height;
+  }
+  return found;
 }
 
 /**
@@ -149,7 +169,7 @@ export function posterName(file: string): string {
   return `posters/${file.replace(/\\/g, '/')}.jpg`;
 }
 
-async function inspectVideo(outputDir: string, file: string, tools: MediaTools): Promise<VideoMedia> {
+export async function inspectVideo(outputDir: string, file: string, tools: MediaTools, probe = true): Promise<VideoMedia> {
   const video = insideDir(outputDir, file);
   const videoInfo = video ? await nonEmptyFile(video) : undefined;
   if (!video || !videoInfo) return { exists: false };
@@ -162,16 +182,22 @@ async function inspectVideo(outputDir: string, file: string, tools: MediaTools):
     if (existing && existing.mtimeMs >= videoInfo.mtimeMs) media.poster = name;
     else if (tools.ffmpeg && (await extractPoster(tools.ffmpeg, video, outputDir, name))) media.poster = name;
   }
-  if (tools.ffprobe) {
-    const duration = await probeDuration(tools.ffprobe, video);
-    if (duration !== undefined) media.durationSec = duration;
-  }
+  if (tools.ffprobe && probe) Object.assign(media, await probeVideo(tools.ffprobe, video));
   return media;
 }
 
-/** Inspects every named video (poster + duration), at most POSTER_CONCURRENCY at a time. */
-export async function inspectVideos(outputDir: string, files: readonly string[], tools: MediaTools): Promise<Map<string, VideoMedia>> {
+/**
+ * Inspects every named video (poster, and with `probe`, duration and size), at most
+ * POSTER_CONCURRENCY at a time. `probe` leaves out ffprobe for videos whose rows say their ratio and
+ * resolution: a page of hundreds of takes is then made in the time of its posters.
+ */
+export async function inspectVideos(
+  outputDir: string,
+  files: readonly string[],
+  tools: MediaTools,
+  probe: (file: string) => boolean = () => true,
+): Promise<Map<string, VideoMedia>> {
   const unique = [...new Set(files)];
-  const media = await mapLimit(unique, POSTER_CONCURRENCY, (file) => inspectVideo(outputDir, file, tools));
+  const media = await mapLimit(unique, POSTER_CONCURRENCY, (file) => inspectVideo(outputDir, file, tools, probe(file)));
   return new Map(unique.map((file, i) => [file, media[i] as VideoMedia]));
 }

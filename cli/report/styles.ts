@@ -1,63 +1,100 @@
-// The report's only stylesheet, inlined into the page: system fonts, dark text on a light page,
-// a grid that goes from one column on a phone to as many 340 px cards as fit.
+// The review page's only stylesheet, inlined: system fonts, a contact sheet of small posters grouped
+// by source item (each tile as wide as its video's aspect ratio needs at a fixed height), and a
+// details panel beside it (below it on a phone).
 export const REPORT_CSS = `
 :root {
-  --bg: #f5f6f8; --card: #ffffff; --ink: #1c2128; --muted: #5b6470; --line: #dfe3e8;
+  --bg: #f3f4f6; --card: #ffffff; --ink: #1c2128; --muted: #5b6470; --line: #dfe3e8;
   --accent: #3451b2; --ok: #1a7f37; --bad: #c62a2f; --warn: #9a6700; --off: #57606a; --unk: #8250df;
+  --th: 96px; --panel: 280px;
   color-scheme: light;
 }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 html { -webkit-text-size-adjust: 100%; }
-body {
-  margin: 0; background: var(--bg); color: var(--ink);
-  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
-}
-code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 0.88em; }
+body { margin: 0; background: var(--bg); color: var(--ink); font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 0.9em; }
 a { color: var(--accent); }
-.wrap { max-width: 1400px; margin: 0 auto; padding: 0 20px; }
-header.top { background: var(--card); border-bottom: 1px solid var(--line); padding: 22px 0 18px; }
-.brand { color: var(--muted); font-weight: 600; letter-spacing: .04em; text-transform: uppercase; font-size: 12px; }
-h1 { margin: 2px 0 4px; font-size: 26px; line-height: 1.2; overflow-wrap: anywhere; }
-.sub { margin: 0; color: var(--muted); font-size: 13px; overflow-wrap: anywhere; }
-.stats { display: flex; flex-wrap: wrap; gap: 10px; margin: 16px 0 0; padding: 0; list-style: none; }
-.stat { background: var(--bg); border: 1px solid var(--line); border-radius: 10px; padding: 8px 14px; min-width: 104px; }
-.stat b { display: block; font-size: 22px; line-height: 1.2; font-variant-numeric: tabular-nums; }
-.stat span { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
-.stat.succeeded b { color: var(--ok); } .stat.failed b { color: var(--bad); } .stat.timed_out b { color: var(--warn); }
+header.top { background: var(--card); border-bottom: 1px solid var(--line); padding: 8px 16px 6px; display: flex; flex-wrap: wrap; align-items: center; gap: 6px 18px; }
+.title { min-width: 0; flex: 1 1 320px; }
+.brand { color: var(--muted); font-weight: 600; letter-spacing: .04em; text-transform: uppercase; font-size: 11px; }
+h1 { margin: 0; font-size: 18px; line-height: 1.25; overflow-wrap: anywhere; }
+.sub { margin: 0; color: var(--muted); font-size: 12px; overflow-wrap: anywhere; }
+.stats { display: flex; flex-wrap: wrap; gap: 6px; margin: 0; padding: 0; list-style: none; }
+.stat { background: var(--bg); border: 1px solid var(--line); border-radius: 8px; padding: 2px 10px; min-width: 64px; }
+.stat a { color: inherit; text-decoration: none; display: block; }
+.stat b { display: block; font-size: 16px; line-height: 1.25; font-variant-numeric: tabular-nums; }
+.stat span { color: var(--muted); font-size: 10.5px; text-transform: uppercase; letter-spacing: .04em; }
+.stat.succeeded b, .stat.kept b { color: var(--ok); } .stat.failed b, .stat.rejected b { color: var(--bad); } .stat.timed_out b { color: var(--warn); }
 .stat.canceled b { color: var(--off); } .stat.unknown b { color: var(--unk); }
 .stat.zero b { color: var(--muted); opacity: .55; }
-.note { margin: 14px 0 0; padding: 8px 12px; border-radius: 8px; background: #fff8e1; border: 1px solid #f0d68a; color: #5c4400; font-size: 14px; }
-main { padding: 8px 0 40px; }
-h2 { font-size: 18px; margin: 26px 0 12px; }
-h2 .count { color: var(--muted); font-weight: 500; }
-.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(340px, 100%), 1fr)); gap: 18px; }
-.card { background: var(--card); border: 1px solid var(--line); border-radius: 12px; overflow: hidden; display: flex; flex-direction: column; box-shadow: 0 1px 2px rgba(27,31,36,.04); }
-.card video, .card img.placeholder { display: block; width: 100%; aspect-ratio: 16 / 9; background: #111; object-fit: contain; }
-.card img.placeholder { background: #e9ecf0; }
-.card .body { padding: 12px 14px 14px; display: flex; flex-direction: column; gap: 8px; min-width: 0; }
-.card h3 { margin: 0; font-size: 15px; display: flex; gap: 8px; align-items: baseline; min-width: 0; }
-.card h3 .idx { color: var(--muted); font-weight: 500; font-variant-numeric: tabular-nums; }
-.card h3 a { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-.label { display: block; color: var(--muted); font-size: 11px; text-transform: uppercase; letter-spacing: .05em; margin-bottom: 1px; }
-.prompt { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 9.5em; overflow: auto; }
-.prompt.enhanced { color: #30363d; font-size: 14px; border-left: 3px solid var(--line); padding-left: 8px; }
-.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 2px 0 0; font-size: 13px; }
-.facts dt { color: var(--muted); }
-.facts dd { margin: 0; min-width: 0; overflow-wrap: anywhere; font-variant-numeric: tabular-nums; }
-.missing { color: var(--bad); font-size: 13px; margin: 0; }
-.badge { display: inline-block; border-radius: 999px; padding: 1px 9px; font-size: 12px; font-weight: 600; color: #fff; white-space: nowrap; }
+.stat a span { text-decoration: underline dotted; } .stat a:hover { opacity: .8; }
+.note { flex-basis: 100%; margin: 0; padding: 4px 10px; border-radius: 6px; background: #fff8e1; border: 1px solid #f0d68a; color: #5c4400; font-size: 13px; }
+.filters { flex-basis: 100%; display: flex; flex-wrap: wrap; gap: 4px 14px; align-items: center; font-size: 12px; color: var(--muted); }
+.filters select { font: inherit; color: var(--ink); padding: 1px 4px; max-width: 14em; }
+#shown { margin-left: auto; }
+.layout { display: grid; grid-template-columns: minmax(0, 1fr) var(--panel); align-items: start; }
+main { padding: 10px 12px 24px 16px; min-width: 0; }
+h2 { font-size: 14px; margin: 0 0 6px; } h2 .count { color: var(--muted); font-weight: 500; }
+#failures:empty { display: none; }
+#failures { margin-bottom: 10px; }
+.problems { list-style: none; margin: 0; padding: 0; background: var(--card); border: 1px solid #f1c4c6; border-radius: 8px; max-height: 7.2em; overflow: auto; font-size: 12.5px; }
+.problem { padding: 4px 10px; border-top: 1px solid var(--line); }
+.problem:first-child { border-top: 0; }
+.problem a { font-weight: 600; text-decoration: none; color: var(--ink); }
+.problem .meta { color: var(--muted); }
+.reason { margin: 0; overflow-wrap: anywhere; }
+.reason code { background: #f0f2f5; border-radius: 4px; padding: 0 4px; margin-right: 6px; }
+#grid { display: flex; flex-wrap: wrap; gap: 8px; align-items: flex-start; }
+.group { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 4px 6px 6px; max-width: 100%; }
+.group header { display: flex; gap: 6px; font-size: 12px; width: 0; min-width: 100%; margin-bottom: 4px; }
+.group header b { color: var(--muted); font-variant-numeric: tabular-nums; }
+.gprompt { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; min-width: 0; }
+.takes { display: flex; flex-wrap: wrap; gap: 6px; align-items: flex-start; }
+.take { width: max(80px, calc(var(--th) * var(--ar))); border-radius: 6px; outline: none; cursor: pointer; position: relative; }
+.frame { position: relative; height: var(--th); width: calc(var(--th) * var(--ar)); max-width: 100%; margin: 0 auto; border-radius: 5px; overflow: hidden; background: #20242a; }
+.frame img, .frame video { position: absolute; inset: 0; width: 100%; height: 100%; object-fit: cover; display: block; }
+.frame video { z-index: 1; }
+.frame .tk { position: absolute; left: 3px; bottom: 3px; z-index: 2; background: rgba(0,0,0,.6); color: #fff; font-size: 10px; padding: 0 4px; border-radius: 3px; }
+.frame .dur { position: absolute; right: 3px; top: 3px; z-index: 2; background: rgba(0,0,0,.6); color: #fff; font-size: 10px; padding: 0 4px; border-radius: 3px; }
+.take:not([data-state=succeeded]) .frame { background: #fbeaea; border: 1px solid #f1c4c6; padding: 4px; display: flex; flex-direction: column; gap: 3px; overflow: hidden; }
+.why { font-size: 10.5px; line-height: 1.25; color: #6e1a1d; overflow-wrap: anywhere; overflow: hidden; margin-bottom: 16px; }
+.cap { display: flex; flex-wrap: wrap; gap: 2px 3px; margin-top: 3px; max-height: 30px; overflow: hidden; }
+.chip { font-size: 10.5px; line-height: 1.3; padding: 0 4px; border-radius: 4px; background: #eef0f3; color: #394049; white-space: nowrap; max-width: 100%; overflow: hidden; text-overflow: ellipsis; }
+.chip.ratio { background: #e6ecfb; color: #24397d; } .chip.var { background: #e7f5ec; color: #1f5a33; }
+.take.sel .frame { box-shadow: 0 0 0 3px var(--accent); }
+.take[data-pick=keep] .frame { box-shadow: 0 0 0 3px var(--ok); }
+.take[data-pick=keep].sel .frame { box-shadow: 0 0 0 3px var(--ok), 0 0 0 6px var(--accent); }
+.take[data-pick=reject] .frame { opacity: .4; }
+.mark { position: absolute; left: 3px; top: 3px; z-index: 2; font-size: 11px; line-height: 16px; font-weight: 700; border-radius: 3px; padding: 0 4px; color: #fff; }
+.take[data-pick=keep] .mark::after { content: "\\2713"; } .take[data-pick=keep] .mark { background: var(--ok); }
+.take[data-pick=reject] .mark::after { content: "\\2717"; } .take[data-pick=reject] .mark { background: var(--bad); }
+.take .info { display: none; }
+.badge { display: inline-block; align-self: flex-start; border-radius: 999px; padding: 0 7px; font-size: 11px; font-weight: 600; color: #fff; white-space: nowrap; }
 .badge.failed { background: var(--bad); } .badge.timed_out { background: var(--warn); }
 .badge.canceled { background: var(--off); } .badge.unknown { background: var(--unk); } .badge.succeeded { background: var(--ok); }
-.problems { list-style: none; margin: 0; padding: 0; background: var(--card); border: 1px solid var(--line); border-radius: 12px; }
-.problem { padding: 12px 16px; border-top: 1px solid var(--line); display: grid; gap: 4px; }
-.problem:first-child { border-top: 0; }
-.problem .head { display: flex; flex-wrap: wrap; gap: 8px 12px; align-items: center; font-size: 14px; }
-.problem .head .idx { font-weight: 600; }
-.problem .head .meta { color: var(--muted); font-size: 13px; }
-.reason { margin: 0; overflow-wrap: anywhere; }
-.reason code { background: #f0f2f5; border-radius: 4px; padding: 1px 5px; margin-right: 6px; }
-.problem .prompt { color: var(--muted); font-size: 13px; max-height: 4.5em; }
+#panel { position: sticky; top: 0; max-height: 100vh; overflow: auto; border-left: 1px solid var(--line); background: var(--card); padding: 10px 12px; font-size: 13px; align-self: start; }
+.keys { margin: 0 0 8px; color: var(--muted); font-size: 11.5px; }
+#detail h3 { margin: 0 0 4px; font-size: 14px; overflow-wrap: anywhere; }
+.label { display: block; color: var(--muted); font-size: 10.5px; text-transform: uppercase; letter-spacing: .05em; margin-top: 6px; }
+.prompt { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 12em; overflow: auto; }
+.prompt.enhanced { color: #30363d; border-left: 3px solid var(--line); padding-left: 6px; }
+.facts { display: grid; grid-template-columns: max-content 1fr; gap: 1px 10px; margin: 8px 0 0; font-size: 12px; }
+.facts dt { color: var(--muted); } .facts dd { margin: 0; min-width: 0; overflow-wrap: anywhere; font-variant-numeric: tabular-nums; }
+#actions { display: flex; flex-wrap: wrap; gap: 4px; margin: 0 0 10px; }
+#actions button { font: inherit; font-size: 12px; padding: 2px 8px; }
+#status { flex-basis: 100%; margin: 2px 0 0; color: var(--muted); }
 .empty { color: var(--muted); margin: 0; }
-footer { color: var(--muted); font-size: 12px; padding: 0 0 28px; }
-@media (max-width: 560px) { h1 { font-size: 21px; } .stat { min-width: 0; flex: 1 1 40%; } .wrap { padding: 0 12px; } }
+footer { color: var(--muted); font-size: 11px; padding: 0 16px 20px; }
+@media (max-width: 760px) {
+  :root { --th: 92px; }
+  header.top { padding: 8px 10px; }
+  .stats { flex-wrap: nowrap; overflow-x: auto; max-width: 100%; }
+  .stat { min-width: 0; padding: 1px 7px; flex: none; } .stat b { font-size: 14px; }
+  body:not(.has-sel) #panel { display: none; }
+  .keys { display: none; }
+  .layout { display: block; }
+  main { padding: 8px 8px 32vh; }
+  #panel { position: fixed; left: 0; right: 0; bottom: 0; top: auto; max-height: 30vh; border-left: 0; border-top: 1px solid var(--line); z-index: 4; box-shadow: 0 -2px 8px rgba(0,0,0,.08); }
+  .group { flex: 1 1 100%; }
+}
 `;

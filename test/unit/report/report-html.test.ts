@@ -9,6 +9,7 @@ import { writeReport } from '../../../cli/report';
 import { escapeHtml, relativeUrl } from '../../../cli/report/escape';
 import { insideDir, mapLimit, posterName } from '../../../cli/report/posters';
 import { formatBytes, formatDuration, summarize } from '../../../cli/report/summary';
+import { PAGE_SCRIPT, PAGE_SCRIPT_HASH } from '../../../cli/report/script';
 import { FFMPEG_NOTE, renderReport } from '../../../cli/report/template';
 
 function row(index: number, fields: Partial<ManifestRow> = {}): ManifestRow {
@@ -56,7 +57,9 @@ void describe('escaping', () => {
       row(1, { prompt: '<script>alert(1)</script>', enhanced_prompt: '<img src=x onerror=alert(2)>' }),
       row(2, { state: 'failed', file: null, error: { kind: '<k>', message: '"><script>alert(3)</script>' } }),
     ]);
-    assert.ok(!/<script/i.test(html), 'no script element at all');
+    assert.equal((html.match(/<script/gi) ?? []).length, 1, 'one script element: the page s own');
+    assert.ok(html.includes(`<script>${PAGE_SCRIPT}</script>`));
+    assert.ok(html.includes(PAGE_SCRIPT_HASH), 'the policy allows that script by its hash, and no other');
     assert.ok(!html.includes('<img src=x'), 'no injected element');
     assert.ok(html.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
     assert.ok(html.includes('&lt;img src=x onerror=alert(2)&gt;'));
@@ -130,14 +133,33 @@ void describe('writeReport without ffmpeg', () => {
       assert.deepEqual(result, { path: join(dir, 'report.html'), posters: 0, ffmpeg: false });
       const html = await readFile(result.path, 'utf8');
       assert.ok(html.includes(FFMPEG_NOTE));
-      assert.match(html, /<video controls preload="metadata" playsinline poster="data:image\/svg\+xml;charset=utf-8,[^"]+" src="1.mp4">/);
+      assert.match(html, /<img alt="" loading="lazy" decoding="async" src="data:image\/svg\+xml;charset=utf-8,[^"]+">/);
+      assert.match(html, /data-key="k1"[^>]*data-video="1.mp4"/, 'the video is named for the player, not loaded');
       assert.ok(html.includes('gone.mp4 is not in the output directory'), 'a missing file is said, not linked');
-      assert.equal((html.match(/<video /g) ?? []).length, 1);
+      assert.equal((html.match(/data-video=/g) ?? []).length, 1);
+      assert.equal((html.match(/<video/g) ?? []).length, 0, 'no video element until one is played');
       assert.ok(html.includes('by user'));
       assert.ok(!html.includes('http-equiv="refresh"') && !/\b(src|href)="https?:/.test(html), 'no external URLs');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  void it('shows the picks read-only: marked tiles, no pick buttons', () => {
+    const rows = [row(1), row(2)];
+    const html = renderReport({
+      job: 'job',
+      generatedAt: new Date('2025-01-02T00:00:00Z'),
+      rows,
+      summary: summarize(rows),
+      ffmpeg: true,
+      media: new Map(),
+      picks: new Map([['k2', { key: 'k2', verdict: 'reject', note: 'too <dark>', at: '2025-01-02T00:00:00Z' }]]),
+    });
+    assert.match(html, /data-key="k2"[^>]*data-pick="reject" data-note="too &lt;dark&gt;"/);
+    assert.match(html, /<div id="actions" hidden>/);
+    assert.match(html, /<body data-mode="file">/);
+    assert.ok(!html.includes('connect-src'), 'the file makes no requests of its own');
   });
 
   void it('leaves out the note when ffmpeg is there', () => {
