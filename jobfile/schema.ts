@@ -243,6 +243,10 @@ export const defaultsSchema = z.strictObject(
     model: modelName.optional(),
     protocol: protocolSchema.optional(),
     ...requestParams,
+    references: z
+      .array(referenceSchema, { error: says('references', 'a list of references') })
+      .optional()
+      .meta({ description: 'shared references: every item gets them after its own (docs/jobfiles.md)' }),
   },
   { error: says('defaults', 'a map') },
 );
