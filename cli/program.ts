@@ -17,6 +17,8 @@ import { registerDoctorCommand } from './commands/doctor';
 import { registerEnhanceCommand } from './commands/enhance';
 import { registerScheduleCommand } from './commands/schedule';
 import { resolveReportTarget } from './report-target';
+import { registerCompletionCommand } from './commands/completion';
+import { suggestMeanings } from './suggest';
 
 export function buildProgram(): Command {
   const program = new Command('reelflow')
@@ -36,7 +38,9 @@ export function buildProgram(): Command {
   registerDoctorCommand(program);
   registerServerCommand(program);
   registerSimCommand(program);
+  registerCompletionCommand(program);
   for (const command of program.commands) command.exitOverride();
+  suggestMeanings(program);
   return program;
 }
 

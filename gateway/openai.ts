@@ -88,11 +88,8 @@ export async function openReference(asset: ReferenceAsset, openRemote: RemoteOpe
   return openRemote(url);
 }
 
-/**
- * The multipart create body as a stream: text fields first, then the image part piped from its
- * source. Content-Length is set when every part's size is known.
- */
-export async function buildOpenaiCreateBody(request: RenderRequest, openRemote: RemoteOpener): Promise<MultipartBody> {
+/** The create form's text fields, in order; the dry run shows these very values (cli/commands/dry-run.ts). */
+export function openaiCreateFields(request: RenderRequest): [string, string][] {
   const fields: [string, string][] = [
     ['model', request.model],
     ['prompt', request.prompt],
@@ -100,6 +97,15 @@ export async function buildOpenaiCreateBody(request: RenderRequest, openRemote: 
   const seconds = secondsString(request.seconds);
   if (seconds !== undefined) fields.push(['seconds', seconds]);
   if (request.size !== undefined) fields.push(['size', request.size]);
+  return fields;
+}
+
+/**
+ * The multipart create body as a stream: text fields first, then the image part piped from its
+ * source. Content-Length is set when every part's size is known.
+ */
+export async function buildOpenaiCreateBody(request: RenderRequest, openRemote: RemoteOpener): Promise<MultipartBody> {
+  const fields = openaiCreateFields(request);
   const image = request.references.find((r) => r.kind === 'image');
   const reference = image ? await openReference(image, openRemote) : undefined;
   const what = image ? `reference image ${referenceName(image)}` : '';
