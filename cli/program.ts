@@ -1,4 +1,4 @@
-// The reelflow command: every command of spec/cli.md, errors mapped to the documented exit status.
+// The reelflow command: every command of docs/commands.md, errors mapped to the documented exit status.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';

@@ -1,4 +1,4 @@
-// Alternative video protocol (§3): multipart create streaming the first reference image as
+// Alternative video protocol (docs/protocol.md §3): multipart create streaming the first reference image as
 // `input_reference`, video object paths.
 import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';

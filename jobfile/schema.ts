@@ -519,7 +519,7 @@ export const jobFileSchema = z
   )
   .meta({
     title: 'reelflow job file',
-    description: 'A batch of AI video renders: see spec/jobfile.md.',
+    description: 'A batch of AI video renders: see docs/jobfiles.md.',
   });
 export type JobFileInput = z.input<typeof jobFileSchema>;
 export type JobFileData = z.output<typeof jobFileSchema>;

@@ -67,10 +67,6 @@ export function show(value: unknown): string {
   return typeof value;
 }
 
-export function quoteList(values: readonly string[]): string {
-  return values.join(', ');
-}
-
 /** One line, no control characters, no key-like strings: safe to print anywhere. */
 export function cleanMessage(text: string): string {
   // eslint-disable-next-line no-control-regex
