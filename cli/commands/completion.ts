@@ -11,7 +11,8 @@ type Shell = (typeof SHELLS)[number];
 interface Node {
   path: string;
   subcommands: { name: string; description: string }[];
-  options: { long: string; description: string }[];
+  /** Long options, with the values they take when these are a fixed set (`.choices()`). */
+  options: { long: string; description: string; choices?: readonly string[] }[];
 }
 
 function nodes(command: Command, path = ''): Node[] {
@@ -20,7 +21,9 @@ function nodes(command: Command, path = ''): Node[] {
     path,
     subcommands: visible.map((c) => ({ name: c.name(), description: c.description() })),
     options: [
-      ...command.options.filter((o) => !o.hidden && o.long).map((o) => ({ long: o.long!, description: o.description })),
+      ...command.options
+        .filter((o) => !o.hidden && o.long)
+        .map((o) => ({ long: o.long!, description: o.description, choices: o.argChoices })),
       { long: '--help', description: 'display help for command' },
     ],
   };
@@ -32,8 +35,12 @@ const words = (list: string[]): string => `'${list.join(' ')}'`;
 
 export function bashScript(program: Command): string {
   const tree = nodes(program);
-  const cases = (pick: (n: Node) => string[]) =>
-    tree.map((n) => `    ${words([n.path]).replace(/^''$/, "''")}) echo ${words(pick(n))} ;;`).join('\n');
+  const cases = (pick: (n: Node) => string[]) => tree.map((n) => `    ${words([n.path])}) echo ${words(pick(n))} ;;`).join('\n');
+  const choices = tree
+    .flatMap((n) =>
+      n.options.flatMap((o) => (o.choices ? [`    ${words([`${n.path}|${o.long}`])}) echo ${words([...o.choices])} ;;`] : [])),
+    )
+    .join('\n');
   return `# reelflow completion for bash: source it, or save it as
 # ~/.local/share/bash-completion/completions/reelflow (made by \`reelflow completion bash\`)
 _reelflow_subcommands() {
@@ -46,6 +53,11 @@ _reelflow_options() {
 ${cases((n) => n.options.map((o) => o.long))}
   esac
 }
+_reelflow_choices() {
+  case "$1|$2" in
+${choices}
+  esac
+}
 _reelflow_completion() {
   [[ -n "\${ZSH_VERSION:-}" ]] && setopt localoptions ksharrays
   local cur="\${COMP_WORDS[COMP_CWORD]}" path="" subs word i
@@ -54,6 +66,11 @@ _reelflow_completion() {
     subs=" $(_reelflow_subcommands "$path") "
     if [[ "$word" != -* && "$subs" == *" $word "* ]]; then path="\${path:+$path }$word"; fi
   done
+  subs="$(_reelflow_choices "$path" "\${COMP_WORDS[COMP_CWORD - 1]}")"
+  if [[ -n "$subs" ]]; then
+    COMPREPLY=($(compgen -W "$subs" -- "$cur"))
+    return 0
+  fi
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$(_reelflow_options "$path")" -- "$cur"))
     return 0

@@ -118,6 +118,9 @@ describe('reelflow completion', () => {
     assert.deepEqual((await complete(result.stdout, ['reelflow', 'schedule', 'p'])).sort(), ['pause']);
     assert.ok((await complete(result.stdout, ['reelflow', 'run', '--dr'])).includes('--dry-run'));
     assert.ok((await complete(result.stdout, ['reelflow', 'schedule', 'apply', '--'])).every((o) => o.startsWith('--')));
+    // An option with a fixed set of values completes them.
+    assert.deepEqual(await complete(result.stdout, ['reelflow', 'run', 'job.yaml', '--log-format', '']), ['file', 'json']);
+    assert.deepEqual(await complete(result.stdout, ['reelflow', 'sim', '--profile', 'new']), ['new-api', 'new-api-0.10']);
   });
 
   it('zsh and fish scripts name every command; another shell is bad usage', async () => {
@@ -129,6 +132,7 @@ describe('reelflow completion', () => {
     assert.equal(fish.code, 0, fish.stderr);
     assert.match(fish.stdout, /complete -c reelflow -n __fish_use_subcommand -a run /);
     assert.match(fish.stdout, /complete -c reelflow -n '__fish_seen_subcommand_from run' -l dry-run /);
+    assert.match(fish.stdout, /complete -c reelflow -n '__fish_seen_subcommand_from run' -l log-format -x -a 'file json' /);
     const other = await runCli(['completion', 'tcsh']);
     assert.equal(other.code, 2);
     assert.match(other.stderr, /bash, zsh or fish/);
