@@ -111,8 +111,10 @@ export function fishScript(program: Command): string {
       last === undefined ? here : fishQuote(`__fish_seen_subcommand_from ${last}; and not __fish_seen_subcommand_from ${siblings}`);
     for (const sub of node.subcommands)
       lines.push(`complete -c reelflow -n ${before} -a ${sub.name} -d ${fishQuote(sub.description.split('\n')[0] ?? '')}`);
-    for (const option of node.options)
-      lines.push(`complete -c reelflow -n ${here} -l ${option.long.slice(2)} -d ${fishQuote(option.description)}`);
+    for (const option of node.options) {
+      const values = option.choices ? ` -x -a ${fishQuote(option.choices.join(' '))}` : '';
+      lines.push(`complete -c reelflow -n ${here} -l ${option.long.slice(2)}${values} -d ${fishQuote(option.description)}`);
+    }
   }
   return `${lines.join('\n')}\n`;
 }
