@@ -1,4 +1,4 @@
-// Where output goes (spec/cli.md): `--json` owns stdout; human text then goes to stderr. Human
+// Where output goes (docs/commands.md, "Scripting reelflow"): `--json` owns stdout; human text then goes to stderr. Human
 // text is redacted, and loses every control sequence but our colours (cli/terminal-text.ts).
 import { redact } from '../gateway/redact';
 import { terminalText } from './terminal-text';

@@ -1,4 +1,4 @@
-// The reelflow command: every command of spec/cli.md, errors mapped to the documented exit status.
+// The reelflow command: every command of docs/commands.md, errors mapped to the documented exit status.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
@@ -18,6 +18,8 @@ import { registerDoctorCommand } from './commands/doctor';
 import { registerEnhanceCommand } from './commands/enhance';
 import { registerScheduleCommand } from './commands/schedule';
 import { resolveReportTarget } from './report-target';
+import { registerCompletionCommand } from './commands/completion';
+import { suggestMeanings } from './suggest';
 
 export function buildProgram(): Command {
   const program = new Command('reelflow')
@@ -38,7 +40,9 @@ export function buildProgram(): Command {
   registerDoctorCommand(program);
   registerServerCommand(program);
   registerSimCommand(program);
+  registerCompletionCommand(program);
   for (const command of program.commands) command.exitOverride();
+  suggestMeanings(program);
   return program;
 }
 

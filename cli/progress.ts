@@ -59,22 +59,51 @@ export function progressBar(done: number, total: number, width = 24): string {
   return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
 }
 
-export function summaryLine(p: JobProgress, ratePerSec?: number): string {
+/** One count with its word, and a shorter word for a narrow terminal. */
+type Fact = [text: string, short: string];
+
+/** The summary's parts: the job's name (decoration on a narrow terminal), then what must stay. */
+function summaryParts(p: JobProgress, ratePerSec?: number): { job: string; facts: Fact[] } {
   const c = p.counts;
   const done = c.succeeded + c.failed + c.timed_out + c.canceled + c.unknown + c.skipped;
-  const parts = [
-    `${plainText(p.job)}: ${done}/${p.total}`,
-    color.green(`${c.succeeded} ok`),
-    ...(c.skipped ? [`${c.skipped} already done`] : []),
-    ...(c.failed ? [color.red(`${c.failed} failed`)] : []),
-    ...(c.timed_out ? [color.red(`${c.timed_out} timed out`)] : []),
-    ...(c.unknown ? [color.yellow(`${c.unknown} unknown`)] : []),
-    ...(c.canceled ? [color.yellow(`${c.canceled} canceled`)] : []),
-    `${c.in_flight} in flight`,
-    ...(ratePerSec !== undefined && ratePerSec > 0 ? [`${ratePerSec.toFixed(ratePerSec < 1 ? 2 : 1)}/s`] : []),
-    ...(p.etaMs !== undefined ? [`ETA ${formatDuration(p.etaMs)}`] : []),
-  ];
-  return parts.join('  ');
+  const count = (n: number, word: string, short: string, paint = (t: string) => t): Fact[] =>
+    n ? [[paint(`${n} ${word}`), paint(`${n} ${short}`)]] : [];
+  const same = (text: string): Fact => [text, text];
+  return {
+    job: `${plainText(p.job)}: `,
+    facts: [
+      same(`${done}/${p.total}`),
+      same(color.green(`${c.succeeded} ok`)),
+      ...count(c.skipped, 'already done', 'done'),
+      ...count(c.failed, 'failed', 'failed', (t) => color.red(t)),
+      ...count(c.timed_out, 'timed out', 'late', (t) => color.red(t)),
+      ...count(c.unknown, 'unknown', 'unknown', (t) => color.yellow(t)),
+      ...count(c.canceled, 'canceled', 'canceled', (t) => color.yellow(t)),
+      [`${c.in_flight} in flight`, `${c.in_flight} flying`],
+      ...(ratePerSec !== undefined && ratePerSec > 0 ? [same(`${ratePerSec.toFixed(ratePerSec < 1 ? 2 : 1)}/s`)] : []),
+      ...(p.etaMs !== undefined ? [same(`ETA ${formatDuration(p.etaMs)}`)] : []),
+    ],
+  };
+}
+
+export function summaryLine(p: JobProgress, ratePerSec?: number): string {
+  const { job, facts } = summaryParts(p, ratePerSec);
+  return `${job}${facts.map(([text]) => text).join('  ')}`;
+}
+
+/**
+ * The frame's first line for a terminal `width` columns wide. The counts, the rate and the ETA are
+ * what a user watches for; the bar, the job's name (shown above the frame already), then the double
+ * spacing and long words go first, in that order, and only then is the line cut.
+ */
+export function progressHeader(p: JobProgress, ratePerSec: number | undefined, width: number): string {
+  const c = p.counts;
+  const bar = progressBar(c.succeeded + c.failed + c.timed_out + c.canceled + c.unknown + c.skipped, p.total);
+  const { job, facts } = summaryParts(p, ratePerSec);
+  const wide = facts.map(([text]) => text).join('  ');
+  const narrow = facts.map(([, short]) => short).join(' ');
+  const candidates = [`${bar} ${job}${wide}`, `${job}${wide}`, wide, narrow];
+  return candidates.find((line) => displayWidth(line) <= width) ?? (candidates.at(-1) as string);
 }
 
 function itemLine(s: RenderStatus): string {
@@ -94,7 +123,7 @@ export class ProgressView {
   /** The lines on screen now, as written: erasing them needs their rows at the current width. */
   private drawn: string[] = [];
   /** What the last frame showed, laid out again when the terminal is resized. */
-  private frame?: { header: string; items: string[]; more: number };
+  private frame?: { header: (width: number) => string; items: string[]; more: number };
   /** Bumped by clear(): a render that was waiting for item statuses meanwhile draws nothing. */
   private generation = 0;
   private readonly onResize = () => this.draw();
@@ -131,7 +160,7 @@ export class ProgressView {
     if (generation !== this.generation) return;
     if (!this.frame) this.out.on('resize', this.onResize);
     this.frame = {
-      header: `${progressBar(done + c.skipped, progress.total)} ${headline}`,
+      header: (width) => progressHeader(progress, rate, width),
       items: items.map(itemLine),
       more: progress.inFlight.length - items.length,
     };
@@ -151,7 +180,8 @@ export class ProgressView {
   private draw(): void {
     if (!this.frame) return;
     const size = this.size();
-    const lines = layoutFrame(this.frame.header, this.frame.items, this.frame.more, size);
+    // The last column stays free (layoutFrame).
+    const lines = layoutFrame(this.frame.header(size.columns - 1), this.frame.items, this.frame.more, size);
     // One write: the terminal never shows the screen erased but not yet drawn.
     this.out.write(`${this.erasure(size.columns)}${lines.map((line) => `${line}\n`).join('')}`);
     this.drawn = lines;

@@ -61,7 +61,7 @@ export async function readOutcome(plan: Plan): Promise<JobOutcome> {
 }
 
 /**
- * Exit status per spec/cli.md: 0 when every item succeeded, else 1; a job stopped by a job-wide
+ * Exit status per docs/commands.md: 0 when every item succeeded, else 1; a job stopped by a job-wide
  * cause exits with the cause's code (2 model, route or key; 3 no gateway address reachable).
  */
 export function exitStatusFor(outcome: JobOutcome, stoppedBy?: JobStopCause): number {

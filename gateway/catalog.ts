@@ -3,7 +3,7 @@
 // gateway publishes a catalog (LiteLLM and new-api do, filtered by the key's token group), which
 // models the key may use. It costs nothing and creates nothing. `run`, `doctor` and a worker before
 // its first create all read it here and say the same words.
-import type { GatewaySettings, ModelSite, Plan } from '../jobfile/plan';
+import type { ModelSite, Plan } from '../jobfile/plan';
 import { editDistance } from '../jobfile/text';
 import { classifyGatewayError, parseErrorBody } from './classify';
 import { AuthError, GatewayAbortedError, GatewayUnavailableError } from './errors';
@@ -294,13 +294,4 @@ export function judgeCatalog(report: CatalogReport, uses: readonly ModelUse[], k
     problems: [],
     checked: `${uses.map((u) => u.model).join(', ')} in the catalog of ${catalog.base} (${catalog.models.size} models listed for this key)`,
   };
-}
-
-/** The preflight of one job: its gateway's addresses read once, its models judged (docs/preflight.md). */
-export async function preflightGateway(
-  gateway: Pick<GatewaySettings, 'baseUrls' | 'apiKeyEnv'>,
-  uses: readonly ModelUse[],
-  key: string | undefined,
-): Promise<PreflightVerdict> {
-  return judgeCatalog(await readCatalogs(gateway.baseUrls, { key }), uses, gateway.apiKeyEnv);
 }

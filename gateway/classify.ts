@@ -1,4 +1,4 @@
-// HTTP failures -> error classes. Status first, then body (protocol page §5). Pure: no I/O.
+// HTTP failures -> error classes. Status first, then body (docs/protocol.md §6). Pure: no I/O.
 import { parseRetryAfter } from './backoff';
 import {
   AuthError,

@@ -70,7 +70,7 @@ export interface GatewayClientOptions {
   /** The key itself. Held in memory only; never logged, never in an error. */
   apiKey: string;
   requestTimeoutMs?: number;
-  /** Creation policy, protocol page section 6. */
+  /** Creation policy: docs/protocol.md §6. */
   createRetries?: 'safe' | 'always';
   /** Grace period for task_not_exist after creation, ms (default 60 000). */
   notExistGraceMs?: number;

@@ -104,7 +104,7 @@ export class RateLimitedError extends GatewayError {
 /** 5xx, HTML from a proxy, or a network-level failure of one base. */
 export class GatewayUnavailableError extends GatewayError {
   readonly kind = 'gateway_unavailable';
-  /** Whether the request may have reached the gateway (decides create retries, protocol §6). */
+  /** Whether the request may have reached the gateway (decides create retries, docs/protocol.md §6). */
   readonly requestSent: boolean;
   readonly retryAfterMs?: number;
   constructor(message: string, init: GatewayErrorInit & { requestSent?: boolean; retryAfterMs?: number } = {}) {

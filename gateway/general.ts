@@ -1,4 +1,4 @@
-// General task protocol (§2): JSON create body (streamed: local references are read as it is sent), task paths.
+// General task protocol (docs/protocol.md §2): JSON create body (streamed: local references are read as it is sent), task paths.
 import { randomBytes } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { basename, extname } from 'node:path';

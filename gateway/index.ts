@@ -25,3 +25,6 @@ export { BaseUrlPool, type BaseUrlPoolOptions, type BaseHealth } from './pool';
 export { parseRetryAfter, parsePollAfter, backoffDelay } from './backoff';
 export { redact, redactObject, registerSecret } from './redact';
 export { createRetryIsSafe } from './retry';
+// What `run --dry-run` shows is built by the same code as what is sent.
+export { describeGeneralCreateBody, GENERAL_CREATE_PATH } from './general';
+export { openaiCreateFields, OPENAI_CREATE_PATH } from './openai';

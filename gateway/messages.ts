@@ -1,4 +1,4 @@
-// Messages endpoint (§4): exactly the headers reelflow promises, and a reader for the answer.
+// Messages endpoint (docs/protocol.md §5): exactly the headers reelflow promises, and a reader for the answer.
 import type { MessageResult, ServedBy } from './contract';
 import { gatewayText } from './redact';
 

@@ -1,4 +1,4 @@
-// Alternative video protocol (§3): multipart create streaming the first reference image as
+// Alternative video protocol (docs/protocol.md §3): multipart create streaming the first reference image as
 // `input_reference`, video object paths.
 import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
@@ -88,11 +88,8 @@ export async function openReference(asset: ReferenceAsset, openRemote: RemoteOpe
   return openRemote(url);
 }
 
-/**
- * The multipart create body as a stream: text fields first, then the image part piped from its
- * source. Content-Length is set when every part's size is known.
- */
-export async function buildOpenaiCreateBody(request: RenderRequest, openRemote: RemoteOpener): Promise<MultipartBody> {
+/** The create form's text fields, in order; the dry run shows these very values (cli/commands/dry-run.ts). */
+export function openaiCreateFields(request: RenderRequest): [string, string][] {
   const fields: [string, string][] = [
     ['model', request.model],
     ['prompt', request.prompt],
@@ -102,6 +99,15 @@ export async function buildOpenaiCreateBody(request: RenderRequest, openRemote: 
   if (request.size !== undefined) fields.push(['size', request.size]);
   // Not a field of the protocol's own: the gateway passes extra fields on as metadata (docs/takes.md).
   if (request.seed !== undefined) fields.push(['seed', String(request.seed)]);
+  return fields;
+}
+
+/**
+ * The multipart create body as a stream: text fields first, then the image part piped from its
+ * source. Content-Length is set when every part's size is known.
+ */
+export async function buildOpenaiCreateBody(request: RenderRequest, openRemote: RemoteOpener): Promise<MultipartBody> {
+  const fields = openaiCreateFields(request);
   const image = request.references.find((r) => r.kind === 'image');
   const reference = image ? await openReference(image, openRemote) : undefined;
   const what = image ? `reference image ${referenceName(image)}` : '';

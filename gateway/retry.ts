@@ -1,4 +1,4 @@
-// The one retry engine of gateway/ (protocol §5 and §6). Every request the client makes is one
+// The one retry engine of gateway/ (docs/protocol.md §6). Every request the client makes is one
 // `call`: creates, status checks, messages, each opening of a video (first and after a cut) and
 // remote reference images. A call is a loop of attempts. Each attempt asks the call where to go
 // (a path under whichever base is healthy now, or a fixed address), sends one request through
@@ -150,7 +150,7 @@ async function sleep(ms: number, signal: AbortSignal | undefined): Promise<void>
   }
 }
 
-/** Whether a failed create may be sent again under the protocol's §6 rules. */
+/** Whether a failed create may be sent again under the rules of docs/protocol.md §6. */
 export function createRetryIsSafe(error: GatewayError): boolean {
   if (error instanceof RateLimitedError) return true;
   if (error instanceof GatewayUnavailableError) {

@@ -4,10 +4,10 @@ import { resolve } from 'node:path';
 import type { Ctx } from './context';
 import { warn } from './context';
 import { comboSuffix, shortHash } from './keys';
-import type { AssetKind, OutputSettings, PlanItem, Protocol, ReferenceAsset, RenderRequest } from './plan';
+import type { AssetKind, JobFileError, OutputSettings, PlanItem, Protocol, ReferenceAsset, RenderRequest } from './plan';
 import { combinations, matrixAxes, type Scalar } from './matrix';
 import type { ModelSites } from './model-sites';
-import { OutputNameSet, PlantedLinks, storedNameProblem } from './output-names';
+import { nameSafeValue, OutputNameSet, PlantedLinks, storedNameProblem } from './output-names';
 import { readScopeProblem } from './read-scope';
 import { itemSizeProblem } from './item-size';
 import { referenceSizeProblem } from './reference-limits';
@@ -44,8 +44,12 @@ interface Expansion {
   ids: Map<string, ItemSource>;
   keys: Map<string, string>;
   outputs: OutputNameSet;
+  /** Placeholders whose unsafe characters in output names were already warned about. */
+  warnedUnsafe: Set<string>;
+  /** Problems with defaults.references already reported (`line:column:message`). */
+  sharedProblems: Set<string>;
   /** Local references, for the check that no output replaces one (checkInputsKept). */
-  localReferences: { path: string; src: ItemSource; at: (string | number)[] }[];
+  localReferences: { path: string; owner: string; error: (message: string) => JobFileError }[];
   /** Whether output.name has `{take}` (else takes past the first get `-t<n>`). */
   nameHasTake: boolean;
   /** `run --redo`/`--only`: per first-take key, the takes asked for; only they are in the plan. */
@@ -97,6 +101,8 @@ export function expandItems(
     ids: new Map(),
     keys: new Map(),
     outputs: new OutputNameSet(),
+    sharedProblems: new Set(),
+    warnedUnsafe: new Set(),
     localReferences: [],
     nameHasTake: placeholderNames(data.output.name).includes('take'),
     redo: redo ? redoByBase(redo) : undefined,
@@ -129,7 +135,8 @@ export function expandItems(
     }
     if (run.tooMany) break;
   }
-  for (const k of run.unusedDefaults) {
+  // An item that failed may be the one that would have used a default: no warning on top of errors.
+  for (const k of ctx.errors.length > 0 ? [] : run.unusedDefaults) {
     warn(
       ctx,
       ['defaults', k],
@@ -179,7 +186,7 @@ function checkInputsKept(run: Expansion, dir: string): void {
     refuse(resolve(ctx.dir, data.items_from.file), 'the items_from file', (m) => ctx.errors.push(ctx.pos.error(['items_from', 'file'], m)));
   }
   for (const ref of run.localReferences) {
-    refuse(ref.path, `a local reference of ${ref.src.label}`, (m) => ctx.errors.push(ref.src.locate(ref.at, m)));
+    refuse(ref.path, `a local reference of ${ref.owner}`, (m) => ctx.errors.push(ref.error(m)));
   }
 }
 
@@ -404,7 +411,21 @@ function addReferences(
     ctx.errors.push(src.locate(at, message));
     ok = false;
   };
-  (src.item.references ?? []).forEach((ref, j) => {
+  // The item's own references, then the shared ones of defaults.references (docs/jobfiles.md); a
+  // problem with a shared one is reported once, at defaults, not once per item.
+  const shared = (at: (string | number)[], message: string) => {
+    const error = ctx.pos.error(['defaults', ...at], message);
+    const said = `${error.line}:${error.column}:${error.message}`;
+    if (!run.sharedProblems.has(said)) ctx.errors.push(error);
+    run.sharedProblems.add(said);
+    ok = false;
+  };
+  const entries = [
+    ...(src.item.references ?? []).map((ref, j) => ({ ref, j, report: problem })),
+    ...(run.data.defaults?.references ?? []).map((ref, j) => ({ ref, j, report: shared })),
+  ];
+  entries.forEach(({ ref, j, report }) => {
+    const problem = report;
     const kind = KINDS.find((k) => ref[k] !== undefined) as AssetKind;
     const at = ['references', j, kind];
     const rendered = renderTemplate(ref[kind] as string, values, `a reference`, noId);
@@ -422,7 +443,9 @@ function addReferences(
     if (sourceKind === 'local') {
       source = resolve(ctx.dir, written);
       const outOfScope = readScopeProblem(ctx, source, run.data.references.allow_outside);
-      run.localReferences.push({ path: source, src, at });
+      if (report !== shared) run.localReferences.push({ path: source, owner: src.label, error: (m) => src.locate(at, m) });
+      else if (!run.localReferences.some((r) => r.path === source && r.owner === 'defaults.references'))
+        run.localReferences.push({ path: source, owner: 'defaults.references', error: (m) => ctx.pos.error(['defaults', ...at], m) });
       if (outOfScope) problem(at, outOfScope);
       else if (!localFileExists(run, source))
         problem(at, `${kind} file "${written}" does not exist (looked for ${source}, relative to the job file)`);
@@ -475,7 +498,8 @@ function claimKey(run: Expansion, src: ItemSource, key: string): boolean {
 function claimOutputName(run: Expansion, v: Variant, values: ReadonlyMap<string, string>, take: number): string | undefined {
   const { ctx } = run;
   const { src } = v;
-  const rendered = renderTemplate(run.data.output.name, values, 'output.name', v.dropped);
+  const { safe, notes } = nameSafeValues(run, values);
+  const rendered = renderTemplate(run.data.output.name, safe, 'output.name', v.dropped);
   if (!rendered.ok) {
     ctx.errors.push(ctx.pos.error(['output', 'name'], rendered.problem));
     return undefined;
@@ -495,7 +519,29 @@ function claimOutputName(run: Expansion, v: Variant, values: ReadonlyMap<string,
     return undefined;
   }
   if (claimed.warning) warn(ctx, locPath(src), `${src.label}: ${claimed.warning}`);
+  for (const note of notes) warn(ctx, ['output', 'name'], `${note} (output "${name.value}")`);
   return name.value;
+}
+
+/**
+ * The placeholder values with the characters unsafe in file names replaced (docs/jobfiles.md), and
+ * one note per placeholder the first time it needs it (for the warning).
+ */
+function nameSafeValues(run: Expansion, values: ReadonlyMap<string, string>): { safe: Map<string, string>; notes: string[] } {
+  const safe = new Map(values);
+  const notes: string[] = [];
+  for (const name of placeholderNames(run.data.output.name)) {
+    const value = values.get(name);
+    const fixed = value === undefined ? undefined : nameSafeValue(value);
+    if (!fixed || fixed.replaced.length === 0) continue;
+    safe.set(name, fixed.value);
+    if (run.warnedUnsafe.has(name)) continue;
+    run.warnedUnsafe.add(name);
+    const chars = fixed.replaced.map((c) => `"${c}"`).join(', ');
+    const verb = fixed.replaced.length > 1 ? 'are' : 'is';
+    notes.push(`{${name}} gives "${value}"; ${chars} ${verb} not allowed in file names on Windows and macOS, so it is written as "-"`);
+  }
+  return { safe, notes };
 }
 
 function where(src: ItemSource): string {

@@ -1,4 +1,4 @@
-// Job file -> validated, expanded plan. See /spec/jobfile.md for the format.
+// Job file -> validated, expanded plan. The format: docs/jobfiles.md and schema/job.schema.json.
 import type { JobFileError } from './plan';
 
 export { loadJobFile, parseJobFile, type LoadResult, type LoadOptions } from './load';

@@ -31,6 +31,8 @@ export interface RowsResult {
   problems: ParseProblem[];
   /** Where the first row past `maxRows` starts, and its number; nothing was parsed then. */
   more?: Position & { row: number };
+  /** Where each column is named: the CSV header's cells (JSONL names its keys on every line). */
+  columns?: Record<string, Position>;
 }
 
 const isBlank = (record: readonly Cell[]): boolean => record.length === 1 && record[0]?.value === '';
@@ -133,12 +135,12 @@ export function csvRows(text: string): RowsResult {
     return { rows, problems };
   }
   const names = header.map((c) => c.value.trim());
-  const seen = new Set<string>();
+  const columns = Object.create(null) as Record<string, Position>; // a column may be named "constructor"
   header.forEach((c, k) => {
     const name = names[k] ?? '';
     if (name === '') problems.push({ line: c.line, column: c.column, message: `header column ${k + 1} has no name` });
-    else if (seen.has(name)) problems.push({ line: c.line, column: c.column, message: `header names column "${name}" twice` });
-    seen.add(name);
+    else if (columns[name]) problems.push({ line: c.line, column: c.column, message: `header names column "${name}" twice` });
+    else columns[name] = { line: c.line, column: c.column };
   });
   for (const cells of body) {
     const first = cells[0] as Cell;
@@ -155,7 +157,7 @@ export function csvRows(text: string): RowsResult {
     });
     rows.push(row);
   }
-  return { rows, problems };
+  return { rows, problems, columns };
 }
 
 /** The file's lines that are not blank, one at a time, with their number and first column. */

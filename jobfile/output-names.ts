@@ -21,6 +21,18 @@ type Storage = keyof typeof RESERVED_TOP;
 
 const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
+/** Characters Windows refuses in a file name (and macOS's Finder shows `:` as `/`); `/` stays a folder. */
+const UNSAFE_IN_NAMES = /[<>:"|?*]/g;
+
+/**
+ * A placeholder value as it may stand in a file name: each character unsafe on common file systems
+ * becomes `-` (as in item keys: `16:9` -> `16-9`); `replaced` lists them for the warning.
+ */
+export function nameSafeValue(value: string): { value: string; replaced: string[] } {
+  const replaced = [...new Set(value.match(UNSAFE_IN_NAMES) ?? [])];
+  return { value: replaced.length > 0 ? value.replace(UNSAFE_IN_NAMES, '-') : value, replaced };
+}
+
 /** What is wrong with one rendered name for this storage, or undefined. */
 export function storedNameProblem(name: string, storage: Storage, s3Prefix = ''): string | undefined {
   const segments = name.split('/');

@@ -2,10 +2,10 @@
 // `validate`, `run` and `doctor` name the file at its line) and again by the gateway client just
 // before a create (a file may have grown since), always before anything is sent.
 //
-// Neither the protocol page nor the service's own document names a size limit ("asset size ...
+// Neither docs/protocol.md nor the service's own document names a size limit ("asset size ...
 // limits: not shown"). What the protocol itself implies: the general protocol carries a local file
 // inline, as a `data:` URL in one JSON string, and the gateway has to hold that string whole to
-// relay it (new-api, the gateway the protocol page is read from, reads the whole body and decodes
+// relay it (new-api, the gateway docs/protocol.md describes, reads the whole body and decodes
 // it before relaying). The longest string a JavaScript runtime can hold is 2^29 - 24 characters
 // (V8's limit, `buffer.constants.MAX_STRING_LENGTH`; the 420 MB reference that failed with
 // "Cannot create a string longer than 0x1fffffe8 characters" met exactly this), and browsers cap a

@@ -274,6 +274,10 @@ export const defaultsSchema = z.strictObject(
     model: modelName.optional(),
     protocol: protocolSchema.optional(),
     ...requestParams,
+    references: z
+      .array(referenceSchema, { error: says('references', 'a list of references') })
+      .optional()
+      .meta({ description: 'shared references: every item gets them after its own (docs/jobfiles.md)' }),
   },
   { error: says('defaults', 'a map') },
 );
@@ -546,7 +550,7 @@ export const jobFileSchema = z
   )
   .meta({
     title: 'reelflow job file',
-    description: 'A batch of AI video renders: see spec/jobfile.md.',
+    description: 'A batch of AI video renders: see docs/jobfiles.md.',
   });
 export type JobFileInput = z.input<typeof jobFileSchema>;
 export type JobFileData = z.output<typeof jobFileSchema>;

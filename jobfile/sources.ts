@@ -3,13 +3,14 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Ctx } from './context';
 import { issuesToErrors, parseOptions } from './issues';
-import { formatOf, parseRows, type Row } from './items-from';
+import { formatOf, parseRows, type Row, type RowFormat } from './items-from';
+import { placeholderNames } from './placeholders';
 import type { JobFileError } from './plan';
-import { type Anchor, namingKey, type Path } from './positions';
+import { type Anchor, namingKey, type Path, type Position } from './positions';
 import { type ItemInput, ITEM_KEYS, itemSchema, type JobFileData } from './schema';
 import { readScopeProblem } from './read-scope';
 import { BUILTIN_PLACEHOLDERS } from './settings';
-import { NotUtf8Error, show } from './text';
+import { nearest, NotUtf8Error, show } from './text';
 import { MAX_ITEMS } from './expand';
 
 export interface ItemSource {
@@ -31,13 +32,80 @@ export function yamlSources(data: JobFileData, ctx: Ctx): ItemSource[] {
   }));
 }
 
-const REFERENCE_COLUMNS = new Set(['image', 'video', 'audio']);
+/**
+ * A column that adds a reference: `image`, `video`, `audio`, or one of them with a number
+ * (`image_2`, `video_1`) for several of a kind; each non-empty cell is one reference, in column
+ * order (docs/jobfiles.md).
+ */
+const REFERENCE_COLUMN = /^(image|video|audio)(?:_[0-9]{1,3})?$/;
 
-function rowLocator(file: string, row: Row) {
+/** Where a path inside the row's item points: the cell of that key, or of the reference's own column. */
+function rowLocator(file: string, row: Row, referenceAt: readonly ReferenceCell[]) {
   return (path: Path, message: string): JobFileError => {
-    const at = row.at[String(path[0])] ?? { line: row.line, column: row.column };
+    const cell = path[0] === 'references' && typeof path[1] === 'number' ? referenceAt[path[1]] : undefined;
+    if (cell?.column !== undefined) return { file, ...cell.at, ...namingKey([cell.column], message) };
+    const at = cell?.at ?? row.at[String(path[0])] ?? { line: row.line, column: row.column };
     return { file, ...at, ...namingKey(path, message) };
   };
+}
+
+/** Where a row's reference was written: its column (`image_2`), or the JSONL `references` list. */
+interface ReferenceCell {
+  at: Position;
+  column?: string;
+}
+
+/** Placeholder names the templates that fill a row's item use: its prompt, its references, output.name, shared references. */
+function placeholdersInUse(data: JobFileData, rows: readonly Row[]): Set<string> {
+  const used = new Set<string>();
+  const add = (template: unknown) => {
+    if (typeof template === 'string') for (const name of placeholderNames(template)) used.add(name);
+  };
+  add(data.output.name);
+  for (const ref of data.defaults?.references ?? []) add(ref.image ?? ref.video ?? ref.audio);
+  for (const row of rows) {
+    for (const [col, value] of Object.entries(row.values)) {
+      if (col === 'prompt' || REFERENCE_COLUMN.test(col)) add(value);
+      else if (col === 'references' && Array.isArray(value)) {
+        for (const ref of value as unknown[]) if (ref && typeof ref === 'object') Object.values(ref).forEach(add);
+      }
+    }
+  }
+  return used;
+}
+
+/**
+ * A column that is no item key and that no template uses is a typo (`modle`, `secnods`): an error
+ * with the nearest name, once per column, where it is named (the CSV header, or its first JSONL line).
+ */
+function checkUnusedColumns(
+  ctx: Ctx,
+  display: string,
+  format: RowFormat,
+  rows: readonly Row[],
+  columns: Record<string, Position> | undefined,
+  used: ReadonlySet<string>,
+): void {
+  const firstAt = new Map<string, Position>();
+  for (const row of rows) for (const col of Object.keys(row.values)) if (!firstAt.has(col)) firstAt.set(col, row.at[col] ?? row);
+  const builtIn = BUILTIN_PLACEHOLDERS as readonly string[];
+  for (const [col, at] of firstAt) {
+    if (ITEM_KEYS.includes(col) || REFERENCE_COLUMN.test(col) || builtIn.includes(col) || used.has(col)) continue;
+    const known = [...ITEM_KEYS.filter((k) => format === 'jsonl' || k !== 'references'), 'image', 'video', 'audio'];
+    const inUse = [...used].filter((u) => !builtIn.includes(u));
+    const hint = nearest(col, [...known, ...inUse]);
+    const what = format === 'csv' ? 'column' : 'key';
+    const advice = hint
+      ? `did you mean "${hint}"?`
+      : `known item keys and placeholders in use: ${[...known, ...inUse.map((u) => `{${u}}`)].join(', ')}`;
+    const where = columns?.[col] ?? at;
+    ctx.errors.push({
+      file: display,
+      line: where.line,
+      column: where.column,
+      message: `${what} "${col}" is not an item key, and no prompt, reference or output.name uses it as {${col}}; ${advice}`,
+    });
+  }
 }
 
 /** How many rows the job has room for, and why (for the message when a file has more). */
@@ -74,7 +142,7 @@ export function rowSources(data: JobFileData, ctx: Ctx, room: RowRoom): ItemSour
     ctx.errors.push(ctx.pos.error(fileAt, `items_from file "${spec.file}" cannot be read: ${text.message} (looked for ${abs})`));
     return [];
   }
-  const { rows, problems, more } = parseRows(text, format, room.rows);
+  const { rows, problems, more, columns } = parseRows(text, format, room.rows);
   for (const p of problems) ctx.errors.push({ file: display, line: p.line, column: p.column, message: p.message });
   if (more) {
     const others = [
@@ -95,12 +163,14 @@ export function rowSources(data: JobFileData, ctx: Ctx, room: RowRoom): ItemSour
   if (rows.length === 0 && problems.length === 0) {
     ctx.errors.push(ctx.pos.error(fileAt, `items_from file "${spec.file}" has no rows`));
   }
+  checkUnusedColumns(ctx, display, format, rows, columns, placeholdersInUse(data, rows));
   const reported = new Set<string>();
   const out: ItemSource[] = [];
   for (const row of rows) {
-    const locate = rowLocator(display, row);
     const obj: Record<string, unknown> = {};
     const refs: Record<string, unknown>[] = [];
+    const referenceAt: ReferenceCell[] = [];
+    const locate = rowLocator(display, row, referenceAt);
     const rowVars = new Map<string, string>();
     let bad = false;
     for (const [col, value] of Object.entries(row.values)) {
@@ -109,9 +179,9 @@ export function rowSources(data: JobFileData, ctx: Ctx, room: RowRoom): ItemSour
           format === 'csv' && (col === 'generate_audio' || col === 'watermark') && (value === 'true' || value === 'false')
             ? value === 'true'
             : value;
-      } else if (REFERENCE_COLUMNS.has(col)) {
-        refs.push({ [col]: value });
-        row.at.references ??= row.at[col] ?? { line: row.line, column: row.column };
+      } else if (REFERENCE_COLUMN.test(col)) {
+        refs.push({ [col.replace(/_[0-9]+$/, '')]: value });
+        referenceAt.push({ at: row.at[col] ?? row, column: col });
       } else if ((BUILTIN_PLACEHOLDERS as readonly string[]).includes(col)) {
         if (!reported.has(col)) ctx.errors.push(locate([col], `column "${col}" would hide the built-in placeholder {${col}}; rename it`));
         reported.add(col);
@@ -128,7 +198,11 @@ export function rowSources(data: JobFileData, ctx: Ctx, room: RowRoom): ItemSour
         bad = true;
       }
     }
-    if (refs.length > 0) obj.references = [...((obj.references as unknown[] | undefined) ?? []), ...refs];
+    if (refs.length > 0) {
+      const listed = Array.isArray(obj.references) ? (obj.references as unknown[]) : [];
+      referenceAt.unshift(...listed.map(() => ({ at: row.at.references ?? row })));
+      obj.references = [...listed, ...refs];
+    }
     const parsed = itemSchema.safeParse(obj, parseOptions);
     if (!parsed.success) {
       ctx.errors.push(...issuesToErrors(parsed.error.issues, itemSchema, locate, [], 'this row'));

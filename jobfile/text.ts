@@ -3,17 +3,20 @@ import { isUtf8 } from 'node:buffer';
 
 export function editDistance(a: string, b: string): number {
   if (a === b) return 0;
-  const prev = new Array<number>(b.length + 1);
-  for (let j = 0; j <= b.length; j++) prev[j] = j;
+  // Three rows: two letters swapped (`modle` for `model`) is the commonest typo and counts as one edit.
+  let before = new Array<number>(b.length + 1).fill(0);
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0] ?? 0;
-    prev[0] = i;
+    const row = new Array<number>(b.length + 1);
+    row[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const up = prev[j] ?? 0;
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      prev[j] = Math.min(up + 1, (prev[j - 1] ?? 0) + 1, diag + cost);
-      diag = up;
+      let d = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, (before[j - 2] ?? 0) + 1);
+      row[j] = d;
     }
+    before = prev;
+    prev = row;
   }
   return prev[b.length] ?? 0;
 }
@@ -62,10 +65,6 @@ export function show(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a map';
   return typeof value;
-}
-
-export function quoteList(values: readonly string[]): string {
-  return values.join(', ');
 }
 
 /** One line, no control characters, no key-like strings: safe to print anywhere. */

@@ -38,7 +38,7 @@ export function checkKey(ctx: SimContext, req: IncomingMessage, res: ServerRespo
       },
     });
   } else {
-    // The protocol page's gateway answers every bad or missing token the same way, in the OpenAI shape.
+    // The gateway of docs/protocol.md answers every bad or missing token the same way, in the OpenAI shape.
     sendJson(res, 401, openaiError('Invalid token', 'new_api_error', ''));
   }
   return false;

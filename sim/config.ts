@@ -50,7 +50,7 @@ export interface SimOptionsExt extends SimOptions {
   distinctVideos?: boolean;
   /** Most MP4s kept in cacheDir (oldest removed first); default 256. */
   videoCacheFiles?: number;
-  /** The gateway imitated (sim/profile.ts); default 'default', the protocol page's gateway. */
+  /** The gateway imitated (sim/profile.ts); default 'default', the gateway of docs/protocol.md. */
   profile?: SimProfile;
   /** new-api profiles: the operator's ServerAddress setting, named in addresses (default http://localhost:3000). */
   serverAddress?: string;

@@ -90,7 +90,7 @@ export function createGeneral(call: RouteCall): void {
   const r = readGeneralCreate(call);
   if (!r) return;
   const { model, info, prompt, size, metadata } = r;
-  // Processed and billed even when the answer is lost: the case §6 of the protocol is about.
+  // Processed and billed even when the answer is lost: the case docs/protocol.md §6 is about.
   const task = acceptCreate(ctx, req, {
     protocol: 'general',
     model,
@@ -105,7 +105,7 @@ export function createGeneral(call: RouteCall): void {
   sendJson(res, 200, generalCreateAnswer(task));
 }
 
-/** The protocol page's create answer: the id under both names, as a queued video. */
+/** The create answer of docs/protocol.md §2: the id under both names, as a queued video. */
 export function generalCreateAnswer(task: Task): Record<string, unknown> {
   return {
     id: task.id,

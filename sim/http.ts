@@ -1,4 +1,4 @@
-// Small response helpers and the error body shapes the real gateway uses (see protocol page §5).
+// Small response helpers and the error body shapes the real gateway uses (docs/protocol.md §6).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 let requestCounter = 0;

@@ -1,6 +1,6 @@
 // The gateway simulator: a real HTTP server speaking the whole gateway protocol (both video
 // protocols and Messages) on several base addresses over one task store, with switchable faults.
-// Written from shared/spec/gateway-protocol.md alone; it imports nothing from gateway/ so that it
+// Written from the protocol alone (docs/protocol.md); it imports nothing from gateway/ so that it
 // can catch the client's misreadings instead of sharing them.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PortMode, SimHandle, SimOptions } from './contract';

@@ -157,7 +157,7 @@ function retrieveGeneral(call: RouteCall): void {
     return sendJson(res, 200, { code: 'success', message: '', data });
   }
   const failed = status === 'FAILURE';
-  // The newer release copies the failure text into result_url, as the protocol page's gateway does.
+  // The newer release copies the failure text into result_url, as the gateway of docs/protocol.md §2 does.
   const data = { task_id: task.id, status, progress, result_url: failed ? reason : address, fail_reason: failed ? reason : '', ...times };
   sendJson(res, 200, { code: 'success', message: '', data });
 }

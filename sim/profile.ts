@@ -1,4 +1,4 @@
-// Which gateway the simulator imitates. 'default' is the protocol page's gateway (the one the
+// Which gateway the simulator imitates. 'default' is the gateway of docs/protocol.md (the one the
 // simulator was written from); the others reproduce what a real gateway was seen doing, from
 // test/gateways/OBSERVED.md: its routes, ids, answer shapes, error bodies and timing.
 

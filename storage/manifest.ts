@@ -1,4 +1,4 @@
-// One manifest line per item as it ends (spec/cli.md, "Files a run leaves"). Never the API key.
+// One manifest line per item as it ends (docs/files.md). Never the API key.
 import type { StoredObject } from './storage';
 
 export type ItemEndState = 'succeeded' | 'failed' | 'timed_out' | 'canceled' | 'unknown';

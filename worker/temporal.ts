@@ -1,4 +1,4 @@
-// Where Temporal comes from (spec/cli.md): TEMPORAL_ADDRESS and Temporal's standard environment
+// Where Temporal comes from (docs/deploy.md): TEMPORAL_ADDRESS and Temporal's standard environment
 // configuration point at a real service and nothing is started; otherwise the embedded server.
 import { Client, Connection, type ConnectionLike } from '@temporalio/client';
 import { loadClientConfig, loadClientConnectConfig } from '@temporalio/envconfig';

@@ -22,13 +22,6 @@ export const recording = proxyLocalActivities<typeof activities>({
 // as ApplicationFailure.nonRetryable by activities/failures.ts: no list of type names here.
 
 /**
- * Gateway calls. Each activity gets the worst case of one call of its kind (gateway/budget.ts,
- * docs/limits.md), which the worker computed when it planned the job: for a create, from the
- * largest body the job's requests may send. Temporal cutting a call sooner than the gateway's own
- * bound ended a create that was still legitimately sending `unknown`. Its Temporal attempts
- * multiply the requests: a status check 3 x, a prompt rewrite 2 x one call's.
- */
-/**
  * A status check's time as a local activity: well inside the default 10 s workflow task timeout, and
  * far more than a healthy gateway needs to answer one.
  */
@@ -46,13 +39,20 @@ function plannedBefore(settings: JobSettings): CallBudgetsMs {
   return { create: call, status: call, message: call };
 }
 
+/**
+ * Gateway calls. Each activity gets the worst case of one call of its kind (gateway/budget.ts,
+ * docs/limits.md), which the worker computed when it planned the job: for a create, from the
+ * largest body the job's requests may send. Temporal cutting a call sooner than the gateway's own
+ * bound ended a create that was still legitimately sending `unknown`. Its Temporal attempts
+ * multiply the requests: a status check 3 x, a prompt rewrite 2 x one call's.
+ */
 export function gatewayActivities(settings: JobSettings) {
   const budget = settings.gateway.callBudgetMs ?? plannedBefore(settings);
   const timeout = (kind: keyof CallBudgetsMs) => budget[kind] + ACTIVITY_OVERHEAD_MS;
   const createOptions = { startToCloseTimeout: timeout('create'), retry: { maximumAttempts: 1 } };
   return {
     // Creation is the one non-idempotent call: a single Temporal attempt. The gateway client
-    // retries inside it only where the protocol says a retry is safe (protocol page, section 6).
+    // retries inside it only where the protocol says a retry is safe (docs/protocol.md §6).
     // createTaskMarked's heartbeat timeout finds a create that never started (a task lost on its way
     // to a worker, a worker gone) in seconds; such a create sent nothing and is made again
     // (createWithPolicy). createTask is for workflows from before the marker.

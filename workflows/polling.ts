@@ -1,5 +1,5 @@
 // The wait before the next status check: a pure function, so it is unit-tested and replays
-// identically. Aim (DESIGN.md): about three checks for a render of typical length, with
+// identically. Aim (docs/protocol.md §7): about three checks for a render of typical length, with
 // completion noticed within a few percent of the render time.
 
 export interface ProgressSample {

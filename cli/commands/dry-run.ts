@@ -1,10 +1,15 @@
-// `run --dry-run`: the exact create requests, key redacted, nothing sent.
-import { describeGeneralCreateBody, GENERAL_CREATE_PATH } from '../../gateway/general';
-import { OPENAI_CREATE_PATH } from '../../gateway/openai';
+// `run --dry-run`: the create requests, key redacted, nothing sent. Each is built by the gateway
+// client's own code (gateway/index.ts), so what is shown is what would be sent. A large job shows
+// the first request of each model and protocol and ends with a count of each; `--full` (or
+// `--json`) shows every request (docs/commands.md).
+import { describeGeneralCreateBody, GENERAL_CREATE_PATH, OPENAI_CREATE_PATH, openaiCreateFields } from '../../gateway';
 import type { Plan, PlanItem } from '../../jobfile/plan';
 import type { Output } from '../output';
 import { estimateLines, estimatePlan } from '../estimate';
 import { readOutcome } from '../summary';
+
+/** Up to this many items, every request is shown without `--full`. */
+const SHOWN_WHOLE = 5;
 
 async function describeRequest(plan: Plan, item: PlanItem) {
   const base = plan.gateway.baseUrls[0];
@@ -14,24 +19,40 @@ async function describeRequest(plan: Plan, item: PlanItem) {
     const body = await describeGeneralCreateBody(item.request);
     return { method: 'POST', url: `${base}${GENERAL_CREATE_PATH}`, headers: { ...headers, 'content-type': 'application/json' }, body };
   }
+  const form: Record<string, string> = Object.fromEntries(openaiCreateFields(item.request));
   const image = item.request.references.find((r) => r.kind === 'image');
-  const form: Record<string, string> = { model: item.request.model, prompt: item.request.prompt };
-  if (item.request.seconds) form.seconds = item.request.seconds;
-  if (item.request.size) form.size = item.request.size;
   if (image) form.input_reference = `<file part: ${image.source.startsWith('data:') ? 'data: URL' : image.source}>`;
   return { method: 'POST', url: `${base}${OPENAI_CREATE_PATH}`, headers: { ...headers, 'content-type': 'multipart/form-data' }, form };
 }
 
-export async function printDryRun(plan: Plan, out: Output): Promise<void> {
-  const requests = [];
-  for (const item of plan.items)
-    requests.push({ key: item.key, index: item.index, output: item.outputName, request: await describeRequest(plan, item) });
+/** Items per model and protocol, in the order each first appears, with the address each goes to. */
+function requestGroups(plan: Plan) {
+  const groups = new Map<string, { model: string; protocol: string; items: number; first: PlanItem; url: string }>();
+  for (const item of plan.items) {
+    const { model, protocol } = item.request;
+    const id = `${model}\u0000${protocol}`;
+    const group = groups.get(id);
+    if (group) group.items++;
+    else {
+      const path = protocol === 'general' ? GENERAL_CREATE_PATH : OPENAI_CREATE_PATH;
+      groups.set(id, { model, protocol, items: 1, first: item, url: `${plan.gateway.baseUrls[0]}${path}` });
+    }
+  }
+  return [...groups.values()];
+}
+
+export async function printDryRun(plan: Plan, out: Output, options: { full?: boolean } = {}): Promise<void> {
+  const groups = requestGroups(plan);
   if (out.json) {
+    const requests = [];
+    for (const item of plan.items)
+      requests.push({ key: item.key, index: item.index, output: item.outputName, request: await describeRequest(plan, item) });
     out.result({
       job: plan.job,
       dryRun: true,
       enhance: plan.enhance ?? null,
       items: requests,
+      summary: groups.map((g) => ({ model: g.model, protocol: g.protocol, items: g.items, method: 'POST', url: g.url })),
       estimate: estimatePlan(plan),
       budget: plan.budget ? { max_usd: plan.budget.maxUsd } : null,
     });
@@ -48,10 +69,22 @@ export async function printDryRun(plan: Plan, out: Output): Promise<void> {
       `each prompt is first rewritten by ${plan.enhance.model} through POST ${plan.gateway.baseUrls[0]}/v1/messages ` +
         `(once per prompt text, then reused): see the rewrites first with \`reelflow enhance ${plan.jobFile}\``,
     );
-  for (const r of requests) {
-    out.line(`\n#${r.index} ${r.key} -> ${r.output}${changed.has(r.key) ? '  (changed since its last render)' : ''}`);
-    out.line(`${r.request.method} ${r.request.url}`);
-    for (const [name, value] of Object.entries(r.request.headers)) out.line(`${name}: ${value}`);
-    out.line(JSON.stringify('body' in r.request ? r.request.body : r.request.form, null, 2));
+  const whole = options.full === true || plan.items.length <= SHOWN_WHOLE;
+  const shown = whole ? plan.items : groups.map((g) => g.first);
+  for (const item of shown) {
+    const request = await describeRequest(plan, item);
+    out.line(`\n#${item.index} ${item.key} -> ${item.outputName}${changed.has(item.key) ? '  (changed since its last render)' : ''}`);
+    out.line(`${request.method} ${request.url}`);
+    for (const [name, value] of Object.entries(request.headers)) out.line(`${name}: ${value}`);
+    out.line(JSON.stringify('body' in request ? request.body : request.form, null, 2));
   }
+  const width = (pick: (g: (typeof groups)[number]) => string) => Math.max(...groups.map((g) => pick(g).length));
+  const [modelWidth, protocolWidth, countWidth] = [width((g) => g.model), width((g) => g.protocol), width((g) => String(g.items))];
+  out.line(`\n${plan.items.length} create request(s), by model and protocol:`);
+  for (const g of groups) {
+    out.line(
+      `  ${g.model.padEnd(modelWidth)}  ${g.protocol.padEnd(protocolWidth)}  ${String(g.items).padStart(countWidth)}  POST ${g.url}`,
+    );
+  }
+  if (!whole) out.line('shown: the first request of each; every request: reelflow run --dry-run --full (or --json)');
 }

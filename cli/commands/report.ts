@@ -1,4 +1,4 @@
-// `reelflow report JOB.yaml|JOB-ID`: writes report.html beside the job's outputs (spec/cli.md).
+// `reelflow report JOB.yaml|JOB-ID`: writes report.html beside the job's outputs (docs/commands.md).
 import type { Command } from 'commander';
 import type { ReportTarget } from '../report-target';
 import { exitCodeFor, NeverRunError } from '../errors';

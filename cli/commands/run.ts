@@ -46,6 +46,7 @@ function parseBudget(text: string): number {
 interface RunOptions extends Observability {
   detach?: boolean;
   dryRun?: boolean;
+  full?: boolean;
   retryFailed?: boolean;
   retryUnknown?: boolean;
   json?: boolean;
@@ -67,6 +68,7 @@ export function registerRunCommand(program: Command): void {
     .argument('<job>', 'the job file (YAML)')
     .option('--detach', 'return once the job has started (a background worker carries it on)')
     .option('--dry-run', 'print the requests that would be sent, key redacted; send nothing')
+    .option('--full', 'with --dry-run: print every request, not the first of each model and protocol')
     .option('--retry-failed', 'render again the items that ended failed or timed_out')
     .option('--retry-unknown', 'render again the items whose creation outcome was unknown')
     // takes (issue 26, docs/takes.md)
@@ -216,7 +218,7 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
     ({ plan, takes: redo } = chosen);
   }
   if (options.budget !== undefined) plan.budget = { maxUsd: options.budget };
-  if (options.dryRun) return printDryRun(plan, out);
+  if (options.dryRun) return printDryRun(plan, out, { full: options.full });
   // Before any request (preflight's and the prompt rewrites' included): which key goes where is the user's decision.
   const allowances = parseAllowKeys(options.allowKey);
   refuseDisallowedKeyUses(jobFile, plan, allowances);
@@ -321,8 +323,11 @@ async function followJob(
     const stored = new Map((await storage.list()).map((o) => [o.name, o]));
     out.note(startedNote(plan.job, plan.items.length, await readOutcome(plan), stored, retryStates, storage.location));
   }
-  if (session.target.embedded)
-    out.note(`Temporal web UI: ${session.target.embedded.uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`);
+  if (session.target.embedded) {
+    // A server this run started stops when it ends, and its web UI with it (docs/commands.md).
+    const until = session.target.embedded.owned && !options.detach ? ' (only while this run lasts; `reelflow server` keeps one open)' : '';
+    out.note(`Temporal web UI${until}: ${session.target.embedded.uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`);
+  }
 
   if (options.detach) {
     if (backgroundWorker) spawnBackgroundWorker(workflowId, options.allowKey);

@@ -2,7 +2,7 @@
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
-/** Which exit status a failed check implies (spec/cli.md): 2 input or key, 3 infrastructure. */
+/** Which exit status a failed check implies (docs/commands.md, "Exit codes"): 2 input or key, 3 infrastructure. */
 export type FailureClass = 'usage' | 'infrastructure';
 
 export interface Check {

@@ -1,4 +1,4 @@
-// `reelflow report`: a self-contained report.html beside the videos (spec/cli.md). Reads nothing
+// `reelflow report`: a self-contained report.html beside the videos (docs/commands.md). Reads nothing
 // but the given rows and the output directory, so it works for any storage that has a local copy.
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 // Issue #4's "done when", as a user runs it: a job whose primary base address is dead, whose
-// gateway throws the protocol page's quirks at it (429s with and without Retry-After, 5xx with
+// gateway throws the quirks of docs/protocol.md at it (429s with and without Retry-After, 5xx with
 // JSON and HTML bodies, resets, `task_not_exist` right after creation, cut downloads, failure text
 // in `result_url`), and whose videos come from a CDN that refuses the API key (both protocols:
 // the general one's result_url points at the CDN, the openai content endpoint redirects there).

@@ -1,5 +1,5 @@
 // A create activity that never ran (Temporal lost its task on the way to a worker, or the worker
-// died before sending) is made again; one that may have sent its request is not (protocol §6).
+// died before sending) is made again; one that may have sent its request is not (docs/protocol.md §6).
 //
 // Temporal cannot be made to lose a task on demand, so this worker runs the real activities except
 // for the first create of two items, which behaves as each case looks to the server: a task that

@@ -16,7 +16,8 @@ const run = promisify(execFile);
 const KEY = 'sk-test-progress-terminal-00000';
 const NAME = 'a-job-name-long-enough-to-push-the-summary-past-forty-columns';
 const IDS = ['alpha', 'bravo', 'charlie'].map((w) => `${w}-an-item-id-that-is-far-wider-than-a-forty-column-pane`);
-const HEADER = /^\[[#-]{24}\] /;
+/** The frame's first row: the bar and the job's name when they fit, then the counts (cli/progress.ts). */
+const HEADER = /^(\[[#-]{24}\] )?(\S+: )?\d+\/\d+ /;
 
 /** A tmux server of its own (socket in `dir`), one pane running `command`; kill() stops that server only. */
 async function startTerminal(dir: string, command: string, size: { columns: number; rows: number }, env: NodeJS.ProcessEnv) {
@@ -130,6 +131,39 @@ describe('reelflow run: the live progress display in a real terminal (tmux)', ()
       assert.match(final[0]!, new RegExp(`^${NAME}: started 3 of 3 item\\(s\\) -> `));
       assert.match(final[1]!, /^Temporal web UI: /);
       assert.match(final[2]!, new RegExp(`^${NAME}: 3 of 3 succeeded in `));
+    } finally {
+      await term.kill();
+    }
+  });
+
+  it('at 60 columns the header keeps the counts, the rate and the ETA, and drops decoration first', async () => {
+    const dir = tempDir();
+    const ids = ['one', 'two', 'three', 'four'];
+    const job = writeJob(dir, {
+      name: 'sixty-columns',
+      baseUrls: e2e.sim.urls,
+      maxInFlight: 2,
+      items: ids.map((id) => ({ id, prompt: `sixty ${id}` })),
+    });
+    const term = await startTerminal(
+      dir,
+      `'${process.execPath}' '${reelflowBin}' run '${job}'; exec sleep 600`,
+      { columns: 60, rows: 12 },
+      e2e.env,
+    );
+    try {
+      // Once an item has finished there is a rate and an ETA; both must be on the header row.
+      const header = await until('a header after the first item finished', async () => {
+        const rows = await term.screen();
+        return rows.find((r) => /\b[1-4]\/4\b/.test(r) && /[1-4] ok/.test(r) && !r.startsWith('  '));
+      });
+      assert.ok([...header].length <= 59, `header wider than 59 columns: ${header}`);
+      assert.match(
+        header,
+        /\b[1-4]\/4 {1,2}[1-4] ok {1,2}[0-9]+ (in flight|flying) {1,2}[0-9.]+\/s {1,2}ETA \S+/,
+        `counts, rate and ETA: ${header}`,
+      );
+      assert.doesNotMatch(header, /…/, `nothing cut: ${header}`);
     } finally {
       await term.kill();
     }

@@ -313,7 +313,7 @@ export interface LossyProxyOptions {
  * A reverse proxy in front of a gateway that loses what the network loses:
  * - a create's answer: the create is forwarded, its whole answer read (so the gateway has created
  *   and recorded the task, and the upstream has been paid), and then the client's connection is
- *   closed without a byte of it: a create whose outcome the client cannot know (protocol §6);
+ *   closed without a byte of it: a create whose outcome the client cannot know (docs/protocol.md §6);
  * - the second half of a video: the status and headers of the gateway's answer and half the body
  *   are sent, then the connection is closed, so the client must resume or start again.
  * Everything else passes through unchanged, streamed both ways.

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { AmbiguousCreateError, AuthError, ModelUnavailableError, RateLimitedError, createGatewayClient } from '../../../gateway/index';
 import { KEY, assertNoKey, harness, render, type Harness } from './helpers';
 
-describe('creation follows protocol §6', () => {
+describe('creation follows docs/protocol.md §6', () => {
   let h: Harness;
   before(async () => {
     h = await harness({ ports: [0, 0] });

@@ -79,7 +79,7 @@ describe('the retry engine: failover', () => {
   });
 });
 
-describe('the retry engine: creates (protocol §6)', () => {
+describe('the retry engine: creates (docs/protocol.md §6)', () => {
   it('a 502 after the create was read is ambiguous: one request in all, no failover', async () => {
     const a = await scripted((_q, res) => json(res, 502, {}));
     const b = await scripted((_q, res) => json(res, 200, CREATED));

@@ -142,10 +142,11 @@ describe('ProgressView on a terminal', () => {
     await view.render(progressOf(2));
     assert.equal(ERASE.exec(terminal.written)?.[1], '4', 'one row per line');
 
-    // 39-column lines rewrap into two rows each at 30 columns: all of them are erased.
+    // 39-column lines rewrap into two rows each at 30 columns: all of them are erased (the header,
+    // its counts only at this width, still fits one row).
     terminal.written = '';
     terminal.resize(30);
-    assert.equal(ERASE.exec(terminal.written)?.[1], '6', 'three lines of two rows');
+    assert.equal(ERASE.exec(terminal.written)?.[1], '5', 'the header, and two lines of two rows');
     const redrawn = terminal.written.replace(ERASE, '').split('\n').slice(0, -1);
     assert.equal(redrawn.length, 3);
     for (const line of redrawn) assert.ok(displayWidth(line) <= 29, `fits 30 columns: ${line}`);
@@ -167,7 +168,7 @@ describe('ProgressView on a terminal', () => {
     terminal.windowSize = [30, 24];
     terminal.written = '';
     await view.render(progressOf(3));
-    assert.equal(ERASE.exec(terminal.written)?.[1], '8', 'four 39-column lines take two rows each at 30 columns');
+    assert.equal(ERASE.exec(terminal.written)?.[1], '7', 'the header, and three 39-column lines of two rows each at 30 columns');
     const lines = terminal.written.replace(ERASE, '').split('\n').slice(0, -1);
     for (const line of lines) assert.ok(displayWidth(line) <= 29, `fits 30 columns: ${line}`);
   });

@@ -168,7 +168,7 @@ describe('classifyGatewayError', () => {
   });
 });
 
-describe('createRetryIsSafe (protocol §6)', () => {
+describe('createRetryIsSafe (docs/protocol.md §6)', () => {
   it('allows only provably unprocessed creates', () => {
     assert.equal(createRetryIsSafe(new GatewayUnavailableError('refused', { requestSent: false, code: 'ECONNREFUSED' })), true);
     assert.equal(createRetryIsSafe(new GatewayUnavailableError('reset', { requestSent: true, code: 'ECONNRESET' })), false);

@@ -22,15 +22,13 @@ export const BAD_CASES: BadCase[] = [
   {
     rule: 'unknown top-level key',
     yaml: `${HEAD}itmes:\n  - prompt: hi\n`,
-    errors: [
-      "6:1: unknown key 'itmes' in the job file; allowed keys: version, name, gateway, defaults, models, vars, enhance, pricing, pricing_file, budget, items, items_from, references, matrix, concurrency, polling, retries, output, schedule",
-    ],
+    errors: ["6:1: unknown key 'itmes', did you mean 'items'?"],
   },
   {
     rule: 'unknown key without a close match',
     yaml: `${HEAD}  colour: red\nitems:\n  - prompt: hi\n`,
     errors: [
-      "6:3: defaults.colour: unknown key 'colour' in defaults; allowed keys: model, protocol, seconds, resolution, ratio, size, generate_audio, watermark, variants, seed",
+      "6:3: defaults.colour: unknown key 'colour' in defaults; allowed keys: model, protocol, seconds, resolution, ratio, size, generate_audio, watermark, variants, seed, references",
     ],
   },
   {
@@ -339,7 +337,10 @@ export const BAD_CASES: BadCase[] = [
     rule: 'items_from csv without prompt column',
     yaml: `${HEAD}items_from:\n  file: p.csv\n`,
     files: { 'p.csv': 'id,promt\na,one\n' },
-    errors: ["p.csv:2:1: this row is missing required key 'prompt'"],
+    errors: [
+      'p.csv:1:4: column "promt" is not an item key, and no prompt, reference or output.name uses it as {promt}; did you mean "prompt"?',
+      "p.csv:2:1: this row is missing required key 'prompt'",
+    ],
   },
   {
     rule: 'items_from jsonl invalid line',

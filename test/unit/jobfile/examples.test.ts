@@ -102,7 +102,7 @@ describe('schema/job.schema.json', () => {
   });
 });
 
-describe('the complete example of spec/jobfile.md', () => {
+describe('the complete example job file (every key; docs/jobfiles.md)', () => {
   const SPEC = join(ROOT, 'test', 'fixtures', 'jobfile', 'spec-example', 'spring.yaml');
   it('is valid, with every key working as written', async () => {
     const r = await loadJobFile(SPEC, { runDate: '2025-04-01' });

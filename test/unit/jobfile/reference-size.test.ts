@@ -37,7 +37,7 @@ describe('the size of a local reference', () => {
     const errors = await errorsFor(`${HEAD}items_from:\n  file: rows.csv\n`, {
       'rows.csv': 'id,prompt,video\na,hi,./fits.mp4\nb,ho,./big.mp4\n',
     });
-    assert.deepEqual(errors, [`\${DIR}/rows.csv:3:6: references[0].video file "./big.mp4" ${LIMIT_TEXT}`]);
+    assert.deepEqual(errors, [`\${DIR}/rows.csv:3:6: video file "./big.mp4" ${LIMIT_TEXT}`]);
   });
 
   it('at the limit: valid', async () => {
