@@ -10,7 +10,7 @@ import { PLAN_PAGE_BYTES, serializedBytes } from '../jobfile/item-size';
 import { nodeFiles } from '../jobfile/context';
 import { shortHash } from '../jobfile/keys';
 import type { CallBudgetsMs, OutputSettings, Plan, PlanItem, Protocol, RenderRequest } from '../jobfile/plan';
-import { estimateItemUsd, roundUsd } from '../jobfile/prices';
+import { estimateItemUsd, roundUsd, type PriceTable } from '../jobfile/prices';
 import { jobCallBudgets } from '../gateway/budget';
 import { InputDigestError, InputMissingError, type InputsRef } from '../storage/inputs';
 import { itemIsDone, requestChanged, type ItemEndState, type ManifestRow } from '../storage/manifest';
@@ -205,6 +205,8 @@ export async function preparePlan(input: {
   keyFingerprint?: string;
   /** `run --budget`: wins over the job file's budget.max_usd. */
   budgetUsd?: number;
+  /** The prices `run` priced the job with (JobInput.prices): in place of the job file's. */
+  prices?: PriceTable;
 }): Promise<PreparedJob> {
   // Scheduled runs carry no date: the first load learns the schedule's zone, the second dates it.
   let runDate = input.runDate;
@@ -233,7 +235,7 @@ export async function preparePlan(input: {
     itemCount: items.length,
   };
   if (maxUsd === undefined) return prepared;
-  refuseUnpriced(plan);
+  refuseUnpriced({ ...plan, pricing: input.prices ?? plan.pricing });
   return { ...prepared, spentUsd: spentBefore(await storageFor(plan.output).readManifest()) };
 }
 
@@ -241,7 +243,7 @@ export async function preparePlan(input: {
  * A budget cannot hold an item it cannot price: the job is refused, naming the models (docs/costs.md).
  * `run` refuses it first (cli/commands/run.ts); this covers the jobs no `run` started.
  */
-function refuseUnpriced(plan: Plan): void {
+function refuseUnpriced(plan: Pick<Plan, 'items' | 'pricing'>): void {
   const unpriced = unpricedModels(plan);
   if (unpriced.length === 0) return;
   throw ApplicationFailure.create({ type: FailureType.budgetUnpriced, nonRetryable: true, message: unpricedMessage(unpriced) });
@@ -283,6 +285,8 @@ export async function readPlanItems(input: {
   output: OutputSettings;
   /** The job's stored inputs; absent: the job file is read at its path. */
   inputs?: InputsRef;
+  /** The prices `run` priced the job with (JobInput.prices): in place of the job file's. */
+  prices?: PriceTable;
 }): Promise<{ items: PageItem[]; nextOffset: number }> {
   const { plan, digest, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs);
   if (digest !== input.digest) {
@@ -311,7 +315,7 @@ export async function readPlanItems(input: {
     const stored = row?.state === 'succeeded' && row.file ? await storage.stat(row.file) : undefined;
     if (!itemIsDone(row, retry, stored, changed)) {
       const todoItem: PageItem = { ...item, ...(digest !== undefined ? { requestDigest: digest } : {}) };
-      const estimate = estimateItemUsd(plan.pricing ?? {}, item.request);
+      const estimate = estimateItemUsd(input.prices ?? plan.pricing ?? {}, item.request);
       if ('usd' in estimate) todoItem.estimateUsd = estimate.usd;
       // Another request's render holds the plain name: this one is written beside it, never over it.
       const holder = manifest.firstFiles.get(item.key);

@@ -2,7 +2,9 @@
 // billed and estimated apart, per model and in total, beside what the plan was estimated at.
 import { roundUsd } from '../jobfile/prices';
 import type { ManifestRow } from '../storage/manifest';
-import { formatUsd, type PlanEstimate } from './estimate';
+import { openStorage } from '../storage';
+import { estimatePlan, formatUsd, type PlanEstimate } from './estimate';
+import { loadPlanOrExplain } from './job-ref';
 
 export interface ModelSpend {
   model: string;
@@ -72,4 +74,29 @@ export function spendLines(spend: JobSpend): string[] {
     `spent:    ${spentText(spend, spend.estimate_usd)}`,
     ...spend.per_model.map((m) => `  ${m.model}: ${spentText(m, m.estimate_usd)}`),
   ];
+}
+
+/**
+ * What a job has spent so far, for `status` of a running job: its manifest's cost_usd beside the
+ * estimate with the job file's prices. Undefined when nothing is priced or recorded, or when the job
+ * file or its output cannot be read now (status still shows the progress).
+ */
+export async function spendSoFar(jobFile: string, runDate?: string): Promise<JobSpend | undefined> {
+  try {
+    const plan = await loadPlanOrExplain(jobFile, runDate);
+    return spendOf(await openStorage(plan.output).readManifest(), estimatePlan(plan));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The spend lines for a listing (`status`, `results`): none when nothing is priced or recorded. */
+export function spendSummaryLines(spend: JobSpend | undefined): string[] {
+  return spend ? spendLines(spend) : [];
+}
+
+/** One row's cost for a table cell: `$0.40 billed`, `$0.04 est.`; `-` when the row records none. */
+export function rowCostText(row: Pick<ManifestRow, 'cost_usd' | 'cost_source'>): string {
+  if (row.cost_usd === undefined) return '-';
+  return `${formatUsd(row.cost_usd)} ${row.cost_source === 'billed' ? 'billed' : 'est.'}`;
 }

@@ -106,6 +106,7 @@ async function firstRun(input: JobInput): Promise<JobCarry> {
       workflowId: workflowInfo().workflowId,
       ...(input.keyFingerprint ? { keyFingerprint: input.keyFingerprint } : {}),
       ...(input.budgetUsd !== undefined ? { budgetUsd: input.budgetUsd } : {}),
+      ...(input.prices ? { prices: input.prices } : {}),
     }),
     cursor: 0,
     counts: emptyCounts(),
@@ -179,6 +180,7 @@ class Job {
           retryStates: this.input.retryStates ?? [],
           output: settings.output,
           ...(this.input.inputs ? { inputs: this.input.inputs } : {}),
+          ...(this.input.prices ? { prices: this.input.prices } : {}),
         });
         pageAt = 0;
         continue;

@@ -1,6 +1,7 @@
 // The workflows' own shapes: their inputs, results, queries and what continue-as-new carries.
 // Activity inputs and outputs live beside the activities. Types only: they travel through workflow
 // history, so they hold paths, keys and settings, never file contents or secrets.
+import type { PriceTable } from '../jobfile/prices';
 import type { JobSettingsWithInputs } from '../activities/inputs';
 import type { PageItem, PreparedJob } from '../activities/plan';
 import type { InputsRef } from '../storage/inputs';
@@ -30,6 +31,12 @@ export interface JobInput {
   historyBudget?: number;
   /** `run --budget USD`: the job's budget, in place of the job file's budget.max_usd (docs/costs.md). */
   budgetUsd?: number;
+  /**
+   * The prices `run` priced the job with (docs/costs.md): the job file's, `--prices FILE`'s and the
+   * gateway's published ones, for the models the job uses only. Workers price its items with these
+   * (the gateway's and --prices' are not in the job file); absent: each worker reads the job file's.
+   */
+  prices?: PriceTable;
   /** Carried across continue-as-new; absent on the first run. */
   carry?: JobCarry;
 }

@@ -3,7 +3,7 @@ import { describeGeneralCreateBody, GENERAL_CREATE_PATH } from '../../gateway/ge
 import { OPENAI_CREATE_PATH } from '../../gateway/openai';
 import type { Plan, PlanItem } from '../../jobfile/plan';
 import type { Output } from '../output';
-import { estimateLines, estimatePlan } from '../estimate';
+import { addGatewayPrices, estimateLines, estimatePlan, gatewayPricesLines } from '../estimate';
 import { readOutcome } from '../summary';
 
 async function describeRequest(plan: Plan, item: PlanItem) {
@@ -22,7 +22,9 @@ async function describeRequest(plan: Plan, item: PlanItem) {
   return { method: 'POST', url: `${base}${OPENAI_CREATE_PATH}`, headers: { ...headers, 'content-type': 'multipart/form-data' }, form };
 }
 
-export async function printDryRun(plan: Plan, out: Output): Promise<void> {
+export async function printDryRun(plan: Plan, out: Output, pricesKey?: string): Promise<void> {
+  // The gateway's published prices beneath the job's (docs/costs.md): a bounded read, never a create.
+  const { note } = await addGatewayPrices(plan, pricesKey);
   const requests = [];
   for (const item of plan.items)
     requests.push({ key: item.key, index: item.index, output: item.outputName, request: await describeRequest(plan, item) });
@@ -33,6 +35,7 @@ export async function printDryRun(plan: Plan, out: Output): Promise<void> {
       enhance: plan.enhance ?? null,
       items: requests,
       estimate: estimatePlan(plan),
+      gateway_prices: note,
       budget: plan.budget ? { max_usd: plan.budget.maxUsd } : null,
     });
     return;
@@ -42,7 +45,7 @@ export async function printDryRun(plan: Plan, out: Output): Promise<void> {
   out.line(`${plan.job}: dry run, ${plan.items.length} create request(s); nothing is sent`);
   if (changed.size > 0)
     out.line(`${changed.size} item(s) changed since their last render: they are rendered again, the earlier files kept`);
-  for (const line of estimateLines(estimatePlan(plan), plan.budget)) out.line(line);
+  for (const line of [...estimateLines(estimatePlan(plan), plan.budget), ...gatewayPricesLines(note)]) out.line(line);
   if (plan.enhance)
     out.line(
       `each prompt is first rewritten by ${plan.enhance.model} through POST ${plan.gateway.baseUrls[0]}/v1/messages ` +

@@ -32,6 +32,7 @@ import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
 import { claimOutputOrExplain } from '../output-owner';
 import { recordDetachedWorker } from '../detached-worker';
 import { unpricedMessage, unpricedModels } from '../../activities/plan';
+import { estimateForRun, keyForPrices } from '../estimate';
 
 /** `--budget 50`: a number of dollars above 0, as budget.max_usd. */
 function parseBudget(text: string): number {
@@ -199,16 +200,18 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   const plan = await loadPlanOrExplain(jobFile, undefined, reads, options.prices);
   for (const warning of plan.warnings) out.note(`warning: ${warning}`);
   if (options.budget !== undefined) plan.budget = { maxUsd: options.budget };
-  if (options.dryRun) return printDryRun(plan, out);
+  if (options.dryRun) return printDryRun(plan, out, keyForPrices(plan, options.allowKey));
   // Before any request (preflight's and the prompt rewrites' included): which key goes where is the user's decision.
   const allowances = parseAllowKeys(options.allowKey);
   refuseDisallowedKeyUses(jobFile, plan, allowances);
   allowKeysInThisWorker(allowances);
   if (options.enhanceOnly) return enhanceCommand(jobFile, { json: options.json, reEnhance: options.reEnhance }, plan);
-  // A budget cannot hold an item it cannot price (docs/costs.md): refused before anything is sent.
+  await preflight(plan, options.worker);
+  // The estimate, the gateway's published prices beneath the job's (docs/costs.md); a budget cannot
+  // hold an item it cannot price: refused before anything is sent.
+  for (const line of await estimateForRun(plan, process.env[plan.gateway.apiKeyEnv])) out.note(line);
   const unpriced = plan.budget ? unpricedModels(plan) : [];
   if (unpriced.length > 0) throw new UsageError(unpricedMessage(unpriced));
-  await preflight(plan, options.worker);
 
   // Temporal first: with it unreachable (exit 3) nothing has been written, not even the output folder.
   interrupt.sessionOpening = true;
@@ -279,6 +282,7 @@ async function followJob(
     ...(storedInputs ? { inputs: storedInputs.ref } : {}),
     ...(fingerprint ? { keyFingerprint: fingerprint } : {}),
     ...(options.budget !== undefined ? { budgetUsd: options.budget } : {}),
+    ...(plan.pricing ? { prices: plan.pricing } : {}),
   };
   const handle = await scoped(() =>
     session.client.workflow.start(JobWorkflow, {
