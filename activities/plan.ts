@@ -10,7 +10,8 @@ import { PLAN_PAGE_BYTES, serializedBytes } from '../jobfile/item-size';
 import { nodeFiles } from '../jobfile/context';
 import { shortHash } from '../jobfile/keys';
 import type { CallBudgetsMs, OutputSettings, Plan, PlanItem, Protocol, RenderRequest } from '../jobfile/plan';
-import { estimateItemUsd, roundUsd, type PriceTable } from '../jobfile/prices';
+import { estimateEnhanceUsd, estimateItemUsd, roundUsd, type PriceTable } from '../jobfile/prices';
+import { RewriteStore } from '../storage/rewrites';
 import { jobCallBudgets } from '../gateway/budget';
 import { InputDigestError, InputMissingError, type InputsRef } from '../storage/inputs';
 import { itemIsDone, requestChanged, type ItemEndState, type ManifestRow } from '../storage/manifest';
@@ -56,6 +57,11 @@ export interface PageItem extends PlanItem {
   prior?: PriorTask;
   /** What one create of the item costs (jobfile/prices.ts estimateItemUsd); absent when unpriced. */
   estimateUsd?: number;
+  /**
+   * What its prompt rewrite costs (estimateEnhanceUsd), when the job has a budget, enhances prompts
+   * and has no stored rewrite of this prompt for the item: the budget reserves it (docs/costs.md).
+   */
+  rewriteEstimateUsd?: number;
 }
 
 /**
@@ -243,15 +249,23 @@ export async function preparePlan(input: {
  * A budget cannot hold an item it cannot price: the job is refused, naming the models (docs/costs.md).
  * `run` refuses it first (cli/commands/run.ts); this covers the jobs no `run` started.
  */
-function refuseUnpriced(plan: Pick<Plan, 'items' | 'pricing'>): void {
+function refuseUnpriced(plan: Pick<Plan, 'items' | 'pricing' | 'enhance'>): void {
   const unpriced = unpricedModels(plan);
   if (unpriced.length === 0) return;
   throw ApplicationFailure.create({ type: FailureType.budgetUnpriced, nonRetryable: true, message: unpricedMessage(unpriced) });
 }
 
 /** Where the job's price table has no price for a model's item: model and why, once per model. */
-export function unpricedModels(plan: Pick<Plan, 'items' | 'pricing'>): Array<{ model: string; reason: string }> {
+export function unpricedModels(
+  plan: Pick<Plan, 'items' | 'pricing'> & { enhance?: Plan['enhance'] },
+): Array<{ model: string; reason: string }> {
   const seen = new Map<string, string>();
+  // The budget reserves prompt rewrites too: the enhance model needs a price (its first prompt shows why not).
+  const first = plan.items[0];
+  if (plan.enhance && first) {
+    const rewrite = estimateEnhanceUsd(plan.pricing ?? {}, plan.enhance, first.request.prompt);
+    if ('unpriced' in rewrite) seen.set(plan.enhance.model, rewrite.unpriced);
+  }
   for (const item of plan.items) {
     if (seen.has(item.request.model)) continue;
     const estimate = estimateItemUsd(plan.pricing ?? {}, item.request);
@@ -265,9 +279,9 @@ export function unpricedMessage(unpriced: Array<{ model: string; reason: string 
   return `a budget is set and these models have no price: ${names}; give each a price under pricing: (per_video: 0 for a free one) or run without a budget`;
 }
 
-/** What earlier runs of the job spent: every row's cost_usd (each run of an item appends its own row). */
+/** What earlier runs of the job spent: every row's cost_usd and rewrite_cost_usd (each run of an item appends its own row). */
 export function spentBefore(rows: readonly ManifestRow[]): number {
-  return roundUsd(rows.reduce((sum, row) => sum + (row.cost_usd ?? 0), 0));
+  return roundUsd(rows.reduce((sum, row) => sum + (row.cost_usd ?? 0) + (row.rewrite_cost_usd ?? 0), 0));
 }
 
 /**
@@ -287,6 +301,8 @@ export async function readPlanItems(input: {
   inputs?: InputsRef;
   /** The prices `run` priced the job with (JobInput.prices): in place of the job file's. */
   prices?: PriceTable;
+  /** The job's budget reserves prompt rewrites: each item not done gets rewriteEstimateUsd (one record read per item). */
+  reserveRewrites?: boolean;
 }): Promise<{ items: PageItem[]; nextOffset: number }> {
   const { plan, digest, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs);
   if (digest !== input.digest) {
@@ -303,6 +319,7 @@ export async function readPlanItems(input: {
   const storage = storageFor(input.output);
   const manifest = await manifestFollower.latest(storage);
   const retry = new Set<ItemEndState>(input.retryStates);
+  const rewrites = new RewriteStore(storage);
   const todo: PageItem[] = [];
   // The page is one activity result: it stops before PLAN_PAGE_BYTES of items (Temporal refuses a
   // payload over 2 MB; jobfile/item-size.ts), and nextOffset says where, so the next page goes on.
@@ -315,8 +332,13 @@ export async function readPlanItems(input: {
     const stored = row?.state === 'succeeded' && row.file ? await storage.stat(row.file) : undefined;
     if (!itemIsDone(row, retry, stored, changed)) {
       const todoItem: PageItem = { ...item, ...(digest !== undefined ? { requestDigest: digest } : {}) };
-      const estimate = estimateItemUsd(input.prices ?? plan.pricing ?? {}, item.request);
+      const table = input.prices ?? plan.pricing ?? {};
+      const estimate = estimateItemUsd(table, item.request);
       if ('usd' in estimate) todoItem.estimateUsd = estimate.usd;
+      if (input.reserveRewrites && plan.enhance && !(await rewrites.find(item.key, item.request.prompt, plan.enhance))) {
+        const rewrite = estimateEnhanceUsd(table, plan.enhance, item.request.prompt);
+        if ('usd' in rewrite) todoItem.rewriteEstimateUsd = rewrite.usd;
+      }
       // Another request's render holds the plain name: this one is written beside it, never over it.
       const holder = manifest.firstFiles.get(item.key);
       if (holder && digest !== undefined && requestChanged(holder, item.request, digest))

@@ -56,6 +56,8 @@ export interface ItemOutcome {
    * the item is not started, and the next run renders it (docs/reruns.md). Its `state` is not counted.
    */
   notStarted?: boolean;
+  /** The prompt rewrite this run made, USD (its row's rewrite_cost_usd); absent: none made, or unpriced. */
+  rewriteCostUsd?: number;
   /**
    * Creates of this run that may have reached the gateway (and may be billed): each one that
    * succeeded or whose outcome is unknown, with `retries.create: always` every such attempt. Not

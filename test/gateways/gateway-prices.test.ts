@@ -136,6 +136,8 @@ describe('prices the gateway publishes: doctor, run --dry-run, a run under a bud
     });
 
     it('a run under a budget priced by the gateway: each row billed what the gateway charged, the estimate', async () => {
+      const dry = await runCli(['run', job, '--dry-run', '--json'], { env });
+      const rewritesEstimate = rowFor((JSON.parse(dry.stdout) as { estimate: Estimate }).estimate, GATEWAY_MODELS.messages, 'enhance').usd;
       const result = await runCli(['run', job], { env });
       assertNoKey(result, gateway.key);
       assert.equal(result.code, 0, result.stdout + result.stderr);
@@ -146,7 +148,10 @@ describe('prices the gateway publishes: doctor, run --dry-run, a run under a bud
         // x-litellm-response-cost: what LiteLLM recorded for the create, from the same cost map.
         assert.deepEqual([row.cost_usd, row.cost_source], [0.4, 'billed'], JSON.stringify(row));
       }
-      assert.match(result.stdout + result.stderr, /spent: {4}\$0\.80 \(\$0\.80 billed, \$0\.00 estimated\) of \$0\.80 estimated/);
+      assert.match(result.stdout, /^ {2}sora-2: \$0\.80 \(\$0\.80 billed, \$0\.00 estimated\) of \$0\.80 estimated$/m);
+      // The rewrites, reserved and recorded at their estimate (an upper bound: max_tokens each).
+      const recorded = ['one', 'two'].reduce((sum, id) => sum + (rowOf(rows, id, 'succeeded').rewrite_cost_usd ?? 0), 0);
+      assert.equal(Math.round(recorded * 1e6) / 1e6, rewritesEstimate);
     });
   });
 
@@ -222,8 +227,12 @@ describe('prices the gateway publishes: doctor, run --dry-run, a run under a bud
       // new-api tells the key no cost per task (OBSERVED.md): the rows are its published price, estimated.
       assert.deepEqual([sora.cost_usd, sora.cost_source], [0.08, 'estimated']);
       assert.deepEqual([seedance.cost_usd, seedance.cost_source], [0.01, 'estimated']);
-      const rewrites = rowFor(estimate, GATEWAY_MODELS.messages, 'enhance').usd;
-      assert.equal(Math.round((sora.cost_usd! + seedance.cost_usd! + rewrites) * 1e6) / 1e6, charged);
+      // Each rewrite at new-api's per-call price, as charged: the rows hold the whole spend.
+      assert.deepEqual([sora.rewrite_cost_usd, seedance.rewrite_cost_usd], [0.01, 0.01]);
+      assert.equal(
+        Math.round((sora.cost_usd! + seedance.cost_usd! + sora.rewrite_cost_usd! + seedance.rewrite_cost_usd!) * 1e6) / 1e6,
+        charged,
+      );
     });
   });
 });
