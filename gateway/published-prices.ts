@@ -151,7 +151,8 @@ export function fromLiteLLM(doc: unknown, models: ReadonlySet<string>, sourcePre
     const model = entry.model_name;
     if (!models.has(model) || prices[model]) continue;
     const info = entry.model_info;
-    const mapKey = typeof info.key === 'string' && info.key.length <= 200 ? gatewayText(info.key, 200) : model;
+    // The cost map's key names the source on a terminal line: a plain name only (no escape, no space).
+    const mapKey = typeof info.key === 'string' && /^[\w./:@+-]{1,200}$/.test(info.key) ? gatewayText(info.key, 200) : model;
     const refused: string[] = [];
     const price = litellmPrice(info, `${sourcePrefix}, ${mapKey})`, (field) => refused.push(field));
     if (price) {

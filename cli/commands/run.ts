@@ -282,7 +282,8 @@ async function followJob(
     ...(storedInputs ? { inputs: storedInputs.ref } : {}),
     ...(fingerprint ? { keyFingerprint: fingerprint } : {}),
     ...(options.budget !== undefined ? { budgetUsd: options.budget } : {}),
-    ...(plan.pricing ? { prices: plan.pricing } : {}),
+    // The prices this run priced the job with, the gateway's included: the workers' budget holds to them.
+    ...(plan.pricing && Object.keys(plan.pricing).length > 0 ? { prices: plan.pricing } : {}),
   };
   const handle = await scoped(() =>
     session.client.workflow.start(JobWorkflow, {

@@ -70,7 +70,7 @@ describe('LiteLLM /v1/model/info', () => {
     assert.equal(fromLiteLLM(null, models, 'x'), undefined);
   });
 
-  it('a cost map key from the gateway is shown redacted and bounded', () => {
+  it('a cost map key from the gateway is shown redacted, and only when it is a plain name', () => {
     const r = priced(
       fromLiteLLM(
         { data: [{ model_name: 'sora-2', model_info: { key: 'sk-abcdefghijklmnop', output_cost_per_second: 0.1 } }] },
@@ -79,6 +79,14 @@ describe('LiteLLM /v1/model/info', () => {
       ),
     );
     assert.equal(r.prices['sora-2']!.source, 'gateway http://g (/v1/model/info, [REDACTED])');
+    const escaped = priced(
+      fromLiteLLM(
+        { data: [{ model_name: 'sora-2', model_info: { key: 'openai/\u001b[2Jsora', output_cost_per_second: 0.1 } }] },
+        models,
+        'gateway http://g (/v1/model/info',
+      ),
+    );
+    assert.equal(escaped.prices['sora-2']!.source, 'gateway http://g (/v1/model/info, sora-2)', 'a key with an escape is not shown');
   });
 });
 
