@@ -2,6 +2,7 @@
 // read by IPC, writes the plan's items as JSON lines to the file it is given, answers with
 // everything else (small) and exits, so the parse's peak memory is given back to the system.
 import { writeFileSync } from 'node:fs';
+import type { PriceTable } from '../jobfile/prices';
 import type { RedoTake } from '../jobfile/takes';
 import type { InputsRef } from '../storage/inputs';
 import { expandPlan } from './plan-load';
@@ -12,12 +13,19 @@ export interface PlanChildRequest {
   runDate: string;
   inputs?: InputsRef;
   redo?: readonly RedoTake[];
+  prices?: PriceTable;
   itemsPath: string;
 }
 
 async function answer(request: PlanChildRequest): Promise<PlanChildAnswer> {
   try {
-    const { plan, digest, budgets, unpriced } = await expandPlan(request.jobFile, request.runDate, request.inputs, request.redo);
+    const { plan, digest, budgets, unpriced } = await expandPlan(
+      request.jobFile,
+      request.runDate,
+      request.inputs,
+      request.redo,
+      request.prices,
+    );
     const { items, ...head } = plan;
     const offsets = [0];
     const lines = items.map((item) => {

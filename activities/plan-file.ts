@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { CallBudgetsMs, Plan, PlanItem } from '../jobfile/plan';
+import type { PriceTable } from '../jobfile/prices';
 import type { RedoTake } from '../jobfile/takes';
 import type { InputsRef } from '../storage/inputs';
 import type { PlanChildRequest } from './plan-child';
@@ -76,11 +77,19 @@ export async function expandInChild(
   runDate: string,
   inputs: InputsRef | undefined,
   redo?: readonly RedoTake[],
+  prices?: PriceTable,
 ): Promise<PlanFile> {
   const dir = mkdtempSync(join(tmpdir(), 'reelflow-plan-'));
   const itemsPath = join(dir, 'items.jsonl');
   try {
-    const answer = await askChild({ jobFile, runDate, itemsPath, ...(inputs ? { inputs } : {}), ...(redo ? { redo } : {}) });
+    const answer = await askChild({
+      jobFile,
+      runDate,
+      itemsPath,
+      ...(inputs ? { inputs } : {}),
+      ...(redo ? { redo } : {}),
+      ...(prices ? { prices } : {}),
+    });
     if (!answer.ok) {
       throw ApplicationFailure.create({
         message: answer.message,

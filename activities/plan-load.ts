@@ -8,7 +8,7 @@ import { loadJobFile } from '../jobfile';
 import { nodeFiles } from '../jobfile/context';
 import type { CallBudgetsMs, Plan } from '../jobfile/plan';
 import type { RedoTake } from '../jobfile/takes';
-import { estimateItemUsd } from '../jobfile/prices';
+import { estimateEnhanceUsd, estimateItemUsd, type PriceTable } from '../jobfile/prices';
 import { jobCallBudgets } from '../gateway/budget';
 import { InputDigestError, InputMissingError, type InputsRef } from '../storage/inputs';
 import { FailureType } from './failure-types';
@@ -35,8 +35,14 @@ export function planDigest(plan: Pick<Plan, 'items'>): string {
 }
 
 /** Where the job's price table has no price for a model's item: model and why, once per model. */
-export function unpricedModels(plan: Pick<Plan, 'items' | 'pricing'>): UnpricedModel[] {
+export function unpricedModels(plan: Pick<Plan, 'items' | 'pricing'> & { enhance?: Plan['enhance'] }): UnpricedModel[] {
   const seen = new Map<string, string>();
+  // The budget reserves prompt rewrites too: the enhance model needs a price (its first prompt shows why not).
+  const first = plan.items[0];
+  if (plan.enhance && first) {
+    const rewrite = estimateEnhanceUsd(plan.pricing ?? {}, plan.enhance, first.request.prompt);
+    if ('unpriced' in rewrite) seen.set(plan.enhance.model, rewrite.unpriced);
+  }
   for (const item of plan.items) {
     if (seen.has(item.request.model)) continue;
     const estimate = estimateItemUsd(plan.pricing ?? {}, item.request);
@@ -58,6 +64,8 @@ export async function expandPlan(
   runDate: string,
   inputs: InputsRef | undefined,
   redo?: readonly RedoTake[],
+  /** The prices `run` priced the job with (JobInput.prices): in place of the job file's. */
+  prices?: PriceTable,
 ): Promise<ExpandedPlan> {
   const stored = inputs ? await storedJobFiles(inputs).catch(finalWhenGone) : undefined;
   const result = await loadJobFile(stored?.jobFile ?? jobFile, { runDate, files: stored?.files, ...(redo ? { redo } : {}) });
@@ -79,5 +87,6 @@ export async function expandPlan(
     result.plan.items.map((item) => item.request),
     sizeOf,
   );
-  return { plan: result.plan, digest: planDigest(result.plan), budgets, unpriced: unpricedModels(result.plan) };
+  const unpriced = unpricedModels({ ...result.plan, pricing: prices ?? result.plan.pricing });
+  return { plan: result.plan, digest: planDigest(result.plan), budgets, unpriced };
 }

@@ -9,7 +9,8 @@ import { PLAN_PAGE_BYTES, serializedBytes } from '../jobfile/item-size';
 import { shortHash } from '../jobfile/keys';
 import type { RedoTake } from '../jobfile/takes';
 import type { OutputSettings, PlanItem, Protocol, RenderRequest } from '../jobfile/plan';
-import { estimateItemUsd, roundUsd } from '../jobfile/prices';
+import { estimateEnhanceUsd, estimateItemUsd, roundUsd, type PriceTable } from '../jobfile/prices';
+import { RewriteStore } from '../storage/rewrites';
 import type { InputsRef } from '../storage/inputs';
 import { itemIsDone, type ItemEndState, type ManifestRow } from '../storage/manifest';
 import { OutputOwnedError, claimOutput } from '../storage/owner';
@@ -56,6 +57,11 @@ export interface PageItem extends PlanItem {
   prior?: PriorTask;
   /** What one create of the item costs (jobfile/prices.ts estimateItemUsd); absent when unpriced. */
   estimateUsd?: number;
+  /**
+   * What its prompt rewrite costs (estimateEnhanceUsd), when the job has a budget, enhances prompts
+   * and has no stored rewrite of this prompt for the item: the budget reserves it (docs/costs.md).
+   */
+  rewriteEstimateUsd?: number;
 }
 
 /**
@@ -94,7 +100,13 @@ const KEPT_PLANS = 4;
 /** A plan replaced in the cache is closed this much later: a page being read from it finishes first. */
 const CLOSE_REPLACED_AFTER_MS = 60_000;
 
-async function loadPlan(jobFile: string, runDate: string, inputs: InputsRef | undefined, redo?: readonly RedoTake[]): Promise<LoadedPlan> {
+async function loadPlan(
+  jobFile: string,
+  runDate: string,
+  inputs: InputsRef | undefined,
+  redo?: readonly RedoTake[],
+  prices?: PriceTable,
+): Promise<LoadedPlan> {
   // Stored inputs never change under their digest. A path's plan stands while the file is
   // unchanged (same size and modification time), so an edit during a run is still caught by the
   // digest check of readPlanItems.
@@ -104,11 +116,11 @@ async function loadPlan(jobFile: string, runDate: string, inputs: InputsRef | un
         (st) => `${st.size}:${st.mtimeMs}`,
         () => 'missing',
       );
-  const cacheKey = `${jobFile}\u0000${runDate}\u0000${version}${redo ? `\u0000${shortHash(redo)}` : ''}`;
+  const cacheKey = `${jobFile}\u0000${runDate}\u0000${version}${redo ? `\u0000${shortHash(redo)}` : ''}${prices ? `\u0000${shortHash(prices)}` : ''}`;
   const cached = plans.get(cacheKey);
   if (cached) return cached;
   // A redo's plan is its new takes alone (docs/takes.md): pages, counts and the digest are theirs.
-  const plan = await expandInChild(jobFile, runDate, inputs, redo);
+  const plan = await expandInChild(jobFile, runDate, inputs, redo, prices);
   // A stored job's references are known by the sha256 its index recorded; others are hashed where they are.
   const stored = inputs ? await storedJobFiles(inputs).catch(finalWhenGone) : undefined;
   const contents: ReferenceDigests = stored ? async (path) => stored.sha256(path) : localReferenceDigests;
@@ -148,14 +160,16 @@ export async function preparePlan(input: {
   budgetUsd?: number;
   /** `run --redo`/`--only`: the job renders these takes and nothing else (docs/takes.md). */
   redo?: RedoTake[];
+  /** The prices `run` priced the job with (JobInput.prices): in place of the job file's. */
+  prices?: PriceTable;
 }): Promise<PreparedJob> {
   // Scheduled runs carry no date: the first load learns the schedule's zone, the second dates it.
   let runDate = input.runDate;
   if (!runDate) {
-    const probe = await loadPlan(input.jobFile, dateIn(input.startedAt, 'UTC'), input.inputs, input.redo);
+    const probe = await loadPlan(input.jobFile, dateIn(input.startedAt, 'UTC'), input.inputs, input.redo, input.prices);
     runDate = dateIn(input.startedAt, probe.plan.head.schedule?.timezone ?? 'UTC');
   }
-  const { plan: loaded } = await loadPlan(input.jobFile, runDate, input.inputs, input.redo);
+  const { plan: loaded } = await loadPlan(input.jobFile, runDate, input.inputs, input.redo, input.prices);
   const { head: plan, digest, budgets } = loaded;
   if (input.workflowId) await claimOutputForJob(plan, input.workflowId);
   // The price table and where models are named stay out: settings travel with every activity (docs/costs.md).
@@ -195,9 +209,9 @@ export function unpricedMessage(unpriced: readonly UnpricedModel[]): string {
   return `a budget is set and these models have no price: ${names}; give each a price under pricing: (per_video: 0 for a free one) or run without a budget`;
 }
 
-/** What earlier runs of the job spent: every row's cost_usd (each run of an item appends its own row). */
+/** What earlier runs of the job spent: every row's cost_usd and rewrite_cost_usd (each run of an item appends its own row). */
 export function spentBefore(rows: readonly ManifestRow[]): number {
-  return roundUsd(rows.reduce((sum, row) => sum + (row.cost_usd ?? 0), 0));
+  return roundUsd(rows.reduce((sum, row) => sum + (row.cost_usd ?? 0) + (row.rewrite_cost_usd ?? 0), 0));
 }
 
 /**
@@ -217,8 +231,12 @@ export async function readPlanItems(input: {
   inputs?: InputsRef;
   /** `run --redo`/`--only`: the takes the job renders, as preparePlan had them. */
   redo?: RedoTake[];
+  /** The prices `run` priced the job with (JobInput.prices): in place of the job file's. */
+  prices?: PriceTable;
+  /** The job's budget reserves prompt rewrites: each item not done gets rewriteEstimateUsd (one record read per item). */
+  reserveRewrites?: boolean;
 }): Promise<{ items: PageItem[]; nextOffset: number }> {
-  const { plan, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs, input.redo);
+  const { plan, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs, input.redo, input.prices);
   if (plan.digest !== input.digest) {
     throw ApplicationFailure.create({
       type: FailureType.jobFileChanged,
@@ -233,6 +251,8 @@ export async function readPlanItems(input: {
   const storage = storageFor(input.output);
   const manifest = await manifestFollower.latest(storage);
   const retry = new Set<ItemEndState>(input.retryStates);
+  const rewrites = new RewriteStore(storage);
+  const { enhance } = plan.head;
   const todo: PageItem[] = [];
   // The page is one activity result: it stops before PLAN_PAGE_BYTES of items (Temporal refuses a
   // payload over 2 MB; jobfile/item-size.ts), and nextOffset says where, so the next page goes on.
@@ -245,8 +265,13 @@ export async function readPlanItems(input: {
     const stored = row?.state === 'succeeded' && row.file ? await storage.stat(row.file) : undefined;
     if (!itemIsDone(row, retry, stored, changed)) {
       const todoItem: PageItem = { ...item, ...(digest !== undefined ? { requestDigest: digest } : {}) };
-      const estimate = estimateItemUsd(plan.head.pricing ?? {}, item.request);
+      const table = input.prices ?? plan.head.pricing ?? {};
+      const estimate = estimateItemUsd(table, item.request);
       if ('usd' in estimate) todoItem.estimateUsd = estimate.usd;
+      if (input.reserveRewrites && enhance && !(await rewrites.find(item.key, item.request.prompt, enhance))) {
+        const rewrite = estimateEnhanceUsd(table, enhance, item.request.prompt);
+        if ('usd' in rewrite) todoItem.rewriteEstimateUsd = rewrite.usd;
+      }
       // Another request's render holds the plain name: this one is written beside it, never over it.
       const holder = manifest.firstFiles.get(item.key);
       if (holder && digest !== undefined && changedSince(holder, item.request, digest))

@@ -1,8 +1,13 @@
 // The estimate a job's plan costs, before anything is sent: per model and in total, with the items
-// that have no price counted and their models named. `validate`, `run --dry-run` (and later
-// `doctor`) print it; `--json` carries it. See docs/costs.md.
+// that have no price counted and their models named. `validate` (offline), `run --dry-run`, `run`
+// and `doctor` (with the gateway's published prices beneath) print it; `--json` carries it. See
+// docs/costs.md.
+import { readPublishedPrices } from '../gateway/published-prices';
 import type { Plan } from '../jobfile/plan';
-import { estimateEnhanceUsd, estimateItemUsd, roundUsd } from '../jobfile/prices';
+import { estimateEnhanceUsd, estimateItemUsd, roundUsd, withPricesBeneath, type PriceTable } from '../jobfile/prices';
+import { modelsUsed } from '../jobfile/pricing';
+import { disallowedKeyUses, parseAllowKeys } from './keys';
+import { plainText } from './terminal-text';
 
 export interface ModelEstimate {
   model: string;
@@ -128,4 +133,68 @@ export function estimateLines(estimate: PlanEstimate, budget?: { maxUsd: number 
     lines.push(`budget:   ${formatUsd(budget.maxUsd)}${over}`);
   }
   return lines;
+}
+
+/** Where the gateway's published prices came from, for `--json` (docs/costs.md). */
+export interface GatewayPricesNote {
+  /** The base address whose prices were read; null when none published any (or none was asked). */
+  base: string | null;
+  gateway: 'litellm' | 'new-api' | null;
+  /** The models asked for: those the job file and its prices files do not price. */
+  asked: string[];
+  /** The asked models it priced. */
+  priced: string[];
+  /** Why an asked model stays unpriced, or why nothing was read. */
+  notes: string[];
+}
+
+/**
+ * Adds the gateway's published prices beneath the plan's own (job file, then prices files: those
+ * win), for the models they leave unpriced; `plan.pricing` is replaced. Returns the prices taken
+ * from the gateway (for the job's budget: JobInput.gatewayPrices) and what to tell. One bounded
+ * read per base address; nothing is read when every model has a price.
+ */
+export async function addGatewayPrices(plan: Plan, key: string | undefined): Promise<{ taken: PriceTable; note: GatewayPricesNote }> {
+  const own = plan.pricing ?? {};
+  const asked = [...modelsUsed(plan.items, plan.enhance?.model)].filter((m) => !Object.prototype.hasOwnProperty.call(own, m)).sort();
+  const note: GatewayPricesNote = { base: null, gateway: null, asked, priced: [], notes: [] };
+  if (asked.length === 0) return { taken: {}, note };
+  const published = await readPublishedPrices(plan.gateway.baseUrls, new Set(asked), key ? { key } : {});
+  plan.pricing = withPricesBeneath(plan.pricing, published.prices);
+  note.base = published.base ?? null;
+  note.gateway = published.gateway ?? null;
+  note.priced = Object.keys(published.prices).sort();
+  note.notes = [...Object.values(published.unpriced), ...published.notes];
+  if (!key && !published.base) note.notes.push('LiteLLM publishes its prices to the key only: set the key variable to read them');
+  return { taken: published.prices, note };
+}
+
+/** The gateway's side of the estimate for people: which address priced what, or why none did. */
+export function gatewayPricesLines(note: GatewayPricesNote): string[] {
+  if (note.asked.length === 0) return [];
+  if (!note.base) return [`gateway prices: none read (${plainText(note.notes.join('; ')).slice(0, 400)})`];
+  const lines = [
+    `gateway prices: ${note.priced.length ? note.priced.join(', ') : 'none of the models asked'}, from ${note.gateway} at ${note.base}`,
+  ];
+  for (const n of note.notes) lines.push(`  ${plainText(n)}`);
+  return lines;
+}
+
+/**
+ * The key to read the gateway's prices with: the job's key variable, unless the user's key rule
+ * does not allow it at the job's gateway addresses (docs/keys.md); then none (new-api's prices need none).
+ */
+export function keyForPrices(plan: Plan, allowKey: readonly string[] = []): string | undefined {
+  return disallowedKeyUses(plan, parseAllowKeys([...allowKey])).length === 0 ? process.env[plan.gateway.apiKeyEnv] || undefined : undefined;
+}
+
+/**
+ * What `run` says before it starts: the gateway's prices read beneath the job's, and the estimate
+ * with where each price came from. Nothing when the job has no price anywhere and no budget.
+ */
+export async function estimateForRun(plan: Plan, key: string | undefined): Promise<string[]> {
+  const { note } = await addGatewayPrices(plan, key);
+  const estimate = estimatePlan(plan);
+  if (!plan.budget && estimate.per_model.every((m) => m.priced_items === 0)) return [];
+  return [...estimateLines(estimate, plan.budget), ...gatewayPricesLines(note)];
 }

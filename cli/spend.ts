@@ -2,7 +2,9 @@
 // billed and estimated apart, per model and in total, beside what the plan was estimated at.
 import { roundUsd } from '../jobfile/prices';
 import type { ManifestRow } from '../storage/manifest';
-import { formatUsd, type PlanEstimate } from './estimate';
+import { openStorage } from '../storage';
+import { estimatePlan, formatUsd, type ModelEstimate, type PlanEstimate } from './estimate';
+import { loadPlanOrExplain } from './job-ref';
 
 export interface ModelSpend {
   model: string;
@@ -11,7 +13,7 @@ export interface ModelSpend {
   billed_usd: number;
   /** The estimate times the creates that may have been sent (cost_source `estimated`). */
   estimated_usd: number;
-  /** What the plan's creates of this model were estimated at (the priced ones); null: no price. */
+  /** What the plan's creates (or rewrites, for the enhance model) of this model were estimated at (the priced ones); null: no price. */
   estimate_usd: number | null;
 }
 
@@ -20,33 +22,39 @@ export interface JobSpend {
   spent_usd: number;
   billed_usd: number;
   estimated_usd: number;
-  /** The plan's creates, estimated (the priced part); null when no model of the plan has a price. */
+  /** The plan's creates and rewrites, estimated (the priced part); null when no model of the plan has a price. */
   estimate_usd: number | null;
   per_model: ModelSpend[];
 }
 
-/** The spend of a job's manifest rows; undefined when nothing is priced or recorded. */
+/**
+ * The spend of a job's manifest rows; undefined when nothing is priced or recorded. A row's prompt
+ * rewrite (rewrite_cost_usd, estimated) counts for the enhance model, its create for the row's model.
+ */
 export function spendOf(rows: readonly ManifestRow[], estimate: PlanEstimate): JobSpend | undefined {
-  const videos = estimate.per_model.filter((m) => m.role === 'video');
   const models = new Map<string, ModelSpend>();
-  const of = (model: string): ModelSpend => {
-    let m = models.get(model);
+  const of = (model: string, role: ModelEstimate['role'] = 'video'): ModelSpend => {
+    const key = `${role}\u0000${model}`;
+    let m = models.get(key);
     if (!m) {
-      const priced = videos.find((v) => v.model === model && v.priced_items > 0);
+      const priced = estimate.per_model.find((v) => v.model === model && v.role === role && v.priced_items > 0);
       m = { model, spent_usd: 0, billed_usd: 0, estimated_usd: 0, estimate_usd: priced ? priced.usd : null };
-      models.set(model, m);
+      models.set(key, m);
     }
     return m;
   };
-  for (const v of videos) if (v.priced_items > 0) of(v.model);
+  for (const v of estimate.per_model) if (v.priced_items > 0) of(v.model, v.role);
+  const enhanceModel = estimate.per_model.find((v) => v.role === 'enhance')?.model ?? 'prompt rewrites';
+  const add = (m: ModelSpend, usd: number, source: ManifestRow['cost_source']) => {
+    if (source === 'billed') m.billed_usd = roundUsd(m.billed_usd + usd);
+    else m.estimated_usd = roundUsd(m.estimated_usd + usd);
+    m.spent_usd = roundUsd(m.billed_usd + m.estimated_usd);
+  };
   let recorded = false;
   for (const row of rows) {
-    if (row.cost_usd === undefined) continue;
-    recorded = true;
-    const m = of(row.model);
-    if (row.cost_source === 'billed') m.billed_usd = roundUsd(m.billed_usd + row.cost_usd);
-    else m.estimated_usd = roundUsd(m.estimated_usd + row.cost_usd);
-    m.spent_usd = roundUsd(m.billed_usd + m.estimated_usd);
+    if (row.cost_usd !== undefined) add(of(row.model), row.cost_usd, row.cost_source);
+    if (row.rewrite_cost_usd !== undefined) add(of(enhanceModel, 'enhance'), row.rewrite_cost_usd, 'estimated');
+    recorded ||= row.cost_usd !== undefined || row.rewrite_cost_usd !== undefined;
   }
   if (!recorded && models.size === 0) return undefined;
   const perModel = [...models.values()];
@@ -72,4 +80,29 @@ export function spendLines(spend: JobSpend): string[] {
     `spent:    ${spentText(spend, spend.estimate_usd)}`,
     ...spend.per_model.map((m) => `  ${m.model}: ${spentText(m, m.estimate_usd)}`),
   ];
+}
+
+/**
+ * What a job has spent so far, for `status` of a running job: its manifest's cost_usd beside the
+ * estimate with the job file's prices. Undefined when nothing is priced or recorded, or when the job
+ * file or its output cannot be read now (status still shows the progress).
+ */
+export async function spendSoFar(jobFile: string, runDate?: string): Promise<JobSpend | undefined> {
+  try {
+    const plan = await loadPlanOrExplain(jobFile, runDate);
+    return spendOf(await openStorage(plan.output).readManifest(), estimatePlan(plan));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The spend lines for a listing (`status`, `results`): none when nothing is priced or recorded. */
+export function spendSummaryLines(spend: JobSpend | undefined): string[] {
+  return spend ? spendLines(spend) : [];
+}
+
+/** One row's cost for a table cell: `$0.40 billed`, `$0.04 est.`; `-` when the row records none. */
+export function rowCostText(row: Pick<ManifestRow, 'cost_usd' | 'cost_source'>): string {
+  if (row.cost_usd === undefined) return '-';
+  return `${formatUsd(row.cost_usd)} ${row.cost_source === 'billed' ? 'billed' : 'est.'}`;
 }

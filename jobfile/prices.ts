@@ -17,6 +17,8 @@ export interface ModelPrice {
   perSecondByResolution?: Record<string, number>;
   perMillionInputTokens?: number;
   perMillionOutputTokens?: number;
+  /** A Messages model priced per call whatever its tokens (new-api's per-call prices: gateway/published-prices.ts). */
+  perCall?: number;
   /** The model's length when a request sets no seconds; else the protocol's (DEFAULT_SECONDS). */
   defaultSeconds?: number;
 }
@@ -128,10 +130,21 @@ export function estimateEnhanceUsd(
 ): Estimate {
   const price = Object.prototype.hasOwnProperty.call(table, enhance.model) ? table[enhance.model] : undefined;
   if (!price) return { unpriced: `no price for ${enhance.model}` };
+  if (price.perCall !== undefined && price.perMillionInputTokens === undefined) return { usd: price.perCall, source: price.source };
   if (price.perMillionInputTokens === undefined || price.perMillionOutputTokens === undefined) {
     return { unpriced: `${enhance.model} rewrites prompts (enhance) but has no per-token prices` };
   }
   const tokens = enhanceTokens(enhance, prompt);
   const usd = (tokens.input * price.perMillionInputTokens + tokens.output * price.perMillionOutputTokens) / 1e6;
   return { usd: roundUsd(usd), source: price.source };
+}
+
+/**
+ * `table` with the prices of `beneath` added for the models it has no price for: the job file's and
+ * the prices files' prices win over the gateway's (docs/costs.md).
+ */
+export function withPricesBeneath(table: PriceTable | undefined, beneath: PriceTable): PriceTable {
+  const out: PriceTable = { ...table };
+  for (const [model, price] of Object.entries(beneath)) if (!Object.prototype.hasOwnProperty.call(out, model)) out[model] = price;
+  return out;
 }

@@ -76,43 +76,57 @@ class PricesFile {
     return Object.fromEntries(Object.entries(entry).filter(([k]) => k.startsWith('output_cost_per') || k === LITELLM.inputToken));
   }
 
-  /** The entry as a ModelPrice (LiteLLM's precedence: per-video-second, then by resolution, then per second). */
+  /** The entry as a ModelPrice; a bad value is refused at its line in the file. */
   price(key: string, entry: Record<string, unknown>): ModelPrice | undefined {
-    const out: ModelPrice = { source: `${this.label} (${key})` };
-    const usd = (field: string): number | undefined => {
-      const v = entry[field];
-      if (v === undefined || v === null) return undefined;
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
-        this.error([key, field], `${field} must be ${USD_ALLOWED}, got ${show(v)}`);
-        return undefined;
-      }
-      return v;
-    };
-    const flat = usd(LITELLM.videoPerSecond);
-    if (flat !== undefined) out.perSecond = flat;
-    else {
-      const perSecond = usd(LITELLM.perSecond);
-      if (perSecond !== undefined) out.perSecond = perSecond;
-      for (const field of Object.keys(entry).filter((k) => k.startsWith(LITELLM.perSecondAt))) {
-        const suffix = field.slice(LITELLM.perSecondAt.length);
-        const label = resolutionLabel(suffix);
-        if (label === undefined) {
-          this.error([key, field], `"${suffix}" is not a resolution; use one such as 480p, 720p, 1080p, 2k or 4k`, 'key');
-          continue;
-        }
-        const v = usd(field);
-        if (v !== undefined) (out.perSecondByResolution ??= {})[label] = v;
-      }
-    }
-    const input = usd(LITELLM.inputToken);
-    const output = usd(LITELLM.outputToken);
-    if (input !== undefined && output !== undefined) {
-      out.perMillionInputTokens = input * 1e6;
-      out.perMillionOutputTokens = output * 1e6;
-    }
-    const { source: _s, ...prices } = out;
-    return Object.keys(prices).length > 0 ? out : undefined;
+    return litellmPrice(entry, `${this.label} (${key})`, (field, message, anchor) => this.error([key, field], message, anchor));
   }
+}
+
+/**
+ * One entry of LiteLLM's model cost map as a ModelPrice, with LiteLLM's precedence (per video second,
+ * then by resolution, then per second): the same reader for a prices file and for the `model_info`
+ * a LiteLLM proxy publishes (gateway/published-prices.ts). A bad value is left out and reported to
+ * `bad`; undefined when the entry holds no price reelflow reads.
+ */
+export function litellmPrice(
+  entry: Record<string, unknown>,
+  source: string,
+  bad: (field: string, message: string, anchor: Anchor) => void,
+): ModelPrice | undefined {
+  const out: ModelPrice = { source };
+  const usd = (field: string): number | undefined => {
+    const v = entry[field];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
+      bad(field, `${field} must be ${USD_ALLOWED}, got ${show(v)}`, 'value');
+      return undefined;
+    }
+    return v;
+  };
+  const flat = usd(LITELLM.videoPerSecond);
+  if (flat !== undefined) out.perSecond = flat;
+  else {
+    const perSecond = usd(LITELLM.perSecond);
+    if (perSecond !== undefined) out.perSecond = perSecond;
+    for (const field of Object.keys(entry).filter((k) => k.startsWith(LITELLM.perSecondAt))) {
+      const suffix = field.slice(LITELLM.perSecondAt.length);
+      const label = resolutionLabel(suffix);
+      if (label === undefined) {
+        bad(field, `"${suffix}" is not a resolution; use one such as 480p, 720p, 1080p, 2k or 4k`, 'key');
+        continue;
+      }
+      const v = usd(field);
+      if (v !== undefined) (out.perSecondByResolution ??= {})[label] = v;
+    }
+  }
+  const input = usd(LITELLM.inputToken);
+  const output = usd(LITELLM.outputToken);
+  if (input !== undefined && output !== undefined) {
+    out.perMillionInputTokens = input * 1e6;
+    out.perMillionOutputTokens = output * 1e6;
+  }
+  const { source: _s, ...prices } = out;
+  return Object.keys(prices).length > 0 ? out : undefined;
 }
 
 function isMap(v: unknown): v is Record<string, unknown> {

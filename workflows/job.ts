@@ -54,6 +54,11 @@ const ALIKE_KINDS_KEPT = 20;
  * without a budget.
  */
 const BUDGET_RESERVES = 'budget-reserved-before-each-item-starts';
+/**
+ * With it, an item's reservation holds its prompt rewrite's estimate too, when its page says the
+ * rewrite is not stored yet (PageItem.rewriteEstimateUsd). Jobs from before it replay without.
+ */
+const BUDGET_RESERVES_REWRITES = 'budget-reserves-prompt-rewrites';
 /** Creates per item that `retries.create: always` may send (workflows/render.ts createWithPolicy). */
 const ALWAYS_CREATE_ATTEMPTS = 3;
 
@@ -108,6 +113,7 @@ async function firstRun(input: JobInput): Promise<JobCarry> {
       ...(input.budgetUsd !== undefined ? { budgetUsd: input.budgetUsd } : {}),
       // Only redo runs carry it: every other job's plan activities are called as before.
       ...(input.redo ? { redo: input.redo } : {}),
+      ...(input.prices ? { prices: input.prices } : {}),
     }),
     cursor: 0,
     counts: emptyCounts(),
@@ -130,6 +136,8 @@ class Job {
   /** Outcomes that arrived before their startChild call returned (a child can finish that fast). */
   private readonly early = new Map<string, ItemOutcome>();
   private readonly canceledInFlight = new Set<string>();
+  /** patched(BUDGET_RESERVES_REWRITES), asked once at the start of each run that has a budget. */
+  private reservesRewrites = false;
   /** patched(STOPS_LET_IN_FLIGHT_FINISH), asked once at the start of each run. */
   newStops = false;
 
@@ -182,6 +190,8 @@ class Job {
           output: settings.output,
           ...(this.input.inputs ? { inputs: this.input.inputs } : {}),
           ...(this.input.redo ? { redo: this.input.redo } : {}),
+          ...(this.input.prices ? { prices: this.input.prices } : {}),
+          ...(carry.budget && this.reservesRewrites ? { reserveRewrites: true } : {}),
         });
         pageAt = 0;
         continue;
@@ -233,9 +243,11 @@ class Job {
    */
   startBudget(): void {
     const { carry } = this;
-    if (carry.budget || this.settings.budget === undefined) return;
-    if (!patched(BUDGET_RESERVES)) return;
-    carry.budget = { maxUsd: this.settings.budget.maxUsd, spentUsd: carry.prepared.spentUsd ?? 0 };
+    if (!carry.budget) {
+      if (this.settings.budget === undefined || !patched(BUDGET_RESERVES)) return;
+      carry.budget = { maxUsd: this.settings.budget.maxUsd, spentUsd: carry.prepared.spentUsd ?? 0 };
+    }
+    this.reservesRewrites = patched(BUDGET_RESERVES_REWRITES);
   }
 
   /** What the job would spend at most if every item in flight were billed: spent plus reserved. */
@@ -244,10 +256,14 @@ class Job {
     return roundUsd((this.carry.budget?.spentUsd ?? 0) + reserved);
   }
 
-  /** An item's reservation: its estimate for each create it may send (`retries.create: always` sends up to 3). */
+  /**
+   * An item's reservation: its estimate for each create it may send (`retries.create: always` sends
+   * up to 3), and its prompt rewrite's when that is not stored yet (one Messages call, made once).
+   */
   private reservation(item: PageItem): number {
     const attempts = this.settings.retries.create === 'always' ? ALWAYS_CREATE_ATTEMPTS : 1;
-    return roundUsd((item.estimateUsd ?? 0) * attempts);
+    const rewrite = this.reservesRewrites ? (item.rewriteEstimateUsd ?? 0) : 0;
+    return roundUsd((item.estimateUsd ?? 0) * attempts + rewrite);
   }
 
   private fits(item: PageItem, committed = this.committedUsd()): boolean {
@@ -492,8 +508,10 @@ class Job {
  * workflow that records none, its reservation when it may have created (an unknown create is spent).
  */
 function spentBy(outcome: ItemOutcome, reservedUsd: number | undefined): number {
-  if (outcome.costUsd !== undefined) return outcome.costUsd;
-  if (outcome.notStarted || outcome.createsMaybeSent === 0) return 0;
+  // A rewrite made counts whatever became of the create; an item not started was refused before it paid.
+  const rewrite = outcome.notStarted ? 0 : (outcome.rewriteCostUsd ?? 0);
+  if (outcome.costUsd !== undefined) return roundUsd(outcome.costUsd + rewrite);
+  if (outcome.notStarted || outcome.createsMaybeSent === 0) return rewrite;
   return reservedUsd ?? 0;
 }
 

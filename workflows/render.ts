@@ -71,6 +71,8 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
   let ended: ItemEnded | undefined;
   let createdOn: string | undefined;
   let renderMs: number | undefined;
+  /** The rewrite this run made, priced (the page's estimate, set only when the rewrite was not stored). */
+  let rewriteUsd: number | undefined;
   /** Creates of this run that may have reached the gateway (the budget's spend, docs/costs.md). */
   const sent: CreatesSent = { maybe: 0 };
 
@@ -90,6 +92,8 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     } else {
       if (settings.enhance) {
         status.phase = 'enhancing';
+        // Spent from the call on, answered or not: the gateway may bill a call whose answer was lost.
+        rewriteUsd = item.rewriteEstimateUsd;
         // The key finds the item's stored rewrite (docs/enhance.md); an argument, so replay is unchanged.
         enhanced = await calls.enhance.enhancePrompt({ settings, prompt, key: item.key }).catch(endedBy('enhance'));
         prompt = enhanced;
@@ -186,6 +190,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     error: ended ? { kind: ended.kind, message: ended.message } : undefined,
     createsMaybeSent: sent.maybe,
     ...(cost ? { costUsd: cost.usd } : {}),
+    ...(rewriteUsd !== undefined ? { rewriteCostUsd: rewriteUsd } : {}),
   };
   // Nothing was created (no task of this run or an earlier one), and the cause is the job's: the
   // item is not started. No manifest row, so the next run after the fix renders it without
@@ -220,6 +225,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       sha256: download?.sha256 ?? null,
       error: outcome.error ?? null,
       ...(cost ? { cost_usd: cost.usd, cost_source: cost.source } : {}),
+      ...(rewriteUsd !== undefined ? { rewrite_cost_usd: rewriteUsd } : {}),
     };
     // The row's take, seed and what was asked are filled by the activity (docs/takes.md).
     const { take, group, vars, redoOf, request } = item;

@@ -1,6 +1,7 @@
 // The workflows' own shapes: their inputs, results, queries and what continue-as-new carries.
 // Activity inputs and outputs live beside the activities. Types only: they travel through workflow
 // history, so they hold paths, keys and settings, never file contents or secrets.
+import type { PriceTable } from '../jobfile/prices';
 import type { JobSettingsWithInputs } from '../activities/inputs';
 import type { PageItem, PreparedJob } from '../activities/plan';
 import type { InputsRef } from '../storage/inputs';
@@ -36,6 +37,12 @@ export interface JobInput {
    * names the take it replaces. Absent: the job file's takes.
    */
   redo?: RedoTake[];
+  /**
+   * The prices `run` priced the job with (docs/costs.md): the job file's, `--prices FILE`'s and the
+   * gateway's published ones, for the models the job uses only. Workers price its items with these
+   * (the gateway's and --prices' are not in the job file); absent: each worker reads the job file's.
+   */
+  prices?: PriceTable;
   /** Carried across continue-as-new; absent on the first run. */
   carry?: JobCarry;
 }
@@ -55,6 +62,8 @@ export interface ItemOutcome {
    * the item is not started, and the next run renders it (docs/reruns.md). Its `state` is not counted.
    */
   notStarted?: boolean;
+  /** The prompt rewrite this run made, USD (its row's rewrite_cost_usd); absent: none made, or unpriced. */
+  rewriteCostUsd?: number;
   /**
    * Creates of this run that may have reached the gateway (and may be billed): each one that
    * succeeded or whose outcome is unknown, with `retries.create: always` every such attempt. Not

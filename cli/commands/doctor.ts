@@ -13,6 +13,8 @@ import { checkBases, gatewayNeeds, type KeyInfo, normalisationNotes } from '../d
 import { Prober } from '../doctor/http';
 import { litellmWarning } from '../doctor/litellm';
 import { checkTemporal } from '../doctor/temporal';
+import { addGatewayPrices, estimateLines, estimatePlan, gatewayPricesLines, type GatewayPricesNote, type PlanEstimate } from '../estimate';
+import { unpricedMessage, unpricedModels } from '../../activities/plan';
 import { color, createOutput, type Output } from '../output';
 import { disallowedKeyUses } from '../keys';
 
@@ -26,14 +28,27 @@ export function registerDoctorCommand(program: Command): void {
         'Messages, models, Temporal, storage',
     )
     .argument('[job]', 'job file to check against (its gateway, models and output)')
-    .option('--json', 'one JSON document on stdout: {"ok", "checks": [{"name", "status", "detail"}]}')
+    .option(
+      '--json',
+      'one JSON document on stdout: {"ok", "checks": [{"name", "status", "detail"}], "estimate", "gateway_prices", "budget"}',
+    )
     .action(async (jobFile: string | undefined, options: { json?: boolean }) => {
       const out = createOutput(!!options.json);
-      const checks = await runChecks(jobFile, (check) => printCheck(out, check));
+      const findings: Findings = {};
+      const checks = await runChecks(jobFile, (check) => printCheck(out, check), findings);
       const exit = exitStatusOf(checks);
       if (out.json) {
         out.line(exit === 0 ? 'ready: a run would work' : 'problems to fix before a run would work');
-        out.result(redactObject({ ok: exit === 0, checks: checks.map(({ name, status, detail }) => ({ name, status, detail })) }));
+        out.result(
+          redactObject({
+            ok: exit === 0,
+            checks: checks.map(({ name, status, detail }) => ({ name, status, detail })),
+            // The estimate with the gateway's prices beneath the job's (docs/costs.md); null when not worked out.
+            estimate: findings.estimate ?? null,
+            gateway_prices: findings.gatewayPrices ?? null,
+            budget: findings.budget ?? null,
+          }),
+        );
       } else {
         const failed = checks.filter((c) => c.status === 'fail').length;
         const warned = checks.filter((c) => c.status === 'warn').length;
@@ -52,7 +67,14 @@ function printCheck(out: Output, check: Check): void {
   out.line(`${label}  ${check.name}: ${check.detail}`);
 }
 
-async function runChecks(jobFile: string | undefined, report: (check: Check) => void): Promise<Check[]> {
+/** What the checks found beside their lines, for `--json`. */
+interface Findings {
+  estimate?: PlanEstimate;
+  gatewayPrices?: GatewayPricesNote;
+  budget?: { max_usd: number };
+}
+
+async function runChecks(jobFile: string | undefined, report: (check: Check) => void, findings: Findings): Promise<Check[]> {
   const checks: Check[] = [];
   const add = (check: Check) => {
     checks.push(check);
@@ -66,8 +88,10 @@ async function runChecks(jobFile: string | undefined, report: (check: Check) => 
   const refusals = plan ? disallowedKeyUses(plan, []) : [];
   if (refusals.length)
     add(fail('key rule', `run refuses this job, so no gateway was probed:\n    ${refusals.map((r) => r.message).join('\n    ')}`, 'usage'));
-  else if (plan) await gatewayChecks(plan, key, add);
-  else if (jobFile === undefined) add(warn('gateway', 'not checked: pass a job file to check its gateway addresses, models and output'));
+  else if (plan) {
+    await gatewayChecks(plan, key, add);
+    add(await estimateCheck(plan, key, findings));
+  } else if (jobFile === undefined) add(warn('gateway', 'not checked: pass a job file to check its gateway addresses, models and output'));
   add(await temporal);
   if (plan) add(await storageCheck(plan));
   return checks;
@@ -141,6 +165,26 @@ async function gatewayChecks(plan: Plan, key: KeyInfo, add: (check: Check) => vo
   } finally {
     await prober.close();
   }
+}
+
+/**
+ * The estimate, with the prices the gateway publishes beneath the job's own (docs/costs.md). A budget
+ * with an unpriced model fails as `run` would refuse it; some items unpriced is a warning.
+ */
+async function estimateCheck(plan: Plan, key: KeyInfo, findings: Findings): Promise<Check> {
+  const name = 'cost';
+  const { note } = await addGatewayPrices(plan, key.key);
+  const estimate = estimatePlan(plan);
+  Object.assign(findings, {
+    estimate,
+    gatewayPrices: note,
+    ...(plan.budget ? { budget: { max_usd: plan.budget.maxUsd } } : {}),
+  });
+  const detail = [...estimateLines(estimate, plan.budget), ...gatewayPricesLines(note)].join('\n    ');
+  const unpriced = plan.budget ? unpricedModels(plan) : [];
+  if (unpriced.length > 0) return fail(name, `${detail}\n    run refuses it: ${unpricedMessage(unpriced)}`, 'usage');
+  const priced = estimate.per_model.some((m) => m.priced_items > 0);
+  return priced && estimate.unpriced_items > 0 ? warn(name, detail) : ok(name, detail);
 }
 
 async function storageCheck(plan: Plan): Promise<Check> {

@@ -5,7 +5,7 @@
 import { describeGeneralCreateBody, GENERAL_CREATE_PATH, OPENAI_CREATE_PATH, openaiCreateFields } from '../../gateway';
 import type { Plan, PlanItem } from '../../jobfile/plan';
 import type { Output } from '../output';
-import { estimateLines, estimatePlan } from '../estimate';
+import { addGatewayPrices, estimateLines, estimatePlan, gatewayPricesLines } from '../estimate';
 import { readOutcome } from '../summary';
 
 /** Up to this many items, every request is shown without `--full`. */
@@ -41,7 +41,9 @@ function requestGroups(plan: Plan) {
   return [...groups.values()];
 }
 
-export async function printDryRun(plan: Plan, out: Output, options: { full?: boolean } = {}): Promise<void> {
+export async function printDryRun(plan: Plan, out: Output, options: { full?: boolean; pricesKey?: string } = {}): Promise<void> {
+  // The gateway's published prices beneath the job's (docs/costs.md): a bounded read, never a create.
+  const { note } = await addGatewayPrices(plan, options.pricesKey);
   const groups = requestGroups(plan);
   if (out.json) {
     const requests = [];
@@ -54,6 +56,7 @@ export async function printDryRun(plan: Plan, out: Output, options: { full?: boo
       items: requests,
       summary: groups.map((g) => ({ model: g.model, protocol: g.protocol, items: g.items, method: 'POST', url: g.url })),
       estimate: estimatePlan(plan),
+      gateway_prices: note,
       budget: plan.budget ? { max_usd: plan.budget.maxUsd } : null,
     });
     return;
@@ -63,7 +66,7 @@ export async function printDryRun(plan: Plan, out: Output, options: { full?: boo
   out.line(`${plan.job}: dry run, ${plan.items.length} create request(s); nothing is sent`);
   if (changed.size > 0)
     out.line(`${changed.size} item(s) changed since their last render: they are rendered again, the earlier files kept`);
-  for (const line of estimateLines(estimatePlan(plan), plan.budget)) out.line(line);
+  for (const line of [...estimateLines(estimatePlan(plan), plan.budget), ...gatewayPricesLines(note)]) out.line(line);
   if (plan.enhance)
     out.line(
       `each prompt is first rewritten by ${plan.enhance.model} through POST ${plan.gateway.baseUrls[0]}/v1/messages ` +

@@ -17,6 +17,7 @@ import { TASK_QUEUE } from '../task-queue';
 import { describeOutcome, readOutcome } from '../summary';
 import { openStorage } from '../../storage';
 import { keptFiles, printKept, rowsWithTakes, stateWithPick, type TakeRow } from '../takes-view';
+import { rowCostText, spendSoFar, spendSummaryLines } from '../spend';
 
 /** How long after its start a job without an answering worker is said to be starting, not missing. */
 const WORKER_GRACE_MS = 30_000;
@@ -81,6 +82,9 @@ export function registerOperateCommands(program: Command): void {
       if (options.format === 'json') process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       else if (options.format === 'csv') process.stdout.write(toCsv(rows));
       else process.stdout.write(toTable(rows, outcome.missing.length, terminalColumns()));
+      // Spent vs estimated, per model and in total (docs/costs.md): after the table; csv and json keep stdout to their format.
+      const spent = spendSummaryLines(outcome.spend).join('\n');
+      if (spent) (options.format === 'table' ? process.stdout : process.stderr).write(`${spent}\n`);
     });
 
   program
@@ -245,12 +249,14 @@ async function showStatus(
     unknown: progress.counts.unknown,
     skipped: progress.counts.skipped,
   };
-  if (out.json) out.result({ job: progress.job, state: progress.state, counts, items: progress.total });
+  const spend = await spendSoFar(job.jobFile, job.runDate);
+  if (out.json) out.result({ job: progress.job, state: progress.state, counts, items: progress.total, spend: spend ?? null });
   else {
     out.line(summaryLine(progress));
     out.line(
       `  creating ${counts.creating}, rendering ${counts.rendering}, downloading ${counts.downloading}, not started ${counts.pending}`,
     );
+    for (const line of spendSummaryLines(spend)) out.line(line);
     for (const f of progress.recentFailures.slice(-5))
       out.line(`  ${f.state} #${f.index} ${plainText(f.key)}: ${plainText(f.error?.message ?? '')}`);
   }
@@ -302,10 +308,11 @@ function toTable(rows: TakeRow[], missing: number, columns: number): string {
       r.file ?? '-',
       r.bytes !== null ? formatBytes(r.bytes) : '-',
       r.sha256 ? r.sha256.slice(0, 12) : '-',
+      rowCostText(r),
       r.error ? `${r.error.kind}: ${r.error.message}` : '',
     ].map((v, i, all) => (i === all.length - 1 ? plainText(v) : fitWidth(plainText(v), MAX_COLUMN))),
   );
-  const head = ['#', 'KEY', 'STATE', 'MODEL', 'TASK', 'BASE', 'POLLS', 'FILE', 'SIZE', 'SHA256', 'ERROR'];
+  const head = ['#', 'KEY', 'STATE', 'MODEL', 'TASK', 'BASE', 'POLLS', 'FILE', 'SIZE', 'SHA256', 'COST', 'ERROR'];
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => displayWidth(l[i]!))));
   const fmt = (l: string[]) => l.map((v, i) => (i === l.length - 1 ? v : padToWidth(v, widths[i]!))).join('  ');
   const tail = missing ? `\n${missing} item(s) of the plan have no result yet\n` : '\n';

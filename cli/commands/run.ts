@@ -34,6 +34,7 @@ import { recordDetachedWorker } from '../detached-worker';
 import { unpricedMessage, unpricedModels } from '../../activities/plan';
 import { parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../redo';
 import type { RedoTake } from '../../jobfile/takes';
+import { estimateForRun, keyForPrices } from '../estimate';
 
 /** `--budget 50`: a number of dollars above 0, as budget.max_usd. */
 function parseBudget(text: string): number {
@@ -218,16 +219,18 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
     ({ plan, takes: redo } = chosen);
   }
   if (options.budget !== undefined) plan.budget = { maxUsd: options.budget };
-  if (options.dryRun) return printDryRun(plan, out, { full: options.full });
+  if (options.dryRun) return printDryRun(plan, out, { full: options.full, pricesKey: keyForPrices(plan, options.allowKey) });
   // Before any request (preflight's and the prompt rewrites' included): which key goes where is the user's decision.
   const allowances = parseAllowKeys(options.allowKey);
   refuseDisallowedKeyUses(jobFile, plan, allowances);
   allowKeysInThisWorker(allowances);
   if (options.enhanceOnly) return enhanceCommand(jobFile, { json: options.json, reEnhance: options.reEnhance }, plan);
-  // A budget cannot hold an item it cannot price (docs/costs.md): refused before anything is sent.
+  await preflight(plan, options.worker);
+  // The estimate, the gateway's published prices beneath the job's (docs/costs.md); a budget cannot
+  // hold an item it cannot price: refused before anything is sent.
+  for (const line of await estimateForRun(plan, process.env[plan.gateway.apiKeyEnv])) out.note(line);
   const unpriced = plan.budget ? unpricedModels(plan) : [];
   if (unpriced.length > 0) throw new UsageError(unpricedMessage(unpriced));
-  await preflight(plan, options.worker);
 
   // Temporal first: with it unreachable (exit 3) nothing has been written, not even the output folder.
   interrupt.sessionOpening = true;
@@ -301,6 +304,8 @@ async function followJob(
     ...(fingerprint ? { keyFingerprint: fingerprint } : {}),
     ...(options.budget !== undefined ? { budgetUsd: options.budget } : {}),
     ...(redo ? { redo } : {}),
+    // The prices this run priced the job with, the gateway's included: the workers' budget holds to them.
+    ...(plan.pricing && Object.keys(plan.pricing).length > 0 ? { prices: plan.pricing } : {}),
   };
   const handle = await scoped(() =>
     session.client.workflow.start(JobWorkflow, {

@@ -91,4 +91,50 @@ describe('a budget is never crossed', () => {
     assert.match(refused.stderr, new RegExp(`a budget is set and these models have no price: ${MODEL} \\(no price for ${MODEL}\\)`));
     assert.equal(e2e.sim.stats().createsByPrompt['unpriced prompt 1'] ?? 0, before);
   });
+
+  it('status of a running job and results (table, csv, json) show spent vs estimated, per model and in total', async () => {
+    const dir = tempDir();
+    // One at a time, renders of 3-5 s: the job is still running after its first item has a row.
+    const items = Array.from({ length: 3 }, (_, i) => ({ id: `s-${i + 1}`, prompt: `spend shown ${i + 1}` }));
+    const job = writeJob(dir, {
+      name: 'spend-shown',
+      baseUrls: e2e.sim.urls,
+      items,
+      maxInFlight: 1,
+      extra: `pricing:\n  ${MODEL}:\n    per_video: 2`,
+    });
+    const run = startCli(['run', job], { env: e2e.env });
+    started.push(run);
+    const manifest = join(dir, 'out', 'manifest.jsonl');
+    const rowsNow = () => {
+      try {
+        return readFileSync(manifest, 'utf8').trim().split('\n').filter(Boolean).length;
+      } catch {
+        return 0;
+      }
+    };
+    await until(() => rowsNow() >= 1, 120_000, 'the first item recorded');
+    const status = await runCli(['status', job], { env: e2e.env });
+    assert.equal(status.code, 0, status.stderr);
+    assert.match(status.stdout, /creating \d+, rendering \d+/, 'the job is still running');
+    assert.match(status.stdout, /^spent: {4}\$[24]\.00 \(\$0\.00 billed, \$[24]\.00 estimated\) of \$6\.00 estimated$/m);
+    assert.match(status.stdout, new RegExp(`^  ${MODEL}: \\$[24]\\.00 .* of \\$6\\.00 estimated$`, 'm'));
+    const json = await runCli(['status', job, '--json'], { env: e2e.env });
+    const doc = JSON.parse(json.stdout) as { state: string; spend: { spent_usd: number; estimate_usd: number } | null };
+    assert.ok(doc.spend && doc.spend.spent_usd >= 2 && doc.spend.estimate_usd === 6, json.stdout);
+    assert.equal((await run.done).code, 0);
+
+    const spent = /^spent: {4}\$6\.00 \(\$0\.00 billed, \$6\.00 estimated\) of \$6\.00 estimated$/m;
+    const table = await runCli(['results', job], { env: e2e.env });
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /SHA256 +COST +ERROR/);
+    assert.match(table.stdout, /\$2\.00 est\./);
+    assert.match(table.stdout, spent);
+    const csv = await runCli(['results', job, '--format', 'csv'], { env: e2e.env });
+    assert.doesNotMatch(csv.stdout, /spent:/, 'stdout stays CSV');
+    assert.match(csv.stderr, spent);
+    const rows = await runCli(['results', job, '--format', 'json'], { env: e2e.env });
+    assert.equal((JSON.parse(rows.stdout) as unknown[]).length, 3);
+    assert.match(rows.stderr, spent);
+  });
 });

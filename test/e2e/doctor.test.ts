@@ -369,8 +369,10 @@ describe('reelflow doctor', { timeout: 180_000 }, () => {
     const result = await runCli(['doctor', job, '--json'], { env });
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assertNoKey(result);
-    const doc = JSON.parse(result.stdout) as { ok: unknown; checks: Array<Record<string, unknown>> };
-    assert.deepEqual(Object.keys(doc).sort(), ['checks', 'ok']);
+    const doc = JSON.parse(result.stdout) as { ok: unknown; checks: Array<Record<string, unknown>>; estimate: { unpriced_items: number } };
+    assert.deepEqual(Object.keys(doc).sort(), ['budget', 'checks', 'estimate', 'gateway_prices', 'ok']);
+    // The simulator publishes no prices and the job names none: every item is counted unpriced (docs/costs.md).
+    assert.equal(doc.estimate.unpriced_items, 2);
     assert.equal(doc.ok, true);
     assert.ok(doc.checks.length >= 7);
     for (const check of doc.checks) {

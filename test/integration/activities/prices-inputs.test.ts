@@ -9,6 +9,8 @@ import { preparePlan, readPlanItems } from '../../../activities/plan';
 import { FailureType } from '../../../activities/failure-types';
 import { loadJobFile } from '../../../jobfile';
 import { recordingFiles, storeJobInputs } from '../../../storage/inputs-publish';
+import { openStorage } from '../../../storage';
+import { RewriteStore, rewriteRecord } from '../../../storage/rewrites';
 import { tempDir } from '../../support/jobs';
 
 const cacheDir = tempDir('reelflow-prices-cache-');
@@ -136,5 +138,60 @@ describe('prices on the worker', () => {
     writeFileSync(jobFile, readFileSync(jobFile, 'utf8').replace('budget:\n  max_usd: 20\n', ''));
     const prepared = await preparePlan({ jobFile, runDate: '2026-03-01', startedAt: Date.now() });
     assert.equal(prepared.spentUsd, undefined);
+  });
+
+  it("the prices run priced the job with (the gateway's) win on the worker; an unstored rewrite is estimated when asked", async () => {
+    const { jobFile } = writeJobDir();
+    // The job file prices nothing itself now, and enhances prompts with a model only the gateway prices.
+    writeFileSync(
+      jobFile,
+      readFileSync(jobFile, 'utf8')
+        .replace('pricing_file: prices.json\n', '')
+        .replace('items:', 'enhance:\n  model: claude-sonnet-4-6\n  max_tokens: 100\nitems:'),
+    );
+    const input = { jobFile, runDate: '2026-03-01', startedAt: Date.now() };
+    await assert.rejects(preparePlan(input), /these models have no price: claude-sonnet-4-6 \(no price for claude-sonnet-4-6\), sora-2/);
+    const prices = {
+      'sora-2': { source: 'gateway http://g (/api/pricing)', perSecond: 0.01 },
+      'claude-sonnet-4-6': { source: 'gateway http://g (/api/pricing)', perCall: 0.01 },
+    };
+    const prepared = await preparePlan({ ...input, prices });
+    const loaded = await loadJobFile(jobFile, { runDate: '2026-03-01' });
+    assert.ok(loaded.ok && loaded.plan.enhance);
+    // The first item's rewrite of this prompt is stored already: nothing to reserve for it.
+    await new RewriteStore(openStorage(prepared.settings.output)).put(
+      rewriteRecord({
+        key: loaded.plan.items[0]!.key,
+        prompt: 'one',
+        enhance: loaded.plan.enhance,
+        rewrite: 'One, at dusk.',
+        model: 'claude',
+      }),
+    );
+    const read = (reserveRewrites: boolean) =>
+      readPlanItems({
+        jobFile,
+        runDate: '2026-03-01',
+        digest: prepared.digest,
+        offset: 0,
+        limit: 10,
+        retryStates: [],
+        output: prepared.settings.output,
+        prices,
+        ...(reserveRewrites ? { reserveRewrites } : {}),
+      });
+    const reserved = await read(true);
+    assert.deepEqual(
+      reserved.items.map((item) => [item.estimateUsd, item.rewriteEstimateUsd]),
+      [
+        [0.08, undefined],
+        [0.08, 0.01],
+      ],
+    );
+    assert.deepEqual(
+      (await read(false)).items.map((item) => item.rewriteEstimateUsd),
+      [undefined, undefined],
+      'no record is read unless the budget reserves rewrites',
+    );
   });
 });

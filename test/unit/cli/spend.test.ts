@@ -46,25 +46,27 @@ describe('the spend of a job', () => {
       row('a', 'sora-2', { usd: 0.8, source: 'billed' }),
       row('a', 'sora-2', { usd: 0.8, source: 'estimated' }), // a second run of the same item: paid again
       row('b', 'sora-2', { usd: 0, source: 'estimated' }),
-      row('c', 'seedance', { usd: 0.4, source: 'estimated' }),
+      { ...row('c', 'seedance', { usd: 0.4, source: 'estimated' }), rewrite_cost_usd: 0.02 }, // its rewrite: the enhance model's
       row('d', 'seedance'), // a row from before costs were recorded
     ];
     const spend = spendOf(rows, estimate);
     assert.deepEqual(spend, {
       currency: 'USD',
-      spent_usd: 2,
+      spent_usd: 2.02,
       billed_usd: 0.8,
-      estimated_usd: 1.2,
-      estimate_usd: 4,
+      estimated_usd: 1.22,
+      estimate_usd: 4.1,
       per_model: [
         { model: 'sora-2', spent_usd: 1.6, billed_usd: 0.8, estimated_usd: 0.8, estimate_usd: 3.2 },
         { model: 'seedance', spent_usd: 0.4, billed_usd: 0, estimated_usd: 0.4, estimate_usd: 0.8 },
+        { model: 'claude', spent_usd: 0.02, billed_usd: 0, estimated_usd: 0.02, estimate_usd: 0.1 },
       ],
     });
     assert.deepEqual(spendLines(spend!), [
-      'spent:    $2.00 ($0.80 billed, $1.20 estimated) of $4.00 estimated',
+      'spent:    $2.02 ($0.80 billed, $1.22 estimated) of $4.10 estimated',
       '  sora-2: $1.60 ($0.80 billed, $0.80 estimated) of $3.20 estimated',
       '  seedance: $0.40 ($0.00 billed, $0.40 estimated) of $0.80 estimated',
+      '  claude: $0.02 ($0.00 billed, $0.02 estimated) of $0.10 estimated',
     ]);
   });
 

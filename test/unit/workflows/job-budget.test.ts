@@ -180,4 +180,41 @@ describe('JobWorkflow never crosses budget.max_usd', () => {
     const rows = events.flatMap((e) => (e.kind === 'record' ? [e.row] : []));
     for (const row of rows) assert.deepEqual([row.cost_usd, row.cost_source], [4, 'billed']);
   });
+
+  it("reserves each item's prompt rewrite too, when the page says it is not stored yet, and records what it spent", async () => {
+    // $4 a create and $1 a rewrite: $35 pays for 7 items, not the 8 the creates alone would fit.
+    const plan = await budgetedPlan('rewrites', 10, {
+      concurrency: { maxInFlight: 10 },
+      enhance: { model: 'claude-sonnet-4-6', maxTokens: 100 },
+    });
+    const { stubs, creates, events } = stubActivities(server.env, plan, { renderMs: 10 * MINUTE });
+    const rewrites: string[] = [];
+    const withRewrites = {
+      ...stubs,
+      async readPlanItems({ offset, limit }: { offset: number; limit: number }) {
+        // The first item's rewrite is stored already: nothing to reserve for it.
+        const items = plan.items
+          .slice(offset, offset + limit)
+          .map((item) => ({ ...item, estimateUsd: 4, ...(item.index === 1 ? {} : { rewriteEstimateUsd: 1 }) }));
+        return { items, nextOffset: offset + items.length };
+      },
+      async enhancePrompt({ prompt }: { prompt: string }) {
+        rewrites.push(prompt);
+        return `rewritten: ${prompt}`;
+      },
+    };
+
+    const result = await runJob(server.env, server.bundle, withRewrites, 'rewrites');
+
+    assert.equal(creates.size, 7, `creates: ${[...creates.keys()].join(', ')}`);
+    assert.equal(result.notStarted, 3);
+    assert.equal(
+      result.stoppedBy?.message,
+      'budget reached: $34.00 of $35.00 spent or reserved; 3 items not started; raise budget.max_usd and run again',
+    );
+    const rows = events.flatMap((e) => (e.kind === 'record' ? [e.row] : []));
+    const first = rows.find((r) => r.index === 1);
+    assert.deepEqual([first?.cost_usd, first?.rewrite_cost_usd], [4, undefined]);
+    for (const row of rows.filter((r) => r.index !== 1)) assert.deepEqual([row.cost_usd, row.rewrite_cost_usd], [4, 1]);
+  });
 });
