@@ -62,3 +62,29 @@ export class OutageLog {
     this.options.emit({ phase, failures: this.failures, seconds: Math.round((now - this.startedAt!) / 1000) });
   }
 }
+
+/**
+ * The same warning again and again, such as Core's TMPRL1104 for every slow workflow task while a
+ * gateway is down: the first is written, then at most one per `everyMs`, which says how many of
+ * its kind were left out since (`repeated`). What is left out may still be written at debug.
+ */
+export class RepeatedLines {
+  private readonly seen = new Map<string, { lastAt: number; left: number }>();
+
+  constructor(
+    private readonly everyMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  admit(kind: string): { write: boolean; repeated: number } {
+    const now = this.now();
+    const seen = this.seen.get(kind);
+    if (seen && now - seen.lastAt < this.everyMs) {
+      seen.left += 1;
+      return { write: false, repeated: seen.left };
+    }
+    if (this.seen.size >= 1_000) this.seen.clear(); // kinds are few; a bound all the same
+    this.seen.set(kind, { lastAt: now, left: 0 });
+    return { write: true, repeated: seen?.left ?? 0 };
+  }
+}

@@ -19,8 +19,9 @@ import {
   type RuntimeOptions,
 } from '@temporalio/worker';
 import { bounded, LogEvent } from '../activities/log-events';
+import { GatewayAbortedError } from '../gateway/errors';
 import { HISTOGRAM_BUCKETS } from '../activities/metrics';
-import { OUTAGE_REPORT_MS, OutageLog } from '../activities/outage-log';
+import { OUTAGE_REPORT_MS, OutageLog, RepeatedLines } from '../activities/outage-log';
 import { MetricsAddressError } from './errors';
 import { log } from './log';
 import type { MetricsAddress } from './metrics-address';
@@ -104,24 +105,48 @@ export function watchTemporal(connection: NativeConnection): void {
 
 /**
  * A failed activity attempt that Temporal will retry says nothing an operator acts on: the item's
- * end (item.ended) or the outage lines do. Logged at debug; a final failure stays a warning.
+ * end (item.ended) or the outage lines do. Nor does one that ended because its own timeout or a
+ * cancel aborted its call (`aborted`, gateway/errors.ts): Temporal has recorded that already, and a
+ * quick status check cut at its deadline is made again as a regular activity (workflows/render.ts).
+ * Both are logged at debug; any other failure stays a warning.
  */
 function isRetriedActivityFailure(entry: LogEntry): boolean {
-  if (entry.meta?.sdkComponent !== 'activity' || entry.message !== 'Activity failed') return false;
-  const error = entry.meta.error;
-  return error instanceof ApplicationFailure && !error.nonRetryable;
+  // Local activities' lines come from the SDK's worker, the others' from the activity.
+  if (entry.message !== 'Activity failed' || entry.meta?.sdkComponent === 'core') return false;
+  const error = entry.meta?.error;
+  return error instanceof ApplicationFailure && (!error.nonRetryable || error.type === ABORTED);
 }
 
-/** One SDK or Core line into the log: outages summarised, retried attempts at debug. */
+/** The failure type of a call its activity's cancellation signal aborted (GatewayAbortedError's kind). */
+const ABORTED = new GatewayAbortedError().kind;
+
+/**
+ * One SDK or Core line into the log: outages summarised, retried attempts at debug, a Core warning
+ * repeated within OUTAGE_REPORT_MS at debug, no task token.
+ */
 function forward(entry: LogEntry): void {
-  const fields = { ...entry.meta, component: componentOf(entry.meta) };
+  // An activity's task token completes the activity for whoever holds it: not for a log reader.
+  const { taskToken: _token, ...meta } = entry.meta ?? {};
+  const fields = { ...meta, component: componentOf(entry.meta) };
   if (isConnectionTrouble(entry)) {
     temporalOutage.failed(entry);
     log.debug(fields, entry.message);
     return;
   }
   const level = isRetriedActivityFailure(entry) ? 'debug' : LEVELS[entry.level];
+  if (entry.meta?.sdkComponent === 'core' && (level === 'warn' || level === 'error')) {
+    const { write, repeated } = coreWarnings.admit(coreWarningKind(entry.message));
+    if (!write) return log.debug(fields, entry.message);
+    if (repeated > 0) return log[level]({ ...fields, repeated }, entry.message);
+  }
   log[level](fields, entry.message);
+}
+
+/** Core's warnings of one kind (its TMPRL code, else its text) at most once per OUTAGE_REPORT_MS. */
+const coreWarnings = new RepeatedLines(OUTAGE_REPORT_MS);
+
+function coreWarningKind(message: string): string {
+  return /\[(TMPRL\d+)\]/.exec(message)?.[1] ?? message.slice(0, 120);
 }
 
 /** Which part of the process wrote a line: the caller's own (activities say `gateway`), else the SDK's side. */

@@ -129,6 +129,8 @@ describe('logs: events, levels and outages (built CLI, real Temporal and simulat
     assert.ok(of('gateway.outage_ended').some((l) => l.baseUrl === e2e.sim.urls[0] && Number(l.failures) >= 1));
     // Debug lines are there (asked for); the key is on no line of either stream.
     assert.ok(all.some((l) => l.level === 20));
+    // Nor an activity's task token (it completes the activity for whoever holds it).
+    assert.ok(!all.some((l) => 'taskToken' in l));
     const text = JSON.stringify(all);
     assert.ok(!text.includes(KEY));
     const stopped = await worker.done;
@@ -163,6 +165,51 @@ describe('logs: events, levels and outages (built CLI, real Temporal and simulat
     const normalOut = (await normal.done).stdout;
     assert.match(normalOut, /"level":30\b/);
     assert.doesNotMatch(normalOut, /"level":20\b/);
+  });
+
+  it('both gateway addresses answer 503 for ~8 s during renders: per address a start and an end line, no warning per failed call', async () => {
+    const dir = tempDir();
+    const job = writeJob(dir, { name: 'gwdown', baseUrls: e2e.sim.urls, items: items('g', 4), maxInFlight: 4 });
+    const worker = startCli(['worker', '--log-format', 'json'], { env: e2e.env });
+    const lines = jsonLines(worker);
+    let from = 0;
+    let to = 0;
+    try {
+      await worker.waitFor(/polling task queue/, 60_000);
+      const run = startCli(['run', job, '--no-worker'], { env: e2e.env });
+      await until(() => lines().filter((l) => l.event === 'item.created').length >= 2, 60_000, 'two creates');
+      from = lines().length;
+      await Promise.all([e2e.sim.setPortMode(0, '503'), e2e.sim.setPortMode(1, '503')]);
+      await sleep(8_000);
+      await Promise.all([e2e.sim.setPortMode(0, 'up'), e2e.sim.setPortMode(1, 'up')]);
+      const result = await run.done;
+      assert.ok(result.code === 0 || result.code === 1, result.stderr);
+      await until(() => lines().some((l) => l.event === 'job.ended' && l.jobId === 'reelflow-gwdown'), 30_000, 'the job.ended event');
+      to = lines().length;
+    } finally {
+      await Promise.all([e2e.sim.setPortMode(0, 'up'), e2e.sim.setPortMode(1, 'up')]);
+      await stopWorker(worker);
+    }
+    const during = lines().slice(from, to);
+    const warnings = during.filter((l) => l.level >= 40 && l.event !== 'item.ended');
+    const show = warnings.map((l) => JSON.stringify(l)).join('\n');
+    assert.ok(warnings.length <= 6, `${warnings.length} warnings:\n${show}`);
+    // Besides the outage lines, Core's warnings about what the outage slowed (TMPRL1104: the status
+    // check, a local activity, held the workflow task): each kind once, not once per item.
+    const core = warnings.filter((l) => l.component === 'temporal-core').map((l) => /TMPRL\d+/.exec(l.msg)?.[0] ?? l.msg);
+    assert.equal(new Set(core).size, core.length, show);
+    assert.ok(
+      warnings.every((l) => l.event === 'gateway.outage_started' || l.component === 'temporal-core'),
+      show,
+    );
+    const started = new Set(during.filter((l) => l.event === 'gateway.outage_started').map((l) => l.baseUrl));
+    assert.ok(started.size >= 1, show);
+    const ended = new Set(during.filter((l) => l.event === 'gateway.outage_ended').map((l) => l.baseUrl));
+    assert.ok(
+      [...ended].some((base) => started.has(base)),
+      JSON.stringify(during.filter((l) => l.event?.startsWith('gateway.'))),
+    );
+    assert.ok(!during.some((l) => l.msg === 'Activity failed' && l.level >= 40), 'a retried attempt is no warning');
   });
 
   it('Temporal stopped for ~10 s under a running worker: a start line, a count at most, an end line', async () => {

@@ -1,7 +1,7 @@
 // An outage as a start line, a count at most every `everyMs`, and an end line (docs/logs.md), with a fake clock.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { OutageLog, type OutageLine } from '../../../activities/outage-log';
+import { OutageLog, RepeatedLines, type OutageLine } from '../../../activities/outage-log';
 
 function observed(everyMs = 10_000): { outage: OutageLog; lines: OutageLine[]; advance: (ms: number) => void } {
   let t = 5_000_000;
@@ -46,5 +46,30 @@ describe('OutageLog', () => {
       ],
     );
     assert.equal(lines[0]!.reason, undefined);
+  });
+});
+
+describe('RepeatedLines', () => {
+  it('writes the first of a kind, then at most one per period saying how many were left out', () => {
+    let t = 0;
+    const repeats = new RepeatedLines(30_000, () => t);
+    const written: Array<[string, number]> = [];
+    for (let i = 0; i < 100; i++) {
+      for (const kind of ['TMPRL1104', 'untracked local activity']) {
+        const { write, repeated } = repeats.admit(kind);
+        if (write) written.push([kind, repeated]);
+      }
+      t += 1_000; // 100 s of one line a second of each kind
+    }
+    assert.deepEqual(written, [
+      ['TMPRL1104', 0],
+      ['untracked local activity', 0],
+      ['TMPRL1104', 29],
+      ['untracked local activity', 29],
+      ['TMPRL1104', 29],
+      ['untracked local activity', 29],
+      ['TMPRL1104', 29],
+      ['untracked local activity', 29],
+    ]);
   });
 });
