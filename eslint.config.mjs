@@ -51,9 +51,9 @@ function layerPatterns(folder, allowed) {
   if (folder === 'workflows') {
     patterns.push({ group: ioModules, message: 'workflows/ must stay deterministic: no network or I/O libraries.' });
     // Values from I/O layers would be bundled into the sandbox; only types cross, and the
-    // dependency-free failure type names.
+    // dependency-free failure type names and log event names.
     patterns.push({
-      group: ['../gateway/*', '../storage/*', '../activities/*', '!../activities/failure-types'],
+      group: ['../gateway/*', '../storage/*', '../activities/*', '!../activities/failure-types', '!../activities/log-events'],
       allowTypeImports: true,
       message: 'workflows/ may import only types from I/O layers.',
     });

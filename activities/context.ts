@@ -15,6 +15,7 @@ import { KeySettingsError, readKeySettings, type KeySettings } from '../jobfile/
 import type { JobSettings, OutputSettings } from '../jobfile/plan';
 import { openStorage, type Storage } from '../storage';
 import { FailureType } from './failure-types';
+import { logGatewayEvent } from './gateway-log';
 import { isKeyOf } from './key-fingerprint';
 import { metricsHere } from './metrics';
 
@@ -83,8 +84,11 @@ export function gatewayFor(settings: JobSettings & { keyFingerprint?: string }):
       allowPrivateTargets: gateway.allowPrivateTargets,
       createRetries: retries.create,
       log: (level, message, fields) => log[level](message, { ...fields, component: 'gateway' }),
-      // Failovers and cooldowns, counted under the activity whose call caused them.
-      onEvent: (event) => metricsHere().gatewayEvent(event),
+      // Failovers and cooldowns, counted and logged under the activity whose call caused them.
+      onEvent: (event) => {
+        metricsHere().gatewayEvent(event);
+        logGatewayEvent(event);
+      },
     });
     clients.set(cacheKey, client);
   }

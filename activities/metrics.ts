@@ -88,7 +88,7 @@ export class ReelflowMetrics {
 
   gatewayEvent(event: PoolEvent): void {
     if (event.type === 'cooldown') this.add('cooldowns', 1, { base_url: event.baseUrl });
-    else this.add('failovers', 1, { base_url: event.from });
+    else if (event.type === 'failover') this.add('failovers', 1, { base_url: event.from });
   }
 
   downloaded(bytes: number): void {

@@ -7,6 +7,7 @@ import { RewriteStore, textToRender } from '../storage/rewrites';
 import { gatewayFor, storageFor } from './context';
 import { sendAfterMarking } from './create-marker';
 import { translated } from './failures';
+import { bounded, itemOfWorkflowId, LogEvent } from './log-events';
 import { preflightCreate } from './preflight';
 import { withStoredReferences, type JobSettingsWithInputs } from './inputs';
 import { countCheck, countCreate } from './metrics';
@@ -33,8 +34,10 @@ export function enhancePrompt(input: { settings: JobSettings; prompt: string; ke
       // The answer is paid for: this render uses it even when it could not be kept for later ones.
       onStoreFailed: (error) =>
         log.warn('the prompt rewrite could not be stored; a later run will ask Messages again', {
+          event: LogEvent.itemRewriteNotStored,
+          jobId: itemOfWorkflowId(Context.current().info.workflowExecution?.workflowId ?? '')?.jobId,
           key: input.key,
-          error: error instanceof Error ? error.message : String(error),
+          error: bounded(error instanceof Error ? error.message : String(error)),
         }),
     });
     return textToRender(record, input.prompt);

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { projectRoot } from '../worker/bundle';
 import { redact } from '../gateway/redact';
-import { log, logFormat } from '../worker/log';
+import { chooseLogLevel, log, logFormat, LogLevelError, LOG_LEVELS, setLogLevel } from '../worker/log';
 import { registerReportCommand } from './commands/report';
 import { registerReviewCommand } from './commands/review';
-import { exitCodeFor } from './errors';
+import { exitCodeFor, UsageError } from './errors';
 import { registerRunCommand } from './commands/run';
 import { registerServerCommand } from './commands/server';
 import { registerSimCommand } from './commands/sim';
@@ -26,6 +26,15 @@ export function buildProgram(): Command {
     .description('Durable batch AI video generation on Temporal: YAML job files in, verified videos out.')
     .version((JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version)
     .option('--verbose', 'show structured logs on stderr, and stack traces on errors')
+    .option('--log-level <level>', `the least severe log lines written: ${LOG_LEVELS.join(', ')} (default: REELFLOW_LOG_LEVEL, else info)`)
+    // Before any command runs: a worker's or run's own --log-level, else the global one (docs/logs.md).
+    .hook('preAction', (_program, command) => {
+      try {
+        setLogLevel(chooseLogLevel(command.optsWithGlobals<{ logLevel?: string }>().logLevel));
+      } catch (error) {
+        throw error instanceof LogLevelError ? new UsageError(error.message) : error;
+      }
+    })
     .showSuggestionAfterError(true)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();

@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { Option, type Command } from 'commander';
 import { MetricsAddressError } from '../worker/errors';
-import { configureLog, LOG_FORMATS, type LogFormat } from '../worker/log';
+import { configureLog, LOG_FORMATS, LOG_LEVELS, type LogFormat } from '../worker/log';
 import { parseMetricsAddress, type MetricsAddress } from '../worker/metrics-address';
 import { serveWorkerEndpoints } from '../worker/health';
 import { connectClient, connectWorker, resolveTemporal, type TemporalTarget } from '../worker/temporal';
@@ -29,7 +29,8 @@ export function addObservabilityOptions(command: Command): Command {
       new Option('--log-format <format>', 'file: logs go to <state dir>/logs/reelflow.log; json: one JSON object per line on stdout')
         .choices(LOG_FORMATS)
         .default('file'),
-    );
+    )
+    .option('--log-level <level>', `the least severe log lines written: ${LOG_LEVELS.join(', ')} (default: REELFLOW_LOG_LEVEL, else info)`);
 }
 
 /**

@@ -5,16 +5,24 @@
 // clears its record, another failure doubles the cooldown. 429 is not a base failure.
 
 /**
- * What the pool tells an observer (the worker's metrics): a base put in cooldown, and the traffic
- * it had moving to another base. Reported once per step of back-off: the failures of calls that
- * were in flight in the same outage add none.
+ * What the pool tells an observer (the worker's metrics and log): a base put in cooldown, the
+ * traffic it had moving to another base, and a base that answers again after failures. Reported
+ * once per step of back-off: the failures of calls that were in flight in the same outage add none.
  */
-export type PoolEvent = CooldownEvent | FailoverEvent;
+export type PoolEvent = CooldownEvent | FailoverEvent | RecoveredEvent;
 export interface CooldownEvent {
   type: 'cooldown';
   baseUrl: string;
   cooldownMs: number;
   consecutiveFailures: number;
+  /** The failure that caused it, as the retry engine described it (gateway text: untrusted). */
+  reason?: string;
+}
+export interface RecoveredEvent {
+  type: 'recovered';
+  baseUrl: string;
+  /** Back-off steps it had taken (consecutive failures before this success). */
+  failures: number;
 }
 export interface FailoverEvent {
   type: 'failover';
@@ -104,12 +112,13 @@ export class BaseUrlPool {
 
   reportSuccess(baseUrl: string): void {
     const e = this.entry(baseUrl);
+    if (e.failures > 0) this.notify({ type: 'recovered', baseUrl, failures: e.failures });
     e.failures = 0;
     e.until = 0;
   }
 
   /** A connection-level failure or 5xx. `minCooldownMs` honours a server's Retry-After. */
-  reportFailure(baseUrl: string, minCooldownMs = 0): number {
+  reportFailure(baseUrl: string, minCooldownMs = 0, reason?: string): number {
     const e = this.entry(baseUrl);
     const now = this.now();
     if (e.until > now) {
@@ -121,7 +130,13 @@ export class BaseUrlPool {
     e.failures += 1;
     const cooldown = Math.max(minCooldownMs, Math.min(this.maxCooldownMs, this.cooldownMs * 2 ** Math.min(e.failures - 1, 30)));
     e.until = this.now() + cooldown;
-    this.notify({ type: 'cooldown', baseUrl, cooldownMs: cooldown, consecutiveFailures: e.failures });
+    this.notify({
+      type: 'cooldown',
+      baseUrl,
+      cooldownMs: cooldown,
+      consecutiveFailures: e.failures,
+      ...(reason === undefined ? {} : { reason }),
+    });
     // Calls now go to the first healthy base; with none healthy they wait, which is no failover.
     const next = this.pick();
     if (next !== baseUrl && this.isHealthy(next)) this.notify({ type: 'failover', from: baseUrl, to: next });

@@ -233,8 +233,10 @@ export async function call<T>(engine: Engine, spec: CallSpec<T>): Promise<CallRe
     failures += 1;
     if ('path' in target) {
       failedHere.add(baseUrl);
-      const cooldown = pool.reportFailure(baseUrl, error.retryAfterMs ?? 0);
-      log('warn', `${spec.operation} failed on ${baseUrl}: ${describeError(error)}; base cooling down ${cooldown} ms`, {
+      const cooldown = pool.reportFailure(baseUrl, error.retryAfterMs ?? 0, describeError(error));
+      // One line per failed call would flood the log in an outage: the pool's events (cooldown,
+      // failover, recovered) are what the worker reports, once per outage (docs/logs.md).
+      log('debug', `${spec.operation} failed on ${baseUrl}: ${describeError(error)}; base cooling down ${cooldown} ms`, {
         operation: spec.operation,
         attempt: attempts,
       });

@@ -11,6 +11,25 @@ import { stateDirectory } from './state-dir';
 export const LOG_FORMATS = ['file', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
+/** `--log-level` / `REELFLOW_LOG_LEVEL` (docs/logs.md): the least severe lines written. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
+
+export class LogLevelError extends Error {}
+
+/**
+ * The level from the command line's `--log-level`, else `REELFLOW_LOG_LEVEL`, else info. An unknown
+ * value is refused naming the allowed ones (the CLI makes it a usage error, exit 2).
+ */
+export function chooseLogLevel(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): LogLevel {
+  const [value, source] = flag !== undefined ? [flag, '--log-level'] : [env.REELFLOW_LOG_LEVEL, 'REELFLOW_LOG_LEVEL'];
+  if (value === undefined || value === '') return DEFAULT_LOG_LEVEL;
+  const level = value.toLowerCase();
+  if ((LOG_LEVELS as readonly string[]).includes(level)) return level as LogLevel;
+  throw new LogLevelError(`${source} ${JSON.stringify(value)} is not a log level: use one of ${LOG_LEVELS.join(', ')}`);
+}
+
 /**
  * A log line as it may leave the process: redacted, and still one JSON object. Redacting the text
  * itself can cut an escape sequence in half (`api_key=\"…`), so a line that needs redaction is
@@ -67,13 +86,24 @@ export function configureLog(options: { format: LogFormat }): void {
   sink.format = options.format;
 }
 
+/**
+ * The level of every line from now on, this process's and the SDK's (worker/runtime.ts hands the
+ * SDK's lines of every level to this logger). Kept in the environment too, so a worker this
+ * command starts in another process (run --detach) logs at the same level.
+ */
+export function setLogLevel(level: LogLevel): void {
+  log.level = level;
+  process.env.REELFLOW_LOG_LEVEL = level;
+}
+
 export function logFormat(): LogFormat {
   return sink.format;
 }
 
 export const log = pino(
   {
-    level: 'debug',
+    // Until the command line is read (setLogLevel): the environment's level, or info.
+    level: LOG_LEVELS.find((l) => l === process.env.REELFLOW_LOG_LEVEL?.toLowerCase()) ?? DEFAULT_LOG_LEVEL,
     base: { pid: process.pid },
     redact: { paths: ['*.authorization', '*.Authorization', '*["x-api-key"]', 'headers.*'], censor: '[redacted]' },
     hooks: {

@@ -6,7 +6,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { ensureDevServer, type DevServer } from './dev-server';
 import { TemporalUnavailableError } from './errors';
 import { dropIpServerNameWarning } from './ip-server-name-warning';
-import { installRuntime } from './runtime';
+import { installRuntime, watchTemporal } from './runtime';
 import { stateDirectory } from './state-dir';
 import { diagnoseHandshake, diagnoseNamespaceError, diagnoseTls, type Diagnosis } from './temporal-diagnosis';
 
@@ -128,7 +128,9 @@ export async function connectClient(target: TemporalTarget): Promise<Client> {
 }
 
 /** A worker's connection. The SDK's Runtime (logs, metrics) is installed first, if the command has not already. */
-export function connectWorker(target: TemporalTarget): Promise<NativeConnection> {
+export async function connectWorker(target: TemporalTarget): Promise<NativeConnection> {
   installRuntime();
-  return withConnectRetries(target, () => NativeConnection.connect(target.connectionOptions));
+  const connection = await withConnectRetries(target, () => NativeConnection.connect(target.connectionOptions));
+  watchTemporal(connection); // an outage's end is learnt by asking it (docs/logs.md)
+  return connection;
 }

@@ -19,6 +19,7 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { FailureType, jobWideCause } from '../activities/failure-types';
+import { bounded, LogEvent } from '../activities/log-events';
 import type { ItemWorkflowState } from '../activities/item-workflow';
 import type { PageItem } from '../activities/plan';
 import { roundUsd } from '../jobfile/prices';
@@ -66,6 +67,15 @@ type Page = Awaited<ReturnType<typeof bookkeeping.readPlanItems>>;
 
 export async function JobWorkflow(input: JobInput): Promise<JobResult> {
   const job = new Job(input, input.carry ?? (await firstRun(input)));
+  // Workflow log lines are not written again when the history is replayed, and add no events to it.
+  if (!input.carry) {
+    log.info('job started', {
+      event: LogEvent.jobStarted,
+      jobId: workflowInfo().workflowId,
+      job: job.settings.job,
+      items: job.carry.prepared.itemCount,
+    });
+  }
   job.newStops = patched(STOPS_LET_IN_FLIGHT_FINISH);
   job.startBudget();
   setHandler(itemDoneSignal, (outcome) => job.reported(outcome));
@@ -84,10 +94,24 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
   // stored, the next run of the job writes it again, and it must not fail a job whose items ended.
   if (patched('manifest-snapshot-at-end')) {
     await bookkeeping.snapshotManifest({ output: job.settings.output }).catch((error: unknown) => {
-      log.warn('could not leave manifest.jsonl at the output location', { reason: (error as Error | undefined)?.message });
+      log.warn('could not leave manifest.jsonl at the output location', {
+        event: LogEvent.jobManifestNotLeft,
+        jobId: workflowInfo().workflowId,
+        reason: bounded((error as Error | undefined)?.message),
+      });
     });
   }
   const { carry } = job;
+  log.info('job ended', {
+    event: LogEvent.jobEnded,
+    jobId: workflowInfo().workflowId,
+    job: job.settings.job,
+    total: carry.prepared.itemCount,
+    counts: carry.counts,
+    canceled: carry.canceled,
+    runs: carry.runs,
+    ...(carry.stoppedBy ? { stoppedBy: carry.stoppedBy.kind } : {}),
+  });
   return {
     job: job.settings.job,
     total: carry.prepared.itemCount,
@@ -326,6 +350,14 @@ class Job {
 
   async continueAsNew(): Promise<never> {
     await condition(allHandlersFinished);
+    log.info('job continues as new', {
+      event: LogEvent.jobContinuedAsNew,
+      jobId: this.self,
+      run: this.carry.runs + 1,
+      cursor: this.carry.cursor,
+      inFlight: this.inFlightCount(),
+      counts: this.carry.counts,
+    });
     return continueAsNew<typeof JobWorkflow>({ ...this.input, carry: { ...this.carry, runs: this.carry.runs + 1 } });
   }
 
@@ -487,7 +519,14 @@ class Job {
     }
     // Signals are handled before an activity's result, so a report that came here is counted by now.
     if (held.state === 'running' || !this.carry.inFlight[childId]) return false;
-    log.info("starting an item again after its earlier run's workflow", { workflowId: childId, ...held });
+    log.info("starting an item again after its earlier run's workflow", {
+      event: LogEvent.itemRestarted,
+      jobId: this.self,
+      key: item.key,
+      model: item.request.model,
+      workflowId: childId,
+      ...held,
+    });
     return true;
   }
 

@@ -19,6 +19,7 @@ import { gatewayActivities, recording } from './activities';
 import { nextPollDelay, type ProgressSample } from './polling';
 import { roundUsd } from '../jobfile/prices';
 import { FailureType, jobWideCause } from '../activities/failure-types';
+import { bounded, LogEvent } from '../activities/log-events';
 import type { DownloadedVideo } from '../activities/download';
 import type { PriorTask } from '../activities/plan';
 import type { CreatedTaskInfo, TaskCheck } from '../activities/render';
@@ -60,8 +61,14 @@ function endedBy(during: string) {
   };
 }
 
+/** The fields every item event carries (docs/logs.md). */
+function itemFields(input: RenderInput): { jobId: string; key: string; model: string } {
+  return { jobId: input.jobWorkflowId, key: input.item.key, model: input.item.request.model };
+}
+
 export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
   const { item, settings } = input;
+  const fields = itemFields(input);
   const status: RenderStatus = { key: item.key, phase: 'pending', polls: 0 };
   setHandler(itemStatusQuery, () => status);
   const calls = gatewayActivities(settings);
@@ -100,6 +107,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       }
       status.phase = 'creating';
       created = await createWithPolicy(input, prompt, calls, sent);
+      log.info('item created', { event: LogEvent.itemCreated, ...fields, taskId: created.taskId, baseUrl: created.baseUrl });
       Object.assign(status, { phase: 'rendering', taskId: created.taskId, baseUrl: created.baseUrl, createdAt: created.createdAt });
       pollingFrom = created.createdAt;
     }
@@ -138,12 +146,15 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       if (now < deadline) await sleep(Math.min(delay, deadline - now));
       if (Date.now() >= deadline && !checksAtDeadline) continue;
       checkedAt = Date.now();
+      const previous = check;
       check = await statusCheck(
         calls,
         { settings, taskId: created.taskId, protocol: item.request.protocol, createdAt: created.createdAt },
         checkFallsBack,
+        fields,
       ).catch(endedBy('status check'));
       status.polls += 1;
+      logStatusChange(fields, created.taskId, previous, check);
       if (check.progress !== status.progress) readingSeenAt = Date.now() - created.createdAt;
       status.progress = check.progress;
       if (!firstProgress && check.progress !== undefined && check.progress > 0) {
@@ -167,6 +178,15 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       })
       .catch(endedBy('download'));
     status.baseUrl = download.baseUrl;
+    log.info('item downloaded', {
+      event: LogEvent.itemDownloaded,
+      ...fields,
+      taskId: created.taskId,
+      bytes: download.bytes,
+      sha256: download.sha256,
+      file: download.file,
+      baseUrl: download.servedBy,
+    });
   } catch (error) {
     if (isCancellation(error)) {
       ended = new ItemEnded(
@@ -192,6 +212,17 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     ...(cost ? { costUsd: cost.usd } : {}),
     ...(rewriteUsd !== undefined ? { rewriteCostUsd: rewriteUsd } : {}),
   };
+  const endedLine = {
+    event: LogEvent.itemEnded,
+    ...fields,
+    state: outcome.state,
+    ...(status.taskId === undefined ? {} : { taskId: status.taskId }),
+    polls: status.polls,
+    ...(ended ? { kind: ended.kind, reason: bounded(ended.message) } : {}),
+    ...(cost ? { costUsd: cost.usd } : {}),
+  };
+  if (outcome.state === 'succeeded' || outcome.state === 'canceled') log.info('item ended', endedLine);
+  else log.warn('item ended', endedLine);
   // Nothing was created (no task of this run or an earlier one), and the cause is the job's: the
   // item is not started. No manifest row, so the next run after the fix renders it without
   // --retry-failed (docs/reruns.md). Workflows from before it replay the row they recorded.
@@ -266,21 +297,39 @@ async function askHeldTask(
       calls,
       { settings: input.settings, taskId: prior.taskId, protocol: prior.protocol, createdAt: prior.createdAt },
       true, // a workflow that asks a held task is newer than the fall-back
+      itemFields(input),
     );
   } catch (error) {
     const failure = error instanceof ActivityFailure ? error.cause : error;
     if (!(failure instanceof ApplicationFailure && failure.type === FailureType.taskNotFound)) return endedBy('status check')(error);
-    log.info('the task the item held is gone: creating it again', { key: input.item.key, taskId: prior.taskId });
+    log.info('the task the item held is gone: creating it again', {
+      event: LogEvent.itemHeldTask,
+      ...itemFields(input),
+      taskId: prior.taskId,
+      outcome: 'gone',
+    });
     Object.assign(status, { phase: 'pending', taskId: undefined, createdAt: undefined });
     return undefined;
   }
   status.polls += 1;
   if (check.state === 'failed') {
-    log.info('the task the item held failed: creating it again', { key: input.item.key, taskId: prior.taskId, reason: check.failReason });
+    log.info('the task the item held failed: creating it again', {
+      event: LogEvent.itemHeldTask,
+      ...itemFields(input),
+      taskId: prior.taskId,
+      outcome: 'failed',
+      reason: bounded(check.failReason),
+    });
     Object.assign(status, { phase: 'pending', taskId: undefined, createdAt: undefined });
     return undefined;
   }
-  log.info('continuing the task the item held', { key: input.item.key, taskId: prior.taskId, state: check.state });
+  log.info('continuing the task the item held', {
+    event: LogEvent.itemHeldTask,
+    ...itemFields(input),
+    taskId: prior.taskId,
+    outcome: 'continued',
+    state: check.state,
+  });
   return { created: { taskId: prior.taskId, baseUrl: prior.baseUrl ?? check.baseUrl, createdAt: prior.createdAt }, check };
 }
 
@@ -290,7 +339,12 @@ async function askHeldTask(
  * 429 wait) is made again as a regular activity with the full retry budget. Workflows from before
  * that change replay their long local checks (`checkLocal`).
  */
-async function statusCheck(calls: ReturnType<typeof gatewayActivities>, input: CheckInput, fallsBack: boolean): Promise<TaskCheck> {
+async function statusCheck(
+  calls: ReturnType<typeof gatewayActivities>,
+  input: CheckInput,
+  fallsBack: boolean,
+  fields: ReturnType<typeof itemFields>,
+): Promise<TaskCheck> {
   if (!fallsBack) return calls.checkLocal.checkTask(input);
   try {
     return await calls.quickCheck.checkTask(input);
@@ -298,7 +352,12 @@ async function statusCheck(calls: ReturnType<typeof gatewayActivities>, input: C
     // A failed local activity may arrive as its ApplicationFailure itself, not wrapped.
     const failure = error instanceof ActivityFailure ? error.cause : error;
     if (isCancellation(error) || (failure instanceof ApplicationFailure && failure.nonRetryable)) throw error;
-    log.info('status check moved to a regular activity', { taskId: input.taskId, reason: (failure as Error | undefined)?.message });
+    log.debug('status check moved to a regular activity', {
+      event: LogEvent.itemCheckMoved,
+      ...fields,
+      taskId: input.taskId,
+      reason: bounded((failure as Error | undefined)?.message),
+    });
     return calls.check.checkTask(input);
   }
 }
@@ -372,7 +431,12 @@ async function createWithPolicy(input: RenderInput, prompt: string, calls: Retur
           );
         }
         unsent += 1;
-        log.warn('create sent nothing; creating again', { key: input.item.key, reason: describe(error), retry: unsent });
+        log.warn('create sent nothing; creating again', {
+          event: LogEvent.itemCreateRetried,
+          ...itemFields(input),
+          reason: bounded(describe(error)),
+          retry: unsent,
+        });
         await sleep(1_000 * unsent);
         continue;
       }
@@ -382,6 +446,18 @@ async function createWithPolicy(input: RenderInput, prompt: string, calls: Retur
       attempt += 1;
     }
   }
+}
+
+/**
+ * item.status: a change of the task's state (info), or of its progress alone (debug). `previous` is
+ * the check before (none: the task was just created).
+ */
+function logStatusChange(fields: ReturnType<typeof itemFields>, taskId: string, previous: TaskCheck | undefined, check: TaskCheck): void {
+  const from = previous?.state ?? 'created';
+  if (from === check.state && previous?.progress === check.progress) return;
+  const line = { event: LogEvent.itemStatus, ...fields, taskId, from, to: check.state, progress: check.progress };
+  if (from !== check.state) log.info('item status', line);
+  else log.debug('item status', line);
 }
 
 function describe(error: unknown): string {

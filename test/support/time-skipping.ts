@@ -60,6 +60,12 @@ function launcherPath(): string {
   }).trim();
 }
 
+/** For a test that reads the lines workflows log: the process's one Runtime, with its logger, before the server starts. */
+export function logWorkersTo(logger: DefaultLogger): void {
+  Runtime.install({ logger });
+  runtimeInstalled = true;
+}
+
 export async function startTimeSkippingTemporal(): Promise<TimeSkippingTemporal> {
   if (!runtimeInstalled) Runtime.install({ logger: quiet });
   runtimeInstalled = true;

@@ -76,4 +76,23 @@ describe('BaseUrlPool events', () => {
     assert.ok(throwing.reportFailure(A) > 0);
     assert.equal(throwing.pick(), B);
   });
+
+  it('reports a base that answers again after failures as recovered, once, and carries the failure reason', () => {
+    const { pool, events, advance } = observed([A, B]);
+    pool.reportSuccess(A); // never failed: nothing to say
+    pool.reportFailure(A, 0, 'HTTP 503');
+    advance(1000);
+    pool.reportFailure(A, 0, 'connection refused');
+    advance(2000);
+    pool.reportSuccess(A);
+    pool.reportSuccess(A);
+    assert.deepEqual(
+      events.filter((e) => e.type !== 'failover'),
+      [
+        { type: 'cooldown', baseUrl: A, cooldownMs: 1000, consecutiveFailures: 1, reason: 'HTTP 503' },
+        { type: 'cooldown', baseUrl: A, cooldownMs: 2000, consecutiveFailures: 2, reason: 'connection refused' },
+        { type: 'recovered', baseUrl: A, failures: 2 },
+      ],
+    );
+  });
 });
