@@ -4,6 +4,7 @@ import { Worker, type NativeConnection } from '@temporalio/worker';
 import * as activities from '../activities/definitions';
 import { closeActivityResources } from '../activities/context';
 import { workflowSource } from './bundle';
+import { hostLimiters, stopLimiterWorker } from './limiter-worker';
 import { log } from './log';
 
 export interface WorkerOptions {
@@ -36,6 +37,7 @@ function favourMemoryOverSpeed(): void {
 
 export async function createReelflowWorker(options: WorkerOptions): Promise<Worker> {
   favourMemoryOverSpeed();
+  hostLimiters(options.connection, options.namespace);
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
@@ -55,11 +57,13 @@ export async function createReelflowWorker(options: WorkerOptions): Promise<Work
 export async function runWorkerUntil(worker: Worker, stop: Promise<unknown>): Promise<void> {
   void stop.then(() => {
     if (worker.getState() === 'RUNNING') worker.shutdown();
+    void stopLimiterWorker();
   });
   log.info({ taskQueue: worker.options.taskQueue, namespace: worker.options.namespace }, 'worker polling');
   try {
     await worker.run();
   } finally {
+    await stopLimiterWorker();
     await closeActivityResources();
     log.info('worker stopped');
   }
