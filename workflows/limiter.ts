@@ -65,6 +65,8 @@ export async function LimiterWorkflow(input: LimiterInput = {}): Promise<void> {
   setHandler(releasePermitSignal, (holder) => limiter.released(holder));
   const historyBudget = input.historyBudget ?? HISTORY_BUDGET;
   for (;;) {
+    // Before granting: an ask or release that comes while the grants are sent wakes the wait below.
+    limiter.changed = false;
     await limiter.grantWhatFits();
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > historyBudget) {
@@ -76,7 +78,6 @@ export async function LimiterWorkflow(input: LimiterInput = {}): Promise<void> {
       if (!(await condition(() => !limiter.idle(), input.idleMs ?? IDLE_MS))) return;
       continue;
     }
-    limiter.changed = false;
     await condition(() => limiter.changed, Math.max(1, limiter.nextWakeAt() - Date.now()));
     await limiter.checkLeases();
   }
