@@ -302,8 +302,8 @@ export const matrixSchema = z.record(
 export const sharedLimitsSchema = z
   .strictObject(
     {
-      max_in_flight: count('shared max_in_flight', 1, 2000).optional(),
-      creates_per_minute: count('shared creates_per_minute', 1, 100_000).optional(),
+      max_in_flight: count('max_in_flight', 1, 2000).optional(),
+      creates_per_minute: count('creates_per_minute', 1, 100_000).optional(),
       per: oneOf('per', ['key', 'model']).default('key').meta({ description: 'one limit per gateway key, or per key and model' }),
     },
     { error: says('concurrency.shared', 'a map with max_in_flight and/or creates_per_minute, and per') },
