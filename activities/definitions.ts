@@ -5,3 +5,4 @@ export { downloadVideo } from './download';
 export { recordItem } from './record';
 export { itemWorkflowState } from './item-workflow';
 export { snapshotManifest } from './manifest-snapshot';
+export { askForPermit, permitHoldersRunning } from './limiter';

@@ -28,3 +28,12 @@ export function isKeyOf(fingerprint: string, key: string): boolean {
   const wanted = Buffer.from(expected);
   return actual.length === wanted.length && timingSafeEqual(actual, wanted);
 }
+
+/**
+ * The same fingerprint every time for one key and one `purpose`: for what must be shared by every
+ * job on a key (the shared limits' limiter id, activities/limiter.ts), where the per-job salt above
+ * would tell equal keys apart. 64 bits of an HMAC keyed by the purpose; the key cannot be had back.
+ */
+export function stableKeyFingerprint(key: string, purpose: string): string {
+  return mac(purpose, key);
+}

@@ -130,11 +130,22 @@ export interface ScheduleSettings {
   description?: string;
 }
 
+/**
+ * concurrency.shared: at most `maxInFlight` renders and `createsPerMinute` creates at once for every
+ * job on one gateway key (`per: 'model'`: on one key and model), whichever worker runs them.
+ */
+export interface SharedLimits {
+  maxInFlight?: number;
+  createsPerMinute?: number;
+  per: 'key' | 'model';
+}
+
 /** Settings of a job that every item shares; small enough to travel through workflow history. */
 export interface JobSettings {
   job: string;
   gateway: GatewaySettings;
-  concurrency: { maxInFlight: number; createsPerMinute?: number };
+  /** shared: limits shared with every job on the same gateway key (docs/limits.md); absent: none. */
+  concurrency: { maxInFlight: number; createsPerMinute?: number; shared?: SharedLimits };
   polling: { initialMs: number; maxMs: number; timeoutMs: number };
   /**
    * stopAfterFailures: retries.stop_after_failures, the identical item failures that stop the job (0:

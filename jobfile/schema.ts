@@ -333,10 +333,25 @@ export const matrixSchema = z.record(
   { error: recordSays('matrix', 'a map of names to lists of values') },
 );
 
+/** concurrency.shared: limits every job on one gateway key shares, across the fleet (docs/limits.md). */
+export const sharedLimitsSchema = z
+  .strictObject(
+    {
+      max_in_flight: count('max_in_flight', 1, 2000).optional(),
+      creates_per_minute: count('creates_per_minute', 1, 100_000).optional(),
+      per: oneOf('per', ['key', 'model']).default('key').meta({ description: 'one limit per gateway key, or per key and model' }),
+    },
+    { error: says('concurrency.shared', 'a map with max_in_flight and/or creates_per_minute, and per') },
+  )
+  .refine((v) => v.max_in_flight !== undefined || v.creates_per_minute !== undefined, {
+    error: 'concurrency.shared needs max_in_flight or creates_per_minute (or both)',
+  });
+
 export const concurrencySchema = z.strictObject(
   {
     max_in_flight: count('max_in_flight', 1, 2000).default(20),
     creates_per_minute: count('creates_per_minute', 1, 100_000).optional(),
+    shared: sharedLimitsSchema.optional(),
   },
   { error: says('concurrency', 'a map') },
 );

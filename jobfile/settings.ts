@@ -2,7 +2,7 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { describeCron, splitCronZone } from './cron';
 import { type Ctx, warn } from './context';
-import type { JobSettings, OutputSettings } from './plan';
+import type { JobSettings, OutputSettings, SharedLimits } from './plan';
 import { renderTemplate } from './placeholders';
 import type { JobFileData } from './schema';
 import { DEFAULT_MAX_VIDEO_BYTES, normaliseBaseUrl, parseByteSize, parseDuration } from './values';
@@ -12,6 +12,15 @@ export const BUILTIN_PLACEHOLDERS = ['job', 'id', 'index', 'model', 'date', 'tak
 const ITEM_ONLY = new Map(
   ['id', 'index', 'model', 'take'].map((n) => [n, `{${n}} differs between items; only {job}, {date} and vars keys are known here`]),
 );
+
+/** The job file's concurrency.shared, as the workflows carry it (only the limits given). */
+function sharedLimits(shared: NonNullable<JobFileData['concurrency']['shared']>): SharedLimits {
+  return {
+    ...(shared.max_in_flight !== undefined ? { maxInFlight: shared.max_in_flight } : {}),
+    ...(shared.creates_per_minute !== undefined ? { createsPerMinute: shared.creates_per_minute } : {}),
+    per: shared.per,
+  };
+}
 
 function ms(text: string): number {
   return parseDuration(text) ?? 0; // the schema has checked the format
@@ -138,6 +147,7 @@ export function buildSettings(data: JobFileData, ctx: Ctx, values: Map<string, s
     concurrency: {
       maxInFlight: data.concurrency.max_in_flight,
       createsPerMinute: data.concurrency.creates_per_minute,
+      ...(data.concurrency.shared ? { shared: sharedLimits(data.concurrency.shared) } : {}),
     },
     polling: { initialMs, maxMs, timeoutMs: ms(data.polling.timeout) },
     retries: { create: data.retries.create, download: data.retries.download, stopAfterFailures: data.retries.stop_after_failures },

@@ -14,7 +14,7 @@ export function acceptCreate(
   id?: string,
 ): Task | undefined {
   const task = ctx.store.create(fields, ctx.faults.faults.failRate, id);
-  ctx.stats.create(fields.prompt, seedOf(fields.metadata));
+  ctx.stats.create(fields.prompt, task, seedOf(fields.metadata));
   ctx.videos.prepare(task);
   if (ctx.faults.lostCreate()) {
     ctx.stats.lostCreate(fields.prompt);

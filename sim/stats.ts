@@ -18,7 +18,13 @@ export interface SimStatsExt extends SimStats {
   checksByReading: Record<string, number[]>;
   /** Per prompt, the seed of each create that carried one, in order (takes, docs/takes.md). */
   seedsByPrompt: Record<string, number[]>;
+  /** Most renders in flight at once (created, not yet finished on the simulator's clock). */
+  peakRendersInFlight: number;
+  /** When each create was accepted (ms since the epoch), oldest first; the last 1,000. */
+  createTimes: number[];
 }
+
+const CREATE_TIMES_KEPT = 1_000;
 
 const bump = (m: Record<string, number>, k: string, by = 1): void => {
   m[k] = (m[k] ?? 0) + by;
@@ -39,6 +45,10 @@ export class StatsRecorder {
   bytesServed = 0;
   cdnAuthHeadersSeen = 0;
   tasksCreated = 0;
+  peakRendersInFlight = 0;
+  createTimes: number[] = [];
+  /** When each render in flight finishes. */
+  private renderEnds: number[] = [];
 
   request(endpoint: string, port: number): void {
     bump(this.requests, endpoint);
@@ -49,10 +59,16 @@ export class StatsRecorder {
     bump(this.requests, `${method} cdn`);
     this.cdnRequests++;
   }
-  create(prompt: string, seed?: number): void {
+  create(prompt: string, render?: { createdAt: number; renderMs: number }, seed?: number): void {
     bump(this.createsByPrompt, prompt);
     if (seed !== undefined) (this.seedsByPrompt[prompt] ??= []).push(seed);
     this.tasksCreated++;
+    if (!render) return;
+    this.renderEnds = this.renderEnds.filter((end) => end > render.createdAt);
+    this.renderEnds.push(render.createdAt + render.renderMs);
+    this.peakRendersInFlight = Math.max(this.peakRendersInFlight, this.renderEnds.length);
+    this.createTimes.push(render.createdAt);
+    if (this.createTimes.length > CREATE_TIMES_KEPT) this.createTimes.shift();
   }
   lostCreate(prompt: string): void {
     this.fault('lost-create');
@@ -88,6 +104,8 @@ export class StatsRecorder {
       cdnAuthHeadersSeen: this.cdnAuthHeadersSeen,
       cdnRequests: this.cdnRequests,
       tasksCreated: this.tasksCreated,
+      peakRendersInFlight: this.peakRendersInFlight,
+      createTimes: [...this.createTimes],
       faults: { ...this.faults },
       messagesAuth: { ...this.messagesAuth },
       anthropicVersions: { ...this.anthropicVersions },

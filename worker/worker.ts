@@ -6,6 +6,7 @@ import { closeActivityResources } from '../activities/context';
 import { workflowSource } from './bundle';
 import { drainInterceptors } from './drain';
 import { watchReadiness } from './health';
+import { hostLimiters, stopLimiterWorker } from './limiter-worker';
 import { log } from './log';
 
 export interface WorkerOptions {
@@ -43,6 +44,7 @@ function favourMemoryOverSpeed(): void {
 
 export async function createReelflowWorker(options: WorkerOptions): Promise<Worker> {
   favourMemoryOverSpeed();
+  hostLimiters(options.connection, options.namespace);
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
@@ -64,6 +66,7 @@ export async function createReelflowWorker(options: WorkerOptions): Promise<Work
 export async function runWorkerUntil(worker: Worker, stop: Promise<unknown>): Promise<void> {
   void stop.then(() => {
     if (worker.getState() === 'RUNNING') worker.shutdown();
+    void stopLimiterWorker();
   });
   log.info({ taskQueue: worker.options.taskQueue, namespace: worker.options.namespace }, 'worker polling');
   // /readyz (--metrics) reports on this worker while it runs.
@@ -72,6 +75,7 @@ export async function runWorkerUntil(worker: Worker, stop: Promise<unknown>): Pr
     await worker.run();
   } finally {
     watchReadiness(undefined);
+    await stopLimiterWorker();
     await closeActivityResources();
     log.info('worker stopped');
   }

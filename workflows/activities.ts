@@ -91,3 +91,13 @@ export function gatewayActivities(settings: JobSettings) {
     }),
   };
 }
+
+/**
+ * The shared limits (workflows/limiter.ts): a render's ask for a permit (a signalWithStart, quick
+ * and safe to repeat), and the limiter's check of its holders (describes; a failed check keeps the
+ * holders until the next).
+ */
+export const permits = proxyActivities<typeof activities>({
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5 },
+});

@@ -1,3 +1,4 @@
 // The workflow bundle's entry: every workflow type the worker registers.
 export { JobWorkflow } from './job';
 export { RenderWorkflow } from './render';
+export { LimiterWorkflow } from './limiter';

@@ -17,6 +17,7 @@ import {
 import type { ManifestRow } from '../storage/manifest';
 import { gatewayActivities, recording } from './activities';
 import { nextPollDelay, type ProgressSample } from './polling';
+import { SharedPermit } from './limiter';
 import { roundUsd } from '../jobfile/prices';
 import { FailureType, jobWideCause } from '../activities/failure-types';
 import { bounded, LogEvent } from '../activities/log-events';
@@ -82,8 +83,12 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
   let rewriteUsd: number | undefined;
   /** Creates of this run that may have reached the gateway (the budget's spend, docs/costs.md). */
   const sent: CreatesSent = { maybe: 0 };
+  // concurrency.shared: a permit of the key's limiter, held from before the item's first gateway
+  // call until its render ends however it ends (docs/limits.md). Jobs without it ask nothing.
+  const permit = settings.concurrency.shared && patched('shared-limit-permit') ? new SharedPermit(settings, item.request.model) : undefined;
 
   try {
+    await permit?.acquire().catch(endedBy('asking for a permit of the shared limits'));
     // A task the item already holds (an earlier run's: canceled, timed out, its video lost) is
     // asked first: paid work is reused, and only a task that is gone or failed is created again.
     const held = item.prior ? await askHeldTask(item.prior, input, calls, status) : undefined;
@@ -199,6 +204,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     } else if (error instanceof ItemEnded) ended = error;
     else ended = endFromFailure(error, status.phase);
   }
+  await permit?.release();
 
   const cost = costOf(sent, item.estimateUsd);
   const outcome: ItemOutcome = {

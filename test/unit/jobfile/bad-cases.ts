@@ -397,6 +397,21 @@ export const BAD_CASES: BadCase[] = [
     errors: ['7:18: concurrency.max_in_flight must be a whole number from 1 to 2000, got 0'],
   },
   {
+    rule: 'concurrency.shared without a limit',
+    yaml: `${HEAD}concurrency:\n  shared:\n    per: model\nitems:\n  - prompt: hi\n`,
+    errors: ['8:5: concurrency.shared needs max_in_flight or creates_per_minute (or both)'],
+  },
+  {
+    rule: 'concurrency.shared with a bad number',
+    yaml: `${HEAD}concurrency:\n  shared:\n    max_in_flight: 0\nitems:\n  - prompt: hi\n`,
+    errors: ['8:20: concurrency.shared.max_in_flight must be a whole number from 1 to 2000, got 0'],
+  },
+  {
+    rule: 'concurrency.shared per something else',
+    yaml: `${HEAD}concurrency:\n  shared:\n    creates_per_minute: 5\n    per: keys\nitems:\n  - prompt: hi\n`,
+    errors: ['9:10: concurrency.shared.per must be one of key, model, got "keys"; did you mean "key"?'],
+  },
+  {
     rule: 'retries.create enum',
     yaml: `${HEAD}retries:\n  create: never\nitems:\n  - prompt: hi\n`,
     errors: ['7:11: retries.create must be one of safe, always, got "never"'],
