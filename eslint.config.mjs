@@ -27,7 +27,8 @@ const LAYERS = {
   activities: ['jobfile', 'gateway', 'storage'],
   workflows: ['jobfile', 'storage', 'activities'],
   worker: ['jobfile', 'gateway', 'storage', 'activities', 'workflows'],
-  cli: ['jobfile', 'gateway', 'storage', 'activities', 'workflows', 'worker', 'sim'],
+  client: ['jobfile', 'storage', 'activities', 'workflows', 'worker'],
+  cli: ['jobfile', 'gateway', 'storage', 'activities', 'workflows', 'worker', 'client', 'sim'],
   sim: [],
 };
 const FOLDERS = Object.keys(LAYERS);
