@@ -30,7 +30,12 @@ export interface JobStanding {
  * The job's standing. A job Temporal never ran and with no row is NeverRunError (`target` is what
  * the user named); one whose workflow Temporal no longer holds (its retention passed) is told by its rows.
  */
-export async function jobStanding(client: Client, ref: JobRef, loaded: LoadedJob, target: string): Promise<JobStanding> {
+export async function jobStanding(
+  client: Client,
+  ref: JobRef,
+  loaded: LoadedJob,
+  target: string,
+): Promise<JobStanding & { state: string }> {
   const { plan } = loaded;
   const outcome = await readOutcome(plan, loaded.referenceDigests);
   const described = await jobHandle(client, ref.workflowId)
@@ -43,7 +48,7 @@ export async function jobStanding(client: Client, ref: JobRef, loaded: LoadedJob
     if (outcome.rows.length === 0) throw new NeverRunError(plan.job, target);
     return { workflowId: ref.workflowId, plan, state: 'forgotten', outcome };
   }
-  const standing: JobStanding = { workflowId: ref.workflowId, plan, state: stateName(described), outcome };
+  const standing: JobStanding & { state: string } = { workflowId: ref.workflowId, plan, state: stateName(described), outcome };
   if (!isRunning(described) && described.status.name === 'COMPLETED') {
     const result = await jobResult(client, ref.workflowId).catch(() => undefined);
     if (result) standing.result = result;

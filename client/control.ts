@@ -23,10 +23,32 @@ export function startOrAttach(client: Client, workflowId: string, taskQueue: str
   });
 }
 
-/** The job's progress as its workflow answers it; undefined when no worker answers within `waitMs`. */
+/**
+ * The job's progress as its workflow answers it, its ETA as of now (liveEta); undefined when no
+ * worker answers within `waitMs`.
+ */
 export async function jobProgress(client: Client, workflowId: string, waitMs?: number): Promise<JobProgress | undefined> {
   const ask = () => jobHandle(client, workflowId).query(progressQuery);
-  return (waitMs === undefined ? ask() : client.withDeadline(Date.now() + waitMs, ask)).catch(() => undefined);
+  const progress = await (waitMs === undefined ? ask() : client.withDeadline(Date.now() + waitMs, ask)).catch(() => undefined);
+  return progress && liveEta(progress, Date.now());
+}
+
+/**
+ * A workflow's clock stands still between its tasks, a query's answer included: its ETA is as of
+ * the last item that ended, and would stand still too. The finish it implies (the workflow's
+ * elapsed time then, plus its ETA) is counted down to `now` instead; once past it, no ETA is
+ * better than a wrong one, until the next item ends.
+ */
+export function liveEta(progress: JobProgress, now: number): JobProgress {
+  const { etaMs, counts, total, startedAt } = progress;
+  if (etaMs === undefined) return progress;
+  const done = counts.succeeded + counts.failed + counts.timed_out + counts.canceled + counts.unknown;
+  const remaining = total - done - counts.skipped;
+  if (done <= 0 || remaining <= 0) return progress;
+  // The workflow computed etaMs = elapsed / done x remaining: its elapsed time then follows.
+  const finishAt = startedAt + (etaMs * done) / remaining + etaMs;
+  const { etaMs: _stale, ...rest } = progress;
+  return finishAt > now ? { ...rest, etaMs: Math.round(finishAt - now) } : rest;
 }
 
 /** The status of up to `limit` of the items in flight, as their workflows answer (those that do). */

@@ -11,6 +11,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { NeverRunError, UsageError } from '../errors';
 import { detachedWorkerAlive } from '../detached-worker';
 import { jobStanding, lookUpJob } from '../job-outcome';
+import type { EndedStatus, JobList, RunningStatus, UnansweredStatus } from '../json-outputs';
 import { createOutput, formatBytes, type Output } from '../output';
 import { terminalColumns, withRewrites } from './enhance';
 import { csvCell, displayWidth, fitWidth, padToWidth, plainText } from '../terminal-text';
@@ -179,7 +180,7 @@ async function listJobs(client: Client, out: Output, limit: number): Promise<voi
     started: run.startTime.toISOString(),
     closed: run.closeTime?.toISOString() ?? null,
   }));
-  if (out.json) return out.result({ jobs, shown: jobs.length, total });
+  if (out.json) return out.result({ jobs, shown: jobs.length, total } satisfies JobList);
   if (jobs.length === 0) return out.line('no jobs yet: start one with `reelflow run JOB.yaml`');
   for (const line of jobTable(jobs, terminalColumns())) out.line(line);
   if (total > jobs.length) out.line(`${jobs.length} of ${total} shown (--limit ${total} for all)`);
@@ -243,7 +244,7 @@ async function showStatus(
         canceled: result?.canceled ?? false,
         stoppedBy: result?.stoppedBy ?? null,
         spend: outcome.spend ?? null,
-      });
+      } satisfies EndedStatus);
     } else {
       if (result?.stoppedBy) for (const line of describeStop(result.stoppedBy, job.jobFile, result.notStarted ?? 0)) out.line(line);
       if (result?.canceled) out.line('the job was canceled');
@@ -260,8 +261,17 @@ async function showStatus(
     const message = starting
       ? `${workflowId}: running; its worker is starting, progress follows in a moment`
       : `${workflowId}: running, but no worker answers: start one with \`reelflow run JOB.yaml\` or \`reelflow worker\``;
-    if (out.json) out.result({ job: name, state: 'running', worker: starting ? 'starting' : 'none', counts: null, items: null, message });
-    else if (!view) out.line(message);
+    if (out.json) {
+      const unanswered: UnansweredStatus = {
+        job: name,
+        state: 'running',
+        worker: starting ? 'starting' : 'none',
+        counts: null,
+        items: null,
+        message,
+      };
+      out.result(unanswered);
+    } else if (!view) out.line(message);
     return !watching;
   }
   if (view) {
@@ -282,7 +292,7 @@ async function showStatus(
     unknown: progress.counts.unknown,
     skipped: progress.counts.skipped,
   };
-  if (out.json) out.result({ job: progress.job, state: progress.state, counts, items: progress.total });
+  if (out.json) out.result({ job: progress.job, state: progress.state, counts, items: progress.total } satisfies RunningStatus);
   else {
     out.line(summaryLine(progress));
     out.line(
@@ -333,9 +343,9 @@ interface TableColumn {
   optional?: boolean;
 }
 
-/** The narrowest a shrinking column is cut to, and the room the error column keeps at least. */
+/** The narrowest a shrinking column is cut to, and the most room the error column is given before others shrink. */
 const MIN_CUT = 10;
-const MIN_ERROR = 24;
+const ERROR_ROOM = 48;
 const TABLE: readonly TableColumn[] = [
   { head: '#', value: (r) => `#${r.index}`, max: 8 },
   { head: 'KEY', value: (r) => r.key, max: 28, shrinks: true },
@@ -351,12 +361,13 @@ const TABLE: readonly TableColumn[] = [
 
 /**
  * The widths of the table's columns within `columns`: each as wide as its widest cell (up to its
- * max); the shrinking ones cut, widest first, until the error column has its room; the optional
- * ones added only where they still fit. 0: the column is left out.
+ * max); the shrinking ones cut, widest first, until the error column (`errorWidth`: its widest
+ * message, 0 without errors) has its room; the optional ones added only where they still fit.
+ * 0: the column is left out.
  */
-export function tableWidths(natural: readonly number[], columns: number, withErrors: boolean): number[] {
+export function tableWidths(natural: readonly number[], columns: number, errorWidth: number): number[] {
   const widths = TABLE.map((c, i) => (c.optional ? 0 : Math.min(c.max, natural[i]!)));
-  const used = () => widths.reduce((sum, w) => sum + (w > 0 ? w + 2 : 0), 0) + (withErrors ? MIN_ERROR : 0);
+  const used = () => widths.reduce((sum, w) => sum + (w > 0 ? w + 2 : 0), 0) + Math.min(errorWidth, ERROR_ROOM);
   while (used() > columns) {
     let widest = -1;
     TABLE.forEach((c, i) => {
@@ -368,40 +379,41 @@ export function tableWidths(natural: readonly number[], columns: number, withErr
   TABLE.forEach((c, i) => {
     if (!c.optional) return;
     const width = Math.min(c.max, natural[i]!);
-    if (used() + width + 2 <= columns) widths[i] = width;
+    if (used() + width + 2 + Math.max(0, errorWidth - ERROR_ROOM) <= columns) widths[i] = width;
   });
   return widths;
 }
 
 /**
- * The results table within `columns` (the CSV and JSON have every value whole): one line per item,
- * then, for an enhanced item, its prompt and rewrite; the error, last, gets the rest of the line.
+ * The results table within `columns` (the CSV and JSON have every value whole): one line per item;
+ * its error last on the line when it fits there, else on the next line; then, for an enhanced
+ * item, its prompt and rewrite.
  */
 export function toTable(rows: readonly ManifestRow[], missing: number, columns: number): string {
   const cells = rows.map((r) => TABLE.map((c) => plainText(c.value(r))));
   const natural = TABLE.map((c, i) => Math.max(c.head.length, ...cells.map((l) => displayWidth(l[i]!))));
-  const withErrors = rows.some((r) => r.error);
-  const widths = tableWidths(natural, columns, withErrors);
-  const fmt = (line: readonly string[], error: string) => {
-    const shown = line.flatMap((v, i) => (widths[i]! > 0 ? [padToWidth(fitWidth(v, widths[i]!), widths[i]!)] : []));
-    return fitWidth([...shown, error].join('  ').trimEnd(), columns);
-  };
+  const errors = rows.map((r) => (r.error ? plainText(`${r.error.kind}: ${r.error.message}`) : ''));
+  const errorWidth = Math.max(0, ...errors.map((e) => displayWidth(e)));
+  const widths = tableWidths(natural, columns, errorWidth);
+  const fmt = (line: readonly string[], error: string) =>
+    [...line.flatMap((v, i) => (widths[i]! > 0 ? [padToWidth(fitWidth(v, widths[i]!), widths[i]!)] : [])), error].join('  ').trimEnd();
+  const below = (label: string, text: string) => fitWidth(`    ${label.padEnd(8)} ${text}`, columns);
   const tail = missing ? `\n${missing} item(s) of the plan have no result yet\n` : '\n';
   const lines = [
-    fmt(
-      TABLE.map((c) => c.head),
-      withErrors ? 'ERROR' : '',
+    fitWidth(
+      fmt(
+        TABLE.map((c) => c.head),
+        errorWidth > 0 ? 'ERROR' : '',
+      ),
+      columns,
     ),
   ];
   rows.forEach((r, i) => {
-    lines.push(fmt(cells[i]!, r.error ? plainText(`${r.error.kind}: ${r.error.message}`) : ''));
+    const inline = fmt(cells[i]!, errors[i]!);
+    if (displayWidth(inline) <= columns) lines.push(inline);
+    else lines.push(fitWidth(fmt(cells[i]!, ''), columns), below('error:', errors[i]!));
     // An enhanced item's prompt and rewrite follow its row, each on a line cut to the terminal.
-    if (r.enhanced_prompt) {
-      lines.push(
-        fitWidth(`    prompt:  ${plainText(r.prompt)}`, columns),
-        fitWidth(`    rewrite: ${plainText(r.enhanced_prompt)}`, columns),
-      );
-    }
+    if (r.enhanced_prompt) lines.push(below('prompt:', plainText(r.prompt)), below('rewrite:', plainText(r.enhanced_prompt)));
   });
   return lines.join('\n') + tail;
 }
