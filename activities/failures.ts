@@ -4,7 +4,15 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { isGatewayError, redact } from '../gateway';
 import { TooLargeError } from '../storage/errors';
 import { StorageError } from '../storage/storage';
-import { FailureType } from './failure-types';
+import { FailureType, type FailureKind } from './failure-types';
+
+/**
+ * The one way an activity fails with a kind of its own: a failure no retry mends (`nonRetryable`),
+ * its message redacted, with `details` the workflow reads (preflight's "nothing was sent").
+ */
+export function finalFailure(kind: FailureKind, message: string, details?: unknown[]): ApplicationFailure {
+  return ApplicationFailure.create({ type: kind, message: redact(message), nonRetryable: true, ...(details ? { details } : {}) });
+}
 
 export function asActivityFailure(error: unknown): unknown {
   if (error instanceof ApplicationFailure) return error;

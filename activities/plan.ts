@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
-import { ApplicationFailure } from '@temporalio/activity';
+
 import { dateIn, loadJobFile } from '../jobfile';
 import { PLAN_PAGE_BYTES, serializedBytes } from '../jobfile/item-size';
 import { nodeFiles } from '../jobfile/context';
@@ -18,6 +18,7 @@ import { OutputOwnedError, claimOutput } from '../storage/owner';
 import type { ManifestCursor, Storage } from '../storage/storage';
 import { storageFor } from './context';
 import { FailureType } from './failure-types';
+import { finalFailure } from './failures';
 import { storedJobFiles, type JobSettingsWithInputs } from './inputs';
 import { localReferenceDigests, type ReferenceDigests } from './reference-digests';
 
@@ -149,11 +150,7 @@ async function loadPlan(
   const result = await loadJobFile(stored?.jobFile ?? jobFile, { runDate, files: stored?.files });
   if (!result.ok) {
     const lines = result.errors.slice(0, 10).map((e) => `${e.file}:${e.line}:${e.column}: ${e.message}`);
-    throw ApplicationFailure.create({
-      type: FailureType.jobFileInvalid,
-      nonRetryable: true,
-      message: `the job file is not valid:\n${lines.join('\n')}`,
-    });
+    throw finalFailure(FailureType.jobFileInvalid, `the job file is not valid:\n${lines.join('\n')}`);
   }
   // The gateway calls' worst cases for this job (a create's from its largest body): the workflows
   // give each gateway activity that long (workflows/activities.ts).
@@ -183,14 +180,14 @@ async function claimOutputForJob(plan: Plan, workflowId: string): Promise<void> 
     await claimOutput(storageFor(plan.output), { job: plan.job, workflowId });
   } catch (error) {
     if (!(error instanceof OutputOwnedError)) throw error;
-    throw ApplicationFailure.create({ type: FailureType.outputOwned, nonRetryable: true, message: error.message });
+    throw finalFailure(FailureType.outputOwned, error.message);
   }
 }
 
 /** Stored inputs that are gone or wrong stay so: fail at once instead of retrying. */
 function finalWhenGone(error: unknown): never {
   if (error instanceof InputMissingError || error instanceof InputDigestError) {
-    throw ApplicationFailure.create({ type: FailureType.storage, nonRetryable: true, message: error.message });
+    throw finalFailure(FailureType.storage, error.message);
   }
   throw error;
 }
@@ -244,7 +241,7 @@ export async function preparePlan(input: {
 function refuseUnpriced(plan: Plan): void {
   const unpriced = unpricedModels(plan);
   if (unpriced.length === 0) return;
-  throw ApplicationFailure.create({ type: FailureType.budgetUnpriced, nonRetryable: true, message: unpricedMessage(unpriced) });
+  throw finalFailure(FailureType.budgetUnpriced, unpricedMessage(unpriced));
 }
 
 /** Where the job's price table has no price for a model's item: model and why, once per model. */
@@ -286,14 +283,13 @@ export async function readPlanItems(input: {
 }): Promise<{ items: PageItem[]; nextOffset: number }> {
   const { plan, digest, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs);
   if (digest !== input.digest) {
-    throw ApplicationFailure.create({
-      type: FailureType.jobFileChanged,
-      nonRetryable: true,
-      message: input.inputs
+    throw finalFailure(
+      FailureType.jobFileChanged,
+      input.inputs
         ? // The stored files cannot change: only a worker that expands them differently (another version) can.
           `${input.jobFile}: the job's stored files expand to another plan on this worker than when the job started (another reelflow version?): run the job again`
         : `${input.jobFile} changed while its job was running: cancel the job (reelflow cancel) and run it again`,
-    });
+    );
   }
   const page = plan.items.slice(input.offset, input.offset + input.limit);
   const storage = storageFor(input.output);

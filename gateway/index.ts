@@ -19,7 +19,18 @@ export {
   isGatewayError,
   type GatewayErrorKind,
 } from './errors';
-export { classifyGatewayError, parseErrorBody, type ErrorBody, type HttpFailure, type GatewayOperation } from './classify';
+export {
+  classifyGatewayError,
+  parseErrorBody,
+  isModelNotFound,
+  isTaskNotExistCode,
+  type ErrorBody,
+  type HttpFailure,
+  type GatewayOperation,
+} from './classify';
+export { judgeCatalog, modelUses, readCatalogs, verdictMessage, type CatalogReport } from './catalog';
+export { describeGeneralCreateBody, GENERAL_CREATE_PATH } from './general';
+export { OPENAI_CREATE_PATH } from './openai';
 export { extractTaskId, mapTaskStatus, parseProgress, parseTaskBody, isTerminalState, type ParsedTask } from './normalize';
 export { BaseUrlPool, type BaseUrlPoolOptions, type BaseHealth } from './pool';
 export { parseRetryAfter, parsePollAfter, backoffDelay } from './backoff';

@@ -1,6 +1,5 @@
 // `run --dry-run`: the exact create requests, key redacted, nothing sent.
-import { describeGeneralCreateBody, GENERAL_CREATE_PATH } from '../../gateway/general';
-import { OPENAI_CREATE_PATH } from '../../gateway/openai';
+import { describeGeneralCreateBody, GENERAL_CREATE_PATH, OPENAI_CREATE_PATH } from '../../gateway';
 import type { Plan, PlanItem } from '../../jobfile/plan';
 import type { Output } from '../output';
 import { estimateLines, estimatePlan } from '../estimate';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import { rememberCatalog } from '../../activities/preflight';
-import { judgeCatalog, modelUses, readCatalogs, verdictMessage } from '../../gateway/catalog';
+import { judgeCatalog, modelUses, readCatalogs, verdictMessage } from '../../gateway';
 import { openStorage } from '../../storage';
 import { StorageError, type StoredObject } from '../../storage/storage';
 import { InfrastructureError, UsageError } from '../errors';
