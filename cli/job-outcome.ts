@@ -6,7 +6,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { jobResult } from '../client/control';
 import { NeverRunError } from '../client/errors';
 import { jobHandle, loadJobPlan, loadPlanOrExplain, looksLikeFile, resolveJob, type JobRef, type LoadedJob } from '../client/jobs';
-import { isRunning, stateName } from '../client/status';
+import { isCompleted, stateName } from '../client/status';
 import type { Plan } from '../jobfile/plan';
 import { jobWorkflowId } from '../workflows/ids';
 import type { JobResult } from '../workflows/types';
@@ -49,7 +49,7 @@ export async function jobStanding(
     return { workflowId: ref.workflowId, plan, state: 'forgotten', outcome };
   }
   const standing: JobStanding & { state: string } = { workflowId: ref.workflowId, plan, state: stateName(described), outcome };
-  if (!isRunning(described) && described.status.name === 'COMPLETED') {
+  if (isCompleted(described)) {
     const result = await jobResult(client, ref.workflowId).catch(() => undefined);
     if (result) standing.result = result;
   }

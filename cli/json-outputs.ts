@@ -1,5 +1,5 @@
 // The JSON documents `status --json` and `results --format json` print, for scripts
-// (docs/commands.md): one schema each, which the commands' outputs satisfy and the tests check.
+// (docs/client.md): one schema each, which the commands' outputs satisfy and the tests check.
 import { z } from 'zod';
 
 const END_STATE = z.enum(['succeeded', 'failed', 'timed_out', 'canceled', 'unknown']);

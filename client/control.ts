@@ -7,7 +7,7 @@ import { JobWorkflow, cancelSignal, progressQuery } from '../workflows/job';
 import { itemStatusQuery, type RenderWorkflow } from '../workflows/render';
 import type { JobInput, JobProgress, JobResult, RenderStatus } from '../workflows/types';
 import { jobHandle } from './jobs';
-import { isRunning, stateName } from './status';
+import { isCompleted, isRunning, stateName } from './status';
 
 /**
  * Starts the job's workflow, or attaches to it when it runs (one workflow id per job,
@@ -131,7 +131,7 @@ export async function recentJobs(client: Client, limit: number): Promise<{ runs:
       ...(w.closeTime ? { closeTime: w.closeTime } : {}),
     };
     // A completed workflow's result says how the job ended: canceled, stopped by a cause, items that failed.
-    if (w.status.name === 'COMPLETED') {
+    if (isCompleted(w)) {
       const result = await client.workflow
         .getHandle<typeof JobWorkflow>(w.workflowId, w.runId, { followRuns: false })
         .result()

@@ -1,6 +1,6 @@
 // A job as a client finds it: `JOB.yaml or JOB-ID` to the job's workflow id, the input its run
 // started with (decoded by the SDK's data converter), and its plan. By id, the plan comes from the
-// workflow's own input: its stored inputs when it has them (docs/fleet.md), so any machine that
+// workflow's own input: its stored inputs when it has them (docs/client.md), so any machine that
 // reaches Temporal and the storage can look at any job, running or ended.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';

@@ -8,6 +8,11 @@ export function isRunning(execution: WithStatus): boolean {
   return execution.status.name === 'RUNNING';
 }
 
+/** The execution completed: its result (the job's JobResult) can be read. */
+export function isCompleted(execution: WithStatus): boolean {
+  return execution.status.name === 'COMPLETED';
+}
+
 /** The execution's state as reelflow prints it: `running`, `completed`, `failed`, `terminated`, … */
 export function stateName(execution: WithStatus): string {
   return execution.status.name.toLowerCase();
