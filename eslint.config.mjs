@@ -27,7 +27,8 @@ const LAYERS = {
   activities: ['jobfile', 'gateway', 'storage'],
   workflows: ['jobfile', 'storage', 'activities'],
   worker: ['jobfile', 'gateway', 'storage', 'activities', 'workflows'],
-  cli: ['jobfile', 'gateway', 'storage', 'activities', 'workflows', 'worker', 'sim'],
+  client: ['jobfile', 'storage', 'activities', 'workflows', 'worker'],
+  cli: ['jobfile', 'gateway', 'storage', 'activities', 'workflows', 'worker', 'client', 'sim'],
   sim: [],
 };
 const FOLDERS = Object.keys(LAYERS);
@@ -44,6 +45,10 @@ function layerPatterns(folder, allowed) {
         ? `${folder}/ may import only ${allowed.join(', ')} (eslint.config.mjs LAYERS).`
         : `${folder}/ imports nothing from the other folders.`,
     });
+  }
+  if (folder === 'cli' || folder === 'client') {
+    // The gateway is a library to them: its index is its interface.
+    patterns.push({ group: ['../gateway/*', '../../gateway/*'], message: `${folder}/ imports gateway/ only through its index.` });
   }
   if (['jobfile', 'gateway', 'storage', 'sim'].includes(folder)) {
     patterns.push({ group: ['@temporalio/*'], message: `${folder}/ knows nothing of Temporal.` });

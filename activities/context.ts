@@ -8,7 +8,7 @@
 // user's key settings file, its --allow-key) lets the job send that variable to those origins, and
 // that its key is the one the job was started with (the fingerprint in the job's settings): a job
 // handed to a worker can make it spend neither another secret nor its key for someone else.
-import { ApplicationFailure, log } from '@temporalio/activity';
+import { log, type ApplicationFailure } from '@temporalio/activity';
 import { createGatewayClient, type GatewayClient } from '../gateway';
 import { keyRefusals, type KeyAllowance } from '../jobfile/key-rule';
 import { KeySettingsError, readKeySettings, type KeySettings } from '../jobfile/key-settings';
@@ -16,6 +16,7 @@ import type { JobSettings, OutputSettings } from '../jobfile/plan';
 import { openStorage, type Storage } from '../storage';
 import { FailureType } from './failure-types';
 import { logGatewayEvent } from './gateway-log';
+import { finalFailure } from './failures';
 import { isKeyOf } from './key-fingerprint';
 import { metricsHere } from './metrics';
 
@@ -34,7 +35,7 @@ export function allowKeysInThisWorker(allowances: readonly KeyAllowance[]): void
 
 function keyFailure(message: string): ApplicationFailure {
   // A key problem no retry and no other item can fix: the job stops (JOB_FATAL_FAILURES).
-  return ApplicationFailure.create({ type: FailureType.missingKey, nonRetryable: true, message });
+  return finalFailure(FailureType.missingKey, message);
 }
 
 /** The key rule and the starter's fingerprint, checked before anything is sent; returns the key. */

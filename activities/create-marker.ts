@@ -9,8 +9,9 @@
 // Limits: on a multi-cluster namespace heartbeat details replicate asynchronously, so a failover
 // right after the record could lose it; so could an operator's activity reset. Both are rare and
 // operator-driven; the single-cluster server stores the record before it answers.
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import { FailureType } from './failure-types';
+import { finalFailure } from './failures';
 
 /**
  * Heartbeat details a create activity has the server record before it sends anything (see
@@ -36,11 +37,10 @@ export async function sendAfterMarking<T>(send: () => Promise<T>): Promise<T> {
   try {
     await context.client.activity.heartbeat(context.info.taskToken, CREATE_SENDING);
   } catch (error) {
-    throw ApplicationFailure.create({
-      type: FailureType.createNotSent,
-      nonRetryable: true,
-      message: `the create was not sent: Temporal could not record that it was about to be (${(error as Error).message})`,
-    });
+    throw finalFailure(
+      FailureType.createNotSent,
+      `the create was not sent: Temporal could not record that it was about to be (${(error as Error).message})`,
+    );
   }
   const keepAlive = setInterval(() => context.heartbeat(CREATE_SENDING), KEEP_ALIVE_MS);
   try {

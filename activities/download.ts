@@ -3,13 +3,13 @@
 // was written for the same task on the same gateway; the whole stored file is checked as a video
 // before it is committed (docs/files.md).
 import { createHash } from 'node:crypto';
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import { storedVideoCheck } from '../gateway/video-check';
 import { DEFAULT_MAX_VIDEO_BYTES } from '../jobfile/values';
 import type { JobSettings, Protocol } from '../jobfile/plan';
 import { gatewayFor, storageFor } from './context';
 import { FailureType } from './failure-types';
-import { translated } from './failures';
+import { finalFailure, translated } from './failures';
 import { DownloadMeter, metricsHere } from './metrics';
 
 const EXTENSIONS: Record<string, string> = {
@@ -75,11 +75,10 @@ export function downloadVideo(input: DownloadInput): Promise<DownloadedVideo> {
     const maxBytes = input.settings.output.maxBytes ?? DEFAULT_MAX_VIDEO_BYTES;
     if (video.totalBytes !== undefined && video.totalBytes > maxBytes) {
       video.body.destroy();
-      throw ApplicationFailure.create({
-        type: FailureType.videoTooLarge,
-        nonRetryable: true,
-        message: `the video is declared as ${video.totalBytes} bytes, more than output.max_bytes (${maxBytes}): refused before the first byte`,
-      });
+      throw finalFailure(
+        FailureType.videoTooLarge,
+        `the video is declared as ${video.totalBytes} bytes, more than output.max_bytes (${maxBytes}): refused before the first byte`,
+      );
     }
     const name = `${input.outputName}${extensionFor(video.contentType)}`;
     // The server ignored Range (or the type changed): start the file over.

@@ -5,8 +5,8 @@
 import type { GatewayErrorKind } from '../gateway/errors';
 
 export const FailureType = {
-  // From the gateway client, one per gateway error class (gateway/errors.ts has the full set); the
-  // ones workflows branch on are checked against the gateway's own spelling.
+  // From the gateway client, one per gateway error class (gateway/errors.ts), in its own spelling;
+  // GatewayKindsCovered below fails the type check when the gateway gains a kind this table lacks.
   auth: 'auth' satisfies GatewayErrorKind,
   ambiguousCreate: 'ambiguous_create' satisfies GatewayErrorKind,
   modelUnavailable: 'model_unavailable' satisfies GatewayErrorKind,
@@ -14,6 +14,11 @@ export const FailureType = {
   quotaExhausted: 'quota_exhausted' satisfies GatewayErrorKind,
   gatewayUnavailable: 'gateway_unavailable' satisfies GatewayErrorKind,
   taskNotFound: 'task_not_found' satisfies GatewayErrorKind,
+  rateLimited: 'rate_limited' satisfies GatewayErrorKind,
+  invalidRequest: 'invalid_request' satisfies GatewayErrorKind,
+  quotaOrPermission: 'quota_or_permission' satisfies GatewayErrorKind,
+  download: 'download' satisfies GatewayErrorKind,
+  aborted: 'aborted' satisfies GatewayErrorKind,
   // From the activities themselves.
   missingKey: 'missing_key',
   createNotSent: 'create_not_sent',
@@ -38,6 +43,22 @@ export const FailureType = {
   repeatedFailure: 'repeated_failure',
 } as const;
 
+/**
+ * Every failure kind: what a manifest row's `error.kind`, an item outcome's and a stop cause's
+ * kind can be. One union, derived from the table above.
+ */
+export type FailureKind = (typeof FailureType)[keyof typeof FailureType];
+
+/** Fails to compile while a gateway error kind is missing from FailureType. */
+type GatewayKindsCovered = [Exclude<GatewayErrorKind, FailureKind>] extends [never] ? true : never;
+export const gatewayKindsCovered: GatewayKindsCovered = true;
+
+/** A failure type as read from Temporal (ApplicationFailure.type) or a row: the kind when it is one. */
+const KINDS: ReadonlySet<string> = new Set(Object.values(FailureType));
+export function asFailureKind(type: string | undefined | null): FailureKind | undefined {
+  return type !== undefined && type !== null && KINDS.has(type) ? (type as FailureKind) : undefined;
+}
+
 /** What a job-wide cause means for the run: its exit code (spec: 2 model, route or key; 3 unreachable) and the fix. */
 export interface JobWideCause {
   exitCode: 2 | 3;
@@ -50,7 +71,7 @@ export interface JobWideCause {
  * created and stays not started (docs/reruns.md). `gateway_unavailable` reaches a workflow only
  * after the gateway client tried every base address for its whole retry budget (gateway/retry.ts).
  */
-export const JOB_WIDE_CAUSES: Readonly<Record<string, JobWideCause>> = {
+export const JOB_WIDE_CAUSES: Readonly<Partial<Record<FailureKind, JobWideCause>>> = {
   [FailureType.modelUnavailable]: {
     exitCode: 2,
     fix: "fix the model name (the gateway's catalog: reelflow doctor) or use a key of the token group that has the model",
@@ -70,5 +91,6 @@ export const JOB_WIDE_CAUSES: Readonly<Record<string, JobWideCause>> = {
 
 /** The cause for a failure kind when it is job-wide; undefined for an item's own failure. */
 export function jobWideCause(kind: string | undefined): JobWideCause | undefined {
-  return kind !== undefined && Object.prototype.hasOwnProperty.call(JOB_WIDE_CAUSES, kind) ? JOB_WIDE_CAUSES[kind] : undefined;
+  const known = asFailureKind(kind);
+  return known !== undefined && Object.prototype.hasOwnProperty.call(JOB_WIDE_CAUSES, known) ? JOB_WIDE_CAUSES[known] : undefined;
 }

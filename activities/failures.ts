@@ -4,7 +4,25 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { isGatewayError, redact } from '../gateway';
 import { TooLargeError } from '../storage/errors';
 import { StorageError } from '../storage/storage';
-import { FailureType } from './failure-types';
+import { FailureType, type FailureKind } from './failure-types';
+
+/**
+ * The one way an activity fails with a kind of its own: a failure no retry mends (`nonRetryable`),
+ * its message redacted, with `details` the workflow reads (preflight's "nothing was sent").
+ */
+export function finalFailure(kind: FailureKind, message: string, details?: unknown[]): ApplicationFailure {
+  return ApplicationFailure.create({ type: kind, message: redact(message), nonRetryable: true, ...(details ? { details } : {}) });
+}
+
+/** The same failure made retryable, with a note why (a stopping worker's cut: worker/drain.ts). */
+export function retryableAgain(failure: ApplicationFailure, note: string): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: failure.type ?? undefined,
+    message: `${failure.message} (${note})`,
+    details: failure.details ? [...failure.details] : undefined,
+    nonRetryable: false,
+  });
+}
 
 export function asActivityFailure(error: unknown): unknown {
   if (error instanceof ApplicationFailure) return error;

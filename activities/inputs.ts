@@ -10,6 +10,7 @@ import { InputCache, defaultInputCacheDir } from '../storage/inputs-cache';
 import { InputDigestError, InputMissingError, type InputIndex, type InputStore, type InputsRef } from '../storage/inputs';
 import { openInputStore, readInputIndex } from '../storage/inputs-store';
 import { FailureType } from './failure-types';
+import { finalFailure } from './failures';
 
 /**
  * Job settings as the job's workflows carry them: plus where the job's inputs are, when stored, and
@@ -99,7 +100,7 @@ export async function withStoredReferences(settings: JobSettingsWithInputs, requ
       const entry = asset.local && Object.hasOwn(index.files, asset.source) ? index.files[asset.source] : undefined;
       if (asset.local && !entry) {
         const message = `${asset.source} is not among the job's stored inputs (index sha256:${ref.index} in ${store.location})`;
-        throw ApplicationFailure.create({ type: FailureType.storage, nonRetryable: true, message });
+        throw finalFailure(FailureType.storage, message);
       }
       references.push(entry ? { ...asset, source: await inputCache().named(store, entry, asset.source, alive) } : asset);
     }
@@ -108,13 +109,12 @@ export async function withStoredReferences(settings: JobSettingsWithInputs, requ
     if (error instanceof ApplicationFailure) throw error;
     // The stored bytes are gone or wrong: no retry brings them back, the job must be run again.
     if (error instanceof InputMissingError || error instanceof InputDigestError) {
-      throw ApplicationFailure.create({ type: FailureType.storage, nonRetryable: true, message: error.message });
+      throw finalFailure(FailureType.storage, error.message);
     }
     // The store could not be read (network, permissions): nothing was sent, so the workflow may create again.
-    throw ApplicationFailure.create({
-      type: FailureType.createNotSent,
-      nonRetryable: true,
-      message: `the create was not sent: its reference files could not be fetched (${(error as Error).message})`,
-    });
+    throw finalFailure(
+      FailureType.createNotSent,
+      `the create was not sent: its reference files could not be fetched (${(error as Error).message})`,
+    );
   }
 }

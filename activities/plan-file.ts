@@ -6,11 +6,12 @@ import { fork } from 'node:child_process';
 import { mkdtempSync, openSync, rmSync, unlinkSync, closeSync, readSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
-import { ApplicationFailure } from '@temporalio/activity';
 import type { CallBudgetsMs, Plan, PlanItem } from '../jobfile/plan';
 import type { PriceTable } from '../jobfile/prices';
 import type { RedoTake } from '../jobfile/takes';
 import type { InputsRef } from '../storage/inputs';
+import { asFailureKind } from './failure-types';
+import { finalFailure } from './failures';
 import type { PlanChildRequest } from './plan-child';
 import type { UnpricedModel } from './plan-load';
 
@@ -91,11 +92,10 @@ export async function expandInChild(
       ...(prices ? { prices } : {}),
     });
     if (!answer.ok) {
-      throw ApplicationFailure.create({
-        message: answer.message,
-        nonRetryable: answer.nonRetryable,
-        ...(answer.type ? { type: answer.type } : {}),
-      });
+      // A final failure (an invalid job file, stored inputs gone) stays final; anything else may pass.
+      const kind = asFailureKind(answer.type);
+      if (answer.nonRetryable && kind) throw finalFailure(kind, answer.message);
+      throw new Error(answer.message);
     }
     const fd = openSync(itemsPath, 'r');
     unlinkSync(itemsPath);

@@ -3,7 +3,6 @@
 // (activities/plan-child.ts, docs/worker-memory.md): parsing a 30,000-item job file with
 // positions peaks at over 150 MiB that a long-lived worker would keep as resident memory.
 import { createHash } from 'node:crypto';
-import { ApplicationFailure } from '@temporalio/activity';
 import { loadJobFile } from '../jobfile';
 import { nodeFiles } from '../jobfile/context';
 import type { CallBudgetsMs, Plan } from '../jobfile/plan';
@@ -12,6 +11,7 @@ import { estimateEnhanceUsd, estimateItemUsd, type PriceTable } from '../jobfile
 import { jobCallBudgets } from '../gateway/budget';
 import { InputDigestError, InputMissingError, type InputsRef } from '../storage/inputs';
 import { FailureType } from './failure-types';
+import { finalFailure } from './failures';
 import { storedJobFiles } from './inputs';
 
 export interface ExpandedPlan {
@@ -54,7 +54,7 @@ export function unpricedModels(plan: Pick<Plan, 'items' | 'pricing'> & { enhance
 /** Stored inputs that are gone or wrong stay so: fail at once instead of retrying. */
 export function finalWhenGone(error: unknown): never {
   if (error instanceof InputMissingError || error instanceof InputDigestError) {
-    throw ApplicationFailure.create({ type: FailureType.storage, nonRetryable: true, message: error.message });
+    throw finalFailure(FailureType.storage, error.message);
   }
   throw error;
 }
@@ -71,11 +71,7 @@ export async function expandPlan(
   const result = await loadJobFile(stored?.jobFile ?? jobFile, { runDate, files: stored?.files, ...(redo ? { redo } : {}) });
   if (!result.ok) {
     const lines = result.errors.slice(0, 10).map((e) => `${e.file}:${e.line}:${e.column}: ${e.message}`);
-    throw ApplicationFailure.create({
-      type: FailureType.jobFileInvalid,
-      nonRetryable: true,
-      message: `the job file is not valid:\n${lines.join('\n')}`,
-    });
+    throw finalFailure(FailureType.jobFileInvalid, `the job file is not valid:\n${lines.join('\n')}`);
   }
   // The gateway calls' worst cases for this job (a create's from its largest body): the workflows
   // give each gateway activity that long (workflows/activities.ts).

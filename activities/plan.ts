@@ -3,7 +3,6 @@
 // (activities/inputs.ts) is read from their fetched copies, under the same paths.
 import { stat } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
-import { ApplicationFailure } from '@temporalio/activity';
 import { dateIn } from '../jobfile';
 import { PLAN_PAGE_BYTES, serializedBytes } from '../jobfile/item-size';
 import { shortHash } from '../jobfile/keys';
@@ -16,6 +15,7 @@ import { itemIsDone, type ItemEndState, type ManifestRow } from '../storage/mani
 import { OutputOwnedError, claimOutput } from '../storage/owner';
 import { storageFor } from './context';
 import { FailureType } from './failure-types';
+import { finalFailure } from './failures';
 import { storedJobFiles, type JobSettingsWithInputs } from './inputs';
 import { ManifestFollower, changedSince, type KnownRow } from './manifest-follower';
 import { expandInChild, type PlanFile, type PlanHead } from './plan-file';
@@ -144,7 +144,7 @@ async function claimOutputForJob(plan: PlanHead, workflowId: string): Promise<vo
     await claimOutput(storageFor(plan.output), { job: plan.job, workflowId });
   } catch (error) {
     if (!(error instanceof OutputOwnedError)) throw error;
-    throw ApplicationFailure.create({ type: FailureType.outputOwned, nonRetryable: true, message: error.message });
+    throw finalFailure(FailureType.outputOwned, error.message);
   }
 }
 
@@ -201,7 +201,7 @@ export async function preparePlan(input: {
  */
 function refuseUnpriced(unpriced: readonly UnpricedModel[]): void {
   if (unpriced.length === 0) return;
-  throw ApplicationFailure.create({ type: FailureType.budgetUnpriced, nonRetryable: true, message: unpricedMessage(unpriced) });
+  throw finalFailure(FailureType.budgetUnpriced, unpricedMessage(unpriced));
 }
 
 export function unpricedMessage(unpriced: readonly UnpricedModel[]): string {
@@ -238,14 +238,13 @@ export async function readPlanItems(input: {
 }): Promise<{ items: PageItem[]; nextOffset: number }> {
   const { plan, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs, input.redo, input.prices);
   if (plan.digest !== input.digest) {
-    throw ApplicationFailure.create({
-      type: FailureType.jobFileChanged,
-      nonRetryable: true,
-      message: input.inputs
+    throw finalFailure(
+      FailureType.jobFileChanged,
+      input.inputs
         ? // The stored files cannot change: only a worker that expands them differently (another version) can.
           `${input.jobFile}: the job's stored files expand to another plan on this worker than when the job started (another reelflow version?): run the job again`
         : `${input.jobFile} changed while its job was running: cancel the job (reelflow cancel) and run it again`,
-    });
+    );
   }
   const page = plan.items(input.offset, input.limit);
   const storage = storageFor(input.output);

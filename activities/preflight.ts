@@ -4,11 +4,12 @@
 // process: `run --no-worker` elsewhere, schedules, a detached run's background worker. The
 // reading is kept per job and gateway for the life of the process; `run` hands its own reading to
 // the worker it runs in the same process, so that one costs no second request.
-import { ApplicationFailure } from '@temporalio/activity';
-import { redact, type GatewayErrorKind } from '../gateway';
+import type { ApplicationFailure } from '@temporalio/activity';
+import type { GatewayErrorKind } from '../gateway';
 import { judgeCatalog, readCatalogs, verdictMessage, type CatalogReport } from '../gateway/catalog';
 import type { JobSettings } from '../jobfile/plan';
 import { workerKeyFor } from './context';
+import { finalFailure } from './failures';
 
 /**
  * The details of a create failure that provably sent nothing (the preflight refused it before any
@@ -73,5 +74,5 @@ export async function preflightCreate(settings: JobOfWorker, model: string): Pro
 
 /** A failure of the gateway error kind `type`, carrying the proof that no create was sent. */
 function notSent(type: GatewayErrorKind, message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type, message: redact(message), nonRetryable: true, details: [CREATE_NOT_SENT] });
+  return finalFailure(type, message, [CREATE_NOT_SENT]);
 }

@@ -2,7 +2,7 @@
 // that have no price counted and their models named. `validate` (offline), `run --dry-run`, `run`
 // and `doctor` (with the gateway's published prices beneath) print it; `--json` carries it. See
 // docs/costs.md.
-import { readPublishedPrices } from '../gateway/published-prices';
+import { readPublishedPrices } from '../gateway';
 import type { Plan } from '../jobfile/plan';
 import { estimateEnhanceUsd, estimateItemUsd, roundUsd, withPricesBeneath, type PriceTable } from '../jobfile/prices';
 import { modelsUsed } from '../jobfile/pricing';

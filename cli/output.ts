@@ -1,6 +1,6 @@
 // Where output goes (docs/commands.md, "Scripting reelflow"): `--json` owns stdout; human text then goes to stderr. Human
 // text is redacted, and loses every control sequence but our colours (cli/terminal-text.ts).
-import { redact } from '../gateway/redact';
+import { redact } from '../gateway';
 import { terminalText } from './terminal-text';
 
 export interface Output {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { projectRoot } from '../worker/bundle';
-import { redact } from '../gateway/redact';
+import { redact } from '../gateway';
 import { chooseLogLevel, log, logFormat, LogLevelError, LOG_LEVELS, setLogLevel } from '../worker/log';
 import { registerReportCommand } from './commands/report';
 import { registerReviewCommand } from './commands/review';

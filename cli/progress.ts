@@ -4,17 +4,9 @@ import type { Client } from '@temporalio/client';
 import type { JobProgress, RenderStatus } from '../workflows/types';
 import { color, formatDuration } from './output';
 import { displayWidth, fitWidth, padToWidth, plainText } from './terminal-text';
-import { itemStatusQuery, type RenderWorkflow } from '../workflows/render';
+import { itemStatuses } from '../client/control';
 
 const SHOWN_ITEMS = 8;
-
-export async function itemStatuses(client: Client, progress: JobProgress, limit: number): Promise<RenderStatus[]> {
-  const shown = progress.inFlight.slice(0, limit);
-  const answers = await Promise.allSettled(
-    shown.map((i) => client.workflow.getHandle<typeof RenderWorkflow>(i.workflowId).query(itemStatusQuery)),
-  );
-  return answers.flatMap((a) => (a.status === 'fulfilled' ? [a.value] : []));
-}
 
 /**
  * Terminal rows a printed line takes at `columns` wide: how the terminal wraps it, or rewraps it

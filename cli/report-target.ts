@@ -1,53 +1,18 @@
-// Resolves `JOB.yaml or JOB-ID` to the job's plan and output, for results and report.
-import type { Plan } from '../jobfile/plan';
+// Resolves `JOB.yaml or JOB-ID` to the job's plan and output, for report (cli/job-outcome.ts: by
+// id, from the job's workflow and stored inputs, on any machine that reaches them).
 import { openStorage } from '../storage';
 import type { ManifestRow } from '../storage/manifest';
-import { WorkflowNotFoundError } from '@temporalio/client';
-import { jobWorkflowId } from '../workflows/ids';
-import { NeverRunError, UsageError } from './errors';
-import { loadPlanOrExplain, looksLikeFile, resolveJob } from './job-ref';
-import { openSession } from './session';
-import { readOutcome, type JobOutcome } from './summary';
+import type { Plan } from '../jobfile/plan';
 import { currentPicks, readPicks, type Pick } from '../storage/picks';
+import { UsageError } from './errors';
 import { estimatePlan } from './estimate';
+import { lookUpJob } from './job-outcome';
 import { spendOf, type JobSpend } from './spend';
+import { rowsWithTakes } from './takes-view';
 
+/** The job's plan, found as report finds it: by file, or by id from its workflow and stored inputs. */
 export async function planFor(target: string): Promise<Plan> {
-  // A job file without a schedule names its outputs by itself; only ids and scheduled runs need Temporal.
-  if (looksLikeFile(target)) {
-    const plan = await loadPlanOrExplain(target);
-    if (!plan.schedule) return plan;
-  }
-  const session = await openSession();
-  try {
-    const job = await resolveJob(session.client, target);
-    return await loadPlanOrExplain(job.jobFile, job.runDate);
-  } finally {
-    await session.close();
-  }
-}
-
-/**
- * The job's outcome, or NeverRunError when it was never run: no item has a row and Temporal knows
- * no workflow of it (a job whose items are all still in flight has none either, and is shown).
- */
-export async function outcomeOfRunJob(plan: Plan, target: string): Promise<JobOutcome> {
-  const outcome = await readOutcome(plan);
-  if (outcome.rows.length > 0 || plan.schedule) return outcome;
-  const session = await openSession();
-  try {
-    const workflowId = jobWorkflowId(plan.job);
-    await session.client.workflow
-      .getHandle(workflowId)
-      .describe()
-      .catch((error: unknown) => {
-        if (error instanceof WorkflowNotFoundError) throw new NeverRunError(plan.job, target);
-        throw error;
-      });
-  } finally {
-    await session.close();
-  }
-  return outcome;
+  return (await lookUpJob(target)).plan;
 }
 
 export interface ReportTarget {
@@ -60,12 +25,14 @@ export interface ReportTarget {
 }
 
 export async function resolveReportTarget(target: string): Promise<ReportTarget> {
-  const plan = await planFor(target);
+  const { plan, outcome } = await lookUpJob(target);
   if (plan.output.storage !== 'local' || !plan.output.dir) {
     throw new UsageError(`${plan.job} writes to ${openStorage(plan.output).location}: report needs a local output directory`);
   }
-  const outcome = await outcomeOfRunJob(plan, target);
-  const picks = currentPicks(await readPicks(openStorage(plan.output)));
-  const spend = spendOf(outcome.rows, estimatePlan(plan));
-  return { job: plan.job, outputDir: plan.output.dir, rows: outcome.rows, picks, ...(spend ? { spend } : {}) };
+  const storage = openStorage(plan.output);
+  // Takes made by `run --redo`/`--only` are not in the job file's plan: shown beside their item.
+  const rows = await rowsWithTakes(plan, outcome.rows, storage);
+  const picks = currentPicks(await readPicks(storage));
+  const spend = spendOf(rows, estimatePlan(plan));
+  return { job: plan.job, outputDir: plan.output.dir, rows, picks, ...(spend ? { spend } : {}) };
 }

@@ -4,7 +4,7 @@ import { roundUsd } from '../jobfile/prices';
 import type { ManifestRow } from '../storage/manifest';
 import { openStorage } from '../storage';
 import { estimatePlan, formatUsd, type ModelEstimate, type PlanEstimate } from './estimate';
-import { loadPlanOrExplain } from './job-ref';
+import type { Plan } from '../jobfile/plan';
 
 export interface ModelSpend {
   model: string;
@@ -87,13 +87,13 @@ export function spendLines(spend: JobSpend): string[] {
  * estimate with the job file's prices. Undefined when nothing is priced or recorded, or when the job
  * file or its output cannot be read now (status still shows the progress).
  */
-export async function spendSoFar(jobFile: string, runDate?: string): Promise<JobSpend | undefined> {
-  try {
-    const plan = await loadPlanOrExplain(jobFile, runDate);
-    return spendOf(await openStorage(plan.output).readManifest(), estimatePlan(plan));
-  } catch {
-    return undefined;
-  }
+export function spendSoFar(plan: Plan): Promise<JobSpend | undefined> {
+  return openStorage(plan.output)
+    .readManifest()
+    .then(
+      (rows) => spendOf(rows, estimatePlan(plan)),
+      () => undefined,
+    );
 }
 
 /** The spend lines for a listing (`status`, `results`): none when nothing is priced or recorded. */

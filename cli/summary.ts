@@ -1,6 +1,6 @@
 // The end of a run, read from the manifest: the latest row per item of the plan.
 import { requestDigest } from '../activities/plan';
-import { localReferenceDigests } from '../activities/reference-digests';
+import { localReferenceDigests, type ReferenceDigests } from '../activities/reference-digests';
 import type { Plan } from '../jobfile/plan';
 import { latestRowByKey, requestChanged, type ItemEndState, type ManifestRow } from '../storage/manifest';
 import type { JobStopCause } from '../workflows/types';
@@ -25,7 +25,8 @@ export interface JobOutcome {
   spend?: JobSpend;
 }
 
-export async function readOutcome(plan: Plan): Promise<JobOutcome> {
+/** `referenceDigests`: how local references' contents are known (a job's stored inputs, client/jobs.ts). */
+export async function readOutcome(plan: Plan, referenceDigests: ReferenceDigests = localReferenceDigests): Promise<JobOutcome> {
   const storage = openStorage(plan.output);
   const everyRow = await storage.readManifest();
   const latest = latestRowByKey(everyRow);
@@ -41,7 +42,7 @@ export async function readOutcome(plan: Plan): Promise<JobOutcome> {
       missing.push(item.key);
       continue;
     }
-    if (requestChanged(row, item.request, await requestDigest(item.request, plan.jobFile, localReferenceDigests))) changed.push(item.key);
+    if (requestChanged(row, item.request, await requestDigest(item.request, plan.jobFile, referenceDigests))) changed.push(item.key);
     counts[row.state]++;
     bytes += row.bytes ?? 0;
     rows.push(row);

@@ -105,7 +105,12 @@ function isMissingRoute(body: ErrorBody): boolean {
 }
 
 function isTaskNotFound(body: ErrorBody): boolean {
-  return body.code === 'task_not_exist' || /task[_ ]not[_ ](exist|found)/i.test(body.message ?? '');
+  return isTaskNotExistCode(body.code) || /task[_ ]not[_ ](exist|found)/i.test(body.message ?? '');
+}
+
+/** new-api's `code` for a task it does not know (docs/protocol.md): recognised here, and only here. */
+export function isTaskNotExistCode(code: unknown): boolean {
+  return code === 'task_not_exist';
 }
 
 /**

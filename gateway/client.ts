@@ -5,6 +5,7 @@ import type { RenderRequest } from '../jobfile/plan';
 import { normaliseBaseUrl } from '../jobfile/values';
 import { parsePollAfter } from './backoff';
 import { billedUsd } from './billed';
+import { isTaskNotExistCode } from './classify';
 import type {
   CreatedTask,
   GatewayClient,
@@ -204,7 +205,7 @@ class Client implements GatewayClient {
         accept: async (response, { baseUrl }) => {
           const body = await readJson(response, 'the status check', baseUrl);
           const wrapper = body as { code?: unknown; data?: unknown } | null;
-          if (wrapper && wrapper.code === 'task_not_exist' && !wrapper.data) {
+          if (wrapper && isTaskNotExistCode(wrapper.code) && !wrapper.data) {
             throw new TaskNotFoundError(`task ${ref.taskId} was not found on the gateway`, {
               baseUrl,
               taskId: ref.taskId,

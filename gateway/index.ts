@@ -19,7 +19,16 @@ export {
   isGatewayError,
   type GatewayErrorKind,
 } from './errors';
-export { classifyGatewayError, parseErrorBody, type ErrorBody, type HttpFailure, type GatewayOperation } from './classify';
+export {
+  classifyGatewayError,
+  parseErrorBody,
+  isModelNotFound,
+  isTaskNotExistCode,
+  type ErrorBody,
+  type HttpFailure,
+  type GatewayOperation,
+} from './classify';
+export { judgeCatalog, modelUses, readCatalogs, verdictMessage, type CatalogReport } from './catalog';
 export { extractTaskId, mapTaskStatus, parseProgress, parseTaskBody, isTerminalState, type ParsedTask } from './normalize';
 export { BaseUrlPool, type BaseUrlPoolOptions, type BaseHealth } from './pool';
 export { parseRetryAfter, parsePollAfter, backoffDelay } from './backoff';
@@ -28,3 +37,4 @@ export { createRetryIsSafe } from './retry';
 // What `run --dry-run` shows is built by the same code as what is sent.
 export { describeGeneralCreateBody, GENERAL_CREATE_PATH } from './general';
 export { openaiCreateFields, OPENAI_CREATE_PATH } from './openai';
+export { readPublishedPrices, type PublishedPrices } from './published-prices';

@@ -7,6 +7,7 @@
 // flag says, and the workflow decides from the failure's type (docs/deploy.md).
 import { ApplicationFailure } from '@temporalio/common';
 import type { Context } from '@temporalio/activity';
+import { retryableAgain } from '../activities/failures';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptors, Next } from '@temporalio/worker';
 
 export class WorkerStopIsNotFinal implements ActivityInboundCallsInterceptor {
@@ -17,12 +18,7 @@ export class WorkerStopIsNotFinal implements ActivityInboundCallsInterceptor {
       return await next(input);
     } catch (error) {
       if (this.context.cancellationDetails?.workerShutdown && error instanceof ApplicationFailure && error.nonRetryable) {
-        throw ApplicationFailure.create({
-          type: error.type ?? undefined,
-          message: `${error.message} (cut by a stopping worker; another worker takes it over)`,
-          details: error.details ? [...error.details] : undefined,
-          nonRetryable: false,
-        });
+        throw retryableAgain(error, 'cut by a stopping worker; another worker takes it over');
       }
       throw error;
     }

@@ -5,7 +5,12 @@ export function jobWorkflowId(jobName: string): string {
 }
 
 export function renderWorkflowId(jobWorkflowIdValue: string, itemKey: string): string {
-  return `${jobWorkflowIdValue}/${itemKey}`;
+  return `${renderWorkflowIdPrefix(jobWorkflowIdValue)}${itemKey}`;
+}
+
+/** What every item workflow id of a job starts with (a visibility query's STARTS_WITH). */
+export function renderWorkflowIdPrefix(jobWorkflowIdValue: string): string {
+  return `${jobWorkflowIdValue}/`;
 }
 
 export function scheduleId(jobName: string): string {

@@ -18,7 +18,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { FailureType, jobWideCause } from '../activities/failure-types';
+import { FailureType, jobWideCause, type FailureKind } from '../activities/failure-types';
 import { bounded, LogEvent } from '../activities/log-events';
 import type { ItemWorkflowState } from '../activities/item-workflow';
 import type { PageItem } from '../activities/plan';
@@ -428,7 +428,7 @@ class Job {
    * aside) on that many items since the last success stops the job, e.g. a content policy that
    * refuses every prompt of the job.
    */
-  private countAlike(error: { kind: string; message: string }): void {
+  private countAlike(error: { kind: FailureKind; message: string }): void {
     const limit = this.settings.retries.stopAfterFailures ?? 0;
     if (limit <= 0) return;
     const alike = (this.carry.alikeFailures ??= {});

@@ -19,7 +19,7 @@ import { gatewayActivities, recording } from './activities';
 import { nextPollDelay, type ProgressSample } from './polling';
 import { SharedPermit } from './limiter';
 import { roundUsd } from '../jobfile/prices';
-import { FailureType, jobWideCause } from '../activities/failure-types';
+import { asFailureKind, FailureType, jobWideCause, type FailureKind } from '../activities/failure-types';
 import { bounded, LogEvent } from '../activities/log-events';
 import type { DownloadedVideo } from '../activities/download';
 import type { PriorTask } from '../activities/plan';
@@ -32,7 +32,7 @@ export const itemDoneSignal = defineSignal<[ItemOutcome]>('itemDone');
 class ItemEnded extends Error {
   constructor(
     readonly state: ItemEndState,
-    readonly kind: string,
+    readonly kind: FailureKind,
     message: string,
   ) {
     super(message);
@@ -43,9 +43,11 @@ class ItemEnded extends Error {
 function endFromFailure(error: unknown, during: string): ItemEnded {
   const failure = error instanceof ActivityFailure ? error.cause : error;
   if (failure instanceof ApplicationFailure) {
-    const kind = failure.type ?? 'error';
+    // Activities fail with the kinds of activities/failure-types.ts (activities/failures.ts); any
+    // other type (an SDK's, a library's) is an `error` that names it.
+    const kind = asFailureKind(failure.type);
     const state: ItemEndState = kind === FailureType.ambiguousCreate ? 'unknown' : 'failed';
-    return new ItemEnded(state, kind, failure.message);
+    return new ItemEnded(state, kind ?? FailureType.error, kind || !failure.type ? failure.message : `${failure.type}: ${failure.message}`);
   }
   if (failure instanceof TimeoutFailure) {
     // A create that timed out may have reached the gateway: its outcome is unknown.

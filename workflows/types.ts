@@ -2,6 +2,7 @@
 // Activity inputs and outputs live beside the activities. Types only: they travel through workflow
 // history, so they hold paths, keys and settings, never file contents or secrets.
 import type { PriceTable } from '../jobfile/prices';
+import type { FailureKind } from '../activities/failure-types';
 import type { JobSettingsWithInputs } from '../activities/inputs';
 import type { PageItem, PreparedJob } from '../activities/plan';
 import type { InputsRef } from '../storage/inputs';
@@ -56,7 +57,7 @@ export interface ItemOutcome {
   state: ItemEndState;
   /** Creation to completion as observed by polling, for the per-model median hint. */
   renderMs?: number;
-  error?: { kind: string; message: string };
+  error?: { kind: FailureKind; message: string };
   /**
    * The item's create met a job-wide cause, so nothing was created and no manifest row written:
    * the item is not started, and the next run renders it (docs/reruns.md). Its `state` is not counted.
@@ -88,7 +89,7 @@ export interface BudgetCarry {
  * (retries.stop_after_failures identical item failures).
  */
 export interface JobStopCause {
-  kind: string;
+  kind: FailureKind;
   /** The failure's own message (one item's), already redacted by the activity. */
   message: string;
   /** What the user should do about it. */

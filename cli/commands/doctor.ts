@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { redactObject, registerSecret } from '../../gateway/redact';
+import { redactObject, registerSecret } from '../../gateway';
 import { formatJobFileError, loadJobFile } from '../../jobfile';
 import type { Plan } from '../../jobfile/plan';
 import { openStorage } from '../../storage';

@@ -20,7 +20,7 @@ import { RewriteStore, textToRender, type RewriteRecord } from '../../storage/re
 import type { ManifestRow } from '../../storage/manifest';
 import { StorageError } from '../../storage/storage';
 import { InfrastructureError, UsageError } from '../errors';
-import { loadPlanOrExplain } from '../job-ref';
+import { loadPlanOrExplain } from '../../client/jobs';
 import { collect, parseAllowKeys, refuseDisallowedKeyUses } from '../keys';
 import { createOutput, type Output } from '../output';
 import { fitWidth, padToWidth, plainText, wrapToWidth } from '../terminal-text';

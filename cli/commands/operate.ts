@@ -1,20 +1,24 @@
-// status, results and cancel: looking at and steering jobs that exist.
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+// status, results and cancel: looking at and steering jobs that exist, through the client module
+// (client/): this file parses arguments and prints.
+import type { Client } from '@temporalio/client';
 import type { Command } from 'commander';
-import type { ManifestRow } from '../../storage/manifest';
-import { JobWorkflow, cancelSignal, progressQuery } from '../../workflows/job';
+import { itemStatuses, jobProgress, jobResult, jobTaskQueue, recentJobs, requestCancel } from '../../client/control';
+import { jobHandle, loadJobPlan, resolveJob, type JobRef } from '../../client/jobs';
+import { isRunning } from '../../client/status';
+import type { ItemEndState, ManifestRow } from '../../storage/manifest';
 import type { JobResult, RenderStatus } from '../../workflows/types';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { NeverRunError, UsageError } from '../errors';
 import { detachedWorkerAlive } from '../detached-worker';
-import { loadPlanOrExplain, resolveJob } from '../job-ref';
+import { jobStanding, lookUpJob } from '../job-outcome';
+import type { EndedStatus, JobList, RunningStatus, UnansweredStatus } from '../json-outputs';
 import { createOutput, formatBytes, type Output } from '../output';
 import { terminalColumns, withRewrites } from './enhance';
 import { csvCell, displayWidth, fitWidth, padToWidth, plainText } from '../terminal-text';
-import { itemStatuses, summaryLine } from '../progress';
-import { outcomeOfRunJob, planFor } from '../report-target';
+import { ProgressView, summaryLine } from '../progress';
 import { openSession } from '../session';
 import { TASK_QUEUE } from '../task-queue';
-import { describeOutcome, readOutcome } from '../summary';
+import { describeOutcome, describeStop } from '../summary';
 import { openStorage } from '../../storage';
 import { keptFiles, printKept, rowsWithTakes, stateWithPick, type TakeRow } from '../takes-view';
 import { rowCostText, spendSoFar, spendSummaryLines } from '../spend';
@@ -23,6 +27,7 @@ import { rowCostText, spendSoFar, spendSummaryLines } from '../spend';
 const WORKER_GRACE_MS = 30_000;
 /** How long status waits for a worker to answer the progress query. */
 const QUERY_WAIT_MS = 5_000;
+const END_STATES: readonly ItemEndState[] = ['succeeded', 'failed', 'timed_out', 'canceled', 'unknown'];
 
 export function registerOperateCommands(program: Command): void {
   program
@@ -41,11 +46,18 @@ export function registerOperateCommands(program: Command): void {
       try {
         if (!target) return await listJobs(session.client, out, limit);
         const job = await resolveJob(session.client, target);
-        do {
-          const done = await showStatus(session.client, job, target, out, !!options.watch);
-          if (done || !options.watch) break;
-          await new Promise((r) => setTimeout(r, 2_000));
-        } while (options.watch);
+        if (job.note) out.note(job.note);
+        // Watching on a terminal redraws one frame in place, as run does; otherwise one snapshot per round.
+        const view = options.watch && !out.json && process.stderr.isTTY ? new ProgressView(session.client, true) : undefined;
+        try {
+          for (;;) {
+            const done = await showStatus(session.client, job, target, out, !!options.watch, view);
+            if (done || !options.watch) break;
+            await new Promise((r) => setTimeout(r, view ? 1_000 : 2_000));
+          }
+        } finally {
+          view?.clear();
+        }
       } catch (error) {
         // --json always prints JSON: a job never run is a document too (the sentence goes to stderr).
         if (error instanceof NeverRunError && out.json) out.result(error.toJSON());
@@ -57,31 +69,37 @@ export function registerOperateCommands(program: Command): void {
 
   program
     .command('results')
-    .description('one row per item: state, model, task id, base address, polls, file, size, sha256, error')
+    .description('one row per item: state, model, file, size, error (json and csv: also task id, base address, polls, sha256, prompts)')
     .argument('<job>', 'job file or job id')
     .option('--format <format>', 'table | json | csv', 'table')
     .option('--kept', "the kept takes' files (picks.jsonl), one path per line; --format json: as JSON (docs/takes.md)")
-    .action(async (target: string, options: { format: string; kept?: boolean }) => {
+    .option('--state <states>', `only items in these end states, comma-separated (${END_STATES.join(', ')})`)
+    .option('--model <models>', 'only items of these models, comma-separated')
+    .option('--id <ids>', 'only these items, by id or key, comma-separated')
+    .action(async (target: string, options: ResultsOptions) => {
       if (!['table', 'json', 'csv'].includes(options.format)) {
         throw new UsageError(`--format must be table, json or csv, got "${options.format}"`);
       }
-      const plan = await planFor(target);
-      let outcome;
+      const keep = rowFilter(options);
+      let standing;
       try {
-        outcome = await outcomeOfRunJob(plan, target);
+        standing = await lookUpJob(target);
       } catch (error) {
         if (error instanceof NeverRunError && options.format === 'json')
           process.stdout.write(`${JSON.stringify(error.toJSON(), null, 2)}\n`);
         throw error;
       }
+      const { plan, outcome } = standing;
       // The rewrite beside the prompt: what the render sent, else the stored one (docs/enhance.md).
       // takes (issue 26): every take beside its item, with its pick; --kept lists the kept files.
       const storage = openStorage(plan.output);
-      const rows = await rowsWithTakes(plan, await withRewrites(plan, outcome.rows), storage);
-      if (options.kept) return printKept(keptFiles(rows, storage.location), options.format);
+      const all = await rowsWithTakes(plan, await withRewrites(plan, outcome.rows), storage);
+      if (options.kept) return printKept(keptFiles(all, storage.location), options.format);
+      const rows = all.filter(keep);
+      const filtered = rows.length !== all.length;
       if (options.format === 'json') process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       else if (options.format === 'csv') process.stdout.write(toCsv(rows));
-      else process.stdout.write(toTable(rows, outcome.missing.length, terminalColumns()));
+      else process.stdout.write(toTable(rows, filtered ? 0 : outcome.missing.length, terminalColumns()));
       // Spent vs estimated, per model and in total (docs/costs.md): after the table; csv and json keep stdout to their format.
       const spent = spendSummaryLines(outcome.spend).join('\n');
       if (spent) (options.format === 'table' ? process.stdout : process.stderr).write(`${spent}\n`);
@@ -95,37 +113,62 @@ export function registerOperateCommands(program: Command): void {
     .action(async (target: string, options: { wait: boolean }) => {
       // The embedded server has no other worker: run one so in-flight items can record `canceled`. It
       // polls the job's own queue: a job `run` started is on a queue of its own (cli/task-queue.ts).
-      let resolved: Awaited<ReturnType<typeof resolveJob>> | undefined;
+      let resolved: JobRef | undefined;
       const session = await openSession({
         worker: true,
         workerTaskQueue: async (client) => {
           resolved = await resolveJob(client, target);
-          return client.workflow
-            .getHandle(resolved.workflowId)
-            .describe()
-            .then(
-              (d) => d.taskQueue,
-              () => TASK_QUEUE,
-            );
+          return jobTaskQueue(client, resolved.workflowId, TASK_QUEUE);
         },
       });
       try {
         const job = resolved ?? (await resolveJob(session.client, target));
-        const handle = session.client.workflow.getHandle<typeof JobWorkflow>(job.workflowId);
-        const described = await handle.describe();
-        if (described.status.name !== 'RUNNING') {
-          process.stderr.write(`${job.workflowId} is not running (${described.status.name.toLowerCase()}): nothing to cancel\n`);
+        const asked = await requestCancel(session.client, job.workflowId);
+        if (!asked.requested) {
+          process.stderr.write(`${job.workflowId} is not running (${asked.state}): nothing to cancel\n`);
           return;
         }
-        await handle.signal(cancelSignal);
         process.stderr.write(`${job.workflowId}: cancel requested; no new creations, in-flight items end as canceled\n`);
         if (!options.wait) return;
-        const result = await handle.result();
-        process.stderr.write(`${job.workflowId}: stopped (${result.counts.canceled} canceled, ${result.counts.succeeded} succeeded)\n`);
+        await jobResult(session.client, job.workflowId);
+        // How it stopped, from the same answer as status and results: the items' rows.
+        const { outcome } = await jobStanding(session.client, job, await loadJobPlan(job), target);
+        process.stderr.write(`${job.workflowId}: stopped (${outcome.counts.canceled} canceled, ${outcome.counts.succeeded} succeeded)\n`);
       } finally {
         await session.close();
       }
     });
+}
+
+interface ResultsOptions {
+  format: string;
+  kept?: boolean;
+  state?: string;
+  model?: string;
+  id?: string;
+}
+
+function listOption(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  return text
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+}
+
+/** The rows `--state`, `--model` and `--id` keep (all of them without a filter). A state not known is bad usage. */
+export function rowFilter(options: Pick<ResultsOptions, 'state' | 'model' | 'id'>): (row: ManifestRow) => boolean {
+  const states = listOption(options.state);
+  for (const state of states ?? []) {
+    if (!(END_STATES as readonly string[]).includes(state))
+      throw new UsageError(`--state ${state}: an item ends ${END_STATES.join(', ')}; give one or more of those, comma-separated`);
+  }
+  const models = listOption(options.model);
+  const ids = listOption(options.id);
+  return (row) =>
+    (!states || states.includes(row.state)) &&
+    (!models || models.includes(row.model)) &&
+    (!ids || ids.includes(row.key) || (row.id !== null && ids.includes(row.id)));
 }
 
 /** A job's row in the table of recent jobs. */
@@ -139,34 +182,17 @@ export interface JobListRow {
   closed: string | null;
 }
 
-/** Not the runs a job continued as new from: one row per job run. */
-const JOBS_QUERY = `WorkflowType = '${JobWorkflow.name}' AND ExecutionStatus != 'ContinuedAsNew'`;
-
 async function listJobs(client: Client, out: Output, limit: number): Promise<void> {
-  const total = (await client.workflow.count(JOBS_QUERY)).count;
-  const jobs: JobListRow[] = [];
-  for await (const w of client.workflow.list({ query: JOBS_QUERY })) {
-    if (jobs.length >= limit) break;
-    const closed = w.closeTime?.toISOString() ?? null;
-    const row: JobListRow = {
-      id: w.workflowId,
-      end: w.status.name.toLowerCase(),
-      succeeded: null,
-      items: null,
-      started: w.startTime.toISOString(),
-      closed,
-    };
-    // A completed workflow's result says how the job ended: canceled, stopped by a cause, items that failed.
-    if (w.status.name === 'COMPLETED') {
-      const result = await client.workflow
-        .getHandle<typeof JobWorkflow>(w.workflowId, w.runId, { followRuns: false })
-        .result()
-        .catch(() => undefined);
-      if (result) Object.assign(row, { end: jobEnd(result), succeeded: result.counts.succeeded, items: result.total });
-    }
-    jobs.push(row);
-  }
-  if (out.json) return out.result({ jobs, shown: jobs.length, total });
+  const { runs, total } = await recentJobs(client, limit);
+  const jobs: JobListRow[] = runs.map((run) => ({
+    id: run.workflowId,
+    end: run.result ? jobEnd(run.result) : run.state,
+    succeeded: run.result?.counts.succeeded ?? null,
+    items: run.result?.total ?? null,
+    started: run.startTime.toISOString(),
+    closed: run.closeTime?.toISOString() ?? null,
+  }));
+  if (out.json) return out.result({ jobs, shown: jobs.length, total } satisfies JobList);
   if (jobs.length === 0) return out.line('no jobs yet: start one with `reelflow run JOB.yaml`');
   for (const line of jobTable(jobs, terminalColumns())) out.line(line);
   if (total > jobs.length) out.line(`${jobs.length} of ${total} shown (--limit ${total} for all)`);
@@ -195,45 +221,74 @@ export function jobTable(jobs: readonly JobListRow[], columns: number): string[]
 
 /**
  * Prints one snapshot; true when the job has ended. A job with no workflow was never run
- * (NeverRunError). A running job whose progress no worker answers gets a grace: within its first
- * 30 s, or while the worker `run --detach` spawned is alive, its worker is starting, not missing.
+ * (NeverRunError). An ended job is told from its standing (cli/job-outcome.ts): its items' rows and
+ * how its workflow stopped, its plan read as the workflow ran it (any machine can look). A running
+ * job whose progress no worker answers gets a grace: within its first 30 s, or while the worker
+ * `run --detach` spawned is alive, its worker is starting, not missing.
  */
 async function showStatus(
   client: Client,
-  job: { workflowId: string; jobFile: string; runDate?: string },
+  job: JobRef,
   target: string,
   out: Output,
   watching: boolean,
+  view: ProgressView | undefined,
 ): Promise<boolean> {
   const { workflowId } = job;
-  const handle = client.workflow.getHandle<typeof JobWorkflow>(workflowId);
-  const described = await handle.describe().catch((error: unknown) => {
-    if (error instanceof WorkflowNotFoundError) throw new NeverRunError(workflowId.replace(/^reelflow-/, ''), target);
-    throw error;
-  });
-  const running = described.status.name === 'RUNNING';
-  if (!running) {
-    // An ended job's truth is its manifest: the latest row of every item, across all runs.
-    const outcome = await readOutcome(await loadPlanOrExplain(job.jobFile, job.runDate));
+  const described = await jobHandle(client, workflowId)
+    .describe()
+    .catch((error: unknown) => {
+      if (error instanceof WorkflowNotFoundError) throw new NeverRunError(workflowId.replace(/^reelflow-/, ''), target);
+      throw error;
+    });
+  if (!isRunning(described)) {
+    view?.clear();
+    const standing = await jobStanding(client, job, await loadJobPlan(job), target);
+    const { outcome, result } = standing;
     const { not_rendered: notRendered, ...ended } = outcome.counts;
     const counts = { pending: notRendered, creating: 0, rendering: 0, downloading: 0, ...ended };
-    const state = described.status.name.toLowerCase();
-    if (out.json) out.result({ job: outcome.job, state, counts, items: outcome.items, spend: outcome.spend ?? null });
-    else for (const line of describeOutcome(outcome, job.jobFile)) out.line(line);
+    if (out.json) {
+      out.result({
+        job: outcome.job,
+        state: standing.state,
+        counts,
+        items: outcome.items,
+        canceled: result?.canceled ?? false,
+        stoppedBy: result?.stoppedBy ?? null,
+        spend: outcome.spend ?? null,
+      } satisfies EndedStatus);
+    } else {
+      if (result?.stoppedBy) for (const line of describeStop(result.stoppedBy, job.jobFile, result.notStarted ?? 0)) out.line(line);
+      if (result?.canceled) out.line('the job was canceled');
+      for (const line of describeOutcome(outcome, job.jobFile)) out.line(line);
+    }
     return true;
   }
   const askedAt = Date.now();
   // Without a worker a query waits for one: a bound, so that status answers.
-  const progress = await client.withDeadline(askedAt + QUERY_WAIT_MS, () => handle.query(progressQuery)).catch(() => undefined);
+  const progress = await jobProgress(client, workflowId, QUERY_WAIT_MS);
   if (!progress) {
     const starting = askedAt - described.startTime.getTime() < WORKER_GRACE_MS || detachedWorkerAlive(workflowId);
-    const job = workflowId.replace(/^reelflow-/, '');
+    const name = workflowId.replace(/^reelflow-/, '');
     const message = starting
       ? `${workflowId}: running; its worker is starting, progress follows in a moment`
       : `${workflowId}: running, but no worker answers: start one with \`reelflow run JOB.yaml\` or \`reelflow worker\``;
-    if (out.json) out.result({ job, state: 'running', worker: starting ? 'starting' : 'none', counts: null, items: null, message });
-    else out.line(message);
+    if (out.json) {
+      const unanswered: UnansweredStatus = {
+        job: name,
+        state: 'running',
+        worker: starting ? 'starting' : 'none',
+        counts: null,
+        items: null,
+        message,
+      };
+      out.result(unanswered);
+    } else if (!view) out.line(message);
     return !watching;
+  }
+  if (view) {
+    await view.render(progress);
+    return false;
   }
   const statuses = await itemStatuses(client, progress, progress.inFlight.length);
   const phase = (p: RenderStatus['phase']) => statuses.filter((s) => s.phase === p).length;
@@ -249,8 +304,9 @@ async function showStatus(
     unknown: progress.counts.unknown,
     skipped: progress.counts.skipped,
   };
-  const spend = await spendSoFar(job.jobFile, job.runDate);
-  if (out.json) out.result({ job: progress.job, state: progress.state, counts, items: progress.total, spend: spend ?? null });
+  const spend = await spendSoFar((await loadJobPlan(job)).plan);
+  if (out.json)
+    out.result({ job: progress.job, state: progress.state, counts, items: progress.total, spend: spend ?? null } satisfies RunningStatus);
   else {
     out.line(summaryLine(progress));
     out.line(
@@ -263,8 +319,6 @@ async function showStatus(
   return false;
 }
 
-/** Widest a table column gets, in terminal columns. */
-const MAX_COLUMN = 40;
 const COLUMNS = [
   'index',
   'key',
@@ -293,36 +347,89 @@ export function toCsv(rows: ManifestRow[]): string {
   return [COLUMNS.join(','), ...rows.map((r) => COLUMNS.map((c) => csvCell(cell(r, c))).join(','))].join('\n') + '\n';
 }
 
-function toTable(rows: TakeRow[], missing: number, columns: number): string {
-  // Long values (LiteLLM's task ids are about 130 characters) are cut to the column: --format json
-  // and csv have them whole.
-  const lines = rows.map((r) =>
-    [
-      `#${r.index}`,
-      r.key,
-      stateWithPick(r),
-      r.model,
-      r.task_id ?? '-',
-      r.base_url ?? '-',
-      String(r.polls),
-      r.file ?? '-',
-      r.bytes !== null ? formatBytes(r.bytes) : '-',
-      r.sha256 ? r.sha256.slice(0, 12) : '-',
-      rowCostText(r),
-      r.error ? `${r.error.kind}: ${r.error.message}` : '',
-    ].map((v, i, all) => (i === all.length - 1 ? plainText(v) : fitWidth(plainText(v), MAX_COLUMN))),
-  );
-  const head = ['#', 'KEY', 'STATE', 'MODEL', 'TASK', 'BASE', 'POLLS', 'FILE', 'SIZE', 'SHA256', 'COST', 'ERROR'];
-  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => displayWidth(l[i]!))));
-  const fmt = (l: string[]) => l.map((v, i) => (i === l.length - 1 ? v : padToWidth(v, widths[i]!))).join('  ');
+/** A column of the results table: its heading, its cell, the widest it gets, and whether it gives way to others. */
+interface TableColumn {
+  head: string;
+  value: (row: TakeRow) => string;
+  max: number;
+  /** Cut further (down to MIN_CUT) when the table does not fit. */
+  shrinks?: boolean;
+  /** Shown only when the terminal has room for it. */
+  optional?: boolean;
+}
+
+/** The narrowest a shrinking column is cut to, and the most room the error column is given before others shrink. */
+const MIN_CUT = 10;
+const ERROR_ROOM = 48;
+const TABLE: readonly TableColumn[] = [
+  { head: '#', value: (r) => `#${r.index}`, max: 8 },
+  { head: 'KEY', value: (r) => r.key, max: 28, shrinks: true },
+  { head: 'STATE', value: stateWithPick, max: 18 },
+  { head: 'MODEL', value: (r) => r.model, max: 28, shrinks: true },
+  { head: 'TASK', value: (r) => r.task_id ?? '-', max: 40, shrinks: true },
+  { head: 'FILE', value: (r) => r.file ?? '-', max: 40, shrinks: true },
+  { head: 'SIZE', value: (r) => (r.bytes !== null ? formatBytes(r.bytes) : '-'), max: 10 },
+  { head: 'COST', value: rowCostText, max: 13, optional: true },
+  { head: 'POLLS', value: (r) => String(r.polls), max: 6, optional: true },
+  { head: 'BASE', value: (r) => r.base_url ?? '-', max: 40, optional: true },
+  { head: 'SHA256', value: (r) => (r.sha256 ? r.sha256.slice(0, 12) : '-'), max: 12, optional: true },
+];
+
+/**
+ * The widths of the table's columns within `columns`: each as wide as its widest cell (up to its
+ * max); the shrinking ones cut, widest first, until the error column (`errorWidth`: its widest
+ * message, 0 without errors) has its room; the optional ones added only where they still fit.
+ * 0: the column is left out.
+ */
+export function tableWidths(natural: readonly number[], columns: number, errorWidth: number): number[] {
+  const widths = TABLE.map((c, i) => (c.optional ? 0 : Math.min(c.max, natural[i]!)));
+  const used = () => widths.reduce((sum, w) => sum + (w > 0 ? w + 2 : 0), 0) + Math.min(errorWidth, ERROR_ROOM);
+  while (used() > columns) {
+    let widest = -1;
+    TABLE.forEach((c, i) => {
+      if (c.shrinks && widths[i]! > MIN_CUT && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+    });
+    if (widest < 0) break;
+    widths[widest]!--;
+  }
+  TABLE.forEach((c, i) => {
+    if (!c.optional) return;
+    const width = Math.min(c.max, natural[i]!);
+    if (used() + width + 2 + Math.max(0, errorWidth - ERROR_ROOM) <= columns) widths[i] = width;
+  });
+  return widths;
+}
+
+/**
+ * The results table within `columns` (the CSV and JSON have every value whole): one line per item;
+ * its error last on the line when it fits there, else on the next line; then, for an enhanced
+ * item, its prompt and rewrite.
+ */
+export function toTable(rows: readonly TakeRow[], missing: number, columns: number): string {
+  const cells = rows.map((r) => TABLE.map((c) => plainText(c.value(r))));
+  const natural = TABLE.map((c, i) => Math.max(c.head.length, ...cells.map((l) => displayWidth(l[i]!))));
+  const errors = rows.map((r) => (r.error ? plainText(`${r.error.kind}: ${r.error.message}`) : ''));
+  const errorWidth = Math.max(0, ...errors.map((e) => displayWidth(e)));
+  const widths = tableWidths(natural, columns, errorWidth);
+  const fmt = (line: readonly string[], error: string) =>
+    [...line.flatMap((v, i) => (widths[i]! > 0 ? [padToWidth(fitWidth(v, widths[i]!), widths[i]!)] : [])), error].join('  ').trimEnd();
+  const below = (label: string, text: string) => fitWidth(`    ${label.padEnd(8)} ${text}`, columns);
   const tail = missing ? `\n${missing} item(s) of the plan have no result yet\n` : '\n';
-  // An enhanced item's prompt and rewrite follow its row, each on a line cut to the terminal.
-  const withPrompts = (r: ManifestRow, i: number) => {
-    const row = fmt(lines[i]!);
-    if (!r.enhanced_prompt) return [row];
-    return [row, `    prompt:  ${plainText(r.prompt)}`, `    rewrite: ${plainText(r.enhanced_prompt)}`].map((l, n) =>
-      n === 0 ? l : fitWidth(l, columns),
-    );
-  };
-  return [fmt(head), ...rows.flatMap(withPrompts)].join('\n') + tail;
+  const lines = [
+    fitWidth(
+      fmt(
+        TABLE.map((c) => c.head),
+        errorWidth > 0 ? 'ERROR' : '',
+      ),
+      columns,
+    ),
+  ];
+  rows.forEach((r, i) => {
+    const inline = fmt(cells[i]!, errors[i]!);
+    if (displayWidth(inline) <= columns) lines.push(inline);
+    else lines.push(fitWidth(fmt(cells[i]!, ''), columns), below('error:', errors[i]!));
+    // An enhanced item's prompt and rewrite follow its row, each on a line cut to the terminal.
+    if (r.enhanced_prompt) lines.push(below('prompt:', plainText(r.prompt)), below('rewrite:', plainText(r.enhanced_prompt)));
+  });
+  return lines.join('\n') + tail;
 }

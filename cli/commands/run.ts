@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import { rememberCatalog } from '../../activities/preflight';
-import { judgeCatalog, modelUses, readCatalogs, verdictMessage } from '../../gateway/catalog';
+import { judgeCatalog, modelUses, readCatalogs, verdictMessage } from '../../gateway';
 import { openStorage } from '../../storage';
 import { StorageError, type StoredObject } from '../../storage/storage';
 import { InfrastructureError, UsageError } from '../errors';
@@ -18,10 +18,11 @@ import { isKeyOf } from '../../activities/key-fingerprint';
 import type { Plan } from '../../jobfile/plan';
 import { collect, parseAllowKeys, refuseDisallowedKeyUses, starterKeyFingerprint } from '../keys';
 import { jobWorkflowId } from '../../workflows/ids';
-import { JobWorkflow, progressQuery } from '../../workflows/job';
 import type { JobInput } from '../../workflows/types';
 import { itemIsDone, type ItemEndState } from '../../storage/manifest';
-import { inputsChangedNote, loadPlanOrExplain, runningExecution, startedJobInput, storeInputsOrExplain } from '../job-ref';
+import { jobEnded, jobProgress, jobResult, openItemWorkflows, startOrAttach } from '../../client/control';
+import { inputsChangedNote, loadPlanOrExplain, runningExecution, startedJobInput } from '../../client/jobs';
+import { storeInputsOrExplain } from '../job-ref';
 import { hashJobInputs, recordingFiles } from '../../storage/inputs-publish';
 import { createOutput } from '../output';
 import { ProgressView } from '../progress';
@@ -307,16 +308,9 @@ async function followJob(
     // The prices this run priced the job with, the gateway's included: the workers' budget holds to them.
     ...(plan.pricing && Object.keys(plan.pricing).length > 0 ? { prices: plan.pricing } : {}),
   };
-  const handle = await scoped(() =>
-    session.client.workflow.start(JobWorkflow, {
-      // This run's own queue when a worker of this run (or its background worker) carries the job.
-      taskQueue: ownQueue ?? (backgroundWorker ? newRunTaskQueue() : TASK_QUEUE),
-      workflowId,
-      args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    }),
-  );
+  // This run's own queue when a worker of this run (or its background worker) carries the job.
+  const taskQueue = ownQueue ?? (backgroundWorker ? newRunTaskQueue() : TASK_QUEUE);
+  await scoped(() => startOrAttach(session.client, workflowId, taskQueue, input));
   if (running) {
     out.note(`${plan.job}: already running: attached${retryStates.length ? ' (--retry-* apply to the next run, not this one)' : ''}`);
     const changed = await scoped(() =>
@@ -344,12 +338,8 @@ async function followJob(
   // One scope per round: the job's state, its progress, the display; the round's calls end with it.
   while (!interrupt.interrupted) {
     const ended = await scoped(async () => {
-      const closed = await handle.describe().then(
-        (d) => d.status.name !== 'RUNNING',
-        () => false,
-      );
-      if (closed) return true;
-      const progress = await handle.query(progressQuery).catch(() => undefined);
+      if (await jobEnded(session.client, workflowId)) return true;
+      const progress = await jobProgress(session.client, workflowId);
       if (progress && !interrupt.interrupted) await view.render(progress).catch(() => undefined);
       return false;
     }).catch(() => false);
@@ -358,15 +348,15 @@ async function followJob(
   }
   if (interrupt.interrupted) return false;
   view.clear();
-  const jobResult = await scoped(() => handle.result());
+  const finished = await scoped(() => jobResult(session.client, workflowId));
   if (session.worker) await scoped(() => childrenClosed(session.client, workflowId, 15_000));
   const outcome = await readOutcome(plan);
   if (options.json) {
     out.result({
       workflowId,
-      canceled: jobResult.canceled,
-      fatal: jobResult.fatal ?? null,
-      stoppedBy: jobResult.stoppedBy ?? null,
+      canceled: finished.canceled,
+      fatal: finished.fatal ?? null,
+      stoppedBy: finished.stoppedBy ?? null,
       ...outcome,
       rows: undefined,
       failures: outcome.rows
@@ -374,14 +364,14 @@ async function followJob(
         .map((r) => ({ key: r.key, index: r.index, state: r.state, error: r.error })),
     });
   } else {
-    if (jobResult.stoppedBy) for (const line of describeStop(jobResult.stoppedBy, jobFile, jobResult.notStarted ?? 0)) out.line(line);
-    else if (jobResult.fatal) out.line(`stopped early: ${jobResult.fatal}`);
-    if (jobResult.canceled) out.line('the job was canceled');
+    if (finished.stoppedBy) for (const line of describeStop(finished.stoppedBy, jobFile, finished.notStarted ?? 0)) out.line(line);
+    else if (finished.fatal) out.line(`stopped early: ${finished.fatal}`);
+    if (finished.canceled) out.line('the job was canceled');
     // The job's own time (its workflow's start to its end), not this command's: an attach comes later.
-    const startedAt = Math.min(jobResult.startedAt, runningSince ?? Infinity);
-    for (const line of describeOutcome(outcome, jobFile, jobResult.finishedAt - startedAt)) out.line(line);
+    const startedAt = Math.min(finished.startedAt, runningSince ?? Infinity);
+    for (const line of describeOutcome(outcome, jobFile, finished.finishedAt - startedAt)) out.line(line);
   }
-  process.exitCode = exitStatusFor(outcome, jobResult.stoppedBy);
+  process.exitCode = exitStatusFor(outcome, finished.stoppedBy);
   return false;
 }
 
@@ -466,10 +456,8 @@ export function startedNote(
  * such workflows open.
  */
 async function childrenClosed(client: Client, jobWorkflowId: string, timeoutMs: number): Promise<void> {
-  const query = `WorkflowId STARTS_WITH '${jobWorkflowId}/' AND ExecutionStatus = 'Running'`;
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline;) {
-    const { count } = await client.workflow.count(query).catch(() => ({ count: 0 }));
-    if (count === 0) return;
+    if ((await openItemWorkflows(client, jobWorkflowId)) === 0) return;
     await new Promise((r) => setTimeout(r, 200));
   }
 }

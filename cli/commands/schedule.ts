@@ -1,15 +1,15 @@
 // `reelflow schedule apply|list|delete|trigger|pause|unpause`: a job's `schedule:` block as a Temporal
 // Schedule whose action starts JobWorkflow. Scheduled runs carry no runDate: each dates its outputs
 // from its own start time in the schedule's time zone, so every run writes under its own {date}.
+import type { Client, ScheduleDescription, ScheduleOverlapPolicy } from '@temporalio/client';
 import {
-  type Client,
-  type ScheduleDescription,
-  type ScheduleHandle,
-  type ScheduleOptions,
-  type ScheduleOverlapPolicy,
-  ScheduleAlreadyRunning,
-  ScheduleNotFoundError,
-} from '@temporalio/client';
+  createOrUpdateSchedule,
+  describeSchedule,
+  findSchedule as findScheduleById,
+  jobScheduleIds,
+  scheduleOptions as jobScheduleOptions,
+  type Found,
+} from '../../client/schedules';
 import type { Command } from 'commander';
 import type { Plan, ScheduleSettings } from '../../jobfile/plan';
 import { UsageError } from '../errors';
@@ -17,7 +17,8 @@ import { TASK_QUEUE } from '../task-queue';
 import { disallowedKeyUses, starterKeyFingerprint } from '../keys';
 import { jobWorkflowId, scheduleId } from '../../workflows/ids';
 import type { JobInput } from '../../workflows/types';
-import { loadPlanOrExplain, storeInputsOrExplain } from '../job-ref';
+import { loadPlanOrExplain } from '../../client/jobs';
+import { storeInputsOrExplain } from '../job-ref';
 import type { InputsRef } from '../../storage/inputs';
 import { recordingFiles } from '../../storage/inputs-publish';
 import { createOutput, type Output } from '../output';
@@ -114,7 +115,7 @@ function memoOf(described: ScheduleDescription): Partial<ScheduleMemo> {
   return memo !== null && typeof memo === 'object' ? (memo as Partial<ScheduleMemo>) : {};
 }
 
-function scheduleOptions(plan: Plan, settings: ScheduleSettings, inputs: InputsRef | undefined): ScheduleOptions {
+function scheduleOptions(plan: Plan, settings: ScheduleSettings, inputs: InputsRef | undefined) {
   // No runDate: each run dates itself. Stored inputs: every run reads the version stored by this apply.
   // With the submitter's key set, every run is carried only by workers holding the same key (docs/keys.md).
   const fingerprint = starterKeyFingerprint(plan);
@@ -127,19 +128,12 @@ function scheduleOptions(plan: Plan, settings: ScheduleSettings, inputs: InputsR
     overlap: settings.overlap,
     ...(inputs ? { inputs: inputs.index } : {}),
   };
-  return {
+  return jobScheduleOptions({
     scheduleId: scheduleId(plan.job),
     spec: { cronExpressions: [settings.cron], timezone: settings.timezone },
-    action: {
-      type: 'startWorkflow',
-      workflowType: 'JobWorkflow',
-      taskQueue: TASK_QUEUE,
-      workflowId: jobWorkflowId(plan.job),
-      args: [input],
-      memo: { reelflow: memo },
-    },
+    action: { taskQueue: TASK_QUEUE, workflowId: jobWorkflowId(plan.job), input, memo: { reelflow: memo } },
     policies: { overlap: OVERLAP[settings.overlap] },
-  };
+  });
 }
 
 function changes(before: Partial<ScheduleMemo>, after: ScheduleSettings, jobFile: string, inputs: InputsRef | undefined): string {
@@ -172,28 +166,18 @@ async function apply(jobFile: string, out: Output, inputsLocation: string | unde
   const stored = await storeInputsOrExplain(plan, reads.texts, inputsLocation, (line) => out.note(line), 'schedule');
   await withClient(async (client) => {
     const options = scheduleOptions(plan, settings, stored?.ref);
-    const id = options.scheduleId;
-    const handle = client.schedule.getHandle(id);
-    let outcome: 'created' | 'updated';
     let what = '';
-    try {
-      await client.schedule.create(options);
-      outcome = 'created';
-    } catch (error) {
-      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-      await handle.update((previous) => {
-        what = changes(memoOf(previous), settings, plan.jobFile, stored?.ref);
-        // A pause, its note and any action limit are the user's choice: an apply keeps them.
-        return {
-          spec: options.spec,
-          action: options.action,
-          policies: { ...previous.policies, overlap: options.policies?.overlap },
-          state: { paused: previous.state.paused, note: previous.state.note, remainingActions: previous.state.remainingActions },
-        };
-      });
-      outcome = 'updated';
-    }
-    const described = await handle.describe();
+    const { outcome, found } = await createOrUpdateSchedule(client, options, (previous) => {
+      what = changes(memoOf(previous), settings, plan.jobFile, stored?.ref);
+      // A pause, its note and any action limit are the user's choice: an apply keeps them.
+      return {
+        spec: options.spec,
+        action: options.action,
+        policies: { ...previous.policies, overlap: options.policies?.overlap },
+        state: { paused: previous.state.paused, note: previous.state.note, remainingActions: previous.state.remainingActions },
+      };
+    });
+    const { id, described } = found;
     const next = when(described.info.nextActionTimes[0]);
     const words = settings.description ?? `cron "${settings.cron}" (${settings.timezone})`;
     if (out.json) {
@@ -216,25 +200,13 @@ async function apply(jobFile: string, out: Output, inputsLocation: string | unde
   });
 }
 
-interface Found {
-  id: string;
-  handle: ScheduleHandle;
-  described: ScheduleDescription;
-}
-
 /** NAME is a job name, a schedule id, or a job file; unknown -> exit 2. */
 async function findSchedule(client: Client, name: string): Promise<Found> {
   const ids = /\.ya?ml$/i.test(name)
     ? [scheduleId((await loadPlanOrExplain(name)).job)]
     : [...new Set([name.startsWith(PREFIX) ? name : undefined, scheduleId(name)].filter((v): v is string => !!v))];
-  for (const id of ids) {
-    const handle = client.schedule.getHandle(id);
-    try {
-      return { id, handle, described: await handle.describe() };
-    } catch (error) {
-      if (!(error instanceof ScheduleNotFoundError)) throw error;
-    }
-  }
+  const found = await findScheduleById(client, ids);
+  if (found) return found;
   throw new UsageError(
     `no schedule named ${name}: \`reelflow schedule list\` shows the schedules, ` + '`reelflow schedule apply JOB.yaml` creates one',
   );
@@ -278,20 +250,10 @@ interface Row {
 }
 
 async function list(client: Client, out: Output): Promise<void> {
-  const ids: string[] = [];
-  for await (const summary of client.schedule.list()) {
-    if (summary.scheduleId.startsWith(PREFIX) && (summary.action?.workflowType ?? 'JobWorkflow') === 'JobWorkflow')
-      ids.push(summary.scheduleId);
-  }
   const rows: Row[] = [];
-  for (const id of ids.sort()) {
-    let d: ScheduleDescription;
-    try {
-      d = await client.schedule.getHandle(id).describe();
-    } catch (error) {
-      if (error instanceof ScheduleNotFoundError) continue; // listing lags behind a delete
-      throw error;
-    }
+  for (const id of await jobScheduleIds(client, PREFIX)) {
+    const d = (await describeSchedule(client, id))?.described;
+    if (!d) continue; // listing lags behind a delete
     const memo = memoOf(d);
     rows.push({
       name: memo.job ?? nameOf(id),

@@ -2,6 +2,8 @@
 import type { Command } from 'commander';
 import { connectClient, connectWorker, resolveTemporal } from '../../worker/temporal';
 import { TASK_QUEUE } from '../task-queue';
+import { jobResult } from '../../client/control';
+import { jobHandle } from '../../client/jobs';
 import { allowKeysInThisWorker } from '../../activities/context';
 import { collect, keySettingsOrExplain, parseAllowKeys } from '../keys';
 import { createReelflowWorker, DEFAULT_SHUTDOWN_GRACE_MS, runWorkerUntil } from '../../worker/worker';
@@ -84,7 +86,7 @@ export function registerWorkerCommand(program: Command): void {
 async function jobTaskQueue(target: Awaited<ReturnType<typeof resolveTemporal>>, workflowId: string): Promise<string> {
   const client = await connectClient(target);
   try {
-    return (await client.workflow.getHandle(workflowId).describe()).taskQueue;
+    return (await jobHandle(client, workflowId).describe()).taskQueue;
   } finally {
     await client.connection.close();
   }
@@ -93,7 +95,7 @@ async function jobTaskQueue(target: Awaited<ReturnType<typeof resolveTemporal>>,
 async function waitForJob(target: Awaited<ReturnType<typeof resolveTemporal>>, workflowId: string): Promise<void> {
   const client = await connectClient(target);
   try {
-    await client.workflow.getHandle(workflowId).result();
+    await jobResult(client, workflowId);
   } finally {
     await client.connection.close();
   }

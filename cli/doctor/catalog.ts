@@ -1,8 +1,7 @@
 // What the key may use: the enhance model through one Messages call with max_tokens 1, and every
 // model of the job against GET /v1/models (the run's preflight, gateway/catalog.ts). Neither
 // creates a video task.
-import { isModelNotFound, parseErrorBody } from '../../gateway/classify';
-import { judgeCatalog, modelUses, readCatalogs } from '../../gateway/catalog';
+import { isModelNotFound, judgeCatalog, modelUses, parseErrorBody, readCatalogs } from '../../gateway';
 import type { EnhanceSettings, Plan } from '../../jobfile/plan';
 import { type Check, fail, ok, warn } from './check';
 import { explainNetwork, type Prober } from './http';

@@ -3,7 +3,7 @@
 // protocols it serves, the same answers as the primary. Nothing here ever creates a video task:
 // every accepted create is a paid render.
 import { randomBytes } from 'node:crypto';
-import { parseErrorBody } from '../../gateway/classify';
+import { parseErrorBody } from '../../gateway';
 import { normaliseBaseUrl } from '../../jobfile/values';
 import type { Plan, Protocol } from '../../jobfile/plan';
 import { type Check, fail, ok, warn } from './check';

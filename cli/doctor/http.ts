@@ -2,7 +2,7 @@
 // command exits at once. Network failures come back as values, never as thrown errors.
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import { redact } from '../../gateway/redact';
+import { redact } from '../../gateway';
 import { PROBE_TIMEOUT_MS } from './check';
 
 /** Response headers, lower-case names; a repeated header's values joined with ", ". */

@@ -2,8 +2,7 @@
 // cannot create or cost anything: the status check of a task id that cannot exist (both video
 // protocols), and a Messages request without a model (nothing is generated). This file builds the
 // requests and reads the answers; it sends nothing itself.
-import { AuthError } from '../../gateway/errors';
-import { classifyGatewayError, isModelNotFound, parseErrorBody } from '../../gateway/classify';
+import { AuthError, classifyGatewayError, isModelNotFound, isTaskNotExistCode, parseErrorBody } from '../../gateway';
 import type { Protocol } from '../../jobfile/plan';
 import { litellmVersion } from './litellm';
 import type { ProbeAnswer } from './http';
@@ -79,7 +78,7 @@ export function said(status: number, text: string): string {
 function taskNotFound(text: string): boolean {
   const body = parseErrorBody(text);
   return (
-    body.code === 'task_not_exist' ||
+    isTaskNotExistCode(body.code) ||
     body.code === 'task_not_found' ||
     /\b(task|video|generation)s?([ _][^.]{0,40}?)?[ _]not[ _](found|exist)/i.test(body.message ?? '')
   );

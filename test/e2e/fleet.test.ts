@@ -6,7 +6,7 @@
 // Temporal dev server, the simulator behind a recording proxy, MinIO, the built command.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -282,6 +282,32 @@ describe('a fleet: workers that share nothing with the submitter but Temporal an
       }
     });
     assert.equal(new Set(cached).size, 2 + images.size, `cached inputs: ${cached.join(', ')}`);
+
+    // Any machine that reaches Temporal and the bucket sees the ended job in full, by its id, from
+    // the workflow's own input and the stored inputs: never from the submitter's (removed) path.
+    const onlooker = machine('onlooker');
+    for (const target of [JOB, `reelflow-${JOB}`]) {
+      const shown = await runCli(['status', target], onlooker);
+      assert.equal(shown.code, 0, shown.stderr);
+      assert.match(shown.stdout, new RegExp(`${JOB}: ${ITEMS} of ${ITEMS} succeeded`));
+    }
+    const statusJson = await runCli(['status', JOB, '--json'], onlooker);
+    assert.equal(statusJson.code, 0, statusJson.stderr);
+    const statusDoc = JSON.parse(statusJson.stdout) as { job: string; state: string; counts: { succeeded: number }; items: number };
+    assert.deepEqual([statusDoc.job, statusDoc.state, statusDoc.counts.succeeded, statusDoc.items], [JOB, 'completed', ITEMS, ITEMS]);
+    const results = await runCli(['results', JOB, '--format', 'json'], onlooker);
+    assert.equal(results.code, 0, results.stderr);
+    const resultRows = JSON.parse(results.stdout) as Array<{ key: string; state: string; prompt: string; sha256: string }>;
+    assert.equal(resultRows.length, ITEMS);
+    for (const row of resultRows) {
+      assert.equal(row.state, 'succeeded');
+      assert.equal(row.sha256, latest.get(row.key)?.sha256, `${row.key}: the manifest's row`);
+    }
+    assert.deepEqual(resultRows.map((r) => r.prompt).sort(), Array.from({ length: ITEMS }, (_, i) => `fleet prompt ${i + 1}`).sort());
+    // Cancel of an ended job says so, by id, from anywhere.
+    const cancel = await runCli(['cancel', JOB, '--no-wait'], onlooker);
+    assert.equal(cancel.code, 0, cancel.stderr);
+    assert.match(cancel.stderr, /is not running \(completed\): nothing to cancel/);
   });
 
   it('schedule apply with REELFLOW_INPUTS naming a shared directory: a run is rendered after the job directory is gone', async () => {
@@ -343,6 +369,25 @@ describe('a fleet: workers that share nothing with the submitter but Temporal an
     for (const i of [0, 1]) assert.deepEqual(received.get(`nightly prompt ${i}`), [[sha(images[i]!)]], `reference ${i} intact`);
     const [dated] = readdirSync(out);
     assert.equal(readdirSync(join(out, dated!)).filter((f) => f.endsWith('.mp4')).length, 2);
+
+    // From a third machine with an empty directory (the job directory is gone): the run's full
+    // outcome by its id, and its report beside its outputs.
+    const onlooker = machine('night-onlooker');
+    const shown = await runCli(['status', runId], onlooker);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, new RegExp(`${name}: 2 of 2 succeeded`));
+    const results = await runCli(['results', runId, '--format', 'json'], onlooker);
+    assert.equal(results.code, 0, results.stderr);
+    const rows = JSON.parse(results.stdout) as Array<{ state: string; prompt: string; file: string }>;
+    assert.deepEqual(rows.map((r) => [r.state, r.prompt]).sort(), [
+      ['succeeded', 'nightly prompt 0'],
+      ['succeeded', 'nightly prompt 1'],
+    ]);
+    const report = await runCli(['report', runId], onlooker);
+    assert.equal(report.code, 0, report.stderr);
+    assert.equal(report.stdout.trim(), join(out, dated!, 'report.html'));
+    const html = readFileSync(join(out, dated!, 'report.html'), 'utf8');
+    for (const row of rows) assert.ok(html.includes(row.file), `the report shows ${row.file}`);
     worker.child.kill('SIGTERM');
     assert.equal((await worker.done).code, 0);
     assert.equal((await runCli(['schedule', 'delete', name], submitter)).code, 0);

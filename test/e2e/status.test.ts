@@ -10,6 +10,14 @@ import { startSimulator, type SimHandleExt } from '../../sim';
 import { runCli } from '../support/cli';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { tempDir, writeJob } from '../support/jobs';
+import {
+  endedStatusSchema,
+  jobListSchema,
+  neverRunSchema,
+  resultsSchema,
+  runningStatusSchema,
+  unansweredStatusSchema,
+} from '../../cli/json-outputs';
 
 const KEY = 'sk-test-status-000000000000';
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -46,6 +54,7 @@ describe('status, results and report (issue 25)', () => {
     ]) {
       const result = await runCli(args, { env: e2e.env });
       assert.equal(result.code, 1, `${args.join(' ')}: ${result.stderr}`);
+      neverRunSchema.parse(JSON.parse(result.stdout));
       assert.deepEqual(JSON.parse(result.stdout), {
         job: 'never-run',
         state: 'never_run',
@@ -62,7 +71,7 @@ describe('status, results and report (issue 25)', () => {
     assert.equal(detached.code, 0, detached.stderr);
     const json = await runCli(['status', job, '--json'], { env: e2e.env });
     assert.equal(json.code, 0, json.stderr);
-    const status = JSON.parse(json.stdout) as { job: string; state: string; worker: string };
+    const status = unansweredStatusSchema.parse(JSON.parse(json.stdout));
     assert.deepEqual([status.job, status.state, status.worker], ['no-worker-yet', 'running', 'starting']);
     const human = await runCli(['status', job], { env: e2e.env });
     assert.equal(human.code, 0, human.stderr);
@@ -77,8 +86,13 @@ describe('status, results and report (issue 25)', () => {
     const job = writeJob(dir, { name: 'timed', baseUrls: e2e.sim.urls, items: [{ id: 't1', prompt: 'timed one' }] });
     // The background worker of --detach renders; this run attaches 5 s after the start and follows it.
     const detached = await runCli(['run', job, '--detach'], { env: e2e.env });
+    const detachedAt = Date.now();
     assert.equal(detached.code, 0, detached.stderr);
-    await new Promise((r) => setTimeout(r, 5_000));
+    // While it renders, status --json is a running job's document (its worker answers, or is starting).
+    const during = await runCli(['status', job, '--json'], { env: e2e.env });
+    assert.equal(during.code, 0, during.stderr);
+    runningStatusSchema.or(unansweredStatusSchema).parse(JSON.parse(during.stdout));
+    await new Promise((r) => setTimeout(r, Math.max(0, 5_000 - (Date.now() - detachedAt))));
     const attached = await runCli(['run', job, '--no-worker'], { env: e2e.env });
     assert.equal(attached.code, 0, attached.stderr);
     assert.match(attached.stderr, /already running: attached/);
@@ -111,6 +125,49 @@ describe('status, results and report (issue 25)', () => {
     for (const line of lines) assert.ok([...line].length <= 80, `wider than 80 columns: ${line}`);
     assert.match(table.stdout, /reelflow-failing-x+…/);
     assert.doesNotMatch(table.stdout, /\bcompleted\b.*\n.*\bcompleted\b.*\n.*\bcompleted\b/);
+  });
+
+  it('an ended job by JSON (checked against the schemas) and results filtered by state, model and id', async () => {
+    const dir = tempDir();
+    const job = writeJob(dir, {
+      name: 'filtered',
+      baseUrls: failing.urls,
+      items: [1, 2, 3].map((i) => ({ id: `r${i}`, prompt: `filtered prompt ${i}` })),
+    });
+    const run = await runCli(['run', job], { env: e2e.env });
+    assert.equal(run.code, 1, run.stderr);
+
+    const status = await runCli(['status', job, '--json'], { env: e2e.env });
+    assert.equal(status.code, 0, status.stderr);
+    const ended = endedStatusSchema.parse(JSON.parse(status.stdout));
+    assert.equal(ended.items, 3);
+    assert.equal(ended.counts.succeeded, 0);
+    const list = await runCli(['status', '--json'], { env: e2e.env });
+    assert.equal(list.code, 0, list.stderr);
+    assert.ok(jobListSchema.parse(JSON.parse(list.stdout)).jobs.some((j) => j.id === 'reelflow-filtered'));
+
+    const all = await runCli(['results', job, '--format', 'json'], { env: e2e.env });
+    assert.equal(all.code, 0, all.stderr);
+    const rows = resultsSchema.parse(JSON.parse(all.stdout));
+    assert.deepEqual(rows.map((r) => r.prompt).sort(), ['filtered prompt 1', 'filtered prompt 2', 'filtered prompt 3']);
+    const states = new Set(rows.map((r) => r.state));
+    const [state] = states;
+    const byState = await runCli(['results', job, '--format', 'json', '--state', `${state},unknown`], { env: e2e.env });
+    assert.equal(
+      resultsSchema.parse(JSON.parse(byState.stdout)).length,
+      rows.filter((r) => r.state === state || r.state === 'unknown').length,
+    );
+    const none = await runCli(['results', job, '--format', 'json', '--state', 'succeeded'], { env: e2e.env });
+    assert.deepEqual(JSON.parse(none.stdout), []);
+    const byId = await runCli(['results', job, '--format', 'csv', '--id', 'r2', '--model', rows[0]!.model], { env: e2e.env });
+    const csvLines = byId.stdout.trim().split('\n');
+    assert.equal(csvLines.length, 2, byId.stdout);
+    assert.match(csvLines[1]!, /,filtered prompt 2,/);
+    const table = await runCli(['results', job], { env: { ...e2e.env, COLUMNS: '100' } });
+    for (const line of table.stdout.trimEnd().split('\n')) assert.ok([...line].length <= 100, `wider than 100 columns: ${line}`);
+    const bad = await runCli(['results', job, '--state', 'faild'], { env: e2e.env });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--state faild: an item ends succeeded, failed, timed_out, canceled, unknown/);
   });
 
   it('run with Temporal unreachable, and doctor, leave no output folder behind', async () => {

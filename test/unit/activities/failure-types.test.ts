@@ -3,7 +3,10 @@
 // is continued by a plain run.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { JOB_WIDE_CAUSES, jobWideCause } from '../../../activities/failure-types';
+import type { ApplicationFailure } from '@temporalio/activity';
+import { asFailureKind, FailureType, JOB_WIDE_CAUSES, jobWideCause } from '../../../activities/failure-types';
+import { asActivityFailure, finalFailure } from '../../../activities/failures';
+import { AuthError, DownloadError, GatewayAbortedError, QuotaOrPermissionError, RateLimitedError } from '../../../gateway';
 import { isJobWideKind, itemIsDone } from '../../../storage/manifest';
 import { manifestRow } from '../../support/storage';
 
@@ -33,5 +36,33 @@ describe('job-wide failure kinds', () => {
       itemIsDone(manifestRow(1, { state: 'failed', error: { kind: 'invalid_request', message: 'x' } }), new Set(), undefined),
       true,
     );
+  });
+});
+
+describe('failure kinds: one table', () => {
+  it('the kind of every gateway error class is in it', () => {
+    const errors = [
+      new AuthError('a'),
+      new RateLimitedError('b'),
+      new QuotaOrPermissionError('c'),
+      new DownloadError('d'),
+      new GatewayAbortedError('e'),
+    ];
+    for (const error of errors) {
+      const failure = asActivityFailure(error) as ApplicationFailure;
+      assert.equal(asFailureKind(failure.type), failure.type, `${error.name}: ${failure.type}`);
+    }
+  });
+
+  it('asFailureKind knows the table and nothing else', () => {
+    for (const kind of Object.values(FailureType)) assert.equal(asFailureKind(kind), kind);
+    for (const other of ['TypeError', 'toString', '', undefined, null]) assert.equal(asFailureKind(other), undefined);
+  });
+
+  it('finalFailure: the kind as its type, not retryable, the message redacted, details kept', () => {
+    const failure = finalFailure(FailureType.missingKey, 'set the key', ['proof']);
+    assert.equal(failure.type, 'missing_key');
+    assert.equal(failure.nonRetryable, true);
+    assert.deepEqual(failure.details, ['proof']);
   });
 });

@@ -22,8 +22,8 @@ describe('status: the table of recent jobs', () => {
     assert.equal(jobEnd(result({ counts: { ...counts, failed: 28 } })), 'completed: 28 of 28 not succeeded');
     assert.equal(jobEnd(result({ canceled: true, counts: { ...counts, canceled: 3 } })), 'canceled');
     assert.equal(
-      jobEnd(result({ stoppedBy: { kind: 'model_not_found', message: 'm', fix: 'f', exitCode: 2 }, counts: { ...counts } })),
-      'stopped: model_not_found',
+      jobEnd(result({ stoppedBy: { kind: 'model_unavailable', message: 'm', fix: 'f', exitCode: 2 }, counts: { ...counts } })),
+      'stopped: model_unavailable',
     );
   });
 

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { describeStop, exitStatusFor, type JobOutcome } from '../../../cli/summary';
+import type { FailureKind } from '../../../activities/failure-types';
 
 function outcome(succeeded: number, items: number): JobOutcome {
   return {
@@ -19,7 +20,7 @@ function outcome(succeeded: number, items: number): JobOutcome {
 
 describe('a stopped run: exit code and last lines', () => {
   const refused = {
-    kind: 'auth',
+    kind: 'auth' as FailureKind,
     message: 'the gateway refused the key in $GATEWAY_API_KEY (HTTP 401)',
     fix: 'fix or re-enable the key',
     exitCode: 2 as const,

@@ -1,0 +1,46 @@
+// The errors the client module ends a command with, each with its exit status (docs/commands.md,
+// "Exit status"). The CLI re-exports them (cli/errors.ts) and maps every error to its status.
+
+/**
+ * Every exit status reelflow ends with. docs/commands.md has the same table, and
+ * test/unit/cli/exit-codes.test.ts compares the two.
+ */
+export const EXIT_CODES = {
+  succeeded: 0,
+  notAllSucceeded: 1,
+  usage: 2,
+  unreachable: 3,
+  interrupted: 130,
+} as const;
+
+/** Temporal, every gateway address, or storage is unreachable: exit 3. */
+export class InfrastructureError extends Error {
+  override readonly name = 'InfrastructureError';
+  readonly exitCode = EXIT_CODES.unreachable;
+}
+
+/** Bad usage or input; nothing was started: exit 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+  readonly exitCode = EXIT_CODES.usage;
+}
+
+/**
+ * The job file is valid but the job was never run: nothing to show. One sentence and exit 1 (the
+ * job's items have not succeeded) from status, results and report alike (docs/commands.md).
+ */
+export class NeverRunError extends Error {
+  override readonly name = 'NeverRunError';
+  readonly exitCode = EXIT_CODES.notAllSucceeded;
+  constructor(
+    readonly job: string,
+    jobFile: string,
+  ) {
+    super(`${job} has not been run: start it with reelflow run ${jobFile}`);
+  }
+
+  /** What `--json` (and `results --format json`) prints instead of the sentence. */
+  toJSON(): { job: string; state: 'never_run'; message: string } {
+    return { job: this.job, state: 'never_run', message: this.message };
+  }
+}
