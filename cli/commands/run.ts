@@ -418,7 +418,8 @@ function spawnBackgroundWorker(workflowId: string, allowKey: readonly string[]):
   const child = spawn(process.execPath, [join(projectRoot, 'bin', 'reelflow.js'), ...args], {
     detached: true,
     stdio: ['ignore', fd, fd],
-    env: process.env,
+    // Two malloc arenas, as the service unit and the container image start workers (docs/worker-memory.md).
+    env: { MALLOC_ARENA_MAX: '2', ...process.env },
   });
   if (child.pid !== undefined) recordDetachedWorker(workflowId, child.pid);
   child.unref();
