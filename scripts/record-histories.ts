@@ -4,7 +4,7 @@
 //   npx tsx scripts/record-histories.ts
 // It overwrites the recordings of the previous code: copy them to a prefix first (as session5-*)
 // and add them to index.json, so that jobs started by that code stay covered by the replay test.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startSimulator } from '../sim';
@@ -78,6 +78,32 @@ async function main(): Promise<void> {
     await canHandle.result();
     save(temporal.address, 'job-continued-first-run', jobWorkflowId('replay-can'), canHandle.firstExecutionRunId);
     save(temporal.address, 'job-continued-last-run', jobWorkflowId('replay-can'));
+
+    // Session 8: takes with seeds under a budget that reserves prompt rewrites, and renders that
+    // hold a permit of the shared limiter (docs/takes.md, docs/costs.md, docs/limits.md).
+    const takesDir = dir();
+    const takes = writeJob(takesDir, {
+      name: 'replay-takes',
+      baseUrls: sim.urls,
+      items: items('t', 2),
+      extra: [
+        'enhance:\n  model: claude-sonnet-4-6\n  max_tokens: 200',
+        'pricing:\n  seedance-1-0-pro-250528:\n    per_video: 0.10\n  claude-sonnet-4-6:\n    per_million_input_tokens: 3\n    per_million_output_tokens: 15',
+        'budget:\n  max_usd: 100',
+      ].join('\n'),
+    });
+    writeFileSync(takes, readFileSync(takes, 'utf8').replace('defaults:\n', 'defaults:\n  variants: 2\n'));
+    await (await start('replay-takes', { jobFile: takes, runDate: '2026-01-01' })).result();
+    save(temporal.address, 'job-takes', jobWorkflowId('replay-takes'));
+    save(temporal.address, 'render-take', `${jobWorkflowId('replay-takes')}/t1~t2`);
+
+    const shared = writeJob(dir(), { name: 'replay-shared', baseUrls: sim.urls, items: items('s', 3) });
+    writeFileSync(shared, readFileSync(shared, 'utf8').replace('concurrency:\n', 'concurrency:\n  shared:\n    max_in_flight: 1\n'));
+    await (await start('replay-shared', { jobFile: shared, runDate: '2026-01-01' })).result();
+    save(temporal.address, 'render-shared', `${jobWorkflowId('replay-shared')}/s2`);
+    for await (const limiter of client.workflow.list({ query: 'WorkflowType = "LimiterWorkflow"' })) {
+      save(temporal.address, 'limiter', limiter.workflowId);
+    }
   } finally {
     stop();
     await running;

@@ -1,7 +1,9 @@
 // Determinism: recorded histories (scripts/record-histories.ts) replay through the current workflow
 // code. session5-* were recorded before the patches of session 6, session6-* before those of
-// session 7 (job-wide stops, held tasks, the deadline check, budgets); they stay so that jobs
-// started by that code stay covered. A failure here means a change would break jobs that are running right now.
+// session 7 (job-wide stops, held tasks, the deadline check, budgets), session7-* before those of
+// session 8 (rewrites reserved, shared-limit permits); they stay so that jobs started by that code
+// stay covered. job-takes, render-take, render-shared and limiter cover session 8's takes, budget
+// with rewrites, and the shared limiter. A failure here means a change would break jobs that are running right now.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,6 +28,10 @@ describe('workflow replay', () => {
       'render-failover',
       'job-continued-first-run',
       'job-continued-last-run',
+      'job-takes',
+      'render-take',
+      'render-shared',
+      'limiter',
     ]) {
       assert.ok(files.includes(`${name}.json`), `missing ${name}.json`);
     }
