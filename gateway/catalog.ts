@@ -7,8 +7,9 @@ import type { ModelSite, Plan } from '../jobfile/plan';
 import { editDistance } from '../jobfile/text';
 import { classifyGatewayError, parseErrorBody } from './classify';
 import { AuthError, GatewayAbortedError, GatewayUnavailableError } from './errors';
-import { HttpTransport, readText } from './http';
-import { gatewayText, registerSecret } from './redact';
+import { type HttpTransport, readText } from './http';
+import { withProbeTransport } from './probe-transport';
+import { gatewayText } from './redact';
 
 export const CATALOG_PATH = '/v1/models';
 /** Each request's bound: a silent address costs this much, once. */
@@ -60,20 +61,11 @@ const shown = (text: string, max = 200): string => gatewayText(text.replace(CONT
 /** Reads every base address at once; one bounded request each (a few for passing trouble). */
 export async function readCatalogs(bases: readonly string[], options: CatalogOptions = {}): Promise<CatalogReport> {
   const timeoutMs = options.timeoutMs ?? CATALOG_TIMEOUT_MS;
-  registerSecret(options.key); // whatever a gateway echoes back passes through redact
-  const transport = new HttpTransport({
-    connectTimeoutMs: timeoutMs,
-    headersTimeoutMs: timeoutMs,
-    bodyTimeoutMs: timeoutMs,
-    connections: 2,
-  });
-  try {
-    const readings = await Promise.all(bases.map((base) => readBase(transport, base, options.key, timeoutMs)));
-    const first = readings.find((r) => r.kind === 'catalog');
-    return { readings, ...(first ? { catalog: { base: first.base, models: first.models } } : {}) };
-  } finally {
-    await transport.destroy().catch(() => undefined);
-  }
+  const readings = await withProbeTransport(timeoutMs, options.key, (transport) =>
+    Promise.all(bases.map((base) => readBase(transport, base, options.key, timeoutMs))),
+  );
+  const first = readings.find((r) => r.kind === 'catalog');
+  return { readings, ...(first ? { catalog: { base: first.base, models: first.models } } : {}) };
 }
 
 async function readBase(transport: HttpTransport, base: string, key: string | undefined, timeoutMs: number): Promise<BaseReading> {

@@ -10,8 +10,9 @@
 // checked, and any text shown passes through redact.
 import type { ModelPrice, PriceTable } from '../jobfile/prices';
 import { litellmPrice } from '../jobfile/pricing';
-import { HttpTransport, readText } from './http';
-import { gatewayText, registerSecret } from './redact';
+import { type HttpTransport, readText } from './http';
+import { withProbeTransport } from './probe-transport';
+import { gatewayText } from './redact';
 
 export const LITELLM_MODEL_INFO_PATH = '/v1/model/info';
 export const NEW_API_PRICING_PATH = '/api/pricing';
@@ -61,23 +62,14 @@ export async function readPublishedPrices(
   options: PublishedPricesOptions = {},
 ): Promise<PublishedPrices> {
   const timeoutMs = options.timeoutMs ?? PUBLISHED_PRICES_TIMEOUT_MS;
-  registerSecret(options.key);
-  const transport = new HttpTransport({
-    connectTimeoutMs: timeoutMs,
-    headersTimeoutMs: timeoutMs,
-    bodyTimeoutMs: timeoutMs,
-    connections: 2,
-  });
-  try {
-    const readings = await Promise.all(bases.map((base) => readBase(transport, base, models, options.key, timeoutMs)));
-    const index = readings.findIndex((r) => r.kind === 'prices');
-    const found = readings[index];
-    if (found?.kind === 'prices')
-      return { base: bases[index], gateway: found.gateway, prices: found.prices, unpriced: found.unpriced, notes: [] };
-    return { prices: {}, unpriced: {}, notes: readings.map((r, i) => `${bases[i]}: ${r.kind === 'none' ? r.said : ''}`) };
-  } finally {
-    await transport.destroy().catch(() => undefined);
-  }
+  const readings = await withProbeTransport(timeoutMs, options.key, (transport) =>
+    Promise.all(bases.map((base) => readBase(transport, base, models, options.key, timeoutMs))),
+  );
+  const index = readings.findIndex((r) => r.kind === 'prices');
+  const found = readings[index];
+  if (found?.kind === 'prices')
+    return { base: bases[index], gateway: found.gateway, prices: found.prices, unpriced: found.unpriced, notes: [] };
+  return { prices: {}, unpriced: {}, notes: readings.map((r, i) => `${bases[i]}: ${r.kind === 'none' ? r.said : ''}`) };
 }
 
 async function readBase(
