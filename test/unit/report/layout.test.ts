@@ -5,28 +5,10 @@ import assert from 'node:assert/strict';
 import type { ManifestRow } from '../../../storage/manifest';
 import { aspectOf, groupOf, groupTakes, parseRatio, ratioText, takeOf, varValues } from '../../../cli/report/layout';
 import { renderTile } from '../../../cli/report/template';
+import { manifestRow } from '../../support/storage';
 
-function row(index: number, fields: Partial<ManifestRow> = {}): ManifestRow {
-  return {
-    key: `k${index}`,
-    id: `item-${index}`,
-    index,
-    state: 'succeeded',
-    model: 'm',
-    protocol: 'general',
-    prompt: `p${index}`,
-    task_id: `t${index}`,
-    base_url: null,
-    created_at: null,
-    finished_at: '2025-01-01T00:01:00Z',
-    polls: 1,
-    file: `${index}.mp4`,
-    bytes: 10,
-    sha256: null,
-    error: null,
-    ...fields,
-  };
-}
+const row = (index: number, fields: Partial<ManifestRow> = {}): ManifestRow =>
+  manifestRow(index, { model: 'm', prompt: `p${index}`, base_url: null, file: `${index}.mp4`, bytes: 10, ...fields });
 
 void describe('review layout', () => {
   void it('falls back to take 1 and the row s own key for rows without take or group', () => {

@@ -11,28 +11,20 @@ import { insideDir, mapLimit, posterName } from '../../../cli/report/posters';
 import { formatBytes, formatDuration, summarize } from '../../../cli/report/summary';
 import { PAGE_SCRIPT, PAGE_SCRIPT_HASH } from '../../../cli/report/script';
 import { FFMPEG_NOTE, renderReport } from '../../../cli/report/template';
+import { manifestRow } from '../../support/storage';
 
-function row(index: number, fields: Partial<ManifestRow> = {}): ManifestRow {
-  return {
-    key: `k${index}`,
-    id: `item-${index}`,
-    index,
-    state: 'succeeded',
+const row = (index: number, fields: Partial<ManifestRow> = {}): ManifestRow =>
+  manifestRow(index, {
     model: 'm',
-    protocol: 'general',
     prompt: `p${index}`,
-    task_id: `t${index}`,
-    base_url: 'http://127.0.0.1:1',
     created_at: '2025-01-01T00:00:00Z',
     finished_at: '2025-01-01T00:01:00Z',
     polls: 2,
     file: `${index}.mp4`,
     bytes: 1000,
     sha256: 'f'.repeat(64),
-    error: null,
     ...fields,
-  };
-}
+  });
 
 function page(rows: ManifestRow[], ffmpeg = true): string {
   return renderReport({
