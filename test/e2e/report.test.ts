@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { appendFile, mkdir, mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { ManifestRow } from '../../storage/manifest';
 import { writeReport } from '../../cli/report';
+import { assertChromium, CHROMIUM, CHROMIUM_ARGS } from '../support/chromium';
 
 const run = promisify(execFile);
 
@@ -48,18 +49,7 @@ declare const document: {
 };
 declare const Image: new () => DomImage;
 declare const window: { __pwned?: number };
-const CHROMIUM = process.env.REELFLOW_CHROMIUM ?? '/usr/bin/chromium';
 const SCREENSHOT = resolve(__dirname, '../../test-output/report.png');
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /**
  * H.264 MP4s as the gateway serves them. The simulator's are H.264 High profile, padded to the
@@ -339,7 +329,7 @@ void describe('report.html in Chromium', { timeout: 120_000 }, () => {
   let reportPath: string;
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: run scripts/browser.sh`);
+    assertChromium();
     dir = await mkdtemp(join(tmpdir(), 'reelflow-report-'));
     profile = await mkdtemp(join(tmpdir(), 'reelflow-chromium-'));
     await Promise.all(VIDEOS.map((v) => makeVideo(dir, v)));

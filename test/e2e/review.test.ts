@@ -5,7 +5,7 @@
 // (real Temporal dev server and simulator): the open page gains cards as items finish.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join, resolve } from 'node:path';
@@ -17,16 +17,8 @@ import { startS3Server, type S3TestServer } from '../support/s3-server';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { tempDir } from '../support/jobs';
 import { HOSTILE_PROMPT, writeTakesJob, type TakesJob } from '../support/review-fixture';
+import { assertChromium, CHROMIUM, CHROMIUM_ARGS } from '../support/chromium';
 
-const CHROMIUM = process.env.REELFLOW_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-];
 const OUTPUT = resolve(__dirname, '../../test-output');
 
 declare const window: {
@@ -130,7 +122,7 @@ void describe('reelflow review: a finished job of 200 takes in Chromium', { time
   let review: { cli: CliRun; url: string };
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: run scripts/browser.sh`);
+    assertChromium();
     dir = tempDir('reelflow-review-');
     await mkdir(join(dir, 'out'));
     fixture = await writeTakesJob(join(dir, 'out'), { items: 50, takes: 2, failEvery: 23 });
