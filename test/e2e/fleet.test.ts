@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'nod
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { Client, Connection } from '@temporalio/client';
 import { startSimulator, type SimHandleExt } from '../../sim';
 import type { JobResult } from '../../workflows/types';
@@ -93,12 +93,7 @@ describe('a fleet: workers that share nothing with the submitter but Temporal an
     proxy = await recordingProxy(sim.urls[0]!, (req, body) => {
       if (req.method === 'POST') record(req, body, received);
     });
-    s3Client = new S3Client({
-      endpoint: s3.endpoint,
-      region: s3.region,
-      forcePathStyle: true,
-      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-    });
+    s3Client = s3.client();
   });
   after(async () => {
     for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');

@@ -468,13 +468,7 @@ void describe('reelflow review: a job whose output is in S3 (MinIO)', { timeout:
   });
 
   void it('shows posters made from the bucket s videos, plays them, and writes picks to the bucket', async () => {
-    const env = {
-      ...process.env,
-      AWS_ACCESS_KEY_ID: s3.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
-      AWS_REGION: s3.region,
-      AWS_EC2_METADATA_DISABLED: 'true',
-    };
+    const env = { ...process.env, ...s3.env };
     const review = await startReview(join(dir, 'shoes.yaml'), env);
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     try {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { parseManifest } from '../../storage/manifest-codec';
 import { startSimulator, type SimHandleExt } from '../../sim';
 import { runCli, startCli } from '../support/cli';
@@ -44,20 +44,8 @@ function s3EndToEnd(kind: S3ServerKind): void {
         startS3Server({ kind }),
       ]);
       await s3.createBucket('renders');
-      env = {
-        ...temporal.env,
-        GATEWAY_API_KEY: KEY,
-        AWS_ACCESS_KEY_ID: s3.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
-        AWS_REGION: s3.region,
-        AWS_EC2_METADATA_DISABLED: 'true',
-      };
-      client = new S3Client({
-        endpoint: s3.endpoint,
-        region: s3.region,
-        forcePathStyle: true,
-        credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-      });
+      env = { ...temporal.env, GATEWAY_API_KEY: KEY, ...s3.env };
+      client = s3.client();
     });
     after(async () => {
       client?.destroy();

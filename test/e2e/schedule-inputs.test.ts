@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { Client, Connection } from '@temporalio/client';
 import { startSimulator, type SimHandle } from '../../sim';
 import { parseManifest } from '../../storage/manifest-codec';
@@ -37,20 +37,8 @@ describe(`a schedule's stored inputs outlive its day folders (${s3ServerKinds()[
       startS3Server({ kind: s3ServerKinds()[0]! }),
     ]);
     await s3.createBucket(BUCKET);
-    env = {
-      ...temporal.env,
-      GATEWAY_API_KEY: KEY,
-      AWS_ACCESS_KEY_ID: s3.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
-      AWS_REGION: s3.region,
-      AWS_EC2_METADATA_DISABLED: 'true',
-    };
-    s3Client = new S3Client({
-      endpoint: s3.endpoint,
-      region: s3.region,
-      forcePathStyle: true,
-      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-    });
+    env = { ...temporal.env, GATEWAY_API_KEY: KEY, ...s3.env };
+    s3Client = s3.client();
     client = new Client({ connection: await Connection.connect({ address: temporal.address }) });
   });
   after(async () => {

@@ -41,6 +41,10 @@ export interface S3TestServer {
   pid: number | undefined;
   stop(): Promise<void>;
   createBucket(name: string): Promise<void>;
+  /** The variables a reelflow process needs to reach this server (the AWS SDK's own names). */
+  env: NodeJS.ProcessEnv;
+  /** A client of this server; the caller destroys it. */
+  client(): S3Client;
 }
 
 const REPO = resolve(__dirname, '..', '..');
@@ -183,6 +187,13 @@ export async function startS3Server(options: S3ServerOptions = {}): Promise<S3Te
       secretAccessKey,
       region,
       pid: child.pid,
+      env: {
+        AWS_ACCESS_KEY_ID: accessKeyId,
+        AWS_SECRET_ACCESS_KEY: secretAccessKey,
+        AWS_REGION: region,
+        AWS_EC2_METADATA_DISABLED: 'true',
+      },
+      client: () => new S3Client({ region, endpoint, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } }),
       async createBucket(name: string) {
         await admin.send(new CreateBucketCommand({ Bucket: name }));
       },
