@@ -17,6 +17,7 @@ import { openInputStore, readInputIndex } from '../storage/inputs-store';
 import { StorageError } from '../storage/storage';
 import { jobWorkflowId } from '../workflows/ids';
 import { JobWorkflow } from '../workflows/job';
+import type { PriceTable } from '../jobfile/prices';
 import type { JobInput } from '../workflows/types';
 import { InfrastructureError, UsageError } from './errors';
 import { isRunning } from './status';
@@ -34,6 +35,8 @@ export interface JobRef {
   startedAt?: number;
   /** A job file target that changed since its running job started: what to tell the user. */
   note?: string;
+  /** The prices the job was started with (JobInput.prices: the gateway's included); its estimates use them. */
+  prices?: PriceTable;
 }
 
 /** A job's plan, and how its local references' contents are known (for "changed since rendered"). */
@@ -104,6 +107,7 @@ export async function resolveJob(client: Client | undefined, target: string): Pr
     jobFile: input.jobFile,
     ...(runDate ? { runDate } : {}),
     ...(input.inputs ? { inputs: input.inputs } : {}),
+    ...(input.prices ? { prices: input.prices } : {}),
     // A scheduled run dates itself by its start in the schedule's zone: known once its plan is read.
     ...(startTime ? { startedAt: startTime.getTime() } : {}),
   };
@@ -129,7 +133,7 @@ export async function loadJobPlan(ref: JobRef): Promise<LoadedJob> {
     }
     const plan = await loadPlanOrExplain(stored.jobFile, ref.runDate, stored.files);
     const dated = await withScheduledDate(plan, ref, (runDate) => loadPlanOrExplain(stored.jobFile, runDate, stored.files));
-    return { plan: dated, referenceDigests: async (path) => stored.sha256(path) };
+    return { plan: pricedAsStarted(dated, ref), referenceDigests: async (path) => stored.sha256(path) };
   }
   if (!existsSync(ref.jobFile)) {
     throw new UsageError(
@@ -139,9 +143,14 @@ export async function loadJobPlan(ref: JobRef): Promise<LoadedJob> {
   }
   const plan = await loadPlanOrExplain(ref.jobFile, ref.runDate);
   return {
-    plan: await withScheduledDate(plan, ref, (runDate) => loadPlanOrExplain(ref.jobFile, runDate)),
+    plan: pricedAsStarted(await withScheduledDate(plan, ref, (runDate) => loadPlanOrExplain(ref.jobFile, runDate)), ref),
     referenceDigests: localReferenceDigests,
   };
+}
+
+/** The plan with the prices its job was started with, when `run` recorded them (docs/costs.md). */
+function pricedAsStarted(plan: Plan, ref: JobRef): Plan {
+  return ref.prices ? { ...plan, pricing: ref.prices } : plan;
 }
 
 /** A scheduled run without a recorded date writes under its start's date in the schedule's zone. */
