@@ -22,19 +22,27 @@ const OTHER_SECRETS = { OPENAI_API_KEY: KEY_A, TEMPORAL_API_KEY: KEY_A, AWS_SECR
  * apart those of the requests that do work (all but the free catalog read of a submitter's preflight).
  */
 interface KeyProxy extends RecordingProxy {
+  /** Every request's bearer token, `(none)` for a request without one. */
   tokens: string[];
+  /** The tokens of the requests that carried one. */
+  keys: string[];
   working: string[];
 }
 
+/** The free reads `run` makes before anything is paid: the catalog and the published prices (docs/costs.md). */
+const FREE_READS = new Set(['/v1/models', '/v1/model/info', '/api/pricing']);
+
 async function keyProxy(target: string): Promise<KeyProxy> {
   const tokens: string[] = [];
+  const keys: string[] = [];
   const working: string[] = [];
   const proxy = await recordingProxy(target, (req) => {
     const token = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '(none)';
     tokens.push(token);
-    if (!(req.method === 'GET' && req.url === '/v1/models')) working.push(token);
+    if (token !== '(none)') keys.push(token);
+    if (!(req.method === 'GET' && FREE_READS.has((req.url ?? '').split('?')[0]!))) working.push(token);
   });
-  return { ...proxy, tokens, working };
+  return { ...proxy, tokens, keys, working };
 }
 
 function writeKeyJob(dir: string, name: string, baseUrl: string, items: number, keyEnv = 'GATEWAY_API_KEY'): string {
@@ -101,8 +109,8 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
       assert.match(a.stdout, /keys-a: 6 of 6 succeeded/);
       assert.match(b.stdout, /keys-b: 6 of 6 succeeded/);
       assert.ok(proxyA.tokens.length > 0 && proxyB.tokens.length > 0);
-      assert.deepEqual(Object.keys(counts(proxyA.tokens)), [KEY_A], `A's gateway saw ${JSON.stringify(counts(proxyA.tokens))}`);
-      assert.deepEqual(Object.keys(counts(proxyB.tokens)), [KEY_B], `B's gateway saw ${JSON.stringify(counts(proxyB.tokens))}`);
+      assert.deepEqual(Object.keys(counts(proxyA.keys)), [KEY_A], `A's gateway saw ${JSON.stringify(counts(proxyA.tokens))}`);
+      assert.deepEqual(Object.keys(counts(proxyB.keys)), [KEY_B], `B's gateway saw ${JSON.stringify(counts(proxyB.tokens))}`);
     } finally {
       await proxyA.close();
       await proxyB.close();
@@ -185,7 +193,7 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
       assert.match(refused.stdout + refused.stderr, /warning: .*LAB_GATEWAY_KEY.*--allow-key/s);
       const allowed = await runCli(['run', job, '--allow-key', `LAB_GATEWAY_KEY@${proxy.url}`], { env: envWith(OTHER_SECRETS) });
       assert.equal(allowed.code, 0, allowed.stderr + allowed.stdout);
-      assert.deepEqual(Object.keys(counts(proxy.tokens)), [KEY_A]);
+      assert.deepEqual(Object.keys(counts(proxy.keys)), [KEY_A]);
 
       const settings = join(tempDir('reelflow-keys-xdg-'), 'reelflow');
       mkdirSync(settings, { recursive: true });
@@ -213,7 +221,7 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
       assert.match(refused.stdout + refused.stderr, /this worker's GATEWAY_API_KEY is not the key the job was started with/);
       // The submitter's own preflight read the catalog with its key A; the worker holding B sent nothing.
       assert.deepEqual(proxy.working, []);
-      assert.deepEqual(Object.keys(counts(proxy.tokens)), [KEY_A]);
+      assert.deepEqual(Object.keys(counts(proxy.keys)), [KEY_A]);
 
       const right = startCli(['worker'], { env: envWith({ GATEWAY_API_KEY: KEY_A }) });
       await right.waitFor(/polling task queue/);
@@ -222,7 +230,7 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
       right.child.kill('SIGTERM');
       await right.done;
       assert.equal(finished.code, 0, finished.stderr + finished.stdout);
-      assert.deepEqual(Object.keys(counts(proxy.tokens)), [KEY_A]);
+      assert.deepEqual(Object.keys(counts(proxy.keys)), [KEY_A]);
 
       // A submitter without the key leaves no fingerprint: the fleet's key carries the job.
       const fleetB = startCli(['worker'], { env: envWith({ GATEWAY_API_KEY: KEY_B }) });
@@ -311,7 +319,7 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
       assert.equal(followed.code, 0, followed.stderr + followed.stdout);
       assert.equal(first.code, 0, first.stderr + first.stdout);
       assert.match(followed.stdout, /keys-shared: 4 of 4 succeeded/);
-      assert.deepEqual(Object.keys(counts(proxy.tokens)), [KEY_A]);
+      assert.deepEqual(Object.keys(counts(proxy.keys)), [KEY_A]);
     } finally {
       await proxy.close();
     }
