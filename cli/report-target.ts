@@ -6,13 +6,28 @@ import type { Plan } from '../jobfile/plan';
 import { currentPicks, readPicks, type Pick } from '../storage/picks';
 import { UsageError } from './errors';
 import { estimatePlan } from './estimate';
+import { loadJobPlan, loadPlanOrExplain, looksLikeFile, resolveJob } from '../client/jobs';
 import { lookUpJob } from './job-outcome';
+import { openSession } from './session';
 import { spendOf, type JobSpend } from './spend';
 import { rowsWithTakes } from './takes-view';
 
-/** The job's plan, found as report finds it: by file, or by id from its workflow and stored inputs. */
+/**
+ * The job's plan, for a page that follows the job (`review`): a job file without a schedule names
+ * its outputs by itself, so its page opens before the job has run at all; ids and scheduled runs
+ * are found through Temporal, their plan read from the job's stored inputs (any machine can look).
+ */
 export async function planFor(target: string): Promise<Plan> {
-  return (await lookUpJob(target)).plan;
+  if (looksLikeFile(target)) {
+    const plan = await loadPlanOrExplain(target);
+    if (!plan.schedule) return plan;
+  }
+  const session = await openSession();
+  try {
+    return (await loadJobPlan(await resolveJob(session.client, target))).plan;
+  } finally {
+    await session.close();
+  }
 }
 
 export interface ReportTarget {
