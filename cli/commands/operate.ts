@@ -356,6 +356,8 @@ interface TableColumn {
   shrinks?: boolean;
   /** Shown only when the terminal has room for it. */
   optional?: boolean;
+  /** Shown only when some row has something to show in it. */
+  shownFor?: (row: TakeRow) => boolean;
 }
 
 /** The narrowest a shrinking column is cut to, and the most room the error column is given before others shrink. */
@@ -369,7 +371,8 @@ const TABLE: readonly TableColumn[] = [
   { head: 'TASK', value: (r) => r.task_id ?? '-', max: 40, shrinks: true },
   { head: 'FILE', value: (r) => r.file ?? '-', max: 40, shrinks: true },
   { head: 'SIZE', value: (r) => (r.bytes !== null ? formatBytes(r.bytes) : '-'), max: 10 },
-  { head: 'COST', value: rowCostText, max: 13, optional: true },
+  // What the render cost (docs/costs.md): shown whenever a row records one, the money is what users watch.
+  { head: 'COST', value: rowCostText, max: 13, shownFor: (r) => r.cost_usd !== undefined },
   { head: 'POLLS', value: (r) => String(r.polls), max: 6, optional: true },
   { head: 'BASE', value: (r) => r.base_url ?? '-', max: 40, optional: true },
   { head: 'SHA256', value: (r) => (r.sha256 ? r.sha256.slice(0, 12) : '-'), max: 12, optional: true },
@@ -407,7 +410,10 @@ export function tableWidths(natural: readonly number[], columns: number, errorWi
  */
 export function toTable(rows: readonly TakeRow[], missing: number, columns: number): string {
   const cells = rows.map((r) => TABLE.map((c) => plainText(c.value(r))));
-  const natural = TABLE.map((c, i) => Math.max(c.head.length, ...cells.map((l) => displayWidth(l[i]!))));
+  // 0: a column no row has anything for is left out (tableWidths).
+  const natural = TABLE.map((c, i) =>
+    c.shownFor && !rows.some(c.shownFor) ? 0 : Math.max(c.head.length, ...cells.map((l) => displayWidth(l[i]!))),
+  );
   const errors = rows.map((r) => (r.error ? plainText(`${r.error.kind}: ${r.error.message}`) : ''));
   const errorWidth = Math.max(0, ...errors.map((e) => displayWidth(e)));
   const widths = tableWidths(natural, columns, errorWidth);

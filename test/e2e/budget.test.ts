@@ -127,7 +127,7 @@ describe('a budget is never crossed', () => {
     const spent = /^spent: {4}\$6\.00 \(\$0\.00 billed, \$6\.00 estimated\) of \$6\.00 estimated$/m;
     const table = await runCli(['results', job], { env: e2e.env });
     assert.equal(table.code, 0, table.stderr);
-    assert.match(table.stdout, /SHA256 +COST +ERROR/);
+    assert.match(table.stdout, /SIZE +COST/);
     assert.match(table.stdout, /\$2\.00 est\./);
     assert.match(table.stdout, spent);
     const csv = await runCli(['results', job, '--format', 'csv'], { env: e2e.env });

@@ -49,6 +49,19 @@ describe('results table', () => {
     assert.ok(text.includes(litellmTask.slice(0, 30)));
   });
 
+  it('shows what each take cost once a row records it, and its pick beside its state', () => {
+    const priced = [
+      { ...rows[0]!, cost_usd: 0.4, cost_source: 'billed' as const, pick: 'keep' as const },
+      { ...rows[1]!, cost_usd: 0.04, cost_source: 'estimated' as const },
+    ];
+    const text = toTable(priced, 0, 100);
+    assert.match(text.split('\n')[0]!, /SIZE +COST/);
+    assert.match(text, /\n#1 .*succeeded, kept .*\$0\.40 billed/);
+    assert.match(text, /\n#2 .*\$0\.04 est\./);
+    for (const line of text.trimEnd().split('\n')) assert.ok(displayWidth(line) <= 100, line);
+    assert.doesNotMatch(toTable(rows, 0, 100), /COST/, 'no cost recorded: no column');
+  });
+
   it('stays within 60 columns', () => {
     for (const line of toTable(rows, 2, 60).trimEnd().split('\n')) assert.ok(displayWidth(line) <= 60, line);
   });
