@@ -78,6 +78,21 @@ export function requireModel(
 }
 
 /**
+ * LiteLLM's `GET /v1/model/info` (test/gateways/OBSERVED.md, "Published prices"): one entry per
+ * deployment, in its shape, and no prices, as a proxy whose config gives none: reelflow then names
+ * the models it cannot price. The key is required.
+ */
+export function litellmModelInfo({ req, res, ctx }: RouteCall): void {
+  if (!checkKey(ctx, req, res)) return;
+  const data = [...ctx.cfg.catalog.entries()].map(([id, info]) => ({
+    model_name: id,
+    litellm_params: { model: `openai/${id}` },
+    model_info: { id: `sim-${id}`, mode: info.kind === 'video' ? 'video_generation' : 'chat', db_model: false },
+  }));
+  sendJson(res, 200, { data });
+}
+
+/**
  * `GET /v1/models`: the key's catalog (the simulator's configured models) in the OpenAI list shape,
  * as each gateway writes it (test/gateways/OBSERVED.md). The key is required, as on every route.
  * LiteLLM adds its `mode`; new-api sorts by id and adds `supported_endpoint_types` and `success`.

@@ -3,7 +3,7 @@
 // create's, `Range` ignored on content, and its error shapes. The simulated upstream is the task
 // store itself: LiteLLM reads it live on every check.
 import type { RouteCall, Route } from './context';
-import { checkKey, listModels, pickRenderMs, requireModel } from './catalog';
+import { checkKey, listModels, litellmModelInfo, pickRenderMs, requireModel } from './catalog';
 import { serveVideo } from './content';
 import { acceptCreate } from './create';
 import { sendJson } from './http';
@@ -164,6 +164,7 @@ const R = {
   content: { name: 'GET /v1/videos/:id/content', kind: 'content', handle: content },
   messages: { name: 'POST /v1/messages', kind: 'messages', handle: messages },
   models: { name: 'GET /v1/models', kind: 'retrieve', handle: listModels },
+  modelInfo: { name: 'GET /v1/model/info', kind: 'retrieve', handle: litellmModelInfo },
 } satisfies Record<string, Route>;
 
 /** LiteLLM's routes, with or without `/v1`; a path segment is percent-decoded as FastAPI does. */
@@ -173,6 +174,7 @@ export function matchLitellmRoute(method: string, path: string): { route: Route;
   const head = method === 'HEAD' ? 'GET' : method;
   if (seg.length === 1 && seg[0] === 'messages' && head === 'POST') return { route: R.messages, id: '' };
   if (seg.length === 1 && seg[0] === 'models' && head === 'GET') return { route: R.models, id: '' };
+  if (seg.length === 2 && seg[0] === 'model' && seg[1] === 'info' && head === 'GET') return { route: R.modelInfo, id: '' };
   if (seg[0] !== 'videos') return null;
   if (seg.length === 1 && head === 'POST') return { route: R.create, id: '' };
   let id: string;

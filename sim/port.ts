@@ -124,7 +124,8 @@ export class GatewayPort {
     const method = req.method ?? 'GET';
     const m = matchRoute(method, path, ctx.cfg.profile);
     if (!m) {
-      ctx.stats.request('other', this.port);
+      // Counted by what was asked, so a test can tell a probe of a route this gateway lacks.
+      ctx.stats.request(`other ${method} ${path.slice(0, 64)}`, this.port);
       req.resume();
       return sendNoRoute(ctx.cfg.profile, res, method, path);
     }
