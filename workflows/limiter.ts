@@ -34,7 +34,12 @@ const LEASE_MS = 60_000;
 const IDLE_MS = 10 * 60_000;
 /** Events per run before continuing as new: each permit costs about a dozen. */
 const HISTORY_BUDGET = 2_000;
-const MINUTE_MS = 60_000;
+/**
+ * How long a grant counts against creates_per_minute: a minute, and the time a granted create may
+ * take to reach the gateway (its activity is scheduled, picked up, its body sent), so the gateway,
+ * which counts a minute from each create's arrival, never sees one more (docs/limits.md).
+ */
+const RATE_WINDOW_MS = 65_000;
 
 export interface PermitHolder extends PermitRequest {
   grantedAt: number;
@@ -130,7 +135,7 @@ class Limiter {
   }
 
   private forgetOldGrants(now: number): void {
-    this.carry.grantedAt = this.carry.grantedAt.filter((at) => at > now - MINUTE_MS);
+    this.carry.grantedAt = this.carry.grantedAt.filter((at) => at > now - RATE_WINDOW_MS);
   }
 
   /** Grants the oldest asks while both limits allow, and tells their renders. */
@@ -169,7 +174,7 @@ class Limiter {
   /** The next time something frees itself: a lease ends, or a grant leaves the last minute while someone waits. */
   nextWakeAt(): number {
     const times = this.carry.holders.map((h) => h.leaseUntil);
-    if (this.carry.waiting.length > 0 && this.carry.grantedAt.length > 0) times.push(Math.min(...this.carry.grantedAt) + MINUTE_MS);
+    if (this.carry.waiting.length > 0 && this.carry.grantedAt.length > 0) times.push(Math.min(...this.carry.grantedAt) + RATE_WINDOW_MS);
     return Math.min(...times, Date.now() + this.leaseMs);
   }
 

@@ -148,7 +148,9 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
       // LiteLLM's own price for the create (x-litellm-response-cost): $0.10 a second, 4 s.
       assert.deepEqual([row.cost_usd, row.cost_source], [0.4, 'billed'], id);
     }
-    assert.match(result.stdout, /spent: {4}\$0\.80 \(\$0\.80 billed, \$0\.00 estimated\) with no estimate \(no price\)/);
+    // The job gives no price: run read LiteLLM's own (GET /v1/model/info, $0.10 a second for sora-2),
+    // so the 3 creates were estimated at $1.20, and the lost one counts as spent at its estimate.
+    assert.match(result.stdout, /spent: {4}\$1\.20 \(\$0\.80 billed, \$0\.40 estimated\) of \$1\.20 estimated/);
     // The gateway created (and the upstream billed) the render whose answer was lost: it ends
     // unknown, and reelflow does not create it again on its own.
     const lost = rowOf(rows, 'lost', 'unknown');
@@ -157,7 +159,7 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
       `cut: ${proxy.cut.join(', ')}; through the proxy with Range: ${proxy.passed.filter((p) => p.includes('(')).join(', ') || 'none'}`,
     );
     assert.equal(lost.file, null);
-    assert.equal(lost.cost_usd, undefined, 'no figure from the gateway and no price in the job: no cost is made up');
+    assert.deepEqual([lost.cost_usd, lost.cost_source], [0.4, 'estimated'], 'an ambiguous create counts at the price LiteLLM publishes');
     assert.equal(upstream.createsFor(enhanced(ITEMS.lost)), 1);
     assert.equal(upstream.createCount(), 3);
     assert.equal(upstreamMessages(upstream) - messages, 3, 'one Messages call per item');
