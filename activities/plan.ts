@@ -58,8 +58,9 @@ export interface PageItem extends PlanItem {
   /** What one create of the item costs (jobfile/prices.ts estimateItemUsd); absent when unpriced. */
   estimateUsd?: number;
   /**
-   * What its prompt rewrite costs (estimateEnhanceUsd), when the job has a budget, enhances prompts
-   * and has no stored rewrite of this prompt for the item: the budget reserves it (docs/costs.md).
+   * What its prompt rewrite costs (estimateEnhanceUsd), when the job enhances prompts with a priced
+   * model and has no stored rewrite of this prompt for the item: recorded as its rewrite_cost_usd,
+   * and reserved by a budget (docs/costs.md).
    */
   rewriteEstimateUsd?: number;
 }
@@ -233,8 +234,6 @@ export async function readPlanItems(input: {
   redo?: RedoTake[];
   /** The prices `run` priced the job with (JobInput.prices): in place of the job file's. */
   prices?: PriceTable;
-  /** The job's budget reserves prompt rewrites: each item not done gets rewriteEstimateUsd (one record read per item). */
-  reserveRewrites?: boolean;
 }): Promise<{ items: PageItem[]; nextOffset: number }> {
   const { plan, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs, input.redo, input.prices);
   if (plan.digest !== input.digest) {
@@ -267,10 +266,11 @@ export async function readPlanItems(input: {
       const table = input.prices ?? plan.head.pricing ?? {};
       const estimate = estimateItemUsd(table, item.request);
       if ('usd' in estimate) todoItem.estimateUsd = estimate.usd;
-      if (input.reserveRewrites && enhance && !(await rewrites.find(item.key, item.request.prompt, enhance))) {
-        const rewrite = estimateEnhanceUsd(table, enhance, item.request.prompt);
-        if ('usd' in rewrite) todoItem.rewriteEstimateUsd = rewrite.usd;
-      }
+      // The rewrite this item will pay for (none when its rewrite is stored): its manifest row records
+      // it (rewrite_cost_usd), and a budget reserves it (docs/costs.md). One record read per priced item.
+      const rewrite = enhance ? estimateEnhanceUsd(table, enhance, item.request.prompt) : undefined;
+      if (rewrite && 'usd' in rewrite && !(await rewrites.find(item.key, item.request.prompt, enhance!)))
+        todoItem.rewriteEstimateUsd = rewrite.usd;
       // Another request's render holds the plain name: this one is written beside it, never over it.
       const holder = manifest.firstFiles.get(item.key);
       if (holder && digest !== undefined && changedSince(holder, item.request, digest))

@@ -215,7 +215,6 @@ class Job {
           ...(this.input.inputs ? { inputs: this.input.inputs } : {}),
           ...(this.input.redo ? { redo: this.input.redo } : {}),
           ...(this.input.prices ? { prices: this.input.prices } : {}),
-          ...(carry.budget && this.reservesRewrites ? { reserveRewrites: true } : {}),
         });
         pageAt = 0;
         continue;

@@ -140,7 +140,7 @@ describe('prices on the worker', () => {
     assert.equal(prepared.spentUsd, undefined);
   });
 
-  it("the prices run priced the job with (the gateway's) win on the worker; an unstored rewrite is estimated when asked", async () => {
+  it("the prices run priced the job with (the gateway's) win on the worker; an unstored rewrite of a priced enhance model is estimated", async () => {
     const { jobFile } = writeJobDir();
     // The job file prices nothing itself now, and enhances prompts with a model only the gateway prices.
     writeFileSync(
@@ -168,30 +168,38 @@ describe('prices on the worker', () => {
         model: 'claude',
       }),
     );
-    const read = (reserveRewrites: boolean) =>
-      readPlanItems({
-        jobFile,
-        runDate: '2026-03-01',
-        digest: prepared.digest,
-        offset: 0,
-        limit: 10,
-        retryStates: [],
-        output: prepared.settings.output,
-        prices,
-        ...(reserveRewrites ? { reserveRewrites } : {}),
-      });
-    const reserved = await read(true);
+    const page = await readPlanItems({
+      jobFile,
+      runDate: '2026-03-01',
+      digest: prepared.digest,
+      offset: 0,
+      limit: 10,
+      retryStates: [],
+      output: prepared.settings.output,
+      prices,
+    });
+    // Every page of an enhancing job carries the rewrite an item will pay for: its row records it,
+    // and a budget reserves it. Without a price for the enhance model there is nothing to carry.
     assert.deepEqual(
-      reserved.items.map((item) => [item.estimateUsd, item.rewriteEstimateUsd]),
+      page.items.map((item) => [item.estimateUsd, item.rewriteEstimateUsd]),
       [
         [0.08, undefined],
         [0.08, 0.01],
       ],
     );
+    const unpricedRewrites = await readPlanItems({
+      jobFile,
+      runDate: '2026-03-01',
+      digest: prepared.digest,
+      offset: 0,
+      limit: 10,
+      retryStates: [],
+      output: prepared.settings.output,
+      prices: { 'sora-2': prices['sora-2'] },
+    });
     assert.deepEqual(
-      (await read(false)).items.map((item) => item.rewriteEstimateUsd),
+      unpricedRewrites.items.map((item) => item.rewriteEstimateUsd),
       [undefined, undefined],
-      'no record is read unless the budget reserves rewrites',
     );
   });
 });
