@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { preparePlan, readPlanItems } from '../../../activities/plan';
+import { preparePlan, readPlanItems, type PreparedJob } from '../../../activities/plan';
+import type { PriceTable } from '../../../jobfile/prices';
 import { FailureType } from '../../../activities/failure-types';
 import { loadJobFile } from '../../../jobfile';
 import { recordingFiles, storeJobInputs } from '../../../storage/inputs-publish';
@@ -47,6 +48,20 @@ function writeJobDir(): { dir: string; jobFile: string } {
     ].join('\n'),
   );
   return { dir, jobFile };
+}
+
+/** The job's first page (up to 10 items), as its workflow asks for it; `prices`: JobInput.prices. */
+function firstPage(jobFile: string, prepared: PreparedJob, prices?: PriceTable) {
+  return readPlanItems({
+    jobFile,
+    runDate: '2026-03-01',
+    digest: prepared.digest,
+    offset: 0,
+    limit: 10,
+    retryStates: [],
+    output: prepared.settings.output,
+    ...(prices ? { prices } : {}),
+  });
 }
 
 describe('prices on the worker', () => {
@@ -110,15 +125,7 @@ describe('prices on the worker', () => {
     const prepared = await preparePlan({ jobFile, runDate: '2026-03-01', startedAt: Date.now(), budgetUsd: 5 });
     assert.deepEqual(prepared.settings.budget, { maxUsd: 5 });
     assert.equal(prepared.spentUsd, 1.2);
-    const page = await readPlanItems({
-      jobFile,
-      runDate: '2026-03-01',
-      digest: prepared.digest,
-      offset: 0,
-      limit: 10,
-      retryStates: [],
-      output: prepared.settings.output,
-    });
+    const page = await firstPage(jobFile, prepared);
     assert.deepEqual(
       page.items.map((item) => item.estimateUsd),
       [0.8, 0.8],
@@ -168,16 +175,7 @@ describe('prices on the worker', () => {
         model: 'claude',
       }),
     );
-    const page = await readPlanItems({
-      jobFile,
-      runDate: '2026-03-01',
-      digest: prepared.digest,
-      offset: 0,
-      limit: 10,
-      retryStates: [],
-      output: prepared.settings.output,
-      prices,
-    });
+    const page = await firstPage(jobFile, prepared, prices);
     // Every page of an enhancing job carries the rewrite an item will pay for: its row records it,
     // and a budget reserves it. Without a price for the enhance model there is nothing to carry.
     assert.deepEqual(
@@ -187,16 +185,7 @@ describe('prices on the worker', () => {
         [0.08, 0.01],
       ],
     );
-    const unpricedRewrites = await readPlanItems({
-      jobFile,
-      runDate: '2026-03-01',
-      digest: prepared.digest,
-      offset: 0,
-      limit: 10,
-      retryStates: [],
-      output: prepared.settings.output,
-      prices: { 'sora-2': prices['sora-2'] },
-    });
+    const unpricedRewrites = await firstPage(jobFile, prepared, { 'sora-2': prices['sora-2'] });
     assert.deepEqual(
       unpricedRewrites.items.map((item) => item.rewriteEstimateUsd),
       [undefined, undefined],
