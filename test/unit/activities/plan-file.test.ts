@@ -2,14 +2,11 @@
 // at a time (activities/plan-file.ts). Pages must be exactly the plan's items, whatever their text.
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { describe, it } from 'node:test';
 import { loadJobFile } from '../../../jobfile';
 import { expandInChild } from '../../../activities/plan-file';
 import { planDigest } from '../../../activities/plan-load';
 import { tempDir, writeJob } from '../../support/jobs';
-
-const planDirs = () => readdirSync(tmpdir()).filter((name) => name.startsWith('reelflow-plan-'));
 
 describe('the plan file', () => {
   it('pages through exactly the items the job file expands to, multi-byte prompts included', async () => {
@@ -19,8 +16,14 @@ describe('the plan file', () => {
     const jobFile = writeJob(dir, { name: 'paged-file', baseUrls: ['http://127.0.0.1:9'], items });
     const direct = await loadJobFile(jobFile, { runDate: '2026-11-25' });
     assert.ok(direct.ok);
-    const dirsBefore = planDirs().length;
-    const file = await expandInChild(jobFile, '2026-11-25', undefined);
+    // A temporary folder of this test's own (other test files run beside it and make theirs).
+    const scratch = tempDir('reelflow-plan-scratch-');
+    const tmp = process.env.TMPDIR;
+    process.env.TMPDIR = scratch;
+    const file = await expandInChild(jobFile, '2026-11-25', undefined).finally(() => {
+      if (tmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmp;
+    });
     try {
       assert.equal(file.itemCount, 23);
       assert.equal(file.digest, planDigest(direct.plan));
@@ -32,7 +35,11 @@ describe('the plan file', () => {
       assert.deepEqual(file.items(21, 10), direct.plan.items.slice(21));
       assert.deepEqual(file.items(23, 5), []);
       // Nothing is left on disk: the items file was unlinked once open.
-      assert.equal(planDirs().length, dirsBefore);
+      // (The child, run through tsx here, leaves tsx's own cache there.)
+      assert.deepEqual(
+        readdirSync(scratch).filter((name) => name.startsWith('reelflow-plan-')),
+        [],
+      );
     } finally {
       file.close();
     }
