@@ -115,6 +115,18 @@ async function readPickLines(dir: string): Promise<Array<{ key: string; verdict:
     .map((l) => JSON.parse(l) as { key: string; verdict: string });
 }
 
+/** Waits until the selected take's video plays: it was loaded on demand and its time advances. */
+async function selectedTakePlays(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () => {
+      const v = (document as unknown as { querySelector(s: string): { currentTime: number } | null }).querySelector('.take.sel video');
+      return v !== null && v.currentTime > 0.2;
+    },
+    undefined,
+    { timeout: 20_000 },
+  );
+}
+
 void describe('reelflow review: a finished job of 200 takes in Chromium', { timeout: 240_000 }, () => {
   let dir: string;
   let fixture: TakesJob;
@@ -267,14 +279,7 @@ void describe('reelflow review: a finished job of 200 takes in Chromium', { time
     // Space plays the selected take: its video loads only now, and time advances.
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.press(' ');
-    await page.waitForFunction(
-      () => {
-        const v = (document as unknown as { querySelector(s: string): { currentTime: number } | null }).querySelector('.take.sel video');
-        return v !== null && v.currentTime > 0.2;
-      },
-      undefined,
-      { timeout: 20_000 },
-    );
+    await selectedTakePlays(page);
     assert.equal(await page.getAttribute('.take[data-pick=keep]', 'data-key'), keys[0]);
     assert.equal(await page.getAttribute('.take[data-pick=reject]', 'data-key'), keys[1]);
     const lines = await readPickLines(dir);
@@ -492,14 +497,7 @@ void describe('reelflow review: a job whose output is in S3 (MinIO)', { timeout:
       );
       await page.keyboard.press('ArrowRight');
       await page.keyboard.press(' ');
-      await page.waitForFunction(
-        () => {
-          const v = (document as unknown as { querySelector(s: string): { currentTime: number } | null }).querySelector('.take.sel video');
-          return v !== null && v.currentTime > 0.2;
-        },
-        undefined,
-        { timeout: 20_000 },
-      );
+      await selectedTakePlays(page);
       await page.keyboard.press('k');
       await page.waitForSelector('.take[data-pick=keep]');
       const picks = currentPicks(await readPicks(storage));

@@ -9,27 +9,23 @@ import { LocalStorage } from '../../../storage/local';
 import type { ManifestRow } from '../../../storage/manifest';
 import { appendPicks } from '../../../storage/picks';
 import { HEAD, RUN_DATE, tempJobDir } from '../jobfile/helpers';
+import { manifestRow } from '../../support/storage';
 
 function row(key: string, state: ManifestRow['state'], extra: Partial<ManifestRow> = {}): ManifestRow {
-  return {
+  return manifestRow(key.startsWith('a') ? 1 : 2, {
     key,
     id: key.replace(/~t\d+$/, ''),
-    index: key.startsWith('a') ? 1 : 2,
     state,
     model: 'm',
     protocol: 'general',
     prompt: 'p',
     task_id: null,
     base_url: null,
-    created_at: null,
     finished_at: '2026-01-01T00:00:00.000Z',
     polls: 0,
-    file: null,
-    bytes: null,
-    sha256: null,
     error: state === 'failed' ? { kind: 'render_failed', message: 'x' } : null,
     ...extra,
-  };
+  });
 }
 
 async function setUp(): Promise<{ plan: Plan; storage: LocalStorage }> {
