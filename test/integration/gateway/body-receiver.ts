@@ -2,9 +2,11 @@
 // text around the one reference is kept, the reference's bytes are decoded (base64 of a general
 // body) or taken raw (the file part of a multipart body) into a sha256. Each request is read to its
 // end before it is answered, as a gateway does; `answer` decides the status of the n-th one.
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 
 export interface Received {
   path: string;
@@ -171,4 +173,51 @@ export function created(res: ServerResponse, id: string): void {
 export function failed(res: ServerResponse, status: number, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'text/html', ...headers });
   res.end(`<html><body>${status}</body></html>`);
+}
+
+export interface ChildReceiver {
+  url: string;
+  received: Received[];
+  /** Resolves once `count` requests have been received (IPC and HTTP answers may arrive in either order). */
+  receivedCount(count: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A receiver answering every create 200 as `<prefix>-<n>`, in a child process (see body-receiver-child.ts). */
+export async function startReceiverInChild(prefix: string): Promise<ChildReceiver> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'body-receiver-child.ts'), prefix], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const received: Received[] = [];
+  const waiters = new Set<() => void>();
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the receiver process ended (${code}) before it listened`)));
+    child.on('message', (message: { url?: string; received?: Received }) => {
+      if (message.url) resolve(message.url);
+      if (message.received) {
+        received.push(message.received);
+        for (const wake of waiters) wake();
+      }
+    });
+  });
+  return {
+    url,
+    received,
+    receivedCount: (count) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (received.length < count) return;
+          waiters.delete(check);
+          resolve();
+        };
+        waiters.add(check);
+        check();
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.disconnect();
+      }),
+  };
 }

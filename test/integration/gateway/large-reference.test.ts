@@ -13,7 +13,7 @@ import { AmbiguousCreateError, createGatewayClient, InvalidRequestError } from '
 import type { GatewayClient, GatewayClientOptions } from '../../../gateway/contract';
 import type { RenderRequest } from '../../../jobfile/plan';
 import { MAX_REFERENCE_BYTES } from '../../../jobfile/reference-limits';
-import { created, failed, startReceiver, type Receiver, type Received } from './body-receiver';
+import { created, failed, startReceiver, startReceiverInChild, type ChildReceiver, type Receiver, type Received } from './body-receiver';
 
 const KEY = 'sk-large-reference-0123456789';
 const MIB = 2 ** 20;
@@ -22,7 +22,7 @@ const LARGE = 300 * MIB + 1;
 const PROMPT = 'a "quoted" prompt, ünïcödé, a back\\slash and a\nnew line';
 
 let dir = '';
-const receivers: Receiver[] = [];
+const receivers: (Receiver | ChildReceiver)[] = [];
 const clients: GatewayClient[] = [];
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'gw-large-ref-'));
@@ -32,6 +32,13 @@ after(async () => {
   await Promise.all(receivers.map((r) => r.close()));
   await rm(dir, { recursive: true, force: true });
 });
+
+/** The gateway of a memory test: in a process of its own, so the test's RSS is the sender's. */
+async function receiverInChild(prefix: string): Promise<ChildReceiver> {
+  const r = await startReceiverInChild(prefix);
+  receivers.push(r);
+  return r;
+}
 
 async function receiver(answer: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
   const r = await startReceiver(answer);
@@ -135,17 +142,19 @@ async function openFiles(): Promise<string[]> {
 
 describe('a large local reference is streamed', () => {
   it('general protocol, 300 MiB: the gateway gets exactly the JSON, and memory grows by less than 64 MiB', async () => {
-    const gw = await receiver((res, n) => created(res, `task-${n}`));
+    const gw = await receiverInChild('task');
     const c = client([gw.url]);
     // A warm-up create with a small reference, so the baseline holds the client's own allocations.
     const small = await writeReference('small.png', MIB);
     await c.createTask(general(small.path));
+    await gw.receivedCount(1);
     assertGeneralBody(gw.received[0]!, small);
     const big = await writeReference('large.png', LARGE);
     try {
       const baseline = process.memoryUsage.rss();
       const { value, peak } = await peakRss(() => c.createTask(general(big.path)));
       assert.equal(value.taskId, 'task-1');
+      await gw.receivedCount(2);
       assertGeneralBody(gw.received[1]!, big);
       const growth = peak - baseline;
       assert.ok(growth < 64 * MIB, `RSS grew by ${(growth / MIB).toFixed(0)} MiB building and sending the body`);
@@ -155,14 +164,16 @@ describe('a large local reference is streamed', () => {
   });
 
   it('openai protocol, 300 MiB: the file part is the file, memory grows by less than 64 MiB', async () => {
-    const gw = await receiver((res, n) => created(res, `video-${n}`));
+    const gw = await receiverInChild('video');
     const c = client([gw.url]);
     const small = await writeReference('small-openai.png', MIB);
     await c.createTask(openai(small.path));
     const big = await writeReference('large-openai.png', LARGE);
     try {
       const baseline = process.memoryUsage.rss();
-      const { peak } = await peakRss(() => c.createTask(openai(big.path)));
+      const { value, peak } = await peakRss(() => c.createTask(openai(big.path)));
+      assert.equal(value.taskId, 'video-1');
+      await gw.receivedCount(2);
       assertMultipartBody(gw.received[1]!, big);
       const growth = peak - baseline;
       assert.ok(growth < 64 * MIB, `RSS grew by ${(growth / MIB).toFixed(0)} MiB`);
