@@ -36,6 +36,7 @@ import { unpricedMessage, unpricedModels } from '../../activities/plan';
 import { parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../redo';
 import type { RedoTake } from '../../jobfile/takes';
 import { estimateForRun, keyForPrices } from '../estimate';
+import { restartWithBoundedYoungGeneration } from '../worker-heap';
 
 /** `--budget 50`: a number of dollars above 0, as budget.max_usd. */
 function parseBudget(text: string): number {
@@ -127,6 +128,8 @@ async function preflight(plan: Awaited<ReturnType<typeof loadPlanOrExplain>>, wi
 }
 
 async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
+  // This process runs the job's worker: with its young generation bounded (cli/worker-heap.ts).
+  if (options.worker && !options.detach && !options.dryRun && !options.enhanceOnly) restartWithBoundedYoungGeneration();
   if (options.json && options.logFormat === 'json') throw new UsageError('--json and --log-format json both write to stdout: choose one');
   const out = createOutput(!!options.json);
   // JSON logs own stdout as --json does: human lines go to stderr.

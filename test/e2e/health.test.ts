@@ -1,11 +1,14 @@
 // A worker's health as a supervisor probes it (issue #27 item 3, docs/deploy.md "Health"): /healthz
 // and /readyz beside /metrics on the --metrics listener; /readyz turns unready while the Temporal
 // server is stopped and ready again once it is back on the same port; every reelflow_* series is
-// there, at zero, before the worker has done anything. The built CLI against a real Temporal dev
+// there, at zero, before the worker has done anything; the worker runs with its young generation
+// bounded (docs/worker-memory.md). The built CLI against a real Temporal dev
 // server.
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { METRICS } from '../../activities/metrics';
+import { WORKER_YOUNG_GENERATION } from '../../cli/worker-heap';
 import { ensureDevServer, freePort } from '../../worker/dev-server';
 import { startCli } from '../support/cli';
 import { useTemporalAndSimulator } from '../support/e2e';
@@ -26,6 +29,10 @@ describe('worker health endpoints (built CLI, real Temporal)', () => {
     const worker = startCli(['worker', '--metrics', `127.0.0.1:${port}`], { env: e2e.env });
     try {
       await worker.waitFor(/polling task queue/, 60_000);
+      // The process spawned is the worker, started again in place with its young generation bounded
+      // (cli/worker-heap.ts): the same pid, the flag on its command line.
+      const cmdline = (await readFile(`/proc/${worker.child.pid}/cmdline`, 'utf8')).split('\0');
+      assert.ok(cmdline.includes(WORKER_YOUNG_GENERATION), cmdline.join(' '));
       assert.deepEqual(await get(port, '/healthz'), { status: 200, text: 'ok\n' });
       await until(async () => (await get(port, '/readyz')).status === 200, 20_000, '/readyz to say ready');
       assert.match((await get(port, '/readyz')).text, /^ready: polling task queue "reelflow"/);
