@@ -1,7 +1,7 @@
 // Bounded work on hostile job files (issue 23, item 7) and text that is not UTF-8 (item 9): a job
 // file is data a user may have been handed, so its size is checked before anything is built. The
 // cost tests run `validate` in a child with a capped heap and read the child's own time and peak
-// memory (test/support/validate-probe.ts): the old code died there ("heap out of memory") or took
+// memory (test/support/validate-probe.ts; CPU time, not wall time): the old code died there ("heap out of memory") or took
 // seconds.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -37,7 +37,7 @@ function probe(file: string): Probe {
 
 function assertCheap(p: Probe, seconds = 1): void {
   assert.equal(p.code, 2, p.stderr);
-  assert.ok(p.ms < seconds * 1000, `took ${Math.round(p.ms)} ms`);
+  assert.ok(p.ms < seconds * 1000, `took ${Math.round(p.ms)} ms of CPU`);
   assert.ok(p.peakMb < 200, `peak memory ${Math.round(p.peakMb)} MB`);
 }
 
