@@ -2,9 +2,9 @@
 // that have no price counted and their models named. `validate` (offline), `run --dry-run`, `run`
 // and `doctor` (with the gateway's published prices beneath) print it; `--json` carries it. See
 // docs/costs.md.
-import { readPublishedPrices } from '../gateway';
+import { withPublishedPrices } from '../gateway';
 import type { Plan } from '../jobfile/plan';
-import { estimateEnhanceUsd, estimateItemUsd, roundUsd, withPricesBeneath, type PriceTable } from '../jobfile/prices';
+import { estimateEnhanceUsd, estimateItemUsd, roundUsd, type PriceTable } from '../jobfile/prices';
 import { modelsUsed } from '../jobfile/pricing';
 import { disallowedKeyUses, parseAllowKeys } from './keys';
 import { plainText } from './terminal-text';
@@ -155,12 +155,11 @@ export interface GatewayPricesNote {
  * read per base address; nothing is read when every model has a price.
  */
 export async function addGatewayPrices(plan: Plan, key: string | undefined): Promise<{ taken: PriceTable; note: GatewayPricesNote }> {
-  const own = plan.pricing ?? {};
-  const asked = [...modelsUsed(plan.items, plan.enhance?.model)].filter((m) => !Object.prototype.hasOwnProperty.call(own, m)).sort();
+  const used = modelsUsed(plan.items, plan.enhance?.model);
+  const { table, asked, published } = await withPublishedPrices(plan.pricing, used, plan.gateway.baseUrls, key ? { key } : {});
   const note: GatewayPricesNote = { base: null, gateway: null, asked, priced: [], notes: [] };
   if (asked.length === 0) return { taken: {}, note };
-  const published = await readPublishedPrices(plan.gateway.baseUrls, new Set(asked), key ? { key } : {});
-  plan.pricing = withPricesBeneath(plan.pricing, published.prices);
+  plan.pricing = table;
   note.base = published.base ?? null;
   note.gateway = published.gateway ?? null;
   note.priced = Object.keys(published.prices).sort();

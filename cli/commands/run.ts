@@ -305,8 +305,9 @@ async function followJob(
     ...(fingerprint ? { keyFingerprint: fingerprint } : {}),
     ...(options.budget !== undefined ? { budgetUsd: options.budget } : {}),
     ...(redo ? { redo } : {}),
-    // The prices this run priced the job with, the gateway's included: the workers' budget holds to them.
-    ...(plan.pricing && Object.keys(plan.pricing).length > 0 ? { prices: plan.pricing } : {}),
+    // The prices this run priced the job with, the gateway's included: the workers' budget holds to
+    // them. Even none: the job's worker then does not ask the gateway again (activities/plan.ts).
+    prices: plan.pricing ?? {},
   };
   // This run's own queue when a worker of this run (or its background worker) carries the job.
   const taskQueue = ownQueue ?? (backgroundWorker ? newRunTaskQueue() : TASK_QUEUE);
