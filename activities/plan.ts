@@ -2,6 +2,7 @@
 // carries only the settings and one page of items at a time. A job whose inputs were stored
 // (activities/inputs.ts) is read from their fetched copies, under the same paths.
 import { stat } from 'node:fs/promises';
+import { log } from '@temporalio/activity';
 import { dirname, relative } from 'node:path';
 import { dateIn } from '../jobfile';
 import { PLAN_PAGE_BYTES, serializedBytes } from '../jobfile/item-size';
@@ -17,6 +18,7 @@ import { itemIsDone, type ItemEndState, type ManifestRow } from '../storage/mani
 import { OutputOwnedError, claimOutput } from '../storage/owner';
 import { storageFor, workerKeyFor } from './context';
 import { FailureType } from './failure-types';
+import { LogEvent, bounded } from './log-events';
 import { finalFailure } from './failures';
 import { storedJobFiles, type JobSettingsWithInputs } from './inputs';
 import { ManifestFollower, changedSince, type KnownRow } from './manifest-follower';
@@ -200,7 +202,10 @@ export async function preparePlan(input: {
   const read = input.prices ? undefined : await gatewayPrices(loaded, { ...settings, ...carried });
   if (read) loaded = (await loadPlan(input.jobFile, runDate, input.inputs, input.redo, read)).plan;
   const prices = input.prices ?? read ?? plan.pricing ?? {};
-  await recordJobPrices(storageFor(plan.output), prices, [...Object.keys(prices), ...loaded.unpriced.map((u) => u.model)]);
+  // Who priced the run records its prices beside the manifest: `run` before it starts its jobs, the
+  // worker for the others (storage/job-prices.ts).
+  if (!input.prices)
+    await recordPrices(plan.output, prices, [...Object.keys(prices), ...loaded.unpriced.map((u) => u.model)], input.workflowId);
   const prepared: PreparedJob = {
     settings: { ...settings, ...carried },
     runDate,
@@ -212,6 +217,23 @@ export async function preparePlan(input: {
   if (maxUsd === undefined) return prepared;
   refuseUnpriced(loaded.unpriced);
   return { ...prepared, spentUsd: spentBefore(await storageFor(plan.output).readManifest()) };
+}
+
+/**
+ * Records a run's prices for status and results (docs/costs.md). They are a convenience, not the
+ * run's: a location this worker may not write there (its `.reelflow/` made by another user) is
+ * logged and the run goes on; status then prices with the job file's.
+ */
+async function recordPrices(output: OutputSettings, prices: PriceTable, used: string[], jobId: string | undefined): Promise<void> {
+  try {
+    await recordJobPrices(storageFor(output), prices, used);
+  } catch (error) {
+    log.warn('the prices of the run could not be recorded beside its manifest', {
+      event: LogEvent.jobPricesNotRecorded,
+      ...(jobId ? { jobId } : {}),
+      reason: bounded((error as Error).message),
+    });
+  }
 }
 
 /**

@@ -6,6 +6,10 @@ import { withPublishedPrices } from '../gateway';
 import type { Plan } from '../jobfile/plan';
 import { estimateEnhanceUsd, estimateItemUsd, roundUsd, type PriceTable } from '../jobfile/prices';
 import { modelsUsed } from '../jobfile/pricing';
+import { openStorage } from '../storage';
+import { recordJobPrices } from '../storage/job-prices';
+import { StorageError } from '../storage/storage';
+import { InfrastructureError } from './errors';
 import { disallowedKeyUses, parseAllowKeys } from './keys';
 import { plainText } from './terminal-text';
 
@@ -196,4 +200,18 @@ export async function estimateForRun(plan: Plan, key: string | undefined): Promi
   const estimate = estimatePlan(plan);
   if (!plan.budget && estimate.per_model.every((m) => m.priced_items === 0)) return [];
   return [...estimateLines(estimate, plan.budget), ...gatewayPricesLines(note)];
+}
+
+/**
+ * The prices `run` priced the job with, recorded beside its manifest before the job starts
+ * (storage/job-prices.ts), so that status, results and the report show this estimate later without
+ * asking the gateway (docs/costs.md). The output cannot be written: exit 3, nothing started.
+ */
+export async function recordRunPrices(plan: Plan): Promise<void> {
+  try {
+    await recordJobPrices(openStorage(plan.output), plan.pricing ?? {}, modelsUsed(plan.items, plan.enhance?.model));
+  } catch (error) {
+    if (error instanceof StorageError) throw new InfrastructureError(`${plan.job}: its prices could not be recorded: ${error.message}`);
+    throw error;
+  }
 }

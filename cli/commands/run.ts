@@ -35,7 +35,7 @@ import { recordDetachedWorker } from '../detached-worker';
 import { unpricedMessage, unpricedModels } from '../../activities/plan';
 import { parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../redo';
 import type { RedoTake } from '../../jobfile/takes';
-import { estimateForRun, keyForPrices } from '../estimate';
+import { estimateForRun, keyForPrices, recordRunPrices } from '../estimate';
 
 /** `--budget 50`: a number of dollars above 0, as budget.max_usd. */
 function parseBudget(text: string): number {
@@ -309,6 +309,8 @@ async function followJob(
     // them. Even none: the job's worker then does not ask the gateway again (activities/plan.ts).
     prices: plan.pricing ?? {},
   };
+  // A job this run starts is priced as it says; one it attaches to keeps the prices it started with.
+  if (!running) await recordRunPrices(plan);
   // This run's own queue when a worker of this run (or its background worker) carries the job.
   const taskQueue = ownQueue ?? (backgroundWorker ? newRunTaskQueue() : TASK_QUEUE);
   await scoped(() => startOrAttach(session.client, workflowId, taskQueue, input));

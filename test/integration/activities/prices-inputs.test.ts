@@ -4,9 +4,11 @@
 // priced (a schedule's run) is priced by its worker with the gateway's published prices (the
 // simulator over HTTP publishes them), and the prices each run used are recorded beside the manifest.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
 import { preparePlan, readPlanItems, type PreparedJob } from '../../../activities/plan';
 import type { PriceTable } from '../../../jobfile/prices';
 import { FailureType } from '../../../activities/failure-types';
@@ -199,7 +201,7 @@ describe('prices on the worker', () => {
   it("a job no run priced: its worker reads the gateway's prices beneath the job file's, prices its pages with them and records them", async () => {
     const sim = await startSimulator({ publishedPrices: { 'kling-v2-1': 0.5, 'sora-2': 0.07 } });
     try {
-      const { jobFile } = writeJobDir();
+      const { dir, jobFile } = writeJobDir();
       // sora-2 is priced by the prices file (it wins over the gateway's $0.07); kling-v2-1 by the gateway alone.
       writeFileSync(
         jobFile,
@@ -225,6 +227,26 @@ describe('prices on the worker', () => {
       // A job `run` priced (its JobInput.prices) is not priced again by its worker.
       const priced = await preparePlan({ jobFile, runDate: '2026-03-01', startedAt: Date.now(), prices: prepared.prices });
       assert.deepEqual([priced.prices, asked()], [undefined, 1]);
+      // A record the worker may not write (here a link where it belongs: storage/safe-path.ts) is
+      // logged, and no reason to fail the run.
+      const record = join(dir, 'out', '.reelflow', 'prices.json');
+      const elsewhere = join(dir, 'elsewhere.json');
+      writeFileSync(elsewhere, 'untouched');
+      rmSync(record);
+      symlinkSync(elsewhere, record);
+      const warned: Array<Record<string, unknown> | undefined> = [];
+      const logger = new DefaultLogger('WARN', (entry) => warned.push(entry.meta));
+      const again = (await new MockActivityEnvironment({}, { logger }).run(preparePlan, {
+        jobFile,
+        runDate: '2026-03-01',
+        startedAt: Date.now(),
+      })) as PreparedJob;
+      assert.deepEqual(
+        warned.map((meta) => meta?.event),
+        ['job.prices_not_recorded'],
+      );
+      assert.deepEqual(again.prices, prepared.prices);
+      assert.equal(readFileSync(elsewhere, 'utf8'), 'untouched');
     } finally {
       await sim.close();
     }
