@@ -221,8 +221,8 @@ export async function preparePlan(input: {
 
 /**
  * Records a run's prices for status and results (docs/costs.md). They are a convenience, not the
- * run's: a location this worker may not write there (its `.reelflow/` made by another user) is
- * logged and the run goes on; status then prices with the job file's.
+ * run's work: where this worker may not write them (a `.reelflow/` made by another user) it says so
+ * in its log and the run goes on; status then prices with the job file's.
  */
 async function recordPrices(output: OutputSettings, prices: PriceTable, used: string[], jobId: string | undefined): Promise<void> {
   try {

@@ -152,9 +152,9 @@ export async function loadJobPlan(ref: JobRef): Promise<LoadedJob> {
 
 /**
  * The plan priced as its job's runs priced it (docs/costs.md), so that status, results and the report
- * show the estimate the run showed, without asking the gateway: the prices the run looked at was
- * started with (`started`: its JobInput.prices, known by id), over those the job's runs recorded beside
- * its manifest (storage/job-prices.ts: by job file too, and with Temporal gone), over the job file's.
+ * show the estimate the run showed, without asking the gateway: the prices a run looked up by id was
+ * started with (`started`: its JobInput.prices), over those the job's runs recorded beside its
+ * manifest (storage/job-prices.ts: by job file too, and with Temporal gone), over the job file's.
  */
 export async function pricedAsStarted(plan: Plan, started?: PriceTable): Promise<Plan> {
   const recorded = await readJobPrices(openStorage(plan.output));
