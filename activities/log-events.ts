@@ -7,6 +7,7 @@ export const LogEvent = {
   jobContinuedAsNew: 'job.continued_as_new',
   jobEnded: 'job.ended',
   jobManifestNotLeft: 'job.manifest_not_left',
+  jobPricesNotRecorded: 'job.prices_not_recorded',
   itemRestarted: 'item.restarted',
   itemHeldTask: 'item.held_task',
   itemCreateRetried: 'item.create_retried',

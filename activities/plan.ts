@@ -2,6 +2,7 @@
 // carries only the settings and one page of items at a time. A job whose inputs were stored
 // (activities/inputs.ts) is read from their fetched copies, under the same paths.
 import { stat } from 'node:fs/promises';
+import { log } from '@temporalio/activity';
 import { dirname, relative } from 'node:path';
 import { dateIn } from '../jobfile';
 import { PLAN_PAGE_BYTES, serializedBytes } from '../jobfile/item-size';
@@ -9,12 +10,15 @@ import { shortHash } from '../jobfile/keys';
 import type { RedoTake } from '../jobfile/takes';
 import type { OutputSettings, PlanItem, Protocol, RenderRequest } from '../jobfile/plan';
 import { estimateEnhanceUsd, estimateItemUsd, roundUsd, type PriceTable } from '../jobfile/prices';
+import { withPublishedPrices } from '../gateway/published-prices';
+import { recordJobPrices } from '../storage/job-prices';
 import { RewriteStore } from '../storage/rewrites';
 import type { InputsRef } from '../storage/inputs';
 import { itemIsDone, type ItemEndState, type ManifestRow } from '../storage/manifest';
 import { OutputOwnedError, claimOutput } from '../storage/owner';
-import { storageFor } from './context';
+import { storageFor, workerKeyFor } from './context';
 import { FailureType } from './failure-types';
+import { LogEvent, bounded } from './log-events';
 import { finalFailure } from './failures';
 import { storedJobFiles, type JobSettingsWithInputs } from './inputs';
 import { ManifestFollower, changedSince, type KnownRow } from './manifest-follower';
@@ -36,6 +40,14 @@ export interface PreparedJob {
    * the budget counts (docs/costs.md). Absent without a budget.
    */
   spentUsd?: number;
+  /**
+   * A run no `run` priced (a schedule's): the prices its worker read from the gateway beneath the job
+   * file's and its prices files' (docs/costs.md). Its pages are priced with them, in place of the
+   * job file's, as with JobInput.prices. Absent when the gateway had none to add.
+   */
+  prices?: PriceTable;
+  /** Where each priced model's price came from (`job file`, `gateway http://… (/api/pricing)`): the run says it (job.started). */
+  priceSources?: Record<string, string>;
 }
 
 /** A task an earlier run created for the item (its latest manifest row), asked before creating again. */
@@ -170,7 +182,7 @@ export async function preparePlan(input: {
     const probe = await loadPlan(input.jobFile, dateIn(input.startedAt, 'UTC'), input.inputs, input.redo, input.prices);
     runDate = dateIn(input.startedAt, probe.plan.head.schedule?.timezone ?? 'UTC');
   }
-  const { plan: loaded } = await loadPlan(input.jobFile, runDate, input.inputs, input.redo, input.prices);
+  let { plan: loaded } = await loadPlan(input.jobFile, runDate, input.inputs, input.redo, input.prices);
   const { head: plan, digest, budgets } = loaded;
   if (input.workflowId) await claimOutputForJob(plan, input.workflowId);
   // The price table and where models are named stay out: settings travel with every activity (docs/costs.md).
@@ -185,15 +197,63 @@ export async function preparePlan(input: {
     ...(input.inputs ? { inputs: input.inputs } : {}),
     ...(input.keyFingerprint ? { keyFingerprint: input.keyFingerprint } : {}),
   };
+  // A run no `run` priced asks the gateway itself, as `run` would have, when it starts: a schedule's
+  // runs are priced as of each run, not as of the schedule's creation.
+  const read = input.prices ? undefined : await gatewayPrices(loaded, { ...settings, ...carried });
+  if (read) loaded = (await loadPlan(input.jobFile, runDate, input.inputs, input.redo, read)).plan;
+  const prices = input.prices ?? read ?? plan.pricing ?? {};
+  // Who priced the run records its prices beside the manifest: `run` before it starts its jobs, the
+  // worker for the others (storage/job-prices.ts).
+  if (!input.prices)
+    await recordPrices(plan.output, prices, [...Object.keys(prices), ...loaded.unpriced.map((u) => u.model)], input.workflowId);
   const prepared: PreparedJob = {
     settings: { ...settings, ...carried },
     runDate,
     digest,
     itemCount: loaded.itemCount,
+    ...(read ? { prices: read } : {}),
+    ...(Object.keys(prices).length > 0 ? { priceSources: Object.fromEntries(Object.entries(prices).map(([m, p]) => [m, p.source])) } : {}),
   };
   if (maxUsd === undefined) return prepared;
   refuseUnpriced(loaded.unpriced);
   return { ...prepared, spentUsd: spentBefore(await storageFor(plan.output).readManifest()) };
+}
+
+/**
+ * Records a run's prices for status and results (docs/costs.md). They are a convenience, not the
+ * run's work: where this worker may not write them (a `.reelflow/` made by another user) it says so
+ * in its log and the run goes on; status then prices with the job file's.
+ */
+async function recordPrices(output: OutputSettings, prices: PriceTable, used: string[], jobId: string | undefined): Promise<void> {
+  try {
+    await recordJobPrices(storageFor(output), prices, used);
+  } catch (error) {
+    log.warn('the prices of the run could not be recorded beside its manifest', {
+      event: LogEvent.jobPricesNotRecorded,
+      ...(jobId ? { jobId } : {}),
+      reason: bounded((error as Error).message),
+    });
+  }
+}
+
+/**
+ * The job file's prices with the gateway's published ones beneath, for the models it leaves without
+ * a price; undefined when the gateway adds none. The worker's key is sent (to LiteLLM's model info)
+ * only where its key rule and the starter's fingerprint allow (activities/context.ts); without it
+ * new-api's public prices are still read.
+ */
+async function gatewayPrices(loaded: PlanFile, settings: Parameters<typeof workerKeyFor>[0]): Promise<PriceTable | undefined> {
+  const own = loaded.head.pricing;
+  const unpriced = loaded.unpriced.map((u) => u.model);
+  if (!unpriced.some((m) => !Object.prototype.hasOwnProperty.call(own ?? {}, m))) return undefined;
+  let key: string | undefined;
+  try {
+    key = workerKeyFor(settings);
+  } catch {
+    key = undefined;
+  }
+  const { table, published } = await withPublishedPrices(own, unpriced, settings.gateway.baseUrls, key ? { key } : {});
+  return Object.keys(published.prices).length > 0 ? table : undefined;
 }
 
 /**

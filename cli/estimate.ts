@@ -2,10 +2,14 @@
 // that have no price counted and their models named. `validate` (offline), `run --dry-run`, `run`
 // and `doctor` (with the gateway's published prices beneath) print it; `--json` carries it. See
 // docs/costs.md.
-import { readPublishedPrices } from '../gateway';
+import { withPublishedPrices } from '../gateway';
 import type { Plan } from '../jobfile/plan';
-import { estimateEnhanceUsd, estimateItemUsd, roundUsd, withPricesBeneath, type PriceTable } from '../jobfile/prices';
+import { estimateEnhanceUsd, estimateItemUsd, roundUsd, type PriceTable } from '../jobfile/prices';
 import { modelsUsed } from '../jobfile/pricing';
+import { openStorage } from '../storage';
+import { recordJobPrices } from '../storage/job-prices';
+import { StorageError } from '../storage/storage';
+import { InfrastructureError } from './errors';
 import { disallowedKeyUses, parseAllowKeys } from './keys';
 import { plainText } from './terminal-text';
 
@@ -155,12 +159,11 @@ export interface GatewayPricesNote {
  * read per base address; nothing is read when every model has a price.
  */
 export async function addGatewayPrices(plan: Plan, key: string | undefined): Promise<{ taken: PriceTable; note: GatewayPricesNote }> {
-  const own = plan.pricing ?? {};
-  const asked = [...modelsUsed(plan.items, plan.enhance?.model)].filter((m) => !Object.prototype.hasOwnProperty.call(own, m)).sort();
+  const used = modelsUsed(plan.items, plan.enhance?.model);
+  const { table, asked, published } = await withPublishedPrices(plan.pricing, used, plan.gateway.baseUrls, key ? { key } : {});
   const note: GatewayPricesNote = { base: null, gateway: null, asked, priced: [], notes: [] };
   if (asked.length === 0) return { taken: {}, note };
-  const published = await readPublishedPrices(plan.gateway.baseUrls, new Set(asked), key ? { key } : {});
-  plan.pricing = withPricesBeneath(plan.pricing, published.prices);
+  plan.pricing = table;
   note.base = published.base ?? null;
   note.gateway = published.gateway ?? null;
   note.priced = Object.keys(published.prices).sort();
@@ -197,4 +200,18 @@ export async function estimateForRun(plan: Plan, key: string | undefined): Promi
   const estimate = estimatePlan(plan);
   if (!plan.budget && estimate.per_model.every((m) => m.priced_items === 0)) return [];
   return [...estimateLines(estimate, plan.budget), ...gatewayPricesLines(note)];
+}
+
+/**
+ * The prices `run` priced the job with, recorded beside its manifest before the job starts
+ * (storage/job-prices.ts), so that status, results and the report show this estimate later without
+ * asking the gateway (docs/costs.md). The output cannot be written: exit 3, nothing started.
+ */
+export async function recordRunPrices(plan: Plan): Promise<void> {
+  try {
+    await recordJobPrices(openStorage(plan.output), plan.pricing ?? {}, modelsUsed(plan.items, plan.enhance?.model));
+  } catch (error) {
+    if (error instanceof StorageError) throw new InfrastructureError(`${plan.job}: its prices could not be recorded: ${error.message}`);
+    throw error;
+  }
 }

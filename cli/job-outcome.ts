@@ -5,7 +5,16 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { jobResult } from '../client/control';
 import { NeverRunError } from '../client/errors';
-import { jobHandle, loadJobPlan, loadPlanOrExplain, looksLikeFile, resolveJob, type JobRef, type LoadedJob } from '../client/jobs';
+import {
+  jobHandle,
+  loadJobPlan,
+  loadPlanOrExplain,
+  looksLikeFile,
+  pricedAsStarted,
+  resolveJob,
+  type JobRef,
+  type LoadedJob,
+} from '../client/jobs';
 import { isCompleted, stateName } from '../client/status';
 import type { Plan } from '../jobfile/plan';
 import { jobWorkflowId } from '../workflows/ids';
@@ -64,7 +73,8 @@ export async function jobStanding(
  */
 export async function lookUpJob(target: string): Promise<JobStanding> {
   if (looksLikeFile(target)) {
-    const plan = await loadPlanOrExplain(target);
+    // Priced as its run priced it (docs/costs.md): the prices recorded beside its manifest.
+    const plan = await pricedAsStarted(await loadPlanOrExplain(target));
     if (!plan.schedule) {
       const outcome = await readOutcome(plan);
       if (outcome.rows.length > 0) return { workflowId: jobWorkflowId(plan.job), plan, outcome };

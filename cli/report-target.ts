@@ -6,7 +6,7 @@ import type { Plan } from '../jobfile/plan';
 import { currentPicks, readPicks, type Pick } from '../storage/picks';
 import { UsageError } from './errors';
 import { estimatePlan } from './estimate';
-import { loadJobPlan, loadPlanOrExplain, looksLikeFile, resolveJob } from '../client/jobs';
+import { loadJobPlan, loadPlanOrExplain, looksLikeFile, pricedAsStarted, resolveJob } from '../client/jobs';
 import { lookUpJob } from './job-outcome';
 import { openSession } from './session';
 import { spendOf, type JobSpend } from './spend';
@@ -20,7 +20,8 @@ import { rowsWithTakes } from './takes-view';
 export async function planFor(target: string): Promise<Plan> {
   if (looksLikeFile(target)) {
     const plan = await loadPlanOrExplain(target);
-    if (!plan.schedule) return plan;
+    // Priced as its run priced it (docs/costs.md): the page's estimate is the one run showed.
+    if (!plan.schedule) return pricedAsStarted(plan);
   }
   const session = await openSession();
   try {

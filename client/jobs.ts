@@ -17,7 +17,9 @@ import { openInputStore, readInputIndex } from '../storage/inputs-store';
 import { StorageError } from '../storage/storage';
 import { jobWorkflowId } from '../workflows/ids';
 import { JobWorkflow } from '../workflows/job';
-import type { PriceTable } from '../jobfile/prices';
+import { withPricesBeneath, type PriceTable } from '../jobfile/prices';
+import { openStorage } from '../storage';
+import { readJobPrices } from '../storage/job-prices';
 import type { JobInput } from '../workflows/types';
 import { InfrastructureError, UsageError } from './errors';
 import { isRunning } from './status';
@@ -133,7 +135,7 @@ export async function loadJobPlan(ref: JobRef): Promise<LoadedJob> {
     }
     const plan = await loadPlanOrExplain(stored.jobFile, ref.runDate, stored.files);
     const dated = await withScheduledDate(plan, ref, (runDate) => loadPlanOrExplain(stored.jobFile, runDate, stored.files));
-    return { plan: pricedAsStarted(dated, ref), referenceDigests: async (path) => stored.sha256(path) };
+    return { plan: await pricedAsStarted(dated, ref.prices), referenceDigests: async (path) => stored.sha256(path) };
   }
   if (!existsSync(ref.jobFile)) {
     throw new UsageError(
@@ -143,14 +145,21 @@ export async function loadJobPlan(ref: JobRef): Promise<LoadedJob> {
   }
   const plan = await loadPlanOrExplain(ref.jobFile, ref.runDate);
   return {
-    plan: pricedAsStarted(await withScheduledDate(plan, ref, (runDate) => loadPlanOrExplain(ref.jobFile, runDate)), ref),
+    plan: await pricedAsStarted(await withScheduledDate(plan, ref, (runDate) => loadPlanOrExplain(ref.jobFile, runDate)), ref.prices),
     referenceDigests: localReferenceDigests,
   };
 }
 
-/** The plan with the prices its job was started with, when `run` recorded them (docs/costs.md). */
-function pricedAsStarted(plan: Plan, ref: JobRef): Plan {
-  return ref.prices ? { ...plan, pricing: ref.prices } : plan;
+/**
+ * The plan priced as its job's runs priced it (docs/costs.md), so that status, results and the report
+ * show the estimate the run showed, without asking the gateway: the prices a run looked up by id was
+ * started with (`started`: its JobInput.prices), over those the job's runs recorded beside its
+ * manifest (storage/job-prices.ts: by job file too, and with Temporal gone), over the job file's.
+ */
+export async function pricedAsStarted(plan: Plan, started?: PriceTable): Promise<Plan> {
+  const recorded = await readJobPrices(openStorage(plan.output));
+  if (!started && !recorded) return plan;
+  return { ...plan, pricing: withPricesBeneath(started, withPricesBeneath(recorded, plan.pricing ?? {})) };
 }
 
 /** A scheduled run without a recorded date writes under its start's date in the schedule's zone. */

@@ -37,4 +37,4 @@ export { createRetryIsSafe } from './retry';
 // What `run --dry-run` shows is built by the same code as what is sent.
 export { describeGeneralCreateBody, GENERAL_CREATE_PATH } from './general';
 export { openaiCreateFields, OPENAI_CREATE_PATH } from './openai';
-export { readPublishedPrices, type PublishedPrices } from './published-prices';
+export { readPublishedPrices, withPublishedPrices, type PublishedPrices } from './published-prices';

@@ -8,7 +8,7 @@
 //   times the `default` group's ratio.
 // Every byte is the gateway's: bounded in size, read only for the models the job uses, numbers
 // checked, and any text shown passes through redact.
-import type { ModelPrice, PriceTable } from '../jobfile/prices';
+import { withPricesBeneath, type ModelPrice, type PriceTable } from '../jobfile/prices';
 import { litellmPrice } from '../jobfile/pricing';
 import { type HttpTransport, readText } from './http';
 import { withProbeTransport } from './probe-transport';
@@ -70,6 +70,24 @@ export async function readPublishedPrices(
   if (found?.kind === 'prices')
     return { base: bases[index], gateway: found.gateway, prices: found.prices, unpriced: found.unpriced, notes: [] };
   return { prices: {}, unpriced: {}, notes: readings.map((r, i) => `${bases[i]}: ${r.kind === 'none' ? r.said : ''}`) };
+}
+
+/**
+ * `own` (the job file's and its prices files' prices) with the gateway's published prices beneath,
+ * for the models of `used` it has no price for: the job's own price wins (docs/costs.md). `asked`:
+ * those models; nothing is read when there are none. `run`, `doctor` (cli/estimate.ts) and a worker
+ * planning a job no `run` priced (activities/plan.ts) price the same way.
+ */
+export async function withPublishedPrices(
+  own: PriceTable | undefined,
+  used: Iterable<string>,
+  bases: readonly string[],
+  options: PublishedPricesOptions = {},
+): Promise<{ table: PriceTable; asked: string[]; published: PublishedPrices }> {
+  const asked = [...new Set(used)].filter((m) => !Object.prototype.hasOwnProperty.call(own ?? {}, m)).sort();
+  if (asked.length === 0) return { table: { ...own }, asked, published: { prices: {}, unpriced: {}, notes: [] } };
+  const published = await readPublishedPrices(bases, new Set(asked), options);
+  return { table: withPricesBeneath(own, published.prices), asked, published };
 }
 
 async function readBase(

@@ -5,7 +5,7 @@ import type { ModelInfo } from './config';
 import type { RouteCall, SimContext } from './context';
 import { openaiError, requestId, sendJson, sendText } from './http';
 import { litellmKeyRefused, litellmUnknownModel } from './litellm-errors';
-import { isNewApi } from './profile';
+import { isNewApi, isSoraModel } from './profile';
 
 /** The key a request carries: `Authorization: Bearer`, or `x-api-key` where `xApiKey` says the route takes it. */
 export function keyOf(req: IncomingMessage, xApiKey = false): string | undefined {
@@ -90,6 +90,25 @@ export function litellmModelInfo({ req, res, ctx }: RouteCall): void {
     model_info: { id: `sim-${id}`, mode: info.kind === 'video' ? 'video_generation' : 'chat', db_model: false },
   }));
   sendJson(res, 200, { data });
+}
+
+/**
+ * new-api's `GET /api/pricing` (test/gateways/OBSERVED.md, "Published prices"), when the simulator is
+ * given `publishedPrices`: public (no key), one entry per priced model in v0.10.0's shape, the
+ * `default` group at ratio 1. A Sora model's entry says `openai-video`: its price is per second.
+ */
+export function newApiPricing({ res, ctx }: RouteCall): void {
+  const data = Object.entries(ctx.cfg.publishedPrices ?? {}).map(([model, price]) => ({
+    model_name: model,
+    quota_type: 1,
+    model_ratio: 0,
+    model_price: price,
+    owner_by: '',
+    completion_ratio: 0,
+    enable_groups: ['default'],
+    supported_endpoint_types: isSoraModel(model) ? ['openai-video'] : ['openai'],
+  }));
+  sendJson(res, 200, { success: true, data, group_ratio: { default: 1 }, auto_groups: ['default'] });
 }
 
 /**

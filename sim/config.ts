@@ -58,6 +58,11 @@ export interface SimOptionsExt extends SimOptions {
   refreshMs?: number;
   /** litellm profile: a proxy with a database answers a wrong key 401 (without one: 400 no_db_connection). */
   litellmDatabase?: boolean;
+  /**
+   * Prices this gateway publishes at new-api's `GET /api/pricing` (not the litellm profile): model ->
+   * `model_price` (quota_type 1: USD per call; per second for a Sora model). Unset: no such route.
+   */
+  publishedPrices?: Record<string, number>;
 }
 
 export interface ModelInfo {
@@ -87,6 +92,7 @@ export interface SimConfig {
   serverAddress: string;
   refreshMs: number;
   litellmDatabase: boolean;
+  publishedPrices?: Record<string, number>;
   host: string;
   ports: number[];
   portModes: PortMode[];
@@ -123,6 +129,7 @@ export function resolveConfig(o: SimOptionsExt): SimConfig {
     serverAddress: (o.serverAddress ?? NEW_API_SERVER_ADDRESS).replace(/\/+$/, ''),
     refreshMs: o.refreshMs ?? like.refreshMs,
     litellmDatabase: o.litellmDatabase ?? false,
+    ...(o.publishedPrices ? { publishedPrices: o.publishedPrices } : {}),
     host: o.host ?? '127.0.0.1',
     ports,
     portModes: ports.map((_, i) => o.portModes?.[i] ?? 'up'),

@@ -122,7 +122,7 @@ export class GatewayPort {
       return;
     }
     const method = req.method ?? 'GET';
-    const m = matchRoute(method, path, ctx.cfg.profile);
+    const m = matchRoute(method, path, ctx.cfg.profile, ctx.cfg.publishedPrices !== undefined);
     if (!m) {
       // Counted by what was asked, so a test can tell a probe of a route this gateway lacks.
       ctx.stats.request(`other ${method} ${path.slice(0, 64)}`, this.port);

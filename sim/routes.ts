@@ -1,6 +1,6 @@
 // The route table: six protocol endpoints and the key's model catalog. Matching is by hand on split paths (no regex per request
 // beyond the id check): status checks must stay cheap.
-import { listModels } from './catalog';
+import { listModels, newApiPricing } from './catalog';
 import type { Route } from './context';
 import { createGeneral, retrieveGeneral } from './general';
 import { matchLitellmRoute } from './litellm';
@@ -23,9 +23,21 @@ type RouteTable = typeof R;
 
 const ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
-/** Finds the route for a method and path (query already stripped) in the profile's gateway. */
-export function matchRoute(method: string, path: string, profile: SimProfile = 'default'): { route: Route; id: string } | null {
+/** new-api's public price list: served only when the simulator is given prices to publish. */
+const PRICING: Route = { name: 'GET /api/pricing', kind: 'retrieve', handle: newApiPricing };
+
+/**
+ * Finds the route for a method and path (query already stripped) in the profile's gateway;
+ * `publishesPrices`: the simulator was given prices, which new-api's price list answers.
+ */
+export function matchRoute(
+  method: string,
+  path: string,
+  profile: SimProfile = 'default',
+  publishesPrices = false,
+): { route: Route; id: string } | null {
   if (profile === 'litellm') return matchLitellmRoute(method, path);
+  if (publishesPrices && path === '/api/pricing' && (method === 'GET' || method === 'HEAD')) return { route: PRICING, id: '' };
   return matchIn(isNewApi(profile) ? NEW_API_ROUTES : R, method, path);
 }
 

@@ -74,6 +74,8 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
       jobId: workflowInfo().workflowId,
       job: job.settings.job,
       items: job.carry.prepared.itemCount,
+      // Where each price came from (docs/costs.md): a scheduled run's worker read the gateway's itself.
+      ...(job.carry.prepared.priceSources ? { prices: job.carry.prepared.priceSources } : {}),
     });
   }
   job.newStops = patched(STOPS_LET_IN_FLIGHT_FINISH);
@@ -204,6 +206,7 @@ class Job {
         continue;
       }
       if (!page) {
+        const prices = this.input.prices ?? carry.prepared.prices;
         page = await bookkeeping.readPlanItems({
           jobFile: this.input.jobFile,
           runDate: carry.prepared.runDate,
@@ -214,7 +217,9 @@ class Job {
           output: settings.output,
           ...(this.input.inputs ? { inputs: this.input.inputs } : {}),
           ...(this.input.redo ? { redo: this.input.redo } : {}),
-          ...(this.input.prices ? { prices: this.input.prices } : {}),
+          // `run`'s prices, else those the plan's worker read from the gateway (a schedule's run): the
+          // activity's input only, the same commands (a run from before has neither).
+          ...(prices ? { prices } : {}),
         });
         pageAt = 0;
         continue;

@@ -40,8 +40,9 @@ export interface JobInput {
   redo?: RedoTake[];
   /**
    * The prices `run` priced the job with (docs/costs.md): the job file's, `--prices FILE`'s and the
-   * gateway's published ones, for the models the job uses only. Workers price its items with these
-   * (the gateway's and --prices' are not in the job file); absent: each worker reads the job file's.
+   * gateway's published ones, for the models the job uses only (empty when none has a price). Workers
+   * price its items with these (the gateway's and --prices' are not in the job file); absent (a
+   * schedule's run): the plan's worker reads the gateway's beneath the job file's (PreparedJob.prices).
    */
   prices?: PriceTable;
   /** Carried across continue-as-new; absent on the first run. */

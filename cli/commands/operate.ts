@@ -220,8 +220,9 @@ export function jobTable(jobs: readonly JobListRow[], columns: number): string[]
 }
 
 /**
- * Prints one snapshot; true when the job has ended. A job with no workflow was never run
- * (NeverRunError). An ended job is told from its standing (cli/job-outcome.ts): its items' rows and
+ * Prints one snapshot; true when the job has ended. A job with no workflow and no row was never run
+ * (NeverRunError); one with rows that Temporal no longer holds is `forgotten`, told by its rows. An
+ * ended job is told from its standing (cli/job-outcome.ts): its items' rows and
  * how its workflow stopped, its plan read as the workflow ran it (any machine can look). A running
  * job whose progress no worker answers gets a grace: within its first 30 s, or while the worker
  * `run --detach` spawned is alive, its worker is starting, not missing.
@@ -238,10 +239,10 @@ async function showStatus(
   const described = await jobHandle(client, workflowId)
     .describe()
     .catch((error: unknown) => {
-      if (error instanceof WorkflowNotFoundError) throw new NeverRunError(workflowId.replace(/^reelflow-/, ''), target);
+      if (error instanceof WorkflowNotFoundError) return undefined;
       throw error;
     });
-  if (!isRunning(described)) {
+  if (!described || !isRunning(described)) {
     view?.clear();
     const standing = await jobStanding(client, job, await loadJobPlan(job), target);
     const { outcome, result } = standing;

@@ -35,7 +35,7 @@ import { recordDetachedWorker } from '../detached-worker';
 import { unpricedMessage, unpricedModels } from '../../activities/plan';
 import { parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../redo';
 import type { RedoTake } from '../../jobfile/takes';
-import { estimateForRun, keyForPrices } from '../estimate';
+import { estimateForRun, keyForPrices, recordRunPrices } from '../estimate';
 import { restartWithBoundedYoungGeneration } from '../worker-heap';
 
 /** `--budget 50`: a number of dollars above 0, as budget.max_usd. */
@@ -308,9 +308,12 @@ async function followJob(
     ...(fingerprint ? { keyFingerprint: fingerprint } : {}),
     ...(options.budget !== undefined ? { budgetUsd: options.budget } : {}),
     ...(redo ? { redo } : {}),
-    // The prices this run priced the job with, the gateway's included: the workers' budget holds to them.
-    ...(plan.pricing && Object.keys(plan.pricing).length > 0 ? { prices: plan.pricing } : {}),
+    // The prices this run priced the job with, the gateway's included: the workers' budget holds to
+    // them. Even none: the job's worker then does not ask the gateway again (activities/plan.ts).
+    prices: plan.pricing ?? {},
   };
+  // A job this run starts is priced as it says; one it attaches to keeps the prices it started with.
+  if (!running) await recordRunPrices(plan);
   // This run's own queue when a worker of this run (or its background worker) carries the job.
   const taskQueue = ownQueue ?? (backgroundWorker ? newRunTaskQueue() : TASK_QUEUE);
   await scoped(() => startOrAttach(session.client, workflowId, taskQueue, input));

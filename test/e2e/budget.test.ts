@@ -1,10 +1,12 @@
 // budget.max_usd as a user meets it (docs/costs.md): the built CLI, a real Temporal development
 // server, the simulator over HTTP counting the creates that reach it, and two workers (the one in
-// `run` and a `reelflow worker`), one of them killed with SIGKILL mid-run.
+// `run` and a `reelflow worker`), one of them killed with SIGKILL mid-run. The simulator publishes a
+// price for one model at new-api's /api/pricing: a job of that model is priced by the gateway alone.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { runCli, startCli, type CliRun } from '../support/cli';
 import { tempDir, writeJob } from '../support/jobs';
@@ -12,9 +14,16 @@ import { until } from '../support/wait';
 
 const KEY = 'sk-test-budget-0123456789ab';
 const MODEL = 'seedance-1-0-pro-250528';
+/** Priced by the gateway alone (the simulator's /api/pricing): $0.50 a video. */
+const GATEWAY_PRICED = 'kling-v2-1';
 
 describe('a budget is never crossed', () => {
-  const e2e = useTemporalAndSimulator(KEY, { ports: [0], renderMs: [3_000, 5_000], seed: 24 });
+  const e2e = useTemporalAndSimulator(KEY, {
+    ports: [0],
+    renderMs: [3_000, 5_000],
+    seed: 24,
+    publishedPrices: { [GATEWAY_PRICED]: 0.5 },
+  });
   const started: CliRun[] = [];
   after(async () => {
     for (const run of started) if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
@@ -136,5 +145,61 @@ describe('a budget is never crossed', () => {
     const rows = await runCli(['results', job, '--format', 'json'], { env: e2e.env });
     assert.equal((JSON.parse(rows.stdout) as unknown[]).length, 3);
     assert.match(rows.stderr, spent);
+  });
+
+  it("a job priced by the gateway alone: status and results by job file show run's figures, with Temporal not knowing the job", async () => {
+    const dir = tempDir();
+    const items = Array.from({ length: 3 }, (_, i) => ({ id: `g-${i + 1}`, prompt: `gateway priced ${i + 1}`, model: GATEWAY_PRICED }));
+    const job = writeJob(dir, { name: 'gateway-priced', baseUrls: e2e.sim.urls, items });
+    const run = await runCli(['run', job, '--json'], { env: e2e.env });
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+    const source = `price from gateway ${e2e.sim.urls[0]} \\(/api/pricing\\)`;
+    assert.match(run.stderr, new RegExp(`^ +\\$1\\.50 {2}${GATEWAY_PRICED}: 3 items, ${source}$`, 'm'));
+    const ran = (JSON.parse(run.stdout) as { spend: { spent_usd: number; estimate_usd: number } }).spend;
+    assert.deepEqual([ran.spent_usd, ran.estimate_usd], [1.5, 1.5]);
+    const spentLine = /^spent: {4}\$1\.50 \(\$0\.00 billed, \$1\.50 estimated\) of \$1\.50 estimated$/m;
+
+    // By job file and by id while Temporal holds the job: the figures run showed.
+    for (const target of [job, 'gateway-priced']) {
+      const status = await runCli(['status', target, '--json'], { env: e2e.env });
+      assert.equal(status.code, 0, `${target}: ${status.stderr}`);
+      assert.deepEqual((JSON.parse(status.stdout) as { spend: unknown }).spend, ran, `status ${target}`);
+    }
+
+    // Temporal forgets the job (its retention passed): the job file's rows answer, with the prices
+    // the run was started with, read from beside the manifest: no gateway asked, no key needed.
+    const connection = await Connection.connect({ address: e2e.temporal.address });
+    try {
+      await connection.workflowService.deleteWorkflowExecution({
+        namespace: 'default',
+        workflowExecution: { workflowId: 'reelflow-gateway-priced' },
+      });
+      await until(
+        () =>
+          connection.workflowService
+            .describeWorkflowExecution({ namespace: 'default', execution: { workflowId: 'reelflow-gateway-priced' } })
+            .then(
+              () => false,
+              (error: unknown) => error instanceof WorkflowNotFoundError || /not found/i.test((error as Error).message),
+            ),
+        30_000,
+        'the job deleted from Temporal',
+      );
+    } finally {
+      await connection.close();
+    }
+    const pricingAsked = e2e.sim.stats().requests['GET /api/pricing'];
+    const noKey = { ...e2e.env, GATEWAY_API_KEY: undefined };
+    const forgotten = await runCli(['status', job, '--json'], { env: noKey });
+    assert.equal(forgotten.code, 0, forgotten.stderr);
+    const doc = JSON.parse(forgotten.stdout) as { state: string; spend: unknown };
+    assert.deepEqual([doc.state, doc.spend], ['forgotten', ran]);
+    const human = await runCli(['status', job], { env: noKey });
+    assert.match(human.stdout, spentLine);
+    // results by job file reads the rows without Temporal: here it cannot be reached at all.
+    const results = await runCli(['results', job, '--format', 'json'], { env: { ...noKey, TEMPORAL_ADDRESS: '127.0.0.1:9' } });
+    assert.equal(results.code, 0, results.stderr);
+    assert.match(results.stderr, spentLine);
+    assert.equal(e2e.sim.stats().requests['GET /api/pricing'], pricingAsked, 'status and results asked the gateway nothing');
   });
 });

@@ -1,9 +1,10 @@
 // `reelflow schedule …` as a user runs it: the built command against a real Temporal development
-// server; a triggered run is executed by a real `reelflow worker` against the simulator.
+// server; a triggered run is executed by a real `reelflow worker` against the simulator, which
+// publishes a price for one model at new-api's /api/pricing.
 // Build first: bash scripts/build.sh
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, Connection, ScheduleNotFoundError } from '@temporalio/client';
@@ -16,6 +17,8 @@ import { startTestTemporal, type TestTemporal } from '../support/temporal';
 const KEY = `sk-schedule-${randomBytes(12).toString('hex')}`;
 const NAME = 'nightly-e2e';
 const ID = `reelflow-${NAME}`;
+/** Priced by the gateway alone (the simulator's /api/pricing): $0.50 a video. */
+const GATEWAY_PRICED = 'kling-v2-1';
 
 function writeScheduledJob(dir: string, baseUrl: string, schedule: string | undefined, name = NAME): string {
   const text = [
@@ -73,7 +76,7 @@ describe('reelflow schedule', { timeout: 240_000 }, () => {
 
   before(async () => {
     temporal = await startTestTemporal();
-    sim = await startSimulator({ keys: [KEY], renderMs: 300, videoBytes: 64 * 1024 });
+    sim = await startSimulator({ keys: [KEY], renderMs: 300, videoBytes: 64 * 1024, publishedPrices: { [GATEWAY_PRICED]: 0.5 } });
     client = new Client({ connection: await Connection.connect({ address: temporal.address }) });
     env = { ...temporal.env, GATEWAY_API_KEY: KEY };
     dir = tempDir('reelflow-schedule-');
@@ -195,6 +198,90 @@ describe('reelflow schedule', { timeout: 240_000 }, () => {
       worker.child.kill('SIGINT');
       const ended = await worker.done;
       assert.ok(!ended.stdout.includes(KEY) && !ended.stderr.includes(KEY), 'the key must never be printed');
+    }
+  });
+
+  it("a scheduled run prices with the gateway's published prices: its budget allows 2 of 3 items, and says where each price came from", async () => {
+    const name = 'nightly-priced';
+    const prompts = ['priced harbour', 'priced boat', 'priced lantern'];
+    const jobFile = join(dir, `${name}.yaml`);
+    writeFileSync(
+      jobFile,
+      [
+        'version: 1',
+        `name: ${name}`,
+        'gateway:',
+        `  base_urls: [${sim.urls[0]}]`,
+        'defaults:',
+        `  model: ${GATEWAY_PRICED}`,
+        '  seconds: "5"',
+        'concurrency:',
+        '  max_in_flight: 3',
+        'polling:',
+        '  initial: 500ms',
+        '  max: 1s',
+        '  timeout: 2m',
+        'budget:',
+        '  max_usd: 1',
+        'output:',
+        '  dir: ./out-priced/{date}',
+        'schedule:',
+        '  cron: "0 3 * * *"',
+        '  timezone: UTC',
+        'items:',
+        ...prompts.map((p) => `  - prompt: ${p}`),
+        '',
+      ].join('\n'),
+    );
+    const applied = await runCli(['schedule', 'apply', jobFile], { env });
+    assert.equal(applied.code, 0, applied.stderr + applied.stdout);
+    const worker = startCli(['worker'], { env });
+    try {
+      await worker.waitFor(/polling task queue/, 60_000);
+      const triggered = await runCli(['schedule', 'trigger', name], { env });
+      assert.equal(triggered.code, 0, triggered.stderr + triggered.stdout);
+      const run = await eventually('the scheduled run', async () => {
+        for await (const w of client.workflow.list({ query: "WorkflowType = 'JobWorkflow'" })) {
+          if (w.workflowId.startsWith(`reelflow-${name}-`)) return w;
+        }
+        return undefined;
+      });
+      const result = (await client.workflow.getHandle(run.workflowId, run.runId).result()) as {
+        stoppedBy?: { kind: string };
+        counts: { succeeded: number };
+      };
+      assert.equal(result.stoppedBy?.kind, 'budget_reached', JSON.stringify(result));
+      const creates = prompts.reduce((n, p) => n + (sim.stats().createsByPrompt[p] ?? 0), 0);
+      assert.equal(creates, 2, 'the third item would cross the budget: never created');
+      const described = await client.workflow.getHandle(run.workflowId, run.runId).describe();
+      const manifest = join(dir, 'out-priced', described.startTime.toISOString().slice(0, 10), 'manifest.jsonl');
+      const rows = readFileSync(manifest, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { state: string; cost_usd?: number; cost_source?: string });
+      assert.deepEqual(
+        rows.map((r) => [r.state, r.cost_usd, r.cost_source]),
+        [
+          ['succeeded', 0.5, 'estimated'],
+          ['succeeded', 0.5, 'estimated'],
+        ],
+      );
+      // status of the run by its job file: spent beside the estimate with the gateway's prices.
+      const status = await runCli(['status', jobFile, '--json'], { env });
+      assert.equal(status.code, 0, status.stderr);
+      const { spend } = JSON.parse(status.stdout) as { spend: { spent_usd: number; estimate_usd: number } | null };
+      assert.deepEqual([spend?.spent_usd, spend?.estimate_usd], [1, 1.5], status.stdout);
+      // The run says where each price came from: its job.started line in the worker's log (docs/logs.md).
+      const started = readFileSync(join(temporal.stateDir, 'logs', 'reelflow.log'), 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('"job.started"'))
+        .map((line) => JSON.parse(line) as { jobId: string; prices?: Record<string, string> })
+        .find((line) => line.jobId === run.workflowId);
+      assert.deepEqual(started?.prices, { [GATEWAY_PRICED]: `gateway ${sim.urls[0]} (/api/pricing)` });
+    } finally {
+      worker.child.kill('SIGINT');
+      await worker.done;
+      await runCli(['schedule', 'delete', name], { env });
     }
   });
 

@@ -1,10 +1,14 @@
 // Prices on the worker's side (issue 24): a job with a pricing_file is planned from its stored
 // inputs after its folder is gone (the prices file is stored like items_from), and the price table
-// stays out of the settings every activity receives; the budget travels with them.
+// stays out of the settings every activity receives; the budget travels with them. A job no `run`
+// priced (a schedule's run) is priced by its worker with the gateway's published prices (the
+// simulator over HTTP publishes them), and the prices each run used are recorded beside the manifest.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
 import { preparePlan, readPlanItems, type PreparedJob } from '../../../activities/plan';
 import type { PriceTable } from '../../../jobfile/prices';
 import { FailureType } from '../../../activities/failure-types';
@@ -12,6 +16,8 @@ import { loadJobFile } from '../../../jobfile';
 import { recordingFiles, storeJobInputs } from '../../../storage/inputs-publish';
 import { openStorage } from '../../../storage';
 import { RewriteStore, rewriteRecord } from '../../../storage/rewrites';
+import { readJobPrices } from '../../../storage/job-prices';
+import { startSimulator } from '../../../sim';
 import { tempDir } from '../../support/jobs';
 
 const cacheDir = tempDir('reelflow-prices-cache-');
@@ -190,5 +196,59 @@ describe('prices on the worker', () => {
       unpricedRewrites.items.map((item) => item.rewriteEstimateUsd),
       [undefined, undefined],
     );
+  });
+
+  it("a job no run priced: its worker reads the gateway's prices beneath the job file's, prices its pages with them and records them", async () => {
+    const sim = await startSimulator({ publishedPrices: { 'kling-v2-1': 0.5, 'sora-2': 0.07 } });
+    try {
+      const { dir, jobFile } = writeJobDir();
+      // sora-2 is priced by the prices file (it wins over the gateway's $0.07); kling-v2-1 by the gateway alone.
+      writeFileSync(
+        jobFile,
+        readFileSync(jobFile, 'utf8')
+          .replace('http://127.0.0.1:9', sim.urls[0]!)
+          .replace('  - prompt: two', '  - prompt: two\n    model: kling-v2-1\n    protocol: general\n    seconds: "5"'),
+      );
+      const asked = () => sim.stats().requests['GET /api/pricing'] ?? 0;
+      const prepared = await preparePlan({ jobFile, runDate: '2026-03-01', startedAt: Date.now() });
+      const gateway = `gateway ${sim.urls[0]} (/api/pricing)`;
+      assert.deepEqual(prepared.prices, {
+        'sora-2': { source: 'prices.json (openai/sora-2)', perSecond: 0.1 },
+        'kling-v2-1': { source: gateway, perVideo: 0.5, perCall: 0.5 },
+      });
+      assert.deepEqual(prepared.priceSources, { 'sora-2': 'prices.json (openai/sora-2)', 'kling-v2-1': gateway });
+      assert.equal(asked(), 1);
+      const page = await firstPage(jobFile, prepared, prepared.prices);
+      assert.deepEqual(
+        page.items.map((item) => item.estimateUsd),
+        [0.8, 0.5],
+      );
+      assert.deepEqual(await readJobPrices(openStorage(prepared.settings.output)), prepared.prices);
+      // A job `run` priced (its JobInput.prices) is not priced again by its worker.
+      const priced = await preparePlan({ jobFile, runDate: '2026-03-01', startedAt: Date.now(), prices: prepared.prices });
+      assert.deepEqual([priced.prices, asked()], [undefined, 1]);
+      // A record the worker may not write (here a link where it belongs: storage/safe-path.ts) is
+      // logged, and no reason to fail the run.
+      const record = join(dir, 'out', '.reelflow', 'prices.json');
+      const elsewhere = join(dir, 'elsewhere.json');
+      writeFileSync(elsewhere, 'untouched');
+      rmSync(record);
+      symlinkSync(elsewhere, record);
+      const warned: Array<Record<string, unknown> | undefined> = [];
+      const logger = new DefaultLogger('WARN', (entry) => warned.push(entry.meta));
+      const again = (await new MockActivityEnvironment({}, { logger }).run(preparePlan, {
+        jobFile,
+        runDate: '2026-03-01',
+        startedAt: Date.now(),
+      })) as PreparedJob;
+      assert.deepEqual(
+        warned.map((meta) => meta?.event),
+        ['job.prices_not_recorded'],
+      );
+      assert.deepEqual(again.prices, prepared.prices);
+      assert.equal(readFileSync(elsewhere, 'utf8'), 'untouched');
+    } finally {
+      await sim.close();
+    }
   });
 });

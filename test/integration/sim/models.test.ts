@@ -54,3 +54,28 @@ describe('GET /v1/models', () => {
     });
   }
 });
+
+describe('GET /api/pricing (publishedPrices)', () => {
+  it("new-api's public price list in its v0.10.0 shape when given prices, no key needed; no such route without", async () => {
+    await withSim({ publishedPrices: { 'sora-2': 0.1, 'kling-v2-1': 0.5 } }, async (sim) => {
+      const r = await fetch(`${sim.urls[0]!}/api/pricing`);
+      assert.equal(r.status, 200);
+      const body = (await r.json()) as { success: boolean; group_ratio: unknown; data: Array<Record<string, unknown>> };
+      assert.equal(body.success, true);
+      assert.deepEqual(body.group_ratio, { default: 1 });
+      assert.deepEqual(
+        body.data.map((e) => [e['model_name'], e['quota_type'], e['model_price'], e['supported_endpoint_types']]),
+        [
+          ['sora-2', 1, 0.1, ['openai-video']],
+          ['kling-v2-1', 1, 0.5, ['openai']],
+        ],
+      );
+      assert.equal(sim.stats().requests['GET /api/pricing'], 1);
+    });
+    await withSim({ profile: 'new-api' }, async (sim) => {
+      const r = await fetch(`${sim.urls[0]!}/api/pricing`);
+      assert.equal(r.status, 404);
+      await r.arrayBuffer();
+    });
+  });
+});
