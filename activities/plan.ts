@@ -8,7 +8,7 @@ import { PLAN_PAGE_BYTES, serializedBytes } from '../jobfile/item-size';
 import { shortHash } from '../jobfile/keys';
 import type { RedoTake } from '../jobfile/takes';
 import type { OutputSettings, PlanItem, Protocol, RenderRequest } from '../jobfile/plan';
-import { estimateEnhanceUsd, estimateItemUsd, roundUsd, type PriceTable } from '../jobfile/prices';
+import { estimateEnhanceUsd, estimateItemUsd, rewritePriceOf, roundUsd, type PriceTable, type RewritePrice } from '../jobfile/prices';
 import { RewriteStore } from '../storage/rewrites';
 import type { InputsRef } from '../storage/inputs';
 import { itemIsDone, type ItemEndState, type ManifestRow } from '../storage/manifest';
@@ -63,6 +63,8 @@ export interface PageItem extends PlanItem {
    * and reserved by a budget (docs/costs.md).
    */
   rewriteEstimateUsd?: number;
+  /** The enhance model's prices, which the enhance activity prices the answer's usage with (rewriteCostUsd). */
+  rewritePrice?: RewritePrice;
 }
 
 /**
@@ -271,6 +273,8 @@ export async function readPlanItems(input: {
       const rewrite = enhance ? estimateEnhanceUsd(table, enhance, item.request.prompt) : undefined;
       if (rewrite && 'usd' in rewrite && !(await rewrites.find(item.key, item.request.prompt, enhance!)))
         todoItem.rewriteEstimateUsd = rewrite.usd;
+      const rewritePrice = rewrite && 'usd' in rewrite ? rewritePriceOf(table, enhance!.model) : undefined;
+      if (rewritePrice) todoItem.rewritePrice = rewritePrice;
       // Another request's render holds the plain name: this one is written beside it, never over it.
       const holder = manifest.firstFiles.get(item.key);
       if (holder && digest !== undefined && changedSince(holder, item.request, digest))
