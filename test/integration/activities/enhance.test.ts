@@ -13,7 +13,7 @@ import { enhancePrompt } from '../../../activities/render';
 import type { EnhanceSettings, JobSettings } from '../../../jobfile/plan';
 import { estimateEnhanceUsd, type RewritePrice } from '../../../jobfile/prices';
 import { startSimulator, type SimHandleExt } from '../../../sim';
-import { replyFor } from '../../../sim/messages';
+import { messageUsage, replyFor } from '../../../sim/messages';
 import { filesContaining } from '../../support/gateways';
 import { tempDir } from '../../support/jobs';
 
@@ -42,11 +42,11 @@ const attempt = async (input: Parameters<typeof enhancePrompt>[0]): Promise<stri
 
 /** The enhance model's prices as a page hands them to the item: $3 and $15 per million tokens. */
 const PRICE: RewritePrice = { perMillionInputTokens: 3, perMillionOutputTokens: 15 };
-/** The simulator's token count (sim/messages.ts): a token per 4 characters, at least 1. */
-const simTokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
 /** What the simulator's answer to `prompt` costs at PRICE, from the usage it reports. */
-const pricedUsage = (prompt: string, enhance = ENHANCE): number =>
-  Math.round(simTokens(prompt + (enhance.system ?? '')) * 3 + simTokens(replyFor(prompt)) * 15) / 1e6;
+const pricedUsage = (prompt: string): number => {
+  const usage = messageUsage(prompt, ENHANCE.system, replyFor(prompt));
+  return Math.round(usage.input_tokens * 3 + usage.output_tokens * 15) / 1e6;
+};
 
 describe('enhancePrompt: one Messages call per item per prompt text', () => {
   let sim: SimHandleExt;
