@@ -59,8 +59,8 @@ export interface PageItem extends PlanItem {
   estimateUsd?: number;
   /**
    * What its prompt rewrite costs (estimateEnhanceUsd), when the job enhances prompts with a priced
-   * model and has no stored rewrite of this prompt for the item: recorded as its rewrite_cost_usd,
-   * and reserved by a budget (docs/costs.md).
+   * model and has no stored rewrite of this prompt for the item: reserved by a budget, and recorded
+   * as its rewrite_cost_usd when the answer's usage cannot price the call (docs/costs.md).
    */
   rewriteEstimateUsd?: number;
   /** The enhance model's prices, which the enhance activity prices the answer's usage with (rewriteCostUsd). */
