@@ -43,7 +43,7 @@ export const METRICS = {
   spend: {
     name: 'reelflow_spend_usd_total',
     kind: 'gauge',
-    help: "What the items this worker recorded cost, USD, by model and source: billed (the gateway's figure) or estimated (the price times the creates that may have been sent); a float gauge that only grows",
+    help: "What the items this worker recorded cost, USD, by model and source: billed (the gateway's figure), usage (a prompt rewrite's tokens at the enhance model's prices) or estimated (the price times the creates that may have been sent; a rewrite's estimate); a float gauge that only grows",
   },
   renderSeconds: {
     name: 'reelflow_render_seconds',
@@ -103,9 +103,17 @@ export class ReelflowMetrics {
     this.meter.createGauge(name, 'float', 'USD', help).set(total, { model, source });
   }
 
-  itemEnded(row: Pick<ManifestRow, 'state' | 'model' | 'created_at' | 'finished_at' | 'cost_usd' | 'cost_source'>): void {
+  /** `enhanceModel`: the model the row's prompt rewrite (rewrite_cost_usd) was paid to; its spend counts under that name. */
+  itemEnded(
+    row: Pick<
+      ManifestRow,
+      'state' | 'model' | 'created_at' | 'finished_at' | 'cost_usd' | 'cost_source' | 'rewrite_cost_usd' | 'rewrite_cost_source'
+    >,
+    enhanceModel?: string,
+  ): void {
     this.add('items', 1, { state: row.state, model: row.model });
     if (row.cost_usd) this.addSpend(row.model, row.cost_source ?? 'estimated', row.cost_usd);
+    if (row.rewrite_cost_usd && enhanceModel) this.addSpend(enhanceModel, row.rewrite_cost_source ?? 'estimated', row.rewrite_cost_usd);
     const seconds = renderSeconds(row);
     if (seconds !== undefined) {
       const { name, help } = METRICS.renderSeconds;

@@ -9,7 +9,7 @@ import { PLAN_PAGE_BYTES, serializedBytes } from '../jobfile/item-size';
 import { shortHash } from '../jobfile/keys';
 import type { RedoTake } from '../jobfile/takes';
 import type { OutputSettings, PlanItem, Protocol, RenderRequest } from '../jobfile/plan';
-import { estimateEnhanceUsd, estimateItemUsd, roundUsd, type PriceTable } from '../jobfile/prices';
+import { estimateEnhanceUsd, estimateItemUsd, rewritePriceOf, roundUsd, type PriceTable, type RewritePrice } from '../jobfile/prices';
 import { withPublishedPrices } from '../gateway/published-prices';
 import { recordJobPrices } from '../storage/job-prices';
 import { RewriteStore } from '../storage/rewrites';
@@ -71,10 +71,12 @@ export interface PageItem extends PlanItem {
   estimateUsd?: number;
   /**
    * What its prompt rewrite costs (estimateEnhanceUsd), when the job enhances prompts with a priced
-   * model and has no stored rewrite of this prompt for the item: recorded as its rewrite_cost_usd,
-   * and reserved by a budget (docs/costs.md).
+   * model and has no stored rewrite of this prompt for the item: reserved by a budget, and recorded
+   * as its rewrite_cost_usd when the answer's usage cannot price the call (docs/costs.md).
    */
   rewriteEstimateUsd?: number;
+  /** The enhance model's prices, which the enhance activity prices the answer's usage with (rewriteCostUsd). */
+  rewritePrice?: RewritePrice;
 }
 
 /**
@@ -331,6 +333,8 @@ export async function readPlanItems(input: {
       const rewrite = enhance ? estimateEnhanceUsd(table, enhance, item.request.prompt) : undefined;
       if (rewrite && 'usd' in rewrite && !(await rewrites.find(item.key, item.request.prompt, enhance!)))
         todoItem.rewriteEstimateUsd = rewrite.usd;
+      const rewritePrice = rewrite && 'usd' in rewrite ? rewritePriceOf(table, enhance!.model) : undefined;
+      if (rewritePrice) todoItem.rewritePrice = rewritePrice;
       // Another request's render holds the plain name: this one is written beside it, never over it.
       const holder = manifest.firstFiles.get(item.key);
       if (holder && digest !== undefined && changedSince(holder, item.request, digest))

@@ -13,12 +13,13 @@ export type RecordedItem = Pick<PlanItem, 'take' | 'group' | 'vars' | 'redoOf'> 
 /**
  * Appends the item's final manifest line beside its video, then counts the item's end. `item`:
  * absent from workflows that started before rows held their take (their rows stay as they were).
+ * `enhanceModel`: the model whose spend the row's rewrite_cost_usd is.
  */
-export function recordItem(input: { output: OutputSettings; row: ManifestRow; item?: RecordedItem }): Promise<void> {
+export function recordItem(input: { output: OutputSettings; row: ManifestRow; item?: RecordedItem; enhanceModel?: string }): Promise<void> {
   return translated(async () => {
     const row = input.item ? rowWithTake(input.row, input.item) : input.row;
     await storageFor(input.output).appendManifest(row);
-    metricsHere().itemEnded(row);
+    metricsHere().itemEnded(row, input.enhanceModel);
   });
 }
 

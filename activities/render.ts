@@ -3,7 +3,8 @@
 import { Context, log } from '@temporalio/activity';
 import type { CreatedTask, TaskStatus } from '../gateway';
 import type { JobSettings, Protocol, RenderRequest } from '../jobfile/plan';
-import { RewriteStore, textToRender } from '../storage/rewrites';
+import { rewriteCostUsd, type RewriteCost, type RewritePrice } from '../jobfile/prices';
+import { RewriteStore, textToRender, type RewriteRecord } from '../storage/rewrites';
 import { gatewayFor, storageFor } from './context';
 import { sendAfterMarking } from './create-marker';
 import { translated } from './failures';
@@ -13,19 +14,46 @@ import { withStoredReferences, type JobSettingsWithInputs } from './inputs';
 import { countCheck, countCreate } from './metrics';
 import { rewriteOnce, type RewriteInput } from './rewrite';
 
+export interface EnhanceInput {
+  settings: JobSettings;
+  prompt: string;
+  /** The item's key, which finds its stored rewrite. Absent only in workflows started before the store. */
+  key?: string;
+  /**
+   * Set by workflows since rewrites are priced from their usage: the answer is an EnhancedPrompt.
+   * Absent (workflows from before): the text alone, as they expect.
+   */
+  withCost?: boolean;
+  /** The enhance model's prices (the page's PageItem.rewritePrice); absent: the model has none. */
+  price?: RewritePrice;
+}
+
+/** The item's prompt as its create sends it, and what this item's run paid for it. */
+export interface EnhancedPrompt {
+  prompt: string;
+  /**
+   * A Messages call was paid for this run of the item: made now, or by an earlier attempt of this
+   * activity whose completion was lost. False: the stored rewrite of an earlier run was reused.
+   */
+  paid: boolean;
+  /** What the paid call cost (jobfile/prices.ts rewriteCostUsd); absent when unpaid or unpriced. */
+  cost?: RewriteCost;
+}
+
 /**
  * The item's prompt as its create sends it: the stored rewrite when the item's prompt and the
  * enhance settings are the ones it was made from, else one Messages call whose answer is stored
  * first (activities/rewrite.ts, docs/enhance.md). So a retried attempt, a later run or another
  * worker pays for no second call. `key` is absent only in workflows started before the store
- * existed: they rewrite on every attempt, as they did.
+ * existed: they rewrite on every attempt, as they did. With `withCost`, the call this run paid for
+ * is priced from the answer's usage (docs/costs.md).
  */
-export function enhancePrompt(input: { settings: JobSettings; prompt: string; key?: string }): Promise<string> {
+export function enhancePrompt(input: EnhanceInput): Promise<string | EnhancedPrompt> {
   return translated(async () => {
     const enhance = input.settings.enhance!;
     const signal = Context.current().cancellationSignal;
     const ask: RewriteInput['ask'] = (message) => gatewayFor(input.settings).createMessage(message, { signal });
-    const { record } = await rewriteOnce({
+    const { record, reused } = await rewriteOnce({
       key: input.key ?? '',
       prompt: input.prompt,
       enhance,
@@ -40,8 +68,25 @@ export function enhancePrompt(input: { settings: JobSettings; prompt: string; ke
           error: bounded(error instanceof Error ? error.message : String(error)),
         }),
     });
-    return textToRender(record, input.prompt);
+    const prompt = textToRender(record, input.prompt);
+    if (!input.withCost) return prompt;
+    if (reused && !madeByEarlierAttempt(record)) return { prompt, paid: false };
+    const usage = record.usage ? { inputTokens: record.usage.input_tokens, outputTokens: record.usage.output_tokens } : undefined;
+    const cost = rewriteCostUsd(input.price, enhance, input.prompt, usage);
+    return { prompt, paid: true, ...(cost ? { cost } : {}) };
   });
+}
+
+/**
+ * A stored record this very activity made: a retry (attempt 2 on) finds the record of the attempt
+ * that asked Messages and then lost its completion (its worker died). That call was this run's.
+ * Made since the activity was first scheduled; a record of `reelflow enhance` made in that window
+ * counts too (a budget errs on the side of spent).
+ */
+function madeByEarlierAttempt(record: RewriteRecord): boolean {
+  const { attempt, scheduledTimestampMs } = Context.current().info;
+  const at = Date.parse(record.at);
+  return attempt > 1 && Number.isFinite(at) && at >= scheduledTimestampMs;
 }
 
 export interface CreateInput {

@@ -25,9 +25,13 @@ const spend = z
     currency: z.literal('USD'),
     spent_usd: usd,
     billed_usd: usd,
+    /** Prompt rewrites priced from their answer's token usage (docs/costs.md). */
+    usage_usd: usd,
     estimated_usd: usd,
     estimate_usd: usd.nullable(),
-    per_model: z.array(z.object({ model: z.string(), spent_usd: usd, billed_usd: usd, estimated_usd: usd, estimate_usd: usd.nullable() })),
+    per_model: z.array(
+      z.object({ model: z.string(), spent_usd: usd, billed_usd: usd, usage_usd: usd, estimated_usd: usd, estimate_usd: usd.nullable() }),
+    ),
   })
   .nullable();
 
@@ -104,6 +108,8 @@ export const resultRowSchema = z.looseObject({
   error: z.object({ kind: z.string(), message: z.string() }).nullable(),
   cost_usd: z.number().optional(),
   cost_source: z.enum(['billed', 'estimated']).optional(),
+  rewrite_cost_usd: z.number().optional(),
+  rewrite_cost_source: z.enum(['usage', 'estimated']).optional(),
 });
 
 export const resultsSchema = z.array(resultRowSchema);

@@ -11,7 +11,9 @@ export interface ModelSpend {
   spent_usd: number;
   /** The gateway's own figures (cost_source `billed`). */
   billed_usd: number;
-  /** The estimate times the creates that may have been sent (cost_source `estimated`). */
+  /** Prompt rewrites priced from their answer's token usage (rewrite_cost_source `usage`). */
+  usage_usd: number;
+  /** The estimate times the creates that may have been sent (cost_source `estimated`), and rewrites at their estimate. */
   estimated_usd: number;
   /** What the plan's creates (or rewrites, for the enhance model) of this model were estimated at (the priced ones); null: no price. */
   estimate_usd: number | null;
@@ -21,6 +23,7 @@ export interface JobSpend {
   currency: 'USD';
   spent_usd: number;
   billed_usd: number;
+  usage_usd: number;
   estimated_usd: number;
   /** The plan's creates and rewrites, estimated (the priced part); null when no model of the plan has a price. */
   estimate_usd: number | null;
@@ -29,7 +32,8 @@ export interface JobSpend {
 
 /**
  * The spend of a job's manifest rows; undefined when nothing is priced or recorded. A row's prompt
- * rewrite (rewrite_cost_usd, estimated) counts for the enhance model, its create for the row's model.
+ * rewrite (rewrite_cost_usd: from its usage, or estimated) counts for the enhance model, its create
+ * for the row's model.
  */
 export function spendOf(rows: readonly ManifestRow[], estimate: PlanEstimate): JobSpend | undefined {
   const models = new Map<string, ModelSpend>();
@@ -38,22 +42,24 @@ export function spendOf(rows: readonly ManifestRow[], estimate: PlanEstimate): J
     let m = models.get(key);
     if (!m) {
       const priced = estimate.per_model.find((v) => v.model === model && v.role === role && v.priced_items > 0);
-      m = { model, spent_usd: 0, billed_usd: 0, estimated_usd: 0, estimate_usd: priced ? priced.usd : null };
+      m = { model, spent_usd: 0, billed_usd: 0, usage_usd: 0, estimated_usd: 0, estimate_usd: priced ? priced.usd : null };
       models.set(key, m);
     }
     return m;
   };
   for (const v of estimate.per_model) if (v.priced_items > 0) of(v.model, v.role);
   const enhanceModel = estimate.per_model.find((v) => v.role === 'enhance')?.model ?? 'prompt rewrites';
-  const add = (m: ModelSpend, usd: number, source: ManifestRow['cost_source']) => {
+  const add = (m: ModelSpend, usd: number, source: ManifestRow['cost_source'] | ManifestRow['rewrite_cost_source']) => {
     if (source === 'billed') m.billed_usd = roundUsd(m.billed_usd + usd);
+    else if (source === 'usage') m.usage_usd = roundUsd(m.usage_usd + usd);
     else m.estimated_usd = roundUsd(m.estimated_usd + usd);
-    m.spent_usd = roundUsd(m.billed_usd + m.estimated_usd);
+    m.spent_usd = roundUsd(m.billed_usd + m.usage_usd + m.estimated_usd);
   };
   let recorded = false;
   for (const row of rows) {
     if (row.cost_usd !== undefined) add(of(row.model), row.cost_usd, row.cost_source);
-    if (row.rewrite_cost_usd !== undefined) add(of(enhanceModel, 'enhance'), row.rewrite_cost_usd, 'estimated');
+    // Rows from before rewrite_cost_source recorded the estimate.
+    if (row.rewrite_cost_usd !== undefined) add(of(enhanceModel, 'enhance'), row.rewrite_cost_usd, row.rewrite_cost_source ?? 'estimated');
     recorded ||= row.cost_usd !== undefined || row.rewrite_cost_usd !== undefined;
   }
   if (!recorded && models.size === 0) return undefined;
@@ -63,15 +69,18 @@ export function spendOf(rows: readonly ManifestRow[], estimate: PlanEstimate): J
     currency: 'USD',
     spent_usd: sum((m) => m.spent_usd),
     billed_usd: sum((m) => m.billed_usd),
+    usage_usd: sum((m) => m.usage_usd),
     estimated_usd: sum((m) => m.estimated_usd),
     estimate_usd: perModel.some((m) => m.estimate_usd !== null) ? sum((m) => m.estimate_usd ?? 0) : null,
     per_model: perModel,
   };
 }
 
-function spentText(s: { spent_usd: number; billed_usd: number; estimated_usd: number }, estimate: number | null): string {
+function spentText(s: Omit<ModelSpend, 'model' | 'estimate_usd'>, estimate: number | null): string {
   const against = estimate === null ? 'with no estimate (no price)' : `of ${formatUsd(estimate)} estimated`;
-  return `${formatUsd(s.spent_usd)} (${formatUsd(s.billed_usd)} billed, ${formatUsd(s.estimated_usd)} estimated) ${against}`;
+  // Only prompt rewrites are priced from usage: the part is shown where there is some.
+  const usage = s.usage_usd > 0 ? `, ${formatUsd(s.usage_usd)} from usage` : '';
+  return `${formatUsd(s.spent_usd)} (${formatUsd(s.billed_usd)} billed${usage}, ${formatUsd(s.estimated_usd)} estimated) ${against}`;
 }
 
 /** For people: the total, then one line per model. */

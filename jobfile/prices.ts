@@ -140,6 +140,80 @@ export function estimateEnhanceUsd(
 }
 
 /**
+ * What the enhance activity prices an answered rewrite with: the enhance model's token prices (or
+ * its per-call price). A page of the plan hands it to the item (activities/plan.ts), small enough to
+ * travel with every item; the `source` stays with the estimate.
+ */
+export type RewritePrice = Pick<ModelPrice, 'perMillionInputTokens' | 'perMillionOutputTokens' | 'perCall'>;
+
+/** The enhance model's RewritePrice in `table`; undefined when it has neither token nor per-call prices. */
+export function rewritePriceOf(table: PriceTable, model: string): RewritePrice | undefined {
+  const price = Object.prototype.hasOwnProperty.call(table, model) ? table[model] : undefined;
+  if (!price) return undefined;
+  const { perMillionInputTokens, perMillionOutputTokens, perCall } = price;
+  const out: RewritePrice = {
+    ...(perMillionInputTokens !== undefined ? { perMillionInputTokens } : {}),
+    ...(perMillionOutputTokens !== undefined ? { perMillionOutputTokens } : {}),
+    ...(perCall !== undefined ? { perCall } : {}),
+  };
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** What a Messages answer says it used (gateway/messages.ts): a gateway's numbers, believed only when sane. */
+export interface MessagesUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+/**
+ * Input tokens no prompt rewrite reaches (the largest context windows hold 1 to 2 million): an
+ * answer claiming more is not believed, and the estimate stands.
+ */
+export const MAX_REWRITE_INPUT_TOKENS = 2_000_000;
+
+/** Where a rewrite's cost came from: the answer's token usage at the model's prices, or the estimate. */
+export type RewriteCostSource = 'usage' | 'estimated';
+
+export interface RewriteCost {
+  usd: number;
+  source: RewriteCostSource;
+}
+
+const isTokenCount = (v: unknown, most: number): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= most;
+
+/**
+ * The answer's token counts when both are whole, not negative and possible: input within
+ * MAX_REWRITE_INPUT_TOKENS, output within max_tokens (the most the call may produce). Else undefined.
+ */
+export function believableUsage(usage: MessagesUsage | undefined, maxTokens: number): { input: number; output: number } | undefined {
+  if (!usage || typeof usage !== 'object') return undefined;
+  const { inputTokens, outputTokens } = usage;
+  if (!isTokenCount(inputTokens, MAX_REWRITE_INPUT_TOKENS) || !isTokenCount(outputTokens, maxTokens)) return undefined;
+  return { input: inputTokens, output: outputTokens };
+}
+
+/**
+ * What an answered rewrite cost (docs/costs.md): its usage at the model's per-token prices
+ * (`usage`); when the answer carried no believable usage, or the model is priced per call, the
+ * estimate (`estimated`: estimateEnhanceUsd). Undefined: the model has no price.
+ */
+export function rewriteCostUsd(
+  price: RewritePrice | undefined,
+  enhance: Pick<EnhanceSettings, 'model' | 'maxTokens' | 'system'>,
+  prompt: string,
+  usage: MessagesUsage | undefined,
+): RewriteCost | undefined {
+  if (!price) return undefined;
+  const { perMillionInputTokens: perInput, perMillionOutputTokens: perOutput } = price;
+  if (perInput !== undefined && perOutput !== undefined) {
+    const tokens = believableUsage(usage, enhance.maxTokens);
+    if (tokens) return { usd: roundUsd((tokens.input * perInput + tokens.output * perOutput) / 1e6), source: 'usage' };
+  }
+  const estimate = estimateEnhanceUsd({ [enhance.model]: { source: '', ...price } }, enhance, prompt);
+  return 'usd' in estimate ? { usd: estimate.usd, source: 'estimated' } : undefined;
+}
+
+/**
  * `table` with the prices of `beneath` added for the models it has no price for: the job file's and
  * the prices files' prices win over the gateway's (docs/costs.md).
  */

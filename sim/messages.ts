@@ -48,6 +48,15 @@ export function replyFor(last: string): string {
 
 const tokens = (s: string): number => Math.max(1, Math.ceil(s.length / 4));
 
+/** The `usage` an answer reports: a token per 4 characters of the messages and system text, and of the reply. */
+export function messageUsage(
+  messagesText: string,
+  system: string | undefined,
+  reply: string,
+): { input_tokens: number; output_tokens: number } {
+  return { input_tokens: tokens(messagesText + (system ?? '')), output_tokens: tokens(reply) };
+}
+
 function sse(res: ServerResponse, event: string, data: unknown): void {
   res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 }
@@ -93,7 +102,7 @@ export function messages({ req, res, ctx, body }: RouteCall): void {
     stopReason = 'max_tokens';
   }
   const id = `msg_sim${requestId()}`;
-  const usage = { input_tokens: tokens(checked.text + (typeof system === 'string' ? system : '')), output_tokens: tokens(text) };
+  const usage = messageUsage(checked.text, typeof system === 'string' ? system : undefined, text);
   const headers = { 'request-id': `req_${requestId()}` };
   if (!stream) {
     return sendJson(

@@ -40,10 +40,13 @@ export interface ManifestRow {
   cost_usd?: number;
   cost_source?: 'billed' | 'estimated';
   /**
-   * The prompt rewrite this run of the item made (the enhance model's Messages call), USD: its
-   * estimate, an upper bound (docs/costs.md). Absent when the rewrite was stored already, or unpriced.
+   * The prompt rewrite this run of the item paid for (the enhance model's Messages call), USD: its
+   * answer's token usage at the model's prices (`usage`), else its estimate, an upper bound
+   * (`estimated`; rows from before rewrite_cost_source are all estimates). docs/costs.md. Absent
+   * when the rewrite was stored already, or unpriced.
    */
   rewrite_cost_usd?: number;
+  rewrite_cost_source?: 'usage' | 'estimated';
   /** Which take of its source item this is, 1-based (`variants`, `--redo`; docs/takes.md). Absent: 1. */
   take?: number;
   /** The source item's identity, shared by all its takes and matrix values (the review page groups by it). Absent: `key`. */

@@ -79,12 +79,7 @@ export function decodeRewrite(text: string, key: string): RewriteRecord | undefi
     model: typeof r.model === 'string' ? r.model.slice(0, 200) : '',
     at: typeof r.at === 'string' ? r.at.slice(0, 40) : '',
   };
-  if (usage && typeof usage === 'object') {
-    record.usage = {
-      ...(isCount(usage.input_tokens) ? { input_tokens: usage.input_tokens } : {}),
-      ...(isCount(usage.output_tokens) ? { output_tokens: usage.output_tokens } : {}),
-    };
-  }
+  if (usage && typeof usage === 'object') record.usage = countsOf(usage);
   return record;
 }
 
@@ -116,7 +111,7 @@ export class RewriteStore {
   }
 }
 
-/** A new record (its rewrite bounded: it is a gateway's answer). */
+/** A new record (its rewrite and usage bounded: they are a gateway's answer). */
 export function rewriteRecord(input: {
   key: string;
   prompt: string;
@@ -134,7 +129,15 @@ export function rewriteRecord(input: {
     rewrite: input.rewrite === null ? null : input.rewrite.slice(0, MAX_REWRITE_CHARS),
     model: input.model.slice(0, 200),
     at: (input.at ?? new Date()).toISOString(),
-    ...(input.usage ? { usage: input.usage } : {}),
+    ...(input.usage ? { usage: countsOf(input.usage) } : {}),
+  };
+}
+
+/** The counts of a usage that are counts (whole, not negative): a gateway's other numbers are not kept. */
+function countsOf(usage: { input_tokens?: unknown; output_tokens?: unknown }): RewriteUsage {
+  return {
+    ...(isCount(usage.input_tokens) ? { input_tokens: usage.input_tokens } : {}),
+    ...(isCount(usage.output_tokens) ? { output_tokens: usage.output_tokens } : {}),
   };
 }
 

@@ -18,12 +18,12 @@ import type { ManifestRow } from '../storage/manifest';
 import { gatewayActivities, recording } from './activities';
 import { nextPollDelay, type ProgressSample } from './polling';
 import { SharedPermit } from './limiter';
-import { roundUsd } from '../jobfile/prices';
+import { roundUsd, type RewriteCost } from '../jobfile/prices';
 import { asFailureKind, FailureType, jobWideCause, type FailureKind } from '../activities/failure-types';
 import { bounded, LogEvent } from '../activities/log-events';
 import type { DownloadedVideo } from '../activities/download';
 import type { PriorTask } from '../activities/plan';
-import type { CreatedTaskInfo, TaskCheck } from '../activities/render';
+import type { CreatedTaskInfo, EnhancedPrompt, TaskCheck } from '../activities/render';
 import type { ItemEndState, ItemOutcome, RenderInput, RenderStatus } from './types';
 
 export const itemStatusQuery = defineQuery<RenderStatus>('itemStatus');
@@ -57,6 +57,17 @@ function endFromFailure(error: unknown, during: string): ItemEnded {
   return new ItemEnded('failed', FailureType.error, `${during}: ${(failure as Error | undefined)?.message ?? String(error)}`);
 }
 
+/**
+ * The enhance activity's answer: the text to create with, and what this run's rewrite cost. A
+ * string is the answer of a worker from before priced rewrites (or a history from before them): the
+ * estimate stands. The stored rewrite reused: nothing paid. Paid with no figure: the estimate.
+ */
+function enhancedOf(answer: string | EnhancedPrompt, estimate: RewriteCost | undefined): { prompt: string; cost?: RewriteCost } {
+  if (typeof answer === 'string') return { prompt: answer, cost: estimate };
+  if (!answer.paid) return { prompt: answer.prompt };
+  return { prompt: answer.prompt, cost: answer.cost ?? estimate };
+}
+
 /** For `.catch`: a failed call ends the item; a cancellation (the job is being canceled) stays one. */
 function endedBy(during: string) {
   return (error: unknown): never => {
@@ -81,8 +92,8 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
   let ended: ItemEnded | undefined;
   let createdOn: string | undefined;
   let renderMs: number | undefined;
-  /** The rewrite this run made, priced (the page's estimate, set only when the rewrite was not stored). */
-  let rewriteUsd: number | undefined;
+  /** The rewrite this run paid for, priced: from its answer's usage, else the page's estimate (docs/costs.md). */
+  let rewrite: RewriteCost | undefined;
   /** Creates of this run that may have reached the gateway (the budget's spend, docs/costs.md). */
   const sent: CreatesSent = { maybe: 0 };
   // concurrency.shared: a permit of the key's limiter, held from before the item's first gateway
@@ -107,10 +118,17 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       if (settings.enhance) {
         status.phase = 'enhancing';
         // Spent from the call on, answered or not: the gateway may bill a call whose answer was lost.
-        rewriteUsd = item.rewriteEstimateUsd;
-        // The key finds the item's stored rewrite (docs/enhance.md); an argument, so replay is unchanged.
-        enhanced = await calls.enhance.enhancePrompt({ settings, prompt, key: item.key }).catch(endedBy('enhance'));
-        prompt = enhanced;
+        const estimate: RewriteCost | undefined =
+          item.rewriteEstimateUsd === undefined ? undefined : { usd: item.rewriteEstimateUsd, source: 'estimated' };
+        rewrite = estimate;
+        // The key finds the item's stored rewrite (docs/enhance.md); withCost and the price ask for
+        // what the call cost. Arguments only, so replay is unchanged.
+        const price = item.rewritePrice ? { price: item.rewritePrice } : {};
+        const answer = await calls.enhance
+          .enhancePrompt({ settings, prompt, key: item.key, withCost: true, ...price })
+          .catch(endedBy('enhance'));
+        ({ prompt, cost: rewrite } = enhancedOf(answer, estimate));
+        enhanced = prompt;
       }
       status.phase = 'creating';
       created = await createWithPolicy(input, prompt, calls, sent);
@@ -218,7 +236,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     error: ended ? { kind: ended.kind, message: ended.message } : undefined,
     createsMaybeSent: sent.maybe,
     ...(cost ? { costUsd: cost.usd } : {}),
-    ...(rewriteUsd !== undefined ? { rewriteCostUsd: rewriteUsd } : {}),
+    ...(rewrite ? { rewriteCostUsd: rewrite.usd } : {}),
   };
   const endedLine = {
     event: LogEvent.itemEnded,
@@ -264,7 +282,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       sha256: download?.sha256 ?? null,
       error: outcome.error ?? null,
       ...(cost ? { cost_usd: cost.usd, cost_source: cost.source } : {}),
-      ...(rewriteUsd !== undefined ? { rewrite_cost_usd: rewriteUsd } : {}),
+      ...(rewrite ? { rewrite_cost_usd: rewrite.usd, rewrite_cost_source: rewrite.source } : {}),
     };
     // The row's take, seed and what was asked are filled by the activity (docs/takes.md).
     const { take, group, vars, redoOf, request } = item;
@@ -276,7 +294,9 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       resolution: request.resolution,
       size: request.size,
     };
-    await recording.recordItem({ output: settings.output, row, item: { take, group, vars, redoOf, request: asked } });
+    // The enhance model names the rewrite's spend in the metrics (activities/metrics.ts).
+    const enhanceModel = rewrite && settings.enhance ? { enhanceModel: settings.enhance.model } : {};
+    await recording.recordItem({ output: settings.output, row, item: { take, group, vars, redoOf, request: asked }, ...enhanceModel });
     await getExternalWorkflowHandle(input.jobWorkflowId).signal(itemDoneSignal, outcome);
   });
   return outcome;

@@ -64,7 +64,7 @@ export interface ItemOutcome {
    * the item is not started, and the next run renders it (docs/reruns.md). Its `state` is not counted.
    */
   notStarted?: boolean;
-  /** The prompt rewrite this run made, USD (its row's rewrite_cost_usd); absent: none made, or unpriced. */
+  /** The prompt rewrite this run paid for, USD (its row's rewrite_cost_usd: from usage or estimated); absent: none paid, or unpriced. */
   rewriteCostUsd?: number;
   /**
    * Creates of this run that may have reached the gateway (and may be billed): each one that

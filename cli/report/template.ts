@@ -259,7 +259,8 @@ export function renderFilters(rows: readonly ManifestRow[]): string {
 function spendLine(spend: JobSpend | undefined): string {
   if (!spend) return '';
   const perModel = spend.per_model.map((m) => `${m.model} ${formatUsd(m.spent_usd)}`).join(' · ');
-  return `<p class="sub" id="spend">spent ${h(formatUsd(spend.spent_usd))} (${h(formatUsd(spend.billed_usd))} billed, ${h(formatUsd(spend.estimated_usd))} estimated)${perModel ? ` · ${h(perModel)}` : ''}</p>`;
+  const usage = spend.usage_usd > 0 ? `, ${h(formatUsd(spend.usage_usd))} from usage` : '';
+  return `<p class="sub" id="spend">spent ${h(formatUsd(spend.spent_usd))} (${h(formatUsd(spend.billed_usd))} billed${usage}, ${h(formatUsd(spend.estimated_usd))} estimated)${perModel ? ` · ${h(perModel)}` : ''}</p>`;
 }
 
 function header(model: ReportModel): string {

@@ -3,10 +3,11 @@
 // address, --log-format json on stdout without the key, and Core's warnings in the log file, not
 // on the terminal. The built CLI against a real Temporal dev server and the simulator.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { messageUsage, replyFor } from '../../sim/messages';
 import { freePort } from '../../worker/dev-server';
 import { runCli, startCli, type CliRun } from '../support/cli';
 import { useTemporalAndSimulator } from '../support/e2e';
@@ -65,6 +66,27 @@ async function scrapeWhileRunning(port: number, run: CliRun, ready: (samples: Sa
   throw new Error(`metrics never showed what was expected while the run was going. Last scrape:\n${last}\nrun: ${JSON.stringify(result)}`);
 }
 
+/** Prompts rewritten through Messages, at $3 and $15 per million tokens (docs/costs.md); the renders at $0.50 each. */
+const ENHANCE_SYSTEM = 'Rewrite the idea as one cinematic shot.';
+const PRICED_ENHANCE = [
+  'enhance:',
+  '  model: claude-sonnet-4-6',
+  '  max_tokens: 300',
+  `  system: ${ENHANCE_SYSTEM}`,
+  'pricing:',
+  '  seedance-1-0-pro-250528:',
+  '    per_video: 0.5',
+  '  claude-sonnet-4-6:',
+  '    per_million_input_tokens: 3',
+  '    per_million_output_tokens: 15',
+].join('\n');
+
+/** What the simulator's answer to `prompt` costs at those prices, from the usage it reports (sim/messages.ts). */
+function rewriteUsd(prompt: string): number {
+  const usage = messageUsage(prompt, ENHANCE_SYSTEM, replyFor(prompt));
+  return Math.round(usage.input_tokens * 3 + usage.output_tokens * 15) / 1e6;
+}
+
 const items = (prefix: string, n: number) =>
   Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i + 1}`, prompt: `${prefix} shot ${i + 1}` }));
 
@@ -118,17 +140,19 @@ describe('observability: metrics, JSON logs, Core warnings (built CLI, real Temp
 
   it('reelflow worker --metrics --log-format json: exact totals after the job, JSON lines on stdout, no key', async () => {
     const dir = tempDir();
-    const job = writeJob(dir, { name: 'fleet', baseUrls: e2e.sim.urls, items: items('w', 3), maxInFlight: 3 });
+    const job = writeJob(dir, { name: 'fleet', baseUrls: e2e.sim.urls, items: items('w', 3), maxInFlight: 3, extra: PRICED_ENHANCE });
     const port = await freePort();
     const worker = startCli(['worker', '--metrics', `0.0.0.0:${port}`, '--log-format', 'json'], { env: e2e.env });
     try {
       await worker.waitFor(/polling task queue/, 60_000);
       const run = await runCli(['run', job, '--no-worker'], { env: e2e.env });
       assert.equal(run.code, 0, run.stderr);
-      const rows = readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as { bytes: number; state: string });
+      const manifest = () =>
+        readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { bytes: number; state: string; prompt: string; file: string } & Record<string, unknown>);
+      const rows = manifest();
       const { samples, text } = await scrape(port);
       assert.equal(total(samples, 'reelflow_items_total', { state: 'succeeded' }), 3, text);
       assert.equal(total(samples, 'reelflow_render_seconds_count'), 3, text);
@@ -138,6 +162,40 @@ describe('observability: metrics, JSON logs, Core warnings (built CLI, real Temp
         rows.reduce((sum, r) => sum + r.bytes, 0),
       );
       assert.ok(total(samples, 'reelflow_gateway_failovers_total', { base_url: e2e.sim.urls[0]! }) >= 1, text);
+
+      // Each prompt rewrite is priced from its answer's usage, exactly (not its max_tokens estimate),
+      // and counted in the spend under the enhance model's name.
+      for (const row of rows) {
+        assert.deepEqual([row.rewrite_cost_usd, row.rewrite_cost_source], [rewriteUsd(row.prompt), 'usage'], JSON.stringify(row));
+        assert.deepEqual([row.cost_usd, row.cost_source], [0.5, 'estimated']);
+      }
+      const rewrites = Math.round(rows.reduce((sum, r) => sum + rewriteUsd(r.prompt), 0) * 1e6) / 1e6;
+      assert.equal(total(samples, 'reelflow_spend_usd_total', { model: 'claude-sonnet-4-6', source: 'usage' }), rewrites, text);
+      assert.equal(total(samples, 'reelflow_spend_usd_total', { model: 'claude-sonnet-4-6', source: 'estimated' }), 0, text);
+      assert.equal(total(samples, 'reelflow_spend_usd_total', { model: 'seedance-1-0-pro-250528', source: 'estimated' }), 1.5, text);
+      const status = await runCli(['status', job, '--json'], { env: e2e.env });
+      assert.equal(status.code, 0, status.stderr);
+      const { spend } = JSON.parse(status.stdout) as { spend: { usage_usd: number; spent_usd: number } };
+      assert.deepEqual([spend.usage_usd, spend.spent_usd], [rewrites, Math.round((1.5 + rewrites) * 1e6) / 1e6]);
+
+      // The job edited (another length, the same prompts): every item renders again with its stored
+      // rewrite. No Messages call, and nothing is added for the rewrites.
+      const messagesCalls = () => Object.values(e2e.sim.stats().messagesAuth).reduce((a, b) => a + b, 0);
+      const calls = messagesCalls();
+      writeFileSync(job, readFileSync(job, 'utf8').replace('seconds: "5"', 'seconds: "6"'));
+      const again = await runCli(['run', job, '--no-worker'], { env: e2e.env });
+      assert.equal(again.code, 0, again.stderr);
+      assert.equal(messagesCalls(), calls, 'the stored rewrites were reused');
+      const rerun = manifest().slice(rows.length);
+      assert.equal(rerun.length, 3);
+      for (const row of rerun) assert.deepEqual([row.rewrite_cost_usd, row.rewrite_cost_source, row.cost_usd], [undefined, undefined, 0.5]);
+      const after = await scrape(port);
+      assert.equal(total(after.samples, 'reelflow_spend_usd_total', { model: 'claude-sonnet-4-6', source: 'usage' }), rewrites, after.text);
+      assert.equal(
+        total(after.samples, 'reelflow_spend_usd_total', { model: 'seedance-1-0-pro-250528', source: 'estimated' }),
+        3,
+        after.text,
+      );
     } finally {
       worker.child.kill('SIGTERM');
     }

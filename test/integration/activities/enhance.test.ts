@@ -4,15 +4,16 @@
 // worker: one Messages call per item per prompt text.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { closeActivityResources } from '../../../activities/context';
 import { enhancePrompt } from '../../../activities/render';
 import type { EnhanceSettings, JobSettings } from '../../../jobfile/plan';
+import { estimateEnhanceUsd, type RewritePrice } from '../../../jobfile/prices';
 import { startSimulator, type SimHandleExt } from '../../../sim';
-import { replyFor } from '../../../sim/messages';
+import { messageUsage, replyFor } from '../../../sim/messages';
 import { filesContaining } from '../../support/gateways';
 import { tempDir } from '../../support/jobs';
 
@@ -32,8 +33,20 @@ function settings(sim: SimHandleExt, dir: string, enhance: EnhanceSettings = ENH
   };
 }
 
-/** One attempt of the activity, as a worker runs it. */
-const attempt = (input: Parameters<typeof enhancePrompt>[0]): Promise<string> => new MockActivityEnvironment().run(enhancePrompt, input);
+/** One attempt of the activity, as a worker runs it for a workflow from before priced rewrites (a string). */
+const attempt = async (input: Parameters<typeof enhancePrompt>[0]): Promise<string> => {
+  const answer = await new MockActivityEnvironment().run(enhancePrompt, input);
+  assert.equal(typeof answer, 'string', 'a workflow that does not ask for the cost gets the text it expects');
+  return answer as string;
+};
+
+/** The enhance model's prices as a page hands them to the item: $3 and $15 per million tokens. */
+const PRICE: RewritePrice = { perMillionInputTokens: 3, perMillionOutputTokens: 15 };
+/** What the simulator's answer to `prompt` costs at PRICE, from the usage it reports. */
+const pricedUsage = (prompt: string): number => {
+  const usage = messageUsage(prompt, ENHANCE.system, replyFor(prompt));
+  return Math.round(usage.input_tokens * 3 + usage.output_tokens * 15) / 1e6;
+};
 
 describe('enhancePrompt: one Messages call per item per prompt text', () => {
   let sim: SimHandleExt;
@@ -108,5 +121,69 @@ describe('enhancePrompt: one Messages call per item per prompt text', () => {
     const input = { settings: settings(sim, join(dir, 'out')), prompt: 'unstorable', key: 'u' };
     assert.equal(await attempt(input), replyFor('unstorable'));
     assert.equal(calls() - before, 1);
+  });
+
+  describe('priced from the answer (withCost: the workflows since rewrites were priced from usage)', () => {
+    const priced = (input: Parameters<typeof enhancePrompt>[0], info: { attempt?: number; scheduledTimestampMs?: number } = {}) =>
+      new MockActivityEnvironment(info).run(enhancePrompt, { ...input, withCost: true, price: PRICE });
+
+    it("a call made costs its usage at the model's prices; a stored rewrite reused costs nothing", async () => {
+      const dir = tempDir('reelflow-enhance-');
+      const input = { settings: settings(sim, dir), prompt: 'a tram in the fog', key: 'tram' };
+      const before = calls();
+      const first = await priced(input);
+      assert.equal(calls() - before, 1);
+      const usd = pricedUsage('a tram in the fog');
+      assert.deepEqual(first, { prompt: replyFor('a tram in the fog'), paid: true, cost: { usd, source: 'usage' } });
+      const estimate = estimateEnhanceUsd({ [ENHANCE.model]: { source: '', ...PRICE } }, ENHANCE, input.prompt);
+      assert.ok('usd' in estimate && usd < estimate.usd, `usage ${usd} is below the max_tokens estimate ${JSON.stringify(estimate)}`);
+      // A later run (or another item's workflow) finds it stored: no call, nothing paid.
+      assert.deepEqual(await priced(input), { prompt: replyFor('a tram in the fog'), paid: false });
+      assert.equal(calls() - before, 1);
+    });
+
+    it("a retry after the attempt that paid lost its completion counts that attempt's call, from the stored usage", async () => {
+      const dir = tempDir('reelflow-enhance-');
+      const input = { settings: settings(sim, dir), prompt: 'a diver under ice', key: 'diver' };
+      const scheduled = Date.now() - 1_000;
+      const before = calls();
+      await priced(input, { attempt: 1, scheduledTimestampMs: scheduled });
+      // The worker died before reporting: attempt 2 of the same activity finds the record it wrote.
+      const retried = await priced(input, { attempt: 2, scheduledTimestampMs: scheduled });
+      assert.equal(calls() - before, 1, 'no second call');
+      assert.deepEqual(retried, {
+        prompt: replyFor('a diver under ice'),
+        paid: true,
+        cost: { usd: pricedUsage('a diver under ice'), source: 'usage' },
+      });
+      // A retry of an activity scheduled after the record was made (a later run's) paid nothing.
+      assert.deepEqual(await priced(input, { attempt: 2, scheduledTimestampMs: Date.now() + 1_000 }), {
+        prompt: replyFor('a diver under ice'),
+        paid: false,
+      });
+
+      // A record without a usage (the gateway sent none, or one not believable): the estimate, and it says so.
+      const recordFile = join(dir, '.reelflow', 'rewrites', `${createHash('sha256').update('diver', 'utf8').digest('hex')}.json`);
+      const record = JSON.parse(readFileSync(recordFile, 'utf8')) as Record<string, unknown>;
+      writeFileSync(recordFile, JSON.stringify({ ...record, usage: { input_tokens: -5, output_tokens: 1e12 } }));
+      const estimate = estimateEnhanceUsd({ [ENHANCE.model]: { source: '', ...PRICE } }, ENHANCE, input.prompt);
+      assert.ok('usd' in estimate);
+      assert.deepEqual((await priced(input, { attempt: 3, scheduledTimestampMs: scheduled })) as unknown, {
+        prompt: replyFor('a diver under ice'),
+        paid: true,
+        cost: { usd: estimate.usd, source: 'estimated' },
+      });
+    });
+
+    it('an enhance model without a price: the call is paid, with no figure (the workflow keeps its estimate, none)', async () => {
+      const dir = tempDir('reelflow-enhance-');
+      const answer = await new MockActivityEnvironment().run(enhancePrompt, {
+        settings: settings(sim, dir),
+        prompt: 'unpriced',
+        key: 'u',
+        withCost: true,
+      });
+      assert.deepEqual(answer, { prompt: replyFor('unpriced'), paid: true });
+    });
   });
 });

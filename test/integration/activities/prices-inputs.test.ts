@@ -191,10 +191,24 @@ describe('prices on the worker', () => {
         [0.08, 0.01],
       ],
     );
+    // The enhance model's prices travel with each item, the stored one's too (its record may be gone by
+    // the time it runs): the enhance activity prices the answer with them.
+    assert.deepEqual(
+      page.items.map((item) => item.rewritePrice),
+      [{ perCall: 0.01 }, { perCall: 0.01 }],
+    );
+    const perToken = { ...prices, 'claude-sonnet-4-6': { source: 'job file', perMillionInputTokens: 3, perMillionOutputTokens: 15 } };
+    assert.deepEqual((await firstPage(jobFile, prepared, perToken)).items[1]!.rewritePrice, {
+      perMillionInputTokens: 3,
+      perMillionOutputTokens: 15,
+    });
     const unpricedRewrites = await firstPage(jobFile, prepared, { 'sora-2': prices['sora-2'] });
     assert.deepEqual(
-      unpricedRewrites.items.map((item) => item.rewriteEstimateUsd),
-      [undefined, undefined],
+      unpricedRewrites.items.map((item) => [item.rewriteEstimateUsd, item.rewritePrice]),
+      [
+        [undefined, undefined],
+        [undefined, undefined],
+      ],
     );
   });
 

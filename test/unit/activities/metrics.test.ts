@@ -108,6 +108,31 @@ describe('reelflow metrics', () => {
     assert.equal(spend[0]!.help, METRICS.spend.help);
   });
 
+  it("adds an item's prompt rewrite to the spend under the enhance model's name, with its source", () => {
+    const { meter, recorded } = rememberingMeter();
+    const metrics = new ReelflowMetrics(meter, new Map());
+    const base = { model: 'sora-2', created_at: null, finished_at: '2026-01-01T00:01:30.500Z', state: 'succeeded' as const };
+    metrics.itemEnded(
+      { ...base, cost_usd: 0.4, cost_source: 'billed', rewrite_cost_usd: 0.000171, rewrite_cost_source: 'usage' },
+      'claude-sonnet-4-6',
+    );
+    metrics.itemEnded({ ...base, rewrite_cost_usd: 0.000229, rewrite_cost_source: 'usage' }, 'claude-sonnet-4-6');
+    // A row from before rewrite_cost_source: an estimate.
+    metrics.itemEnded({ ...base, rewrite_cost_usd: 0.0063 }, 'claude-sonnet-4-6');
+    // A stored rewrite reused: the row records none, nothing is added.
+    metrics.itemEnded(base, 'claude-sonnet-4-6');
+    const spend = recorded.filter((r) => r.name === 'reelflow_spend_usd_total');
+    assert.deepEqual(
+      spend.map(({ value, tags }) => ({ value, tags })),
+      [
+        { value: 0.4, tags: { model: 'sora-2', source: 'billed' } },
+        { value: 0.000171, tags: { model: 'claude-sonnet-4-6', source: 'usage' } },
+        { value: 0.0004, tags: { model: 'claude-sonnet-4-6', source: 'usage' } },
+        { value: 0.0063, tags: { model: 'claude-sonnet-4-6', source: 'estimated' } },
+      ],
+    );
+  });
+
   it('counts only the bytes a download brings, batched, and all of them once it ends', () => {
     const { meter, recorded } = rememberingMeter();
     // A resumed download that already had 1000 bytes: progress reports bytes so far, those included.

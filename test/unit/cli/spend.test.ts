@@ -54,12 +54,13 @@ describe('the spend of a job', () => {
       currency: 'USD',
       spent_usd: 2.02,
       billed_usd: 0.8,
+      usage_usd: 0,
       estimated_usd: 1.22,
       estimate_usd: 4.1,
       per_model: [
-        { model: 'sora-2', spent_usd: 1.6, billed_usd: 0.8, estimated_usd: 0.8, estimate_usd: 3.2 },
-        { model: 'seedance', spent_usd: 0.4, billed_usd: 0, estimated_usd: 0.4, estimate_usd: 0.8 },
-        { model: 'claude', spent_usd: 0.02, billed_usd: 0, estimated_usd: 0.02, estimate_usd: 0.1 },
+        { model: 'sora-2', spent_usd: 1.6, billed_usd: 0.8, usage_usd: 0, estimated_usd: 0.8, estimate_usd: 3.2 },
+        { model: 'seedance', spent_usd: 0.4, billed_usd: 0, usage_usd: 0, estimated_usd: 0.4, estimate_usd: 0.8 },
+        { model: 'claude', spent_usd: 0.02, billed_usd: 0, usage_usd: 0, estimated_usd: 0.02, estimate_usd: 0.1 },
       ],
     });
     assert.deepEqual(spendLines(spend!), [
@@ -82,6 +83,34 @@ describe('the spend of a job', () => {
     assert.deepEqual(spendLines(spend!), [
       'spent:    $0.80 ($0.80 billed, $0.00 estimated) with no estimate (no price)',
       '  sora-2: $0.80 ($0.80 billed, $0.00 estimated) with no estimate (no price)',
+    ]);
+  });
+
+  it("counts prompt rewrites priced from their answer's usage apart from estimated ones, for the enhance model", () => {
+    const rows: ManifestRow[] = [
+      { ...row('a', 'sora-2', { usd: 0.4, source: 'billed' }), rewrite_cost_usd: 0.000171, rewrite_cost_source: 'usage' },
+      { ...row('b', 'sora-2', { usd: 0.4, source: 'billed' }), rewrite_cost_usd: 0.000229, rewrite_cost_source: 'usage' },
+      // A paid call whose answer carried no believable usage: its estimate.
+      { ...row('c', 'sora-2', { usd: 0.4, source: 'billed' }), rewrite_cost_usd: 0.0063, rewrite_cost_source: 'estimated' },
+      // A stored rewrite reused: nothing recorded for it.
+      row('d', 'sora-2', { usd: 0.4, source: 'billed' }),
+    ];
+    const spend = spendOf(rows, estimate)!;
+    const claude = spend.per_model.find((m) => m.model === 'claude');
+    assert.deepEqual(claude, {
+      model: 'claude',
+      spent_usd: 0.0067,
+      billed_usd: 0,
+      usage_usd: 0.0004,
+      estimated_usd: 0.0063,
+      estimate_usd: 0.1,
+    });
+    assert.deepEqual([spend.spent_usd, spend.billed_usd, spend.usage_usd, spend.estimated_usd], [1.6067, 1.6, 0.0004, 0.0063]);
+    assert.deepEqual(spendLines(spend), [
+      'spent:    $1.61 ($1.60 billed, $0.0004 from usage, $0.0063 estimated) of $4.10 estimated',
+      '  sora-2: $1.60 ($1.60 billed, $0.00 estimated) of $3.20 estimated',
+      '  seedance: $0.00 ($0.00 billed, $0.00 estimated) of $0.80 estimated',
+      '  claude: $0.0067 ($0.00 billed, $0.0004 from usage, $0.0063 estimated) of $0.10 estimated',
     ]);
   });
 });

@@ -8,6 +8,8 @@ import {
   resolutionLabel,
   resolutionOf,
   resolutionOfSize,
+  rewriteCostUsd,
+  rewritePriceOf,
   roundUsd,
   type PriceTable,
 } from '../../../jobfile/prices';
@@ -133,5 +135,54 @@ describe('estimateEnhanceUsd', () => {
       unpriced: 'sora-2 rewrites prompts (enhance) but has no per-token prices',
     });
     assert.deepEqual(estimateEnhanceUsd(TABLE, { model: 'gpt-x', maxTokens: 400 }, 'p'), { unpriced: 'no price for gpt-x' });
+  });
+});
+
+describe('rewriteCostUsd: what an answered rewrite cost, from its usage', () => {
+  const enhance = { model: 'claude-sonnet-4-6', maxTokens: 400 };
+  const prompt = 'x'.repeat(300);
+  const price = rewritePriceOf(TABLE, 'claude-sonnet-4-6');
+
+  it('the price a page hands the enhance activity: the token or per-call prices, nothing of a video model', () => {
+    assert.deepEqual(price, { perMillionInputTokens: 3, perMillionOutputTokens: 15 });
+    assert.deepEqual(rewritePriceOf({ m: { source: 'gateway', perCall: 0.01 } }, 'm'), { perCall: 0.01 });
+    assert.equal(rewritePriceOf(TABLE, 'sora-2'), undefined, 'no token or call price');
+    assert.equal(rewritePriceOf(TABLE, 'gpt-x'), undefined);
+    assert.equal(rewritePriceOf(TABLE, 'constructor'), undefined, 'only the table own entries');
+  });
+
+  it("the answer's tokens at the model's prices, not the max_tokens estimate", () => {
+    // 120 input tokens at $3/M + 85 output tokens at $15/M = $0.000360 + $0.001275.
+    assert.deepEqual(rewriteCostUsd(price, enhance, prompt, { inputTokens: 120, outputTokens: 85 }), { usd: 0.001635, source: 'usage' });
+    assert.deepEqual(rewriteCostUsd(price, enhance, prompt, { inputTokens: 0, outputTokens: 400 }), { usd: 0.006, source: 'usage' });
+  });
+
+  it('a usage missing, partial or not believable is ignored: the estimate stands, and says so', () => {
+    const estimated = { usd: 0.0063, source: 'estimated' };
+    for (const usage of [
+      undefined,
+      {},
+      { inputTokens: 120 },
+      { outputTokens: 85 },
+      { inputTokens: -1, outputTokens: 85 },
+      { inputTokens: 120, outputTokens: 1.5 },
+      { inputTokens: 120, outputTokens: 401 }, // more than max_tokens: the call cannot have produced it
+      { inputTokens: 5_000_000, outputTokens: 85 }, // no rewrite's prompt is that long
+      { inputTokens: Number.MAX_VALUE, outputTokens: 85 },
+      { inputTokens: Number.NaN, outputTokens: 85 },
+      { inputTokens: '120', outputTokens: '85' },
+      { inputTokens: null, outputTokens: 85 },
+    ]) {
+      assert.deepEqual(rewriteCostUsd(price, enhance, prompt, usage as never), estimated, JSON.stringify(usage));
+    }
+  });
+
+  it('a per-call price is the cost of the call, whatever its tokens; no price: undefined', () => {
+    assert.deepEqual(rewriteCostUsd({ perCall: 0.01 }, enhance, prompt, { inputTokens: 120, outputTokens: 85 }), {
+      usd: 0.01,
+      source: 'estimated',
+    });
+    assert.equal(rewriteCostUsd(undefined, enhance, prompt, { inputTokens: 120, outputTokens: 85 }), undefined);
+    assert.equal(rewriteCostUsd({ perMillionInputTokens: 3 }, enhance, prompt, { inputTokens: 1, outputTokens: 1 }), undefined);
   });
 });

@@ -217,4 +217,72 @@ describe('JobWorkflow never crosses budget.max_usd', () => {
     assert.deepEqual([first?.cost_usd, first?.rewrite_cost_usd], [4, undefined]);
     for (const row of rows.filter((r) => r.index !== 1)) assert.deepEqual([row.cost_usd, row.rewrite_cost_usd], [4, 1]);
   });
+
+  it("replaces a rewrite's reservation by what its answer's usage cost: the rest of the estimate pays for more items", async () => {
+    // $4 a create, $1 a rewrite reserved, $0.25 a rewrite as its usage priced it. Reserving $5 an item,
+    // $35 starts 7; once they end they spent $29.75, and an 8th ($5 reserved) fits; a 9th does not.
+    const plan = await budgetedPlan('usage', 10, {
+      concurrency: { maxInFlight: 10 },
+      enhance: { model: 'claude-sonnet-4-6', maxTokens: 100 },
+    });
+    const { stubs, creates, events } = stubActivities(server.env, plan, { renderMs: 10 * MINUTE });
+    const asked: Array<{ withCost?: boolean; price?: unknown }> = [];
+    const priced = {
+      ...stubs,
+      async readPlanItems({ offset, limit }: { offset: number; limit: number }) {
+        const price = { perMillionInputTokens: 3, perMillionOutputTokens: 15 };
+        const items = plan.items
+          .slice(offset, offset + limit)
+          .map((item) => ({ ...item, estimateUsd: 4, rewriteEstimateUsd: 1, rewritePrice: price }));
+        return { items, nextOffset: offset + items.length };
+      },
+      async enhancePrompt(input: { prompt: string; withCost?: boolean; price?: unknown }) {
+        asked.push({ withCost: input.withCost, price: input.price });
+        return { prompt: `rewritten: ${input.prompt}`, paid: true, cost: { usd: 0.25, source: 'usage' as const } };
+      },
+    };
+
+    const result = await runJob(server.env, server.bundle, priced, 'usage');
+
+    assert.equal(creates.size, 8, `creates: ${[...creates.keys()].join(', ')}`);
+    assert.equal(result.notStarted, 2);
+    assert.equal(
+      result.stoppedBy?.message,
+      'budget reached: $34.00 of $35.00 spent or reserved; 2 items not started; raise budget.max_usd and run again',
+    );
+    assert.deepEqual(asked[0], { withCost: true, price: { perMillionInputTokens: 3, perMillionOutputTokens: 15 } });
+    const rows = events.flatMap((e) => (e.kind === 'record' ? [e.row] : []));
+    assert.equal(rows.length, 8);
+    for (const row of rows) {
+      assert.deepEqual([row.cost_usd, row.rewrite_cost_usd, row.rewrite_cost_source], [4, 0.25, 'usage']);
+      assert.ok(row.prompt && creates.has(`rewritten: ${row.prompt}`), 'the create carried the rewrite');
+    }
+  });
+
+  it('a stored rewrite the enhance activity reused spends nothing: its reservation is released whole', async () => {
+    // The page reserved $1 for each rewrite, but each was found stored when its item ran (another
+    // run made them meanwhile): $4 an item is spent, so after the first 7 end, 1 more fits ($28 + $5).
+    const plan = await budgetedPlan('reused', 10, {
+      concurrency: { maxInFlight: 10 },
+      enhance: { model: 'claude-sonnet-4-6', maxTokens: 100 },
+    });
+    const { stubs, creates, events } = stubActivities(server.env, plan, { renderMs: 10 * MINUTE });
+    const reused = {
+      ...stubs,
+      async readPlanItems({ offset, limit }: { offset: number; limit: number }) {
+        const items = plan.items.slice(offset, offset + limit).map((item) => ({ ...item, estimateUsd: 4, rewriteEstimateUsd: 1 }));
+        return { items, nextOffset: offset + items.length };
+      },
+      async enhancePrompt({ prompt }: { prompt: string }) {
+        return { prompt: `stored: ${prompt}`, paid: false };
+      },
+    };
+
+    const result = await runJob(server.env, server.bundle, reused, 'reused');
+
+    assert.equal(creates.size, 8, `creates: ${[...creates.keys()].join(', ')}`);
+    const rows = events.flatMap((e) => (e.kind === 'record' ? [e.row] : []));
+    for (const row of rows) assert.deepEqual([row.cost_usd, row.rewrite_cost_usd, row.rewrite_cost_source], [4, undefined, undefined]);
+    assert.equal(result.notStarted, 2);
+  });
 });
