@@ -113,11 +113,29 @@ function createThrough(input: CreateInput, around: (send: () => Promise<CreatedT
     // Local references of a job with stored inputs: their verified local copies, fetched before anything is sent.
     const request = await withStoredReferences(input.settings, input.request);
     const created = await countCreate(input.request.model, () =>
-      around(() => gateway.createTask(request, { signal: Context.current().cancellationSignal })),
+      around(() => gateway.createTask(request, { signal: createCancellation() })),
     );
     const billed = created.billedUsd === undefined ? {} : { billedUsd: created.billedUsd };
     return { taskId: created.taskId, baseUrl: created.baseUrl, createdAt: Date.now(), ...billed };
   });
+}
+
+/**
+ * What ends a create early: a cancel of the job or a timeout of the activity, never a worker's stop.
+ * A create cut after it may have been sent can leave a render the gateway bills and nobody holds
+ * (the item ended failed, and a re-run paid again); its answer takes seconds, so a stopping worker
+ * waits for it past its shutdown grace (docs/deploy.md, Drain). A killed worker still ends it
+ * unknown, through its send record (activities/create-marker.ts).
+ */
+function createCancellation(): AbortSignal {
+  const context = Context.current();
+  const create = new AbortController();
+  const cancel = () => {
+    if (!context.cancellationDetails?.workerShutdown) create.abort(context.cancellationSignal.reason);
+  };
+  if (context.cancellationSignal.aborted) cancel();
+  else context.cancellationSignal.addEventListener('abort', cancel, { once: true });
+  return create.signal;
 }
 
 /**

@@ -67,17 +67,18 @@ export function registerWorkerCommand(program: Command): void {
       maxWorkflowTasks: Number(options.maxWorkflowTasks),
       shutdownGraceMs,
     });
+    // Listening before saying it polls: a supervisor's SIGTERM right after that line is a stop, not a kill.
+    const stop = new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+      if (options.untilDone) void waitForJob(target, options.untilDone).then(resolve, resolve);
+    });
     process.stderr.write(`reelflow worker: polling task queue "${taskQueue}" on ${target.description}\n`);
     const allowed = [...keySettings.allowances, ...allowances].map((a) => `${a.variable}@${a.origin}`);
     process.stderr.write(
       `reelflow worker: sends GATEWAY_API_KEY to loopback gateways${allowed.length ? ` and ${allowed.join(', ')}` : ' only'} ` +
         `(key settings: ${keySettings.path}; docs/keys.md)\n`,
     );
-    const stop = new Promise<void>((resolve) => {
-      process.once('SIGINT', () => resolve());
-      process.once('SIGTERM', () => resolve());
-      if (options.untilDone) void waitForJob(target, options.untilDone).then(resolve, resolve);
-    });
     await runWorkerUntil(worker, stop);
     await connection.close();
     if (target.embedded?.owned && !options.untilDone) await target.embedded.stop();

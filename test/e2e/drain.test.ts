@@ -16,6 +16,8 @@ import { until } from '../support/wait';
 const KEY = 'sk-test-drain-0123456789';
 const SLOW_DOWNLOAD_MS = 12_000;
 const CONTENT = 'GET /v1/videos/:id/content';
+const CREATE = 'POST /v1/video/generations';
+const SLOW_CREATE_MS = 6_000;
 
 describe('worker drain: --shutdown-grace (built CLI, real Temporal and simulator)', () => {
   const e2e = useTemporalAndSimulator(KEY, {
@@ -78,6 +80,69 @@ describe('worker drain: --shutdown-grace (built CLI, real Temporal and simulator
     assert.equal((await finisher.done).code, 0);
     assert.equal(downloads(), 2);
     for (const run of [short, long]) assert.ok(!run.ended.stdout.includes(KEY) && !run.ended.stderr.includes(KEY));
+  });
+
+  it(
+    'a create in flight when the worker stops is not cut: its answer is kept and the item rendered once',
+    { timeout: 240_000 },
+    async () => {
+      // The gateway takes 6 s to answer a create, and makes the task whether or not anyone still listens.
+      const before = e2e.sim.faults();
+      e2e.sim.setFaults({ slowMs: SLOW_CREATE_MS, scope: ['create'] });
+      try {
+        const dir = tempDir();
+        const job = writeJob(dir, {
+          name: 'drained-create',
+          baseUrls: e2e.sim.urls,
+          items: [{ id: 'paid', prompt: 'a create in flight' }],
+        });
+        const started = await runCli(['run', job, '--no-worker', '--detach'], { env: e2e.env });
+        assert.equal(started.code, 0, started.stderr);
+        const earlier = e2e.sim.stats().requests[CREATE] ?? 0;
+        const creates = () => (e2e.sim.stats().requests[CREATE] ?? 0) - earlier;
+        const worker = startCli(['worker', '--shutdown-grace', '1s', '--log-format', 'json'], { env: e2e.env });
+        try {
+          await worker.waitFor(/polling task queue/, 60_000);
+          await until(() => creates() >= 1, 90_000, 'the create request');
+        } finally {
+          worker.child.kill('SIGTERM');
+        }
+        const signalled = Date.now();
+        const stopped = await worker.done;
+        const seconds = (Date.now() - signalled) / 1000;
+        assert.equal(stopped.code, 0, stopped.stderr);
+        // The create may already be paid for: the stopping worker waits for its answer, past the grace.
+        // The old worker cut it after 1 s and the item ended failed ("aborted"), its paid task lost.
+        assert.ok(seconds > 3, `the worker waited for the create's answer: ${seconds} s`);
+        e2e.sim.setFaults({ slowMs: 0 });
+
+        const finisher = startCli(['worker'], { env: e2e.env });
+        try {
+          const attached = await runCli(['run', job, '--no-worker'], { env: e2e.env });
+          assert.equal(attached.code, 0, attached.stderr + attached.stdout);
+          assert.match(attached.stdout, /drained-create: 1 of 1 succeeded/);
+        } finally {
+          finisher.child.kill('SIGTERM');
+        }
+        assert.equal((await finisher.done).code, 0);
+        assert.equal(creates(), 1, 'one create: the task the stopped worker asked for is the one rendered');
+        assert.ok(!stopped.stdout.includes(KEY) && !stopped.stderr.includes(KEY));
+      } finally {
+        e2e.sim.setFaults(before);
+      }
+    },
+  );
+
+  it('a SIGTERM right after the worker says it polls is a stop (exit 0), not a kill', { timeout: 120_000 }, async () => {
+    // The old worker listened for signals only after its first lines: 2 of 4 such SIGTERMs killed it.
+    for (let i = 0; i < 3; i++) {
+      const worker = startCli(['worker', '--shutdown-grace', '1s'], { env: e2e.env });
+      await worker.waitFor(/polling task queue/, 60_000);
+      worker.child.kill('SIGTERM');
+      const stopped = await worker.done;
+      assert.equal(stopped.code, 0, `try ${i + 1}: exit ${stopped.code}\n${stopped.stderr}`);
+      assert.match(stopped.stderr, /reelflow worker: stopped/);
+    }
   });
 
   it('refuses a --shutdown-grace that is not a duration, exit 2', async () => {
