@@ -38,6 +38,7 @@
 // startToCloseTimeout is its call's budget for the job (computed when the job is planned, the
 // create's from the largest body the job may send) plus the worker's own part, so Temporal never
 // cuts the engine short.
+import { deadline } from './deadline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { backoffDelay } from './backoff';
 import { classifyGatewayError, describeError, parseErrorBody, type GatewayOperation } from './classify';
@@ -190,8 +191,8 @@ export async function call<T>(engine: Engine, spec: CallSpec<T>): Promise<CallRe
     const body = await openBody(spec, final);
     attempts += 1;
     const exchangeMs = typeof spec.exchangeTimeoutMs === 'function' ? spec.exchangeTimeoutMs(body) : spec.exchangeTimeoutMs;
-    const timer = exchangeMs === undefined ? undefined : AbortSignal.timeout(exchangeMs);
-    const signal = timer && spec.signal ? AbortSignal.any([spec.signal, timer]) : (timer ?? spec.signal);
+    const timer = exchangeMs === undefined ? undefined : deadline(exchangeMs);
+    const signal = timer && spec.signal ? AbortSignal.any([spec.signal, timer.signal]) : (timer?.signal ?? spec.signal);
     let error: GatewayError;
     try {
       // The key goes only to the protocol's own endpoints: a path on a configured base address.
@@ -202,13 +203,14 @@ export async function call<T>(engine: Engine, spec: CallSpec<T>): Promise<CallRe
     } catch (e) {
       if (!(e instanceof GatewayError)) throw e;
       error =
-        timer?.aborted && !spec.signal?.aborted
+        timer?.expired && !spec.signal?.aborted
           ? new GatewayUnavailableError(
               `${baseUrl}: no complete answer within ${exchangeMs! / 1000} s (the deadline of a whole exchange)`,
               { baseUrl, requestSent: true, code: 'EXCHANGE_TIMEOUT' },
             )
           : e;
     } finally {
+      timer?.clear();
       body?.dispose?.();
     }
 
