@@ -11,7 +11,7 @@ import { Client, Connection, ScheduleNotFoundError } from '@temporalio/client';
 import { isKeyOf } from '../../activities/key-fingerprint';
 import { startSimulator, type SimHandle } from '../../sim';
 import { runCli, startCli } from '../support/cli';
-import { tempDir } from '../support/jobs';
+import { tempDir, writeJob } from '../support/jobs';
 import { startTestTemporal, type TestTemporal } from '../support/temporal';
 
 const KEY = `sk-schedule-${randomBytes(12).toString('hex')}`;
@@ -204,35 +204,16 @@ describe('reelflow schedule', { timeout: 240_000 }, () => {
   it("a scheduled run prices with the gateway's published prices: its budget allows 2 of 3 items, and says where each price came from", async () => {
     const name = 'nightly-priced';
     const prompts = ['priced harbour', 'priced boat', 'priced lantern'];
-    const jobFile = join(dir, `${name}.yaml`);
-    writeFileSync(
-      jobFile,
-      [
-        'version: 1',
-        `name: ${name}`,
-        'gateway:',
-        `  base_urls: [${sim.urls[0]}]`,
-        'defaults:',
-        `  model: ${GATEWAY_PRICED}`,
-        '  seconds: "5"',
-        'concurrency:',
-        '  max_in_flight: 3',
-        'polling:',
-        '  initial: 500ms',
-        '  max: 1s',
-        '  timeout: 2m',
-        'budget:',
-        '  max_usd: 1',
-        'output:',
-        '  dir: ./out-priced/{date}',
-        'schedule:',
-        '  cron: "0 3 * * *"',
-        '  timezone: UTC',
-        'items:',
-        ...prompts.map((p) => `  - prompt: ${p}`),
-        '',
-      ].join('\n'),
-    );
+    const jobFile = writeJob(dir, {
+      name,
+      baseUrls: [sim.urls[0]!],
+      model: GATEWAY_PRICED,
+      maxInFlight: 3,
+      polling: 'polling:\n  initial: 500ms\n  max: 1s\n  timeout: 2m',
+      outputDir: './out-priced/{date}',
+      extra: 'budget:\n  max_usd: 1\nschedule:\n  cron: "0 3 * * *"\n  timezone: UTC',
+      items: prompts.map((prompt) => ({ prompt })),
+    });
     const applied = await runCli(['schedule', 'apply', jobFile], { env });
     assert.equal(applied.code, 0, applied.stderr + applied.stdout);
     const worker = startCli(['worker'], { env });

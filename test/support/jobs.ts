@@ -14,9 +14,13 @@ export interface JobSpec {
   extra?: string;
   polling?: string;
   maxInFlight?: number;
+  /** defaults.model; seedance-1-0-pro-250528 unless given. */
+  model?: string;
+  /** output.dir; ./out unless given. */
+  outputDir?: string;
 }
 
-/** Writes a job file whose outputs go to `<dir>/out`; returns its path. */
+/** Writes a job file whose outputs go to `<dir>/out` (or `outputDir`); returns its path. */
 export function writeJob(dir: string, spec: JobSpec): string {
   const items = spec.items
     .map((i) =>
@@ -32,11 +36,11 @@ export function writeJob(dir: string, spec: JobSpec): string {
     '  base_urls:',
     ...spec.baseUrls.map((u) => `    - ${u}`),
     'defaults:',
-    '  model: seedance-1-0-pro-250528',
+    `  model: ${spec.model ?? 'seedance-1-0-pro-250528'}`,
     '  seconds: "5"',
     `concurrency:\n  max_in_flight: ${spec.maxInFlight ?? 10}`,
     spec.polling ?? 'polling:\n  initial: 500ms\n  max: 2s\n  timeout: 5m',
-    'output:\n  dir: ./out',
+    `output:\n  dir: ${spec.outputDir ?? './out'}`,
     spec.extra ?? '',
     'items:',
     items,
