@@ -2,7 +2,8 @@
 // (activities/plan.ts), kept between pages and brought up to date with only the rows appended since
 // (reading the whole manifest for every page of 100 items made a job's reads quadratic). A row is
 // kept compact (docs/worker-memory.md): only what deciding an item needs, the prompt as its
-// digest, so a worker's memory barely grows with the job.
+// digest; and once the job's pages have gone past an item, its rows are no longer kept at all (only
+// its key), so a worker's memory does not grow with the job.
 import { createHash } from 'node:crypto';
 import type { RenderRequest } from '../jobfile/plan';
 import { requestChanged, type ManifestRow } from '../storage/manifest';
@@ -29,11 +30,27 @@ export type KnownRow = Pick<
 export interface Followed {
   location: string;
   cursor: ManifestCursor | undefined;
-  /** The latest row per key. */
+  /** The latest row per key, but for the keys passed. */
   rows: Map<string, KnownRow>;
   /** Per key, the first succeeded row with a file: the render that holds the item's plain output name. */
   firstFiles: Map<string, KnownRow>;
+  /** Keys of the items the job's pages have gone past: their rows are dropped, and later ones ignored. */
+  passed: Set<string>;
+  /** The one job (plan digest) reading this location, or `many`: then nothing is passed. */
+  reader: string | undefined;
+  /** The furthest page the reader has asked for. */
+  offset: number;
+  /** The last page decided: its keys are passed once a page after it is asked for. */
+  lastPage: { offset: number; keys: string[] } | undefined;
 }
+
+/** Which page of which job asks (readPlanItems' digest and offset). */
+export interface PageAsk {
+  digest: string;
+  offset: number;
+}
+
+const MANY = 'many';
 
 const promptDigest = (prompt: string): string => createHash('sha256').update(prompt, 'utf8').digest('base64url');
 
@@ -69,20 +86,60 @@ export class ManifestFollower {
   private turn: Promise<unknown> = Promise.resolve();
 
   /** One location at a time, like the plan cache; calls take turns. */
-  latest(storage: Storage): Promise<Followed> {
-    const next = this.turn.then(() => this.catchUp(storage));
+  latest(storage: Storage, ask: PageAsk): Promise<Followed> {
+    const next = this.turn.then(() => this.catchUp(storage, ask));
     this.turn = next.catch(() => undefined);
     return next;
   }
 
-  private async catchUp(storage: Storage): Promise<Followed> {
-    const before = this.followed?.location === storage.location ? this.followed : undefined;
+  /**
+   * The page at `offset` is decided. Its keys are passed when a later page of the same job is asked
+   * for: the same page asked again (an activity's retry) still finds its rows.
+   */
+  decided(followed: Followed, ask: PageAsk, keys: string[]): void {
+    if (followed.reader === ask.digest) followed.lastPage = { offset: ask.offset, keys };
+  }
+
+  private async catchUp(storage: Storage, ask: PageAsk): Promise<Followed> {
+    let before = this.followed?.location === storage.location ? this.followed : undefined;
+    let reader = ask.digest;
+    if (before && before.reader !== ask.digest) {
+      // Another job reads this location too: nothing is passed from now on, and what was is read
+      // again (that job has not gone past those items).
+      reader = MANY;
+      if (before.passed.size > 0) before = undefined;
+      else before.reader = MANY;
+    } else if (before && ask.offset < before.offset && before.passed.size > 0) {
+      // The same job from an earlier page: a new run, which needs every row again.
+      before = undefined;
+    }
     const page = await storage.readManifestSince(before?.cursor);
-    // A new map, never a cleared one: a caller may still be reading the previous one. The map in
-    // use only ever gains newer rows.
+    // A new map, never a cleared one: a caller may still be reading the previous one.
     const followed: Followed =
-      before && !page.fromStart ? before : { location: storage.location, cursor: undefined, rows: new Map(), firstFiles: new Map() };
+      before && !page.fromStart
+        ? before
+        : {
+            location: storage.location,
+            cursor: undefined,
+            rows: new Map(),
+            firstFiles: new Map(),
+            passed: new Set(),
+            reader,
+            offset: ask.offset,
+            lastPage: undefined,
+          };
+    followed.offset = Math.max(followed.offset, ask.offset);
+    const last = followed.lastPage;
+    if (followed.reader === ask.digest && last && ask.offset > last.offset) {
+      for (const key of last.keys) {
+        followed.passed.add(key);
+        followed.rows.delete(key);
+        followed.firstFiles.delete(key);
+      }
+      followed.lastPage = undefined;
+    }
     for (const row of page.rows) {
+      if (followed.passed.has(row.key)) continue;
       const kept = known(row);
       followed.rows.set(row.key, kept);
       if (row.state === 'succeeded' && row.file && !followed.firstFiles.has(row.key)) followed.firstFiles.set(row.key, kept);

@@ -309,7 +309,8 @@ export async function readPlanItems(input: {
   }
   const page = plan.items(input.offset, input.limit);
   const storage = storageFor(input.output);
-  const manifest = await manifestFollower.latest(storage);
+  const ask = { digest: input.digest, offset: input.offset };
+  const manifest = await manifestFollower.latest(storage, ask);
   const retry = new Set<ItemEndState>(input.retryStates);
   const rewrites = new RewriteStore(storage);
   const { enhance } = plan.head;
@@ -318,6 +319,7 @@ export async function readPlanItems(input: {
   // payload over 2 MB; jobfile/item-size.ts), and nextOffset says where, so the next page goes on.
   let bytes = 0;
   let read = 0;
+  const keys: string[] = [];
   for (const item of page) {
     const row = manifest.rows.get(item.key);
     const digest = await requestDigest(item.request, input.jobFile, contents);
@@ -347,7 +349,9 @@ export async function readPlanItems(input: {
       todo.push(todoItem);
     }
     read += 1;
+    keys.push(item.key);
   }
+  manifestFollower.decided(manifest, ask, keys);
   return { items: todo, nextOffset: input.offset + read };
 }
 
