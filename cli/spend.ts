@@ -5,7 +5,7 @@
 import { roundUsd } from '../jobfile/prices';
 import type { ManifestRow } from '../storage/manifest';
 import { openStorage } from '../storage';
-import { RewriteStore, unrecordedRewrites, type RewriteCall } from '../storage/rewrites';
+import { RewriteStore, notInRows, rewriteCalls, type RewriteCall, type UnrecordedRewrite } from '../storage/rewrites';
 import { estimatePlan, formatUsd, type ModelEstimate, type PlanEstimate } from './estimate';
 import type { Plan } from '../jobfile/plan';
 
@@ -107,15 +107,28 @@ export function spendLines(spend: JobSpend): string[] {
 /**
  * What a job has spent so far, for `status` of a running job: its manifest's cost_usd beside the
  * estimate with the job file's prices. Undefined when nothing is priced or recorded, or when the job
- * file or its output cannot be read now (status still shows the progress).
+ * file or its output cannot be read now (status still shows the progress). `status --watch` asks
+ * every second or two: the rewrite records (one read per item) are read again after
+ * RECORDS_FRESH_MS only, and the rows of each round decide which of their calls count.
  */
-export function spendSoFar(plan: Plan): Promise<JobSpend | undefined> {
-  return openStorage(plan.output)
-    .readManifest()
-    .then(
-      (rows) => jobSpend(plan, rows, estimatePlan(plan)),
-      () => undefined,
-    );
+export async function spendSoFar(plan: Plan): Promise<JobSpend | undefined> {
+  try {
+    const rows = await openStorage(plan.output).readManifest();
+    return spendOf(rows, estimatePlan(plan), notInRows(await recentRewriteCalls(plan), rows));
+  } catch {
+    return undefined;
+  }
+}
+
+const RECORDS_FRESH_MS = 30_000;
+let recentCalls: { output: string; at: number; calls: UnrecordedRewrite[] } | undefined;
+
+async function recentRewriteCalls(plan: Pick<Plan, 'items' | 'enhance' | 'output'>): Promise<UnrecordedRewrite[]> {
+  const output = JSON.stringify(plan.output);
+  if (recentCalls?.output === output && Date.now() - recentCalls.at < RECORDS_FRESH_MS) return recentCalls.calls;
+  const calls = await rewriteCallsOf(plan);
+  recentCalls = { output, at: Date.now(), calls };
+  return calls;
 }
 
 /**
@@ -127,16 +140,15 @@ export async function jobSpend(
   rows: readonly ManifestRow[],
   estimate: PlanEstimate,
 ): Promise<JobSpend | undefined> {
-  return spendOf(rows, estimate, await unrecordedRewritesOf(plan, rows));
+  return spendOf(rows, estimate, notInRows(await rewriteCallsOf(plan), rows));
 }
 
-/** The paid rewrite calls of the plan's items that no row counts; none for a job without `enhance:`. */
-export function unrecordedRewritesOf(plan: Pick<Plan, 'items' | 'enhance' | 'output'>, rows: readonly ManifestRow[]) {
+/** Every paid rewrite call the records of the plan's items keep; none for a job without `enhance:`. */
+function rewriteCallsOf(plan: Pick<Plan, 'items' | 'enhance' | 'output'>): Promise<UnrecordedRewrite[]> {
   if (!plan.enhance) return Promise.resolve([]);
-  return unrecordedRewrites(
+  return rewriteCalls(
     new RewriteStore(openStorage(plan.output)),
     plan.items.map((item) => item.key),
-    rows,
   );
 }
 

@@ -200,17 +200,29 @@ export async function unrecordedRewrites(
   keys: Iterable<string>,
   rows: readonly { key: string; rewrite_at?: string }[],
 ): Promise<UnrecordedRewrite[]> {
-  const counted = new Set(rows.flatMap((r) => (r.rewrite_at ? [`${r.key}\u0000${r.rewrite_at}`] : [])));
+  return notInRows(await rewriteCalls(store, keys), rows);
+}
+
+/** Every paid call the records of these items keep, by item key then time. */
+export async function rewriteCalls(store: RewriteStore, keys: Iterable<string>): Promise<UnrecordedRewrite[]> {
   const pending = [...new Set(keys)];
   const found: UnrecordedRewrite[][] = [];
+  let next = 0;
   const reader = async (): Promise<void> => {
-    for (let key = pending.shift(); key !== undefined; key = pending.shift()) {
+    while (next < pending.length) {
+      const key = pending[next++]!;
       const record = await store.latest(key);
-      found.push((record?.calls ?? []).filter((c) => !counted.has(`${key}\u0000${c.at}`)).map((c) => ({ ...c, key })));
+      found.push((record?.calls ?? []).map((c) => ({ ...c, key })));
     }
   };
   await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, pending.length) }, reader));
   return found.flat().sort((a, b) => a.key.localeCompare(b.key) || a.at.localeCompare(b.at));
+}
+
+/** The calls that no row names (its `rewrite_at`). */
+export function notInRows(calls: readonly UnrecordedRewrite[], rows: readonly { key: string; rewrite_at?: string }[]): UnrecordedRewrite[] {
+  const counted = new Set(rows.flatMap((r) => (r.rewrite_at ? [`${r.key}\u0000${r.rewrite_at}`] : [])));
+  return calls.filter((c) => !counted.has(`${c.key}\u0000${c.at}`));
 }
 
 /** The counts of a usage that are counts (whole, not negative): a gateway's other numbers are not kept. */
