@@ -12,7 +12,7 @@ import type { OutputSettings, PlanItem, Protocol, RenderRequest } from '../jobfi
 import { estimateEnhanceUsd, estimateItemUsd, rewritePriceOf, roundUsd, type PriceTable, type RewritePrice } from '../jobfile/prices';
 import { withPublishedPrices } from '../gateway/published-prices';
 import { recordJobPrices } from '../storage/job-prices';
-import { RewriteStore } from '../storage/rewrites';
+import { RewriteStore, unrecordedRewrites, type RewriteCall } from '../storage/rewrites';
 import type { InputsRef } from '../storage/inputs';
 import { itemIsDone, type ItemEndState, type ManifestRow } from '../storage/manifest';
 import { OutputOwnedError, claimOutput } from '../storage/owner';
@@ -218,7 +218,17 @@ export async function preparePlan(input: {
   };
   if (maxUsd === undefined) return prepared;
   refuseUnpriced(loaded.unpriced);
-  return { ...prepared, spentUsd: spentBefore(await storageFor(plan.output).readManifest()) };
+  const storage = storageFor(plan.output);
+  const rows = await storage.readManifest();
+  // Rewrites paid that no row counts (`reelflow enhance`'s, an item left not started): spent too, as status shows.
+  const unrecorded = plan.enhance ? await unrecordedRewrites(new RewriteStore(storage), planKeys(loaded), rows) : [];
+  return { ...prepared, spentUsd: spentBefore(rows, unrecorded) };
+}
+
+/** The keys of the plan's items, a page at a time (the plan file holds them, not memory). */
+function* planKeys(plan: PlanFile): Generator<string> {
+  const PAGE = 1_000;
+  for (let offset = 0; offset < plan.itemCount; offset += PAGE) for (const item of plan.items(offset, PAGE)) yield item.key;
 }
 
 /**
@@ -272,9 +282,13 @@ export function unpricedMessage(unpriced: readonly UnpricedModel[]): string {
   return `a budget is set and these models have no price: ${names}; give each a price under pricing: (per_video: 0 for a free one) or run without a budget`;
 }
 
-/** What earlier runs of the job spent: every row's cost_usd and rewrite_cost_usd (each run of an item appends its own row). */
-export function spentBefore(rows: readonly ManifestRow[]): number {
-  return roundUsd(rows.reduce((sum, row) => sum + (row.cost_usd ?? 0) + (row.rewrite_cost_usd ?? 0), 0));
+/**
+ * What earlier runs of the job spent: every row's cost_usd and rewrite_cost_usd (each run of an item
+ * appends its own row), and the paid rewrite calls no row counts (storage/rewrites.ts unrecordedRewrites).
+ */
+export function spentBefore(rows: readonly ManifestRow[], unrecorded: readonly Pick<RewriteCall, 'cost_usd'>[] = []): number {
+  const byRows = rows.reduce((sum, row) => sum + (row.cost_usd ?? 0) + (row.rewrite_cost_usd ?? 0), 0);
+  return roundUsd(unrecorded.reduce((sum, call) => sum + (call.cost_usd ?? 0), byRows));
 }
 
 /**

@@ -3,7 +3,7 @@
 import { Context, log } from '@temporalio/activity';
 import type { CreatedTask, TaskStatus } from '../gateway';
 import type { JobSettings, Protocol, RenderRequest } from '../jobfile/plan';
-import { rewriteCostUsd, type RewriteCost, type RewritePrice } from '../jobfile/prices';
+import type { RewriteCost, RewritePrice } from '../jobfile/prices';
 import { RewriteStore, textToRender, type RewriteRecord } from '../storage/rewrites';
 import { gatewayFor, storageFor } from './context';
 import { sendAfterMarking } from './create-marker';
@@ -12,7 +12,7 @@ import { bounded, itemOfWorkflowId, LogEvent } from './log-events';
 import { preflightCreate } from './preflight';
 import { withStoredReferences, type JobSettingsWithInputs } from './inputs';
 import { countCheck, countCreate } from './metrics';
-import { rewriteOnce, type RewriteInput } from './rewrite';
+import { rewriteOnce, rewritePricer, type RewriteInput } from './rewrite';
 
 export interface EnhanceInput {
   settings: JobSettings;
@@ -38,6 +38,8 @@ export interface EnhancedPrompt {
   paid: boolean;
   /** What the paid call cost (jobfile/prices.ts rewriteCostUsd); absent when unpaid or unpriced. */
   cost?: RewriteCost;
+  /** The paid call's record's `at`: the item's row names it (rewrite_at), so the call is counted once (docs/costs.md). */
+  at?: string;
 }
 
 /**
@@ -53,12 +55,14 @@ export function enhancePrompt(input: EnhanceInput): Promise<string | EnhancedPro
     const enhance = input.settings.enhance!;
     const signal = Context.current().cancellationSignal;
     const ask: RewriteInput['ask'] = (message) => gatewayFor(input.settings).createMessage(message, { signal });
+    const priceOf = rewritePricer(input.price, enhance, input.prompt);
     const { record, reused } = await rewriteOnce({
       key: input.key ?? '',
       prompt: input.prompt,
       enhance,
       store: input.key === undefined ? undefined : new RewriteStore(storageFor(input.settings.output)),
       ask,
+      payer: { by: 'render', priceOf },
       // The answer is paid for: this render uses it even when it could not be kept for later ones.
       onStoreFailed: (error) =>
         log.warn('the prompt rewrite could not be stored; a later run will ask Messages again', {
@@ -71,9 +75,8 @@ export function enhancePrompt(input: EnhanceInput): Promise<string | EnhancedPro
     const prompt = textToRender(record, input.prompt);
     if (!input.withCost) return prompt;
     if (reused && !madeByEarlierAttempt(record)) return { prompt, paid: false };
-    const usage = record.usage ? { inputTokens: record.usage.input_tokens, outputTokens: record.usage.output_tokens } : undefined;
-    const cost = rewriteCostUsd(input.price, enhance, input.prompt, usage);
-    return { prompt, paid: true, ...(cost ? { cost } : {}) };
+    const cost = priceOf(record.usage);
+    return { prompt, paid: true, ...(cost ? { cost } : {}), at: record.at };
   });
 }
 

@@ -4,7 +4,8 @@
 // `reelflow enhance`, so both find and leave the same records. No Temporal here.
 import { redact, type MessageResult } from '../gateway';
 import type { EnhanceSettings } from '../jobfile/plan';
-import { rewriteRecord, type RewriteRecord, type RewriteStore } from '../storage/rewrites';
+import { rewriteCostUsd, type RewriteCost, type RewritePrice } from '../jobfile/prices';
+import { madeFrom, rewriteRecord, type RewritePayer, type RewriteRecord, type RewriteStore, type RewriteUsage } from '../storage/rewrites';
 
 export interface RewriteInput {
   key: string;
@@ -21,6 +22,11 @@ export interface RewriteInput {
    * answer still returned (a render then uses it). Absent: the failure is thrown.
    */
   onStoreFailed?: (error: unknown) => void;
+  /**
+   * Who pays for a call made now, and its price from the answer's usage: the record keeps the call,
+   * with those its item's earlier records kept, so that its spend is never lost (docs/costs.md).
+   */
+  payer?: { by: RewritePayer; priceOf: (usage: RewriteUsage | undefined) => RewriteCost | undefined };
 }
 
 export interface Rewritten {
@@ -31,13 +37,16 @@ export interface Rewritten {
 
 export async function rewriteOnce(input: RewriteInput): Promise<Rewritten> {
   const { key, prompt, enhance, store } = input;
-  if (store && !input.again) {
-    const found = await store.find(key, prompt, enhance);
-    if (found) return { record: found, reused: true };
-  }
+  // The latest record, reused when it was made from this prompt; else replaced, its calls kept.
+  const latest = store ? await store.latest(key) : undefined;
+  const found = input.again ? undefined : madeFrom(latest, prompt, enhance);
+  if (found) return { record: found, reused: true };
   const answer = await input.ask({ model: enhance.model, maxTokens: enhance.maxTokens, system: enhance.system, prompt });
   // The key never goes into the store, even when a gateway echoes it.
   const text = redact(answer.text.trim());
+  const usage = answer.usage ? { input_tokens: answer.usage.inputTokens, output_tokens: answer.usage.outputTokens } : undefined;
+  const { payer } = input;
+  const cost = payer?.priceOf(usage);
   const record = rewriteRecord({
     key,
     prompt,
@@ -45,7 +54,8 @@ export async function rewriteOnce(input: RewriteInput): Promise<Rewritten> {
     // An empty rewrite would render nothing useful: the item keeps its own prompt.
     rewrite: text.length > 0 ? text : null,
     model: answer.model,
-    ...(answer.usage ? { usage: { input_tokens: answer.usage.inputTokens, output_tokens: answer.usage.outputTokens } } : {}),
+    ...(usage ? { usage } : {}),
+    ...(payer ? { paid: { by: payer.by, ...(cost ? { cost } : {}), ...(latest ? { replaces: latest } : {}) } } : {}),
   });
   try {
     await store?.put(record);
@@ -54,4 +64,17 @@ export async function rewriteOnce(input: RewriteInput): Promise<Rewritten> {
     input.onStoreFailed(error);
   }
   return { record, reused: false };
+}
+
+/**
+ * How a call made now is priced from its answer's usage, at the enhance model's price: one function
+ * for the render's enhance activity and `reelflow enhance` (jobfile/prices.ts rewriteCostUsd).
+ */
+export function rewritePricer(
+  price: RewritePrice | undefined,
+  enhance: EnhanceSettings,
+  prompt: string,
+): (usage: RewriteUsage | undefined) => RewriteCost | undefined {
+  return (usage) =>
+    rewriteCostUsd(price, enhance, prompt, usage ? { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens } : undefined);
 }

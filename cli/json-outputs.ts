@@ -110,6 +110,8 @@ export const resultRowSchema = z.looseObject({
   cost_source: z.enum(['billed', 'estimated']).optional(),
   rewrite_cost_usd: z.number().optional(),
   rewrite_cost_source: z.enum(['usage', 'estimated']).optional(),
+  /** The rewrite record's call this row's rewrite_cost_usd is (docs/costs.md, "Rewrites no row counts"). */
+  rewrite_at: z.string().optional(),
 });
 
 export const resultsSchema = z.array(resultRowSchema);

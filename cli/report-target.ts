@@ -9,7 +9,7 @@ import { estimatePlan } from './estimate';
 import { loadJobPlan, loadPlanOrExplain, looksLikeFile, pricedAsStarted, resolveJob } from '../client/jobs';
 import { lookUpJob } from './job-outcome';
 import { openSession } from './session';
-import { spendOf, type JobSpend } from './spend';
+import { jobSpend, type JobSpend } from './spend';
 import { rowsWithTakes } from './takes-view';
 
 /**
@@ -49,6 +49,6 @@ export async function resolveReportTarget(target: string): Promise<ReportTarget>
   // Takes made by `run --redo`/`--only` are not in the job file's plan: shown beside their item.
   const rows = await rowsWithTakes(plan, outcome.rows, storage);
   const picks = currentPicks(await readPicks(storage));
-  const spend = spendOf(rows, estimatePlan(plan));
+  const spend = await jobSpend(plan, rows, estimatePlan(plan));
   return { job: plan.job, outputDir: plan.output.dir, rows, picks, ...(spend ? { spend } : {}) };
 }

@@ -1,8 +1,11 @@
 // What a job spent (docs/costs.md): every manifest row's cost_usd, each run of an item its own row,
-// billed and estimated apart, per model and in total, beside what the plan was estimated at.
+// billed and estimated apart, per model and in total, beside what the plan was estimated at; and the
+// paid prompt rewrites no row counts (`reelflow enhance`'s, and those of items a job-wide cause left
+// not started), from the rewrite records.
 import { roundUsd } from '../jobfile/prices';
 import type { ManifestRow } from '../storage/manifest';
 import { openStorage } from '../storage';
+import { RewriteStore, notInRows, rewriteCalls, type RewriteCall, type UnrecordedRewrite } from '../storage/rewrites';
 import { estimatePlan, formatUsd, type ModelEstimate, type PlanEstimate } from './estimate';
 import type { Plan } from '../jobfile/plan';
 
@@ -33,9 +36,14 @@ export interface JobSpend {
 /**
  * The spend of a job's manifest rows; undefined when nothing is priced or recorded. A row's prompt
  * rewrite (rewrite_cost_usd: from its usage, or estimated) counts for the enhance model, its create
- * for the row's model.
+ * for the row's model; so does each paid rewrite call in `rewrites` (those no row counts:
+ * unrecordedRewrites).
  */
-export function spendOf(rows: readonly ManifestRow[], estimate: PlanEstimate): JobSpend | undefined {
+export function spendOf(
+  rows: readonly ManifestRow[],
+  estimate: PlanEstimate,
+  rewrites: readonly Pick<RewriteCall, 'cost_usd' | 'cost_source'>[] = [],
+): JobSpend | undefined {
   const models = new Map<string, ModelSpend>();
   const of = (model: string, role: ModelEstimate['role'] = 'video'): ModelSpend => {
     const key = `${role}\u0000${model}`;
@@ -61,6 +69,11 @@ export function spendOf(rows: readonly ManifestRow[], estimate: PlanEstimate): J
     // Rows from before rewrite_cost_source recorded the estimate.
     if (row.rewrite_cost_usd !== undefined) add(of(enhanceModel, 'enhance'), row.rewrite_cost_usd, row.rewrite_cost_source ?? 'estimated');
     recorded ||= row.cost_usd !== undefined || row.rewrite_cost_usd !== undefined;
+  }
+  for (const call of rewrites) {
+    if (call.cost_usd === undefined) continue;
+    add(of(enhanceModel, 'enhance'), call.cost_usd, call.cost_source ?? 'estimated');
+    recorded = true;
   }
   if (!recorded && models.size === 0) return undefined;
   const perModel = [...models.values()];
@@ -94,15 +107,49 @@ export function spendLines(spend: JobSpend): string[] {
 /**
  * What a job has spent so far, for `status` of a running job: its manifest's cost_usd beside the
  * estimate with the job file's prices. Undefined when nothing is priced or recorded, or when the job
- * file or its output cannot be read now (status still shows the progress).
+ * file or its output cannot be read now (status still shows the progress). `status --watch` asks
+ * every second or two: the rewrite records (one read per item) are read again after
+ * RECORDS_FRESH_MS only, and the rows of each round decide which of their calls count.
  */
-export function spendSoFar(plan: Plan): Promise<JobSpend | undefined> {
-  return openStorage(plan.output)
-    .readManifest()
-    .then(
-      (rows) => spendOf(rows, estimatePlan(plan)),
-      () => undefined,
-    );
+export async function spendSoFar(plan: Plan): Promise<JobSpend | undefined> {
+  try {
+    const rows = await openStorage(plan.output).readManifest();
+    return spendOf(rows, estimatePlan(plan), notInRows(await recentRewriteCalls(plan), rows));
+  } catch {
+    return undefined;
+  }
+}
+
+const RECORDS_FRESH_MS = 30_000;
+let recentCalls: { output: string; at: number; calls: UnrecordedRewrite[] } | undefined;
+
+async function recentRewriteCalls(plan: Pick<Plan, 'items' | 'enhance' | 'output'>): Promise<UnrecordedRewrite[]> {
+  const output = JSON.stringify(plan.output);
+  if (recentCalls?.output === output && Date.now() - recentCalls.at < RECORDS_FRESH_MS) return recentCalls.calls;
+  const calls = await rewriteCallsOf(plan);
+  recentCalls = { output, at: Date.now(), calls };
+  return calls;
+}
+
+/**
+ * The spend of a job: its manifest rows, and the paid rewrites of its items that no row counts
+ * (read from the rewrite records beside the outputs, one per item, for a job with `enhance:`).
+ */
+export async function jobSpend(
+  plan: Pick<Plan, 'items' | 'enhance' | 'output'>,
+  rows: readonly ManifestRow[],
+  estimate: PlanEstimate,
+): Promise<JobSpend | undefined> {
+  return spendOf(rows, estimate, notInRows(await rewriteCallsOf(plan), rows));
+}
+
+/** Every paid rewrite call the records of the plan's items keep; none for a job without `enhance:`. */
+function rewriteCallsOf(plan: Pick<Plan, 'items' | 'enhance' | 'output'>): Promise<UnrecordedRewrite[]> {
+  if (!plan.enhance) return Promise.resolve([]);
+  return rewriteCalls(
+    new RewriteStore(openStorage(plan.output)),
+    plan.items.map((item) => item.key),
+  );
 }
 
 /** The spend lines for a listing (`status`, `results`): none when nothing is priced or recorded. */
@@ -110,8 +157,30 @@ export function spendSummaryLines(spend: JobSpend | undefined): string[] {
   return spend ? spendLines(spend) : [];
 }
 
-/** One row's cost for a table cell: `$0.40 billed`, `$0.04 est.`; `-` when the row records none. */
-export function rowCostText(row: Pick<ManifestRow, 'cost_usd' | 'cost_source'>): string {
-  if (row.cost_usd === undefined) return '-';
-  return `${formatUsd(row.cost_usd)} ${row.cost_source === 'billed' ? 'billed' : 'est.'}`;
+/**
+ * One row's whole cost for a table cell, its create's and its prompt rewrite's: `$0.40 billed`,
+ * `$0.04 est.`; named by its least certain part (`est.` when a part is an estimate; `usage` for a
+ * rewrite alone priced from its usage); `-` when the row records none.
+ */
+export function rowCostText(row: Pick<ManifestRow, 'cost_usd' | 'cost_source' | 'rewrite_cost_usd' | 'rewrite_cost_source'>): string {
+  const total = rowTotalUsd(row);
+  if (total === undefined) return '-';
+  const sources = [
+    ...(row.cost_usd !== undefined ? [row.cost_source ?? 'estimated'] : []),
+    ...(row.rewrite_cost_usd !== undefined ? [row.rewrite_cost_source ?? 'estimated'] : []),
+  ];
+  const named = sources.includes('estimated') ? 'est.' : sources.includes('billed') ? 'billed' : 'usage';
+  return `${formatUsd(total)} ${named}`;
+}
+
+/** The row's prompt rewrite's part of its cost for a table cell: `$0.00017 usage`, `$0.0063 est.`; `-` without one. */
+export function rowRewriteCostText(row: Pick<ManifestRow, 'rewrite_cost_usd' | 'rewrite_cost_source'>): string {
+  if (row.rewrite_cost_usd === undefined) return '-';
+  return `${formatUsd(row.rewrite_cost_usd)} ${row.rewrite_cost_source === 'usage' ? 'usage' : 'est.'}`;
+}
+
+/** What this run of the item cost in all, its create and its prompt rewrite (USD); undefined when the row records neither. */
+export function rowTotalUsd(row: Pick<ManifestRow, 'cost_usd' | 'rewrite_cost_usd'>): number | undefined {
+  if (row.cost_usd === undefined && row.rewrite_cost_usd === undefined) return undefined;
+  return roundUsd((row.cost_usd ?? 0) + (row.rewrite_cost_usd ?? 0));
 }

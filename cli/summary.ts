@@ -6,7 +6,7 @@ import { latestRowByKey, requestChanged, type ItemEndState, type ManifestRow } f
 import type { JobStopCause } from '../workflows/types';
 import { openStorage } from '../storage';
 import { estimatePlan } from './estimate';
-import { spendLines, spendOf, type JobSpend } from './spend';
+import { jobSpend, spendLines, type JobSpend } from './spend';
 import { color, formatBytes } from './output';
 import { plainText } from './terminal-text';
 
@@ -47,7 +47,7 @@ export async function readOutcome(plan: Plan, referenceDigests: ReferenceDigests
     bytes += row.bytes ?? 0;
     rows.push(row);
   }
-  const spend = spendOf(everyRow, estimatePlan(plan));
+  const spend = await jobSpend(plan, everyRow, estimatePlan(plan));
   return {
     job: plan.job,
     items: plan.items.length,

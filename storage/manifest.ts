@@ -47,6 +47,8 @@ export interface ManifestRow {
    */
   rewrite_cost_usd?: number;
   rewrite_cost_source?: 'usage' | 'estimated';
+  /** The `at` of the rewrite record whose paid call rewrite_cost_usd is (storage/rewrites.ts): that call is counted here, not again from the record. */
+  rewrite_at?: string;
   /** Which take of its source item this is, 1-based (`variants`, `--redo`; docs/takes.md). Absent: 1. */
   take?: number;
   /** The source item's identity, shared by all its takes and matrix values (the review page groups by it). Absent: `key`. */

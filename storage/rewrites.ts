@@ -22,6 +22,25 @@ export interface RewriteUsage {
   output_tokens?: number;
 }
 
+/** Who paid for a rewrite: an item's render (its manifest row records the cost) or `reelflow enhance`. */
+export type RewritePayer = 'render' | 'enhance';
+
+/**
+ * One Messages call paid for an item's rewrite, kept in the item's record so that no call is lost
+ * to the spend (docs/costs.md): the record's own, and those of the records it replaced. `at` is the
+ * record's `at` when it was made; a manifest row that counts the call names it (`rewrite_at`).
+ */
+export interface RewriteCall {
+  at: string;
+  by: RewritePayer;
+  /** What the call cost when it was made (jobfile/prices.ts rewriteCostUsd); absent: the model had no price. */
+  cost_usd?: number;
+  cost_source?: 'usage' | 'estimated';
+}
+
+/** Calls a record keeps: an item's prompt rewritten this many times keeps the latest. */
+export const MAX_RECORDED_CALLS = 200;
+
 export interface RewriteRecord {
   v: typeof RECORD_VERSION;
   key: string;
@@ -35,6 +54,8 @@ export interface RewriteRecord {
   model: string;
   at: string;
   usage?: RewriteUsage;
+  /** Every paid call of the item's rewrites, oldest first, this record's last. Absent in records from before. */
+  calls?: RewriteCall[];
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -80,7 +101,28 @@ export function decodeRewrite(text: string, key: string): RewriteRecord | undefi
     at: typeof r.at === 'string' ? r.at.slice(0, 40) : '',
   };
   if (usage && typeof usage === 'object') record.usage = countsOf(usage);
+  const calls = Array.isArray(r.calls) ? r.calls.flatMap(callOf).slice(-MAX_RECORDED_CALLS) : [];
+  if (calls.length > 0) record.calls = calls;
   return record;
+}
+
+/** A call as read back: a malformed one counts as none (the record is reelflow's own, but on disk). */
+function callOf(value: unknown): RewriteCall[] {
+  if (value === null || typeof value !== 'object') return [];
+  const c = value as Record<string, unknown>;
+  if (typeof c.at !== 'string' || c.at.length > 40 || (c.by !== 'render' && c.by !== 'enhance')) return [];
+  const call: RewriteCall = { at: c.at, by: c.by };
+  const usd = c.cost_usd;
+  if (typeof usd === 'number' && Number.isFinite(usd) && usd >= 0 && (c.cost_source === 'usage' || c.cost_source === 'estimated')) {
+    call.cost_usd = usd;
+    call.cost_source = c.cost_source;
+  }
+  return [call];
+}
+
+/** The record when it was made from this prompt with these settings: reusable as it is. */
+export function madeFrom(record: RewriteRecord | undefined, prompt: string, enhance: EnhanceSettings): RewriteRecord | undefined {
+  return record && record.prompt_sha256 === promptDigest(prompt) && record.settings_sha256 === settingsDigest(enhance) ? record : undefined;
 }
 
 export class RewriteStore {
@@ -99,10 +141,7 @@ export class RewriteStore {
 
   /** The item's record when it was made from this prompt with these settings: reusable as it is. */
   async find(key: string, prompt: string, enhance: EnhanceSettings): Promise<RewriteRecord | undefined> {
-    const record = await this.latest(key);
-    return record && record.prompt_sha256 === promptDigest(prompt) && record.settings_sha256 === settingsDigest(enhance)
-      ? record
-      : undefined;
+    return madeFrom(await this.latest(key), prompt, enhance);
   }
 
   /** Writes the record: the item's latest from now on. */
@@ -120,7 +159,16 @@ export function rewriteRecord(input: {
   model: string;
   usage?: RewriteUsage;
   at?: Date;
+  /** Who paid for it and what it cost; with the record it replaces, whose calls it keeps. */
+  paid?: { by: RewritePayer; cost?: { usd: number; source: 'usage' | 'estimated' }; replaces?: RewriteRecord };
 }): RewriteRecord {
+  const at = (input.at ?? new Date()).toISOString();
+  const { paid } = input;
+  const call: RewriteCall | undefined = paid && {
+    at,
+    by: paid.by,
+    ...(paid.cost ? { cost_usd: paid.cost.usd, cost_source: paid.cost.source } : {}),
+  };
   return {
     v: RECORD_VERSION,
     key: input.key,
@@ -128,9 +176,53 @@ export function rewriteRecord(input: {
     settings_sha256: settingsDigest(input.enhance),
     rewrite: input.rewrite === null ? null : input.rewrite.slice(0, MAX_REWRITE_CHARS),
     model: input.model.slice(0, 200),
-    at: (input.at ?? new Date()).toISOString(),
+    at,
     ...(input.usage ? { usage: countsOf(input.usage) } : {}),
+    ...(call ? { calls: [...(paid?.replaces?.calls ?? []), call].slice(-MAX_RECORDED_CALLS) } : {}),
   };
+}
+
+/** A paid rewrite call no manifest row counts (docs/costs.md), with the item it was made for. */
+export interface UnrecordedRewrite extends RewriteCall {
+  key: string;
+}
+
+/** Records read at once when the spend is summed (one GetObject each on S3). */
+const READS_AT_ONCE = 16;
+
+/**
+ * The paid rewrite calls of these items that no manifest row counts: made by `reelflow enhance`, or
+ * by a render whose item a job-wide cause then left not started (no row). A row counts a call when
+ * its `rewrite_at` is the call's `at`. Records from before calls were kept add nothing.
+ */
+export async function unrecordedRewrites(
+  store: RewriteStore,
+  keys: Iterable<string>,
+  rows: readonly { key: string; rewrite_at?: string }[],
+): Promise<UnrecordedRewrite[]> {
+  return notInRows(await rewriteCalls(store, keys), rows);
+}
+
+/** Every paid call the records of these items keep, by item key then time. */
+export async function rewriteCalls(store: RewriteStore, keys: Iterable<string>): Promise<UnrecordedRewrite[]> {
+  const pending = [...new Set(keys)];
+  const found: UnrecordedRewrite[][] = [];
+  let next = 0;
+  const reader = async (): Promise<void> => {
+    while (next < pending.length) {
+      const key = pending[next++]!;
+      const record = await store.latest(key);
+      found.push((record?.calls ?? []).map((c) => ({ ...c, key })));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, pending.length) }, reader));
+  return found.flat().sort((a, b) => a.key.localeCompare(b.key) || a.at.localeCompare(b.at));
+}
+
+/** The calls that no row names (its `rewrite_at`). */
+export function notInRows(calls: readonly UnrecordedRewrite[], rows: readonly { key: string; rewrite_at?: string }[]): UnrecordedRewrite[] {
+  const counted = new Set(rows.flatMap((r) => (r.rewrite_at ? [`${r.key}\u0000${r.rewrite_at}`] : [])));
+  return calls.filter((c) => !counted.has(`${c.key}\u0000${c.at}`));
 }
 
 /** The counts of a usage that are counts (whole, not negative): a gateway's other numbers are not kept. */

@@ -124,6 +124,7 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
     ...(carry.stoppedBy ? { stoppedBy: carry.stoppedBy } : {}),
     notStarted: carry.prepared.itemCount - carry.cursor + (carry.notStarted ?? 0),
     canceled: carry.canceled,
+    ...(carry.budget ? { spentUsd: carry.budget.spentUsd } : {}),
   };
 }
 
@@ -551,8 +552,9 @@ class Job {
  * workflow that records none, its reservation when it may have created (an unknown create is spent).
  */
 function spentBy(outcome: ItemOutcome, reservedUsd: number | undefined): number {
-  // A rewrite made counts whatever became of the create; an item not started was refused before it paid.
-  const rewrite = outcome.notStarted ? 0 : (outcome.rewriteCostUsd ?? 0);
+  // A rewrite paid for counts whatever became of the create, also when a job-wide cause then left the
+  // item not started (its Messages call was answered and billed; docs/costs.md).
+  const rewrite = outcome.rewriteCostUsd ?? 0;
   if (outcome.costUsd !== undefined) return roundUsd(outcome.costUsd + rewrite);
   if (outcome.notStarted || outcome.createsMaybeSent === 0) return rewrite;
   return reservedUsd ?? 0;

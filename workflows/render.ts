@@ -62,10 +62,13 @@ function endFromFailure(error: unknown, during: string): ItemEnded {
  * string is the answer of a worker from before priced rewrites (or a history from before them): the
  * estimate stands. The stored rewrite reused: nothing paid. Paid with no figure: the estimate.
  */
-function enhancedOf(answer: string | EnhancedPrompt, estimate: RewriteCost | undefined): { prompt: string; cost?: RewriteCost } {
+function enhancedOf(
+  answer: string | EnhancedPrompt,
+  estimate: RewriteCost | undefined,
+): { prompt: string; cost?: RewriteCost; at?: string } {
   if (typeof answer === 'string') return { prompt: answer, cost: estimate };
   if (!answer.paid) return { prompt: answer.prompt };
-  return { prompt: answer.prompt, cost: answer.cost ?? estimate };
+  return { prompt: answer.prompt, cost: answer.cost ?? estimate, ...(answer.at ? { at: answer.at } : {}) };
 }
 
 /** For `.catch`: a failed call ends the item; a cancellation (the job is being canceled) stays one. */
@@ -94,6 +97,8 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
   let renderMs: number | undefined;
   /** The rewrite this run paid for, priced: from its answer's usage, else the page's estimate (docs/costs.md). */
   let rewrite: RewriteCost | undefined;
+  /** The paid rewrite's record (its `at`): the row names it, so the spend counts the call once. */
+  let rewriteAt: string | undefined;
   /** Creates of this run that may have reached the gateway (the budget's spend, docs/costs.md). */
   const sent: CreatesSent = { maybe: 0 };
   // concurrency.shared: a permit of the key's limiter, held from before the item's first gateway
@@ -127,7 +132,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
         const answer = await calls.enhance
           .enhancePrompt({ settings, prompt, key: item.key, withCost: true, ...price })
           .catch(endedBy('enhance'));
-        ({ prompt, cost: rewrite } = enhancedOf(answer, estimate));
+        ({ prompt, cost: rewrite, at: rewriteAt } = enhancedOf(answer, estimate));
         enhanced = prompt;
       }
       status.phase = 'creating';
@@ -283,6 +288,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       error: outcome.error ?? null,
       ...(cost ? { cost_usd: cost.usd, cost_source: cost.source } : {}),
       ...(rewrite ? { rewrite_cost_usd: rewrite.usd, rewrite_cost_source: rewrite.source } : {}),
+      ...(rewrite && rewriteAt ? { rewrite_at: rewriteAt } : {}),
     };
     // The row's take, seed and what was asked are filled by the activity (docs/takes.md).
     const { take, group, vars, redoOf, request } = item;

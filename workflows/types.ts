@@ -150,6 +150,8 @@ export interface JobResult {
   /** Items left not started by the stop (never created, no manifest row): the next `run` renders them. */
   notStarted: number;
   canceled: boolean;
+  /** With a budget: what the job counted as spent, earlier runs' included (docs/costs.md). */
+  spentUsd?: number;
 }
 
 export interface RenderInput {

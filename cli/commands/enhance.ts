@@ -3,7 +3,7 @@
 // shown beside the prompts before any render is paid for. The renders then send exactly the stored
 // texts (activities/render.ts enhancePrompt finds them). docs/enhance.md is the user's page.
 import type { Command } from 'commander';
-import { rewriteOnce } from '../../activities/rewrite';
+import { rewriteOnce, rewritePricer } from '../../activities/rewrite';
 import {
   AuthError,
   GatewayUnavailableError,
@@ -16,11 +16,14 @@ import {
 } from '../../gateway';
 import type { Plan, PlanItem } from '../../jobfile/plan';
 import { openStorage } from '../../storage';
-import { RewriteStore, textToRender, type RewriteRecord } from '../../storage/rewrites';
+import { RewriteStore, textToRender, type RewriteCall, type RewriteRecord } from '../../storage/rewrites';
 import type { ManifestRow } from '../../storage/manifest';
 import { StorageError } from '../../storage/storage';
 import { InfrastructureError, UsageError } from '../errors';
-import { loadPlanOrExplain } from '../../client/jobs';
+import { loadPlanOrExplain, pricedAsStarted } from '../../client/jobs';
+import { rewritePriceOf } from '../../jobfile/prices';
+import { estimatePlan } from '../estimate';
+import { spendLines, spendOf, type JobSpend } from '../spend';
 import { collect, parseAllowKeys, refuseDisallowedKeyUses } from '../keys';
 import { createOutput, type Output } from '../output';
 import { fitWidth, padToWidth, plainText, wrapToWidth } from '../terminal-text';
@@ -44,6 +47,11 @@ export interface EnhanceOutcome {
   location: string;
   /** A cause that is the job's, not an item's (key, model, route, every address down): the rest were not asked. */
   stoppedBy?: Error;
+  /**
+   * What the Messages calls made now cost (docs/costs.md), priced from their usage as a render's are,
+   * beside the estimate of the job's rewrites; undefined when the enhance model has no price.
+   */
+  spend?: JobSpend;
 }
 
 export function registerEnhanceCommand(program: Command): void {
@@ -75,6 +83,7 @@ export async function enhanceCommand(jobFile: string, options: EnhanceOptions, p
   if (out.json) out.result(jsonView(plan, outcome));
   else for (const line of sideBySide(outcome.rewrites, terminalColumns())) out.line(line);
   out.note(countsLine(outcome));
+  for (const line of outcome.spend ? spendLines(outcome.spend) : []) out.note(line);
   finish(outcome, out);
 }
 
@@ -85,6 +94,7 @@ export async function enhanceCommand(jobFile: string, options: EnhanceOptions, p
 export async function reEnhanceBeforeRun(plan: Plan, out: Output): Promise<void> {
   const outcome = await enhanceJob(plan, { again: true, note: (line) => out.note(line) });
   out.note(`${countsLine(outcome)}; see them with: reelflow enhance ${plan.jobFile}`);
+  for (const line of outcome.spend ? spendLines(outcome.spend) : []) out.note(line);
   const failed = outcome.rewrites.filter((r) => r.error || !r.record);
   if (outcome.stoppedBy) throw asExitError(outcome.stoppedBy);
   if (failed.length > 0) {
@@ -109,6 +119,10 @@ export async function enhanceJob(plan: Plan, options: { again: boolean; note: (l
   const storage = openStorage(plan.output);
   const store = new RewriteStore(storage);
   await asInfrastructure(() => storage.checkWritable());
+  // Priced as status prices the job's spend (the prices its runs recorded beneath the job file's),
+  // so a rewrite paid here counts the same wherever it shows (docs/costs.md).
+  const priced = await pricedAsStarted(plan);
+  const price = rewritePriceOf(priced.pricing ?? {}, enhance.model);
   const gateway = createGatewayClient({
     baseUrls: plan.gateway.baseUrls,
     apiKey,
@@ -135,6 +149,7 @@ export async function enhanceJob(plan: Plan, options: { again: boolean; note: (l
           store,
           again: options.again,
           ask: (message) => gateway.createMessage(message),
+          payer: { by: 'enhance', priceOf: rewritePricer(price, enhance, slot.item.request.prompt) },
         });
         slot.record = done.record;
         slot.reused = done.reused;
@@ -156,7 +171,22 @@ export async function enhanceJob(plan: Plan, options: { again: boolean; note: (l
   } finally {
     await gateway.close();
   }
-  return { rewrites, location: store.location, stoppedBy };
+  const estimate = estimatePlan(priced);
+  const enhanceOnly = { ...estimate, per_model: estimate.per_model.filter((m) => m.role === 'enhance') };
+  const spend = price
+    ? spendOf(
+        [],
+        enhanceOnly,
+        rewrites.flatMap((r) => (r.reused ? [] : paidCall(r.record))),
+      )
+    : undefined;
+  return { rewrites, location: store.location, stoppedBy, ...(spend ? { spend } : {}) };
+}
+
+/** The call that made a record just now (its last): what it cost. */
+function paidCall(record: RewriteRecord | undefined): RewriteCall[] {
+  const call = record?.calls?.at(-1);
+  return call && call.at === record?.at ? [call] : [];
 }
 
 /**
@@ -231,6 +261,7 @@ function jsonView(plan: Plan, outcome: EnhanceOutcome): unknown {
     model: plan.enhance?.model,
     location: outcome.location,
     stopped: outcome.stoppedBy ? redact(outcome.stoppedBy.message) : null,
+    spend: outcome.spend ?? null,
     items: outcome.rewrites.map(({ item, record, reused, error }) => ({
       index: item.index,
       key: item.key,
@@ -241,6 +272,9 @@ function jsonView(plan: Plan, outcome: EnhanceOutcome): unknown {
       model: record?.model ?? null,
       at: record?.at ?? null,
       usage: record?.usage ?? null,
+      // What the call made now cost; null when the stored rewrite was reused or the model has no price.
+      cost_usd: reused ? null : (paidCall(record)[0]?.cost_usd ?? null),
+      cost_source: reused ? null : (paidCall(record)[0]?.cost_source ?? null),
       error: error ? `${error.kind}: ${error.message}` : null,
     })),
   };

@@ -21,7 +21,7 @@ import { TASK_QUEUE } from '../task-queue';
 import { describeOutcome, describeStop } from '../summary';
 import { openStorage } from '../../storage';
 import { keptFiles, printKept, rowsWithTakes, stateWithPick, type TakeRow } from '../takes-view';
-import { rowCostText, spendSoFar, spendSummaryLines } from '../spend';
+import { rowCostText, rowRewriteCostText, rowTotalUsd, spendSoFar, spendSummaryLines } from '../spend';
 
 /** How long after its start a job without an answering worker is said to be starting, not missing. */
 const WORKER_GRACE_MS = 30_000;
@@ -336,10 +336,15 @@ const COLUMNS = [
   'enhanced_prompt',
   'cost_usd',
   'cost_source',
+  'rewrite_cost_usd',
+  'rewrite_cost_source',
+  'total_cost_usd',
 ] as const;
 
 function cell(row: ManifestRow, column: (typeof COLUMNS)[number]): string {
   if (column === 'error') return row.error ? `${row.error.kind}: ${row.error.message}` : '';
+  // The item's whole cost: its create's and its prompt rewrite's (docs/costs.md).
+  if (column === 'total_cost_usd') return String(rowTotalUsd(row) ?? '');
   const value = row[column];
   return value === null || value === undefined ? '' : String(value);
 }
@@ -372,8 +377,10 @@ const TABLE: readonly TableColumn[] = [
   { head: 'TASK', value: (r) => r.task_id ?? '-', max: 40, shrinks: true },
   { head: 'FILE', value: (r) => r.file ?? '-', max: 40, shrinks: true },
   { head: 'SIZE', value: (r) => (r.bytes !== null ? formatBytes(r.bytes) : '-'), max: 10 },
-  // What the render cost (docs/costs.md): shown whenever a row records one, the money is what users watch.
-  { head: 'COST', value: rowCostText, max: 13, shownFor: (r) => r.cost_usd !== undefined },
+  // What the item cost, its create and its prompt rewrite (docs/costs.md): shown whenever a row
+  // records one, the money is what users watch; the rewrite's part beside it where there is one.
+  { head: 'COST', value: rowCostText, max: 13, shownFor: (r) => rowTotalUsd(r) !== undefined },
+  { head: 'REWRITE', value: rowRewriteCostText, max: 14, shownFor: (r) => r.rewrite_cost_usd !== undefined },
   { head: 'POLLS', value: (r) => String(r.polls), max: 6, optional: true },
   { head: 'BASE', value: (r) => r.base_url ?? '-', max: 40, optional: true },
   { head: 'SHA256', value: (r) => (r.sha256 ? r.sha256.slice(0, 12) : '-'), max: 12, optional: true },

@@ -83,8 +83,8 @@ describe('a budget is never crossed', () => {
     const csv = await runCli(['results', job, '--format', 'csv'], { env: e2e.env });
     assert.equal(csv.code, 0, csv.stderr);
     const [head, first] = csv.stdout.split('\n');
-    assert.match(head!, /,cost_usd,cost_source$/);
-    assert.match(first!, /,5,estimated$/);
+    assert.match(head!, /,cost_usd,cost_source,rewrite_cost_usd,rewrite_cost_source,total_cost_usd$/);
+    assert.match(first!, /,5,estimated,,,5$/);
   });
 
   it('refuses a job under a budget whose model has no price, naming it (exit 2, nothing sent)', async () => {

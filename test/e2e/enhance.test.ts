@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { messageUsage, replyFor } from '../../sim/messages';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { runCli } from '../support/cli';
 import { closedBaseUrl, filesContaining } from '../support/gateways';
@@ -14,6 +15,38 @@ import type { SimHandleExt } from '../../sim';
 
 const KEY = 'sk-test-e2e-enhance-0123456789';
 const ENHANCE = 'enhance:\n  model: claude-sonnet-4-6\n  max_tokens: 300\n  system: Rewrite the idea as one cinematic shot.';
+
+/** The renders at $0.50 each, the rewrites at $3 and $15 per million tokens (docs/costs.md). */
+const PRICED = [
+  ENHANCE,
+  'pricing:',
+  '  seedance-1-0-pro-250528:',
+  '    per_video: 0.5',
+  '  claude-sonnet-4-6:',
+  '    per_million_input_tokens: 3',
+  '    per_million_output_tokens: 15',
+].join('\n');
+
+/** What the simulator's rewrite of `prompt` costs at those prices, from the usage it answers with (sim/messages.ts). */
+function rewriteUsd(prompt: string): number {
+  const usage = messageUsage(prompt, 'Rewrite the idea as one cinematic shot.', replyFor(prompt));
+  return Math.round(usage.input_tokens * 3 + usage.output_tokens * 15) / 1e6;
+}
+
+const roundUsd = (usd: number): number => Math.round(usd * 1e6) / 1e6;
+
+interface ShownSpend {
+  usage_usd: number;
+  spent_usd: number;
+  per_model: Array<{ model: string; spent_usd: number; usage_usd: number }>;
+}
+
+/** `status --json`'s spend of an ended job. */
+async function statusSpend(job: string, env: NodeJS.ProcessEnv): Promise<ShownSpend> {
+  const status = await runCli(['status', job, '--json'], { env });
+  assert.equal(status.code, 0, status.stderr);
+  return (JSON.parse(status.stdout) as { spend: ShownSpend }).spend;
+}
 
 const messagesCalls = (sim: SimHandleExt): number => Object.values(sim.stats().messagesAuth).reduce((a, b) => a + b, 0);
 const createdPrompts = (sim: SimHandleExt): Record<string, number> => sim.stats().createsByPrompt;
@@ -99,9 +132,12 @@ describe('reelflow enhance: see the rewrites first, pay for each once', () => {
     // results: the rewrite beside the prompt.
     const csv = await runCli(['results', job, '--format', 'csv'], { env: e2e.env });
     assert.equal(csv.code, 0, csv.stderr);
-    assert.match(csv.stdout.split('\n')[0]!, /,prompt,enhanced_prompt,cost_usd,cost_source$/);
+    assert.match(
+      csv.stdout.split('\n')[0]!,
+      /,prompt,enhanced_prompt,cost_usd,cost_source,rewrite_cost_usd,rewrite_cost_source,total_cost_usd$/,
+    );
     // The rewrite holds commas: one quoted cell (the cost columns follow, empty without prices).
-    assert.ok(csv.stdout.includes(`,a lighthouse at dawn,"${rewrites[0]!.enhanced_prompt}",,\n`), csv.stdout);
+    assert.ok(csv.stdout.includes(`,a lighthouse at dawn,"${rewrites[0]!.enhanced_prompt}",,,,,\n`), csv.stdout);
     const tableResults = await runCli(['results', job], { env: { ...e2e.env, COLUMNS: '200' } });
     assert.match(tableResults.stdout, /prompt: +a fox crossing a snowy field\n +rewrite: +a fox crossing a snowy field\. Cinematic/);
 
@@ -147,6 +183,83 @@ describe('reelflow enhance: see the rewrites first, pay for each once', () => {
     const rows = manifestRows(dir);
     assert.equal(rows.length, 2);
     for (const row of rows) assert.equal(createdPrompts(e2e.sim)[row.enhanced_prompt as string], 1);
+  });
+
+  it("every paid rewrite is in the spend: a job-wide stop's, reelflow enhance's, a replaced record's", async () => {
+    const dir = tempDir();
+    const items = [
+      { id: 'owl', prompt: 'an owl at dusk' },
+      { id: 'kite', prompt: 'a red kite over dunes' },
+    ];
+    const job = writeJob(dir, { name: 'enh-spend', baseUrls: e2e.sim.urls, items, extra: PRICED });
+    const paid = roundUsd(rewriteUsd(items[0]!.prompt) + rewriteUsd(items[1]!.prompt));
+    const calls0 = messagesCalls(e2e.sim);
+
+    // Every create refused (401): both rewrites were answered, and paid, before the job stopped.
+    e2e.sim.setFaults({ errorRate: 1, errorStatuses: [401], errorBody: 'json', scope: ['create'] });
+    let stopped: Awaited<ReturnType<typeof runCli>>;
+    try {
+      stopped = await runCli(['run', job], { env: e2e.env });
+    } finally {
+      e2e.sim.setFaults({ errorRate: 0 });
+    }
+    assert.equal(stopped.code, 2, stopped.stderr);
+    assert.equal(messagesCalls(e2e.sim) - calls0, 2);
+    assert.ok(!readdirSync(join(dir, 'out')).includes('manifest.jsonl'), 'not started: no manifest row');
+    const usd = paid.toPrecision(2).replace(/0+$/, '');
+    assert.match(stopped.stdout + stopped.stderr, new RegExp(`claude-sonnet-4-6: \\$${usd} \\(\\$0\\.00 billed, \\$${usd} from usage`));
+    assert.equal((await statusSpend(job, e2e.env)).usage_usd, paid);
+
+    // They count against a budget as earlier runs' spend: $1.00 pays for one $0.50 render beside them, not two.
+    const budgeted = await runCli(['run', job, '--budget', '1'], { env: e2e.env });
+    assert.equal(budgeted.code, 1, budgeted.stderr);
+    assert.match(budgeted.stdout + budgeted.stderr, /budget reached: \$0\.50 of \$1\.00 spent or reserved; 1 items not started/);
+    // After the fix the run reuses the paid rewrites: no call, and they count once.
+    const fixed = await runCli(['run', job], { env: e2e.env });
+    assert.equal(fixed.code, 0, fixed.stderr);
+    assert.equal(messagesCalls(e2e.sim) - calls0, 2);
+    const afterRun = await statusSpend(job, e2e.env);
+    assert.equal(afterRun.usage_usd, paid);
+    assert.equal(afterRun.spent_usd, roundUsd(1 + paid));
+
+    // reelflow enhance --re-enhance pays again: it says what, and status counts it too.
+    const again = await runCli(['enhance', job, '--re-enhance', '--json'], { env: e2e.env });
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(messagesCalls(e2e.sim) - calls0, 4);
+    const shown = JSON.parse(again.stdout) as { spend: ShownSpend; items: Array<{ cost_usd: number | null; cost_source: string | null }> };
+    assert.equal(shown.spend.usage_usd, paid);
+    assert.deepEqual(
+      shown.items.map((i) => [i.cost_usd, i.cost_source]),
+      items.map((i) => [rewriteUsd(i.prompt), 'usage']),
+    );
+    assert.match(again.stderr, new RegExp(`spent: +\\$${usd} \\(\\$0\\.00 billed, \\$${usd} from usage, \\$0\\.00 estimated\\) of \\$`));
+    assert.equal((await statusSpend(job, e2e.env)).usage_usd, roundUsd(2 * paid));
+
+    // A changed prompt: its render pays for a new rewrite (its row counts it) and the calls of the
+    // record it replaces stay counted.
+    const changed = [{ id: 'owl', prompt: 'an owl at dawn' }, items[1]!];
+    writeJob(dir, { name: 'enh-spend', baseUrls: e2e.sim.urls, items: changed, extra: PRICED });
+    const rerun = await runCli(['run', job], { env: e2e.env });
+    assert.equal(rerun.code, 0, rerun.stderr);
+    assert.equal(messagesCalls(e2e.sim) - calls0, 5);
+    const owl = manifestRows(dir).at(-1)!;
+    assert.deepEqual(
+      [owl.id, owl.cost_usd, owl.rewrite_cost_usd, owl.rewrite_cost_source],
+      ['owl', 0.5, rewriteUsd('an owl at dawn'), 'usage'],
+    );
+    assert.equal((await statusSpend(job, e2e.env)).usage_usd, roundUsd(2 * paid + rewriteUsd('an owl at dawn')));
+
+    // results: each item's whole cost, the rewrite's part beside it.
+    const csv = await runCli(['results', job, '--format', 'csv'], { env: e2e.env });
+    assert.equal(csv.code, 0, csv.stderr);
+    const owlLine = csv.stdout.split('\n').find((l) => l.includes(',an owl at dawn,'))!;
+    assert.ok(
+      owlLine.endsWith(`,0.5,estimated,${rewriteUsd('an owl at dawn')},usage,${roundUsd(0.5 + rewriteUsd('an owl at dawn'))}`),
+      owlLine,
+    );
+    const table = await runCli(['results', job], { env: { ...e2e.env, COLUMNS: '200' } });
+    assert.match(table.stdout, /COST +REWRITE/);
+    assert.match(table.stdout, /\n#1 .*\$0\.50 est\. +\$0\.00\d+ usage/);
   });
 
   it('enhance refuses a job without enhance:, and a missing key, with exit 2 and nothing asked', async () => {

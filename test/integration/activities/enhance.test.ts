@@ -48,6 +48,12 @@ const pricedUsage = (prompt: string): number => {
   return Math.round(usage.input_tokens * 3 + usage.output_tokens * 15) / 1e6;
 };
 
+/** The item's stored rewrite record (storage/rewrites.ts), as the activity wrote it. */
+function storedRecord(dir: string, key: string): { at: string; calls?: unknown[] } {
+  const file = join(dir, '.reelflow', 'rewrites', `${createHash('sha256').update(key, 'utf8').digest('hex')}.json`);
+  return JSON.parse(readFileSync(file, 'utf8')) as { at: string; calls?: unknown[] };
+}
+
 describe('enhancePrompt: one Messages call per item per prompt text', () => {
   let sim: SimHandleExt;
   const calls = () => Object.values(sim.stats().messagesAuth).reduce((a, b) => a + b, 0);
@@ -134,7 +140,10 @@ describe('enhancePrompt: one Messages call per item per prompt text', () => {
       const first = await priced(input);
       assert.equal(calls() - before, 1);
       const usd = pricedUsage('a tram in the fog');
-      assert.deepEqual(first, { prompt: replyFor('a tram in the fog'), paid: true, cost: { usd, source: 'usage' } });
+      const { at, calls: kept } = storedRecord(dir, 'tram');
+      assert.deepEqual(first, { prompt: replyFor('a tram in the fog'), paid: true, cost: { usd, source: 'usage' }, at });
+      // The record keeps the paid call, priced: its spend is counted even if no manifest row ever does.
+      assert.deepEqual(kept, [{ at, by: 'render', cost_usd: usd, cost_source: 'usage' }]);
       const estimate = estimateEnhanceUsd({ [ENHANCE.model]: { source: '', ...PRICE } }, ENHANCE, input.prompt);
       assert.ok('usd' in estimate && usd < estimate.usd, `usage ${usd} is below the max_tokens estimate ${JSON.stringify(estimate)}`);
       // A later run (or another item's workflow) finds it stored: no call, nothing paid.
@@ -155,6 +164,7 @@ describe('enhancePrompt: one Messages call per item per prompt text', () => {
         prompt: replyFor('a diver under ice'),
         paid: true,
         cost: { usd: pricedUsage('a diver under ice'), source: 'usage' },
+        at: storedRecord(dir, 'diver').at,
       });
       // A retry of an activity scheduled after the record was made (a later run's) paid nothing.
       assert.deepEqual(await priced(input, { attempt: 2, scheduledTimestampMs: Date.now() + 1_000 }), {
@@ -172,6 +182,7 @@ describe('enhancePrompt: one Messages call per item per prompt text', () => {
         prompt: replyFor('a diver under ice'),
         paid: true,
         cost: { usd: estimate.usd, source: 'estimated' },
+        at: record.at,
       });
     });
 
@@ -183,7 +194,9 @@ describe('enhancePrompt: one Messages call per item per prompt text', () => {
         key: 'u',
         withCost: true,
       });
-      assert.deepEqual(answer, { prompt: replyFor('unpriced'), paid: true });
+      const { at, calls: kept } = storedRecord(dir, 'u');
+      assert.deepEqual(answer, { prompt: replyFor('unpriced'), paid: true, at });
+      assert.deepEqual(kept, [{ at, by: 'render' }]);
     });
   });
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { EnhanceSettings } from '../../../jobfile/plan';
 import { LocalStorage, type Storage } from '../../../storage';
-import { RewriteStore, rewriteRecord } from '../../../storage/rewrites';
+import { MAX_RECORDED_CALLS, RewriteStore, rewriteRecord, unrecordedRewrites } from '../../../storage/rewrites';
 import { S3Storage } from '../../../storage/s3';
 import { tempDir } from '../../support/jobs';
 import { s3ServerKinds, startS3Server, type S3TestServer } from '../../support/s3-server';
@@ -50,6 +50,68 @@ function storeContract(open: () => Storage): void {
     assert.equal((await store.find(odd, 'p', ENHANCE))?.rewrite, 'odd');
     // Records are reelflow's own files: never listed as outputs.
     assert.deepEqual(await storage.list(), []);
+  });
+
+  it('keeps every paid call of an item across the records that replace each other; the calls no row counts are its unrecorded spend', async () => {
+    const store = new RewriteStore(open());
+    const at = (s: number) => new Date(Date.UTC(2026, 10, 25, 12, 0, s));
+    // `reelflow enhance` paid for the first; a render of a changed prompt for the second (its row names it).
+    const first = rewriteRecord({
+      key: 'hero',
+      prompt: 'a cliff at dusk',
+      enhance: ENHANCE,
+      rewrite: 'first',
+      model: 'm',
+      at: at(1),
+      paid: { by: 'enhance', cost: { usd: 0.0004, source: 'usage' } },
+    });
+    await store.put(first);
+    const second = rewriteRecord({
+      key: 'hero',
+      prompt: 'a cliff at dawn',
+      enhance: ENHANCE,
+      rewrite: 'second',
+      model: 'm',
+      at: at(2),
+      paid: { by: 'render', cost: { usd: 0.0005, source: 'usage' }, replaces: (await store.latest('hero'))! },
+    });
+    await store.put(second);
+    // A render whose item was then left not started (no row); and a record from before calls were kept.
+    await store.put(
+      rewriteRecord({
+        key: 'owl',
+        prompt: 'p',
+        enhance: ENHANCE,
+        rewrite: 'o',
+        model: 'm',
+        at: at(3),
+        paid: { by: 'render', cost: { usd: 0.0006, source: 'estimated' } },
+      }),
+    );
+    await store.put(rewriteRecord({ key: 'old', prompt: 'p', enhance: ENHANCE, rewrite: 'x', model: 'm', at: at(4) }));
+    assert.deepEqual((await store.latest('hero'))?.calls, [
+      { at: at(1).toISOString(), by: 'enhance', cost_usd: 0.0004, cost_source: 'usage' },
+      { at: at(2).toISOString(), by: 'render', cost_usd: 0.0005, cost_source: 'usage' },
+    ]);
+    const rows = [{ key: 'hero', rewrite_at: at(2).toISOString() }, { key: 'owl' }, { key: 'old' }];
+    assert.deepEqual(await unrecordedRewrites(store, ['hero', 'owl', 'old', 'nobody', 'hero'], rows), [
+      { key: 'hero', at: at(1).toISOString(), by: 'enhance', cost_usd: 0.0004, cost_source: 'usage' },
+      { key: 'owl', at: at(3).toISOString(), by: 'render', cost_usd: 0.0006, cost_source: 'estimated' },
+    ]);
+    // An item rewritten past the bound keeps its latest calls.
+    let latest = await store.latest('hero');
+    for (let i = 0; i < MAX_RECORDED_CALLS + 5; i++) {
+      latest = rewriteRecord({
+        key: 'hero',
+        prompt: `v${i}`,
+        enhance: ENHANCE,
+        rewrite: 'r',
+        model: 'm',
+        paid: { by: 'enhance', replaces: latest! },
+      });
+    }
+    await store.put(latest!);
+    assert.equal((await store.latest('hero'))?.calls?.length, MAX_RECORDED_CALLS);
   });
 
   it('bounds what it keeps of a gateway answer', async () => {

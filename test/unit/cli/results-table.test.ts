@@ -1,7 +1,7 @@
 // The results table within the terminal's width, and the rows `--state`, `--model` and `--id` keep.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { rowFilter, toTable } from '../../../cli/commands/operate';
+import { rowFilter, toCsv, toTable } from '../../../cli/commands/operate';
 import { UsageError } from '../../../cli/errors';
 import { displayWidth } from '../../../cli/terminal-text';
 import { manifestRow } from '../../support/storage';
@@ -60,6 +60,27 @@ describe('results table', () => {
     assert.match(text, /\n#2 .*\$0\.04 est\./);
     for (const line of text.trimEnd().split('\n')) assert.ok(displayWidth(line) <= 100, line);
     assert.doesNotMatch(toTable(rows, 0, 100), /COST/, 'no cost recorded: no column');
+  });
+
+  it("counts an item's prompt rewrite in its COST, and shows the rewrite's part beside it", () => {
+    const priced = [
+      { ...rows[0]!, cost_usd: 0.4, cost_source: 'billed' as const, rewrite_cost_usd: 0.0017, rewrite_cost_source: 'usage' as const },
+      // Failed before its create was sent: what it cost is its rewrite alone.
+      { ...rows[1]!, rewrite_cost_usd: 0.0063, rewrite_cost_source: 'estimated' as const },
+      { ...rows[2]!, cost_usd: 0.04, cost_source: 'estimated' as const },
+    ];
+    const text = toTable(priced, 0, 120);
+    assert.match(text.split('\n')[0]!, /SIZE +COST +REWRITE/);
+    assert.match(text, /\n#1 .*\$0\.40 billed +\$0\.0017 usage/);
+    assert.match(text, /\n#2 .*\$0\.0063 est\. +\$0\.0063 est\./);
+    assert.match(text, /\n#3 .*\$0\.04 est\. +-\n/);
+    for (const line of text.trimEnd().split('\n')) assert.ok(displayWidth(line) <= 120, line);
+    assert.doesNotMatch(toTable([{ ...rows[0]!, cost_usd: 0.4, cost_source: 'billed' as const }], 0, 120), /REWRITE/);
+
+    const csv = toCsv(priced).split('\n');
+    assert.match(csv[0]!, /,cost_usd,cost_source,rewrite_cost_usd,rewrite_cost_source,total_cost_usd$/);
+    assert.match(csv[1]!, /,0\.4,billed,0\.0017,usage,0\.4017$/);
+    assert.match(csv[2]!, /,,,0\.0063,estimated,0\.0063$/);
   });
 
   it('stays within 60 columns', () => {

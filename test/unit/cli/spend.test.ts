@@ -113,4 +113,19 @@ describe('the spend of a job', () => {
       '  claude: $0.0067 ($0.00 billed, $0.0004 from usage, $0.0063 estimated) of $0.10 estimated',
     ]);
   });
+
+  it('counts the paid rewrite calls no row counts (reelflow enhance, an item left not started) for the enhance model too', () => {
+    const rows: ManifestRow[] = [
+      { ...row('a', 'sora-2', { usd: 0.4, source: 'billed' }), rewrite_cost_usd: 0.0002, rewrite_cost_source: 'usage' },
+    ];
+    const calls = [
+      { cost_usd: 0.0003, cost_source: 'usage' as const },
+      { cost_usd: 0.006, cost_source: 'estimated' as const },
+      {}, // an unpriced call: no figure to add
+    ];
+    const claude = spendOf(rows, estimate, calls)!.per_model.find((m) => m.model === 'claude');
+    assert.deepEqual([claude?.spent_usd, claude?.usage_usd, claude?.estimated_usd], [0.0065, 0.0005, 0.006]);
+    // Nothing in any row, only a call `reelflow enhance` paid: still a spend to show.
+    assert.equal(spendOf([], { ...estimate, per_model: [] }, calls.slice(0, 1))?.spent_usd, 0.0003);
+  });
 });

@@ -285,4 +285,39 @@ describe('JobWorkflow never crosses budget.max_usd', () => {
     for (const row of rows) assert.deepEqual([row.cost_usd, row.rewrite_cost_usd, row.rewrite_cost_source], [4, undefined, undefined]);
     assert.equal(result.notStarted, 2);
   });
+
+  it('a rewrite paid for before a job-wide cause left its item not started still counts as spent', async () => {
+    // Both rewrites are answered ($0.25 each, from usage), then every create is refused (401): the
+    // items stay not started, with no manifest row, but their Messages calls were paid.
+    const plan = await budgetedPlan('refused', 2, {
+      concurrency: { maxInFlight: 2 },
+      enhance: { model: 'claude-sonnet-4-6', maxTokens: 100 },
+    });
+    const { stubs, events } = stubActivities(server.env, plan, { renderMs: 10 * MINUTE });
+    const refused = {
+      ...stubs,
+      async readPlanItems({ offset, limit }: { offset: number; limit: number }) {
+        const items = plan.items.slice(offset, offset + limit).map((item) => ({ ...item, estimateUsd: 4, rewriteEstimateUsd: 1 }));
+        return { items, nextOffset: offset + items.length };
+      },
+      async enhancePrompt({ prompt }: { prompt: string }) {
+        return {
+          prompt: `rewritten: ${prompt}`,
+          paid: true,
+          cost: { usd: 0.25, source: 'usage' as const },
+          at: '2025-01-01T00:00:00.000Z',
+        };
+      },
+      async createTaskMarked(): Promise<never> {
+        throw ApplicationFailure.create({ type: FailureType.auth, nonRetryable: true, message: 'the gateway refused the key (401)' });
+      },
+    };
+
+    const result = await runJob(server.env, server.bundle, refused, 'refused');
+
+    assert.equal(result.stoppedBy?.kind, FailureType.auth);
+    assert.equal(result.notStarted, 2);
+    assert.equal(events.filter((e) => e.kind === 'record').length, 0, 'not started: no manifest row');
+    assert.equal(result.spentUsd, 0.5, 'the two paid rewrites are spent');
+  });
 });
