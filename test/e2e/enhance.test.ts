@@ -6,32 +6,14 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { messageUsage, replyFor } from '../../sim/messages';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { runCli } from '../support/cli';
 import { closedBaseUrl, filesContaining } from '../support/gateways';
 import { tempDir, writeJob } from '../support/jobs';
 import type { SimHandleExt } from '../../sim';
+import { ENHANCE, PRICED_ENHANCE, rewriteUsd } from '../support/priced-enhance';
 
 const KEY = 'sk-test-e2e-enhance-0123456789';
-const ENHANCE = 'enhance:\n  model: claude-sonnet-4-6\n  max_tokens: 300\n  system: Rewrite the idea as one cinematic shot.';
-
-/** The renders at $0.50 each, the rewrites at $3 and $15 per million tokens (docs/costs.md). */
-const PRICED = [
-  ENHANCE,
-  'pricing:',
-  '  seedance-1-0-pro-250528:',
-  '    per_video: 0.5',
-  '  claude-sonnet-4-6:',
-  '    per_million_input_tokens: 3',
-  '    per_million_output_tokens: 15',
-].join('\n');
-
-/** What the simulator's rewrite of `prompt` costs at those prices, from the usage it answers with (sim/messages.ts). */
-function rewriteUsd(prompt: string): number {
-  const usage = messageUsage(prompt, 'Rewrite the idea as one cinematic shot.', replyFor(prompt));
-  return Math.round(usage.input_tokens * 3 + usage.output_tokens * 15) / 1e6;
-}
 
 const roundUsd = (usd: number): number => Math.round(usd * 1e6) / 1e6;
 
@@ -191,7 +173,7 @@ describe('reelflow enhance: see the rewrites first, pay for each once', () => {
       { id: 'owl', prompt: 'an owl at dusk' },
       { id: 'kite', prompt: 'a red kite over dunes' },
     ];
-    const job = writeJob(dir, { name: 'enh-spend', baseUrls: e2e.sim.urls, items, extra: PRICED });
+    const job = writeJob(dir, { name: 'enh-spend', baseUrls: e2e.sim.urls, items, extra: PRICED_ENHANCE });
     const paid = roundUsd(rewriteUsd(items[0]!.prompt) + rewriteUsd(items[1]!.prompt));
     const calls0 = messagesCalls(e2e.sim);
 
@@ -238,7 +220,7 @@ describe('reelflow enhance: see the rewrites first, pay for each once', () => {
     // A changed prompt: its render pays for a new rewrite (its row counts it) and the calls of the
     // record it replaces stay counted.
     const changed = [{ id: 'owl', prompt: 'an owl at dawn' }, items[1]!];
-    writeJob(dir, { name: 'enh-spend', baseUrls: e2e.sim.urls, items: changed, extra: PRICED });
+    writeJob(dir, { name: 'enh-spend', baseUrls: e2e.sim.urls, items: changed, extra: PRICED_ENHANCE });
     const rerun = await runCli(['run', job], { env: e2e.env });
     assert.equal(rerun.code, 0, rerun.stderr);
     assert.equal(messagesCalls(e2e.sim) - calls0, 5);

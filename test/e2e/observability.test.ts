@@ -7,11 +7,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { messageUsage, replyFor } from '../../sim/messages';
 import { freePort } from '../../worker/dev-server';
 import { runCli, startCli, type CliRun } from '../support/cli';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { tempDir, writeJob } from '../support/jobs';
+import { PRICED_ENHANCE, rewriteUsd } from '../support/priced-enhance';
 
 const KEY = 'sk-test-observability-0123456789';
 
@@ -67,25 +67,6 @@ async function scrapeWhileRunning(port: number, run: CliRun, ready: (samples: Sa
 }
 
 /** Prompts rewritten through Messages, at $3 and $15 per million tokens (docs/costs.md); the renders at $0.50 each. */
-const ENHANCE_SYSTEM = 'Rewrite the idea as one cinematic shot.';
-const PRICED_ENHANCE = [
-  'enhance:',
-  '  model: claude-sonnet-4-6',
-  '  max_tokens: 300',
-  `  system: ${ENHANCE_SYSTEM}`,
-  'pricing:',
-  '  seedance-1-0-pro-250528:',
-  '    per_video: 0.5',
-  '  claude-sonnet-4-6:',
-  '    per_million_input_tokens: 3',
-  '    per_million_output_tokens: 15',
-].join('\n');
-
-/** What the simulator's answer to `prompt` costs at those prices, from the usage it reports (sim/messages.ts). */
-function rewriteUsd(prompt: string): number {
-  const usage = messageUsage(prompt, ENHANCE_SYSTEM, replyFor(prompt));
-  return Math.round(usage.input_tokens * 3 + usage.output_tokens * 15) / 1e6;
-}
 
 const items = (prefix: string, n: number) =>
   Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i + 1}`, prompt: `${prefix} shot ${i + 1}` }));
