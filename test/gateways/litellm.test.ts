@@ -149,8 +149,14 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
       assert.deepEqual([row.cost_usd, row.cost_source], [0.4, 'billed'], id);
     }
     // The job gives no price: run read LiteLLM's own (GET /v1/model/info, $0.10 a second for sora-2),
-    // so the 3 creates were estimated at $1.20, and the lost one counts as spent at its estimate.
-    assert.match(result.stdout, /spent: {4}\$1\.20 \(\$0\.80 billed, \$0\.40 estimated\) of \$1\.20 estimated/);
+    // so the 3 creates were estimated at $1.20, and the lost one counts as spent at its estimate. The
+    // rewrites are priced from the usage LiteLLM passed through, at its published claude prices.
+    const rewrites = [...rows.values()].map((row) => [row.rewrite_cost_source, (row.rewrite_cost_usd ?? 0) > 0]);
+    assert.deepEqual(
+      rewrites,
+      [...rows.values()].map(() => ['usage', true]),
+    );
+    assert.match(result.stdout, /spent: {4}\$1\.20 \(\$0\.80 billed, \$0\.000\d+ from usage, \$0\.40 estimated\) of \$1\.20 estimated/);
     // The gateway created (and the upstream billed) the render whose answer was lost: it ends
     // unknown, and reelflow does not create it again on its own.
     const lost = rowOf(rows, 'lost', 'unknown');
