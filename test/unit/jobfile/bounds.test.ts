@@ -35,10 +35,10 @@ function probe(file: string): Probe {
   return JSON.parse(line) as Probe;
 }
 
-function assertCheap(p: Probe, seconds = 1): void {
+function assertCheap(p: Probe, seconds = 1, peakMb = 200): void {
   assert.equal(p.code, 2, p.stderr);
   assert.ok(p.ms < seconds * 1000, `took ${Math.round(p.ms)} ms of CPU`);
-  assert.ok(p.peakMb < 200, `peak memory ${Math.round(p.peakMb)} MB`);
+  assert.ok(p.peakMb < peakMb, `peak memory ${Math.round(p.peakMb)} MB`);
 }
 
 const hundred = `[${Array.from({ length: 100 }, (_, i) => i).join(',')}]`;
@@ -74,7 +74,10 @@ describe('sizes are checked before anything is built', () => {
     const dir = tempJobDir({ 'job.yaml': `${HEAD}items_from:\n  file: rows.csv\n` });
     writeFileSync(join(dir, 'rows.csv'), `${rows.join('\n')}\n`);
     const p = probe(join(dir, 'job.yaml'));
-    assertCheap(p, 3);
+    // The 28 MB file itself is read whole: 167-173 MB peak on an idle machine, but 308 MB once in
+    // CI with other test files beside it (garbage collection falls behind). The heap cap (300 MB),
+    // which the old code died on, is what bounds it; 400 MB only catches a runaway.
+    assertCheap(p, 3, 400);
     assert.match(p.stderr, /rows\.csv:200002:1: .*row 200001 .*at most 200000 items/);
   });
 
