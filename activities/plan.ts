@@ -255,16 +255,16 @@ async function recordPrices(output: OutputSettings, prices: PriceTable, used: st
  * new-api's public prices are still read.
  */
 async function gatewayPrices(loaded: PlanFile, settings: Parameters<typeof workerKeyFor>[0]): Promise<PriceTable | undefined> {
-  const own = loaded.head.pricing;
+  // The models without a price are exactly those the gateway is asked for (withPublishedPrices).
   const unpriced = loaded.unpriced.map((u) => u.model);
-  if (!unpriced.some((m) => !Object.prototype.hasOwnProperty.call(own ?? {}, m))) return undefined;
+  if (unpriced.length === 0) return undefined;
   let key: string | undefined;
   try {
     key = workerKeyFor(settings);
   } catch {
     key = undefined;
   }
-  const { table, published } = await withPublishedPrices(own, unpriced, settings.gateway.baseUrls, key ? { key } : {});
+  const { table, published } = await withPublishedPrices(loaded.head.pricing, unpriced, settings.gateway.baseUrls, key ? { key } : {});
   return Object.keys(published.prices).length > 0 ? table : undefined;
 }
 
@@ -328,6 +328,9 @@ export async function readPlanItems(input: {
   const retry = new Set<ItemEndState>(input.retryStates);
   const rewrites = new RewriteStore(storage);
   const { enhance } = plan.head;
+  // The page's prices, the same for every item of it.
+  const table = input.prices ?? plan.head.pricing ?? {};
+  const rewritePrice = enhance ? rewritePriceOf(table, enhance.model) : undefined;
   const todo: PageItem[] = [];
   // The page is one activity result: it stops before PLAN_PAGE_BYTES of items (Temporal refuses a
   // payload over 2 MB; jobfile/item-size.ts), and nextOffset says where, so the next page goes on.
@@ -341,7 +344,6 @@ export async function readPlanItems(input: {
     const stored = row?.state === 'succeeded' && row.file ? await storage.stat(row.file) : undefined;
     if (!itemIsDone(row, retry, stored, changed)) {
       const todoItem: PageItem = { ...item, ...(digest !== undefined ? { requestDigest: digest } : {}) };
-      const table = input.prices ?? plan.head.pricing ?? {};
       const estimate = estimateItemUsd(table, item.request);
       if ('usd' in estimate) todoItem.estimateUsd = estimate.usd;
       // The rewrite this item will pay for (none when its rewrite is stored): its manifest row records
@@ -349,8 +351,7 @@ export async function readPlanItems(input: {
       const rewrite = enhance ? estimateEnhanceUsd(table, enhance, item.request.prompt) : undefined;
       if (rewrite && 'usd' in rewrite && !(await rewrites.find(item.key, item.request.prompt, enhance!)))
         todoItem.rewriteEstimateUsd = rewrite.usd;
-      const rewritePrice = rewrite && 'usd' in rewrite ? rewritePriceOf(table, enhance!.model) : undefined;
-      if (rewritePrice) todoItem.rewritePrice = rewritePrice;
+      if (rewritePrice && rewrite && 'usd' in rewrite) todoItem.rewritePrice = rewritePrice;
       // Another request's render holds the plain name: this one is written beside it, never over it.
       const holder = manifest.firstFiles.get(item.key);
       if (holder && digest !== undefined && changedSince(holder, item.request, digest))

@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { EnhanceSettings } from '../jobfile/plan';
 import type { Storage } from './storage';
+import { mapLimit } from './map-limit';
 
 /** Characters of a rewrite kept: as the gateway client bounds a Messages answer (gateway/messages.ts). */
 export const MAX_REWRITE_CHARS = 20_000;
@@ -205,17 +206,9 @@ export async function unrecordedRewrites(
 
 /** Every paid call the records of these items keep, by item key then time. */
 export async function rewriteCalls(store: RewriteStore, keys: Iterable<string>): Promise<UnrecordedRewrite[]> {
-  const pending = [...new Set(keys)];
-  const found: UnrecordedRewrite[][] = [];
-  let next = 0;
-  const reader = async (): Promise<void> => {
-    while (next < pending.length) {
-      const key = pending[next++]!;
-      const record = await store.latest(key);
-      found.push((record?.calls ?? []).map((c) => ({ ...c, key })));
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(READS_AT_ONCE, pending.length) }, reader));
+  const found = await mapLimit([...new Set(keys)], READS_AT_ONCE, async (key) =>
+    ((await store.latest(key))?.calls ?? []).map((c): UnrecordedRewrite => ({ ...c, key })),
+  );
   return found.flat().sort((a, b) => a.key.localeCompare(b.key) || a.at.localeCompare(b.at));
 }
 

@@ -51,6 +51,7 @@ import { MANIFEST_FILE, checkObjectName, contentTypeFor } from './names';
 import { createS3Client, type S3ClientOptions } from './s3-client';
 import { PartUploader } from './s3-part-uploader';
 import { describeS3Error, endpointLabel, isNotFound, type S3ErrorContext } from './s3-errors';
+import { mapLimit } from './map-limit';
 import {
   StorageError,
   type ManifestCursor,
@@ -333,14 +334,9 @@ export class S3Storage implements Storage {
     const listed = (await this.listKeys(manifestDir)).map((o) => o.key.slice(manifestDir.length)).sort(byName);
     const keys = rowNamesToRead(listed, snapshot?.coverage).map((name) => manifestDir + name);
     const missing = keys.filter((k) => !this.rowCache.has(k));
-    let next = 0;
-    const worker = async () => {
-      while (next < missing.length) {
-        const Key = missing[next++] as string;
-        this.rowCache.set(Key, await this.getRow(Key));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(16, missing.length) }, worker));
+    await mapLimit(missing, 16, async (Key) => {
+      this.rowCache.set(Key, await this.getRow(Key));
+    });
     const rows: ManifestRow[] = [...(snapshot?.rows ?? [])];
     for (const k of keys) {
       const row = this.rowCache.get(k);

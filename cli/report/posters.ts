@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, lstat, rm, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { mapLimit } from '../../storage/map-limit';
 import { openUnder, renameUnder } from '../../storage/safe-path';
 
 export interface MediaTools {
@@ -148,20 +149,6 @@ export async function extractPoster(ffmpeg: string, video: string, outputDir: st
   } finally {
     await rm(resolve(outputDir, temp), { force: true });
   }
-}
-
-/** Runs `fn` over `items` with at most `limit` calls in flight; results keep the input order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, lane));
-  return results;
 }
 
 /** Poster name for a stored object: `posters/<file>.jpg`, relative to the output directory. */
