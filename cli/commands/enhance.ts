@@ -262,21 +262,24 @@ function jsonView(plan: Plan, outcome: EnhanceOutcome): unknown {
     location: outcome.location,
     stopped: outcome.stoppedBy ? redact(outcome.stoppedBy.message) : null,
     spend: outcome.spend ?? null,
-    items: outcome.rewrites.map(({ item, record, reused, error }) => ({
-      index: item.index,
-      key: item.key,
-      id: item.id ?? null,
-      prompt: item.request.prompt,
-      enhanced_prompt: record ? textToRender(record, item.request.prompt) : null,
-      reused,
-      model: record?.model ?? null,
-      at: record?.at ?? null,
-      usage: record?.usage ?? null,
-      // What the call made now cost; null when the stored rewrite was reused or the model has no price.
-      cost_usd: reused ? null : (paidCall(record)[0]?.cost_usd ?? null),
-      cost_source: reused ? null : (paidCall(record)[0]?.cost_source ?? null),
-      error: error ? `${error.kind}: ${error.message}` : null,
-    })),
+    items: outcome.rewrites.map(({ item, record, reused, error }) => {
+      // What the call made now cost; none when the stored rewrite was reused or the model has no price.
+      const paid = reused ? undefined : paidCall(record)[0];
+      return {
+        index: item.index,
+        key: item.key,
+        id: item.id ?? null,
+        prompt: item.request.prompt,
+        enhanced_prompt: record ? textToRender(record, item.request.prompt) : null,
+        reused,
+        model: record?.model ?? null,
+        at: record?.at ?? null,
+        usage: record?.usage ?? null,
+        cost_usd: paid?.cost_usd ?? null,
+        cost_source: paid?.cost_source ?? null,
+        error: error ? `${error.kind}: ${error.message}` : null,
+      };
+    }),
   };
 }
 
