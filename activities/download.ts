@@ -32,7 +32,8 @@ export interface DownloadedVideo {
   location: string;
   bytes: number;
   sha256: string;
-  baseUrl: string;
+  /** The base address the video came through; absent when it came from a CDN's result_url. */
+  baseUrl?: string;
   /** The origin that served the bytes: a base address, or a CDN's. */
   servedBy: string;
 }

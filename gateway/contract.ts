@@ -43,7 +43,8 @@ export interface TaskRef {
   resultUrl?: string;
 }
 
-export interface VideoDownload extends ServedBy {
+/** `baseUrl` is absent when the bytes came from an address the gateway handed out (a CDN's result_url). */
+export interface VideoDownload extends Partial<ServedBy> {
   /** Bytes from `offset` on. Resumes internally with Range after a cut; errors if it cannot. */
   body: Readable;
   /** Total size of the whole video when the server said (Content-Length / Content-Range). */

@@ -105,7 +105,8 @@ interface Opened {
   response: HttpResponse;
   /** The address the bytes come from, after redirects. */
   url: URL;
-  baseUrl: string;
+  /** The base address it came through; absent when it came from an address the gateway handed out. */
+  baseUrl?: string;
 }
 
 /** Parses `bytes 100-199/1000` (total may be `*`). */
@@ -178,7 +179,7 @@ class Video {
         return undefined;
       },
     });
-    return { ...result.value, baseUrl: result.baseUrl };
+    return { ...result.value, baseUrl: 'path' in this.target ? result.baseUrl : undefined };
   }
 }
 

@@ -134,6 +134,7 @@ export interface CallSpec<T> {
 
 export interface CallResult<T> {
   value: T;
+  /** The base address that answered; for a fixed address (a result_url), that address's origin. */
   baseUrl: string;
   /** Requests sent, including 429-refused and provably unsent ones. */
   attempts: number;
@@ -185,7 +186,9 @@ export async function call<T>(engine: Engine, spec: CallSpec<T>): Promise<CallRe
   for (;;) {
     if (spec.signal?.aborted) throw new GatewayAbortedError();
     const target = spec.target();
-    const baseUrl = sticky ?? pool.pick(failedHere);
+    // A fixed address goes to no base: crediting one (the pool's next pick) would name a base, even
+    // a dead one, as having served what it never saw.
+    const baseUrl = 'path' in target ? (sticky ?? pool.pick(failedHere)) : new URL(target.url).origin;
     sticky = undefined;
     const url = 'path' in target ? new URL(`${baseUrl}${target.path}`) : new URL(target.url);
     const body = await openBody(spec, final);

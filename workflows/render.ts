@@ -207,7 +207,8 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
         outputName: item.outputName,
       })
       .catch(endedBy('download'));
-    status.baseUrl = download.baseUrl;
+    // A video from a CDN came through no base: the one that answered the last check stays.
+    status.baseUrl = download.baseUrl ?? status.baseUrl;
     log.info('item downloaded', {
       event: LogEvent.itemDownloaded,
       ...fields,

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { runCli, startCli, type CliRun } from '../support/cli';
 import { tempDir, writeJob } from '../support/jobs';
+import { startTestTemporal } from '../support/temporal';
 import { until } from '../support/wait';
 
 const KEY = 'sk-test-budget-0123456789ab';
@@ -167,39 +167,26 @@ describe('a budget is never crossed', () => {
     }
 
     // Temporal forgets the job (its retention passed): the job file's rows answer, with the prices
-    // the run was started with, read from beside the manifest: no gateway asked, no key needed.
-    const connection = await Connection.connect({ address: e2e.temporal.address });
+    // the run was started with, read from beside the manifest: no gateway asked, no key needed. A
+    // second, empty server is that Temporal: reachable, and without the job. (Deleting the job from
+    // the first takes the development server ~30 s, which a loaded CI machine did not keep to.)
+    const forgetful = await startTestTemporal();
     try {
-      await connection.workflowService.deleteWorkflowExecution({
-        namespace: 'default',
-        workflowExecution: { workflowId: 'reelflow-gateway-priced' },
-      });
-      await until(
-        () =>
-          connection.workflowService
-            .describeWorkflowExecution({ namespace: 'default', execution: { workflowId: 'reelflow-gateway-priced' } })
-            .then(
-              () => false,
-              (error: unknown) => error instanceof WorkflowNotFoundError || /not found/i.test((error as Error).message),
-            ),
-        30_000,
-        'the job deleted from Temporal',
-      );
+      const pricingAsked = e2e.sim.stats().requests['GET /api/pricing'];
+      const noKey = { ...e2e.env, GATEWAY_API_KEY: undefined, TEMPORAL_ADDRESS: forgetful.address };
+      const forgotten = await runCli(['status', job, '--json'], { env: noKey });
+      assert.equal(forgotten.code, 0, forgotten.stderr);
+      const doc = JSON.parse(forgotten.stdout) as { state: string; spend: unknown };
+      assert.deepEqual([doc.state, doc.spend], ['forgotten', ran]);
+      const human = await runCli(['status', job], { env: noKey });
+      assert.match(human.stdout, spentLine);
+      // results by job file reads the rows without Temporal: here it cannot be reached at all.
+      const results = await runCli(['results', job, '--format', 'json'], { env: { ...noKey, TEMPORAL_ADDRESS: '127.0.0.1:9' } });
+      assert.equal(results.code, 0, results.stderr);
+      assert.match(results.stderr, spentLine);
+      assert.equal(e2e.sim.stats().requests['GET /api/pricing'], pricingAsked, 'status and results asked the gateway nothing');
     } finally {
-      await connection.close();
+      await forgetful.stop();
     }
-    const pricingAsked = e2e.sim.stats().requests['GET /api/pricing'];
-    const noKey = { ...e2e.env, GATEWAY_API_KEY: undefined };
-    const forgotten = await runCli(['status', job, '--json'], { env: noKey });
-    assert.equal(forgotten.code, 0, forgotten.stderr);
-    const doc = JSON.parse(forgotten.stdout) as { state: string; spend: unknown };
-    assert.deepEqual([doc.state, doc.spend], ['forgotten', ran]);
-    const human = await runCli(['status', job], { env: noKey });
-    assert.match(human.stdout, spentLine);
-    // results by job file reads the rows without Temporal: here it cannot be reached at all.
-    const results = await runCli(['results', job, '--format', 'json'], { env: { ...noKey, TEMPORAL_ADDRESS: '127.0.0.1:9' } });
-    assert.equal(results.code, 0, results.stderr);
-    assert.match(results.stderr, spentLine);
-    assert.equal(e2e.sim.stats().requests['GET /api/pricing'], pricingAsked, 'status and results asked the gateway nothing');
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { AmbiguousCreateError, GatewayUnavailableError } from '../../../gateway/index';
-import { harness, render, waitDone, type Harness } from './helpers';
+import { digest, harness, render, waitDone, type Harness } from './helpers';
 
 describe('failover between base addresses', () => {
   let h: Harness;
@@ -95,5 +95,29 @@ describe('failover between base addresses', () => {
       await h.sim.setPortMode(1, 'up');
       await h.sim.setPortMode(2, 'up');
     }
+  });
+});
+
+// A video fetched from the address the gateway handed out (a CDN's) reached no base address. The
+// engine used to credit it to whichever base the pool would pick next: once a dead primary's
+// cooldown had run out, the manifest said the primary served an item it never answered for (seen
+// in CI: gateway-quirks "q-9: served by <the refused primary>").
+describe('a video from a result_url', () => {
+  let h: Harness;
+  before(async () => {
+    h = await harness({ ports: [0, 0], portModes: ['refuse', 'up'], cdn: true }, { cooldownMs: 200 });
+  });
+  after(async () => h.close());
+
+  it('is not credited to a base address it never reached', async () => {
+    const created = await h.client.createTask(render('from the cdn'));
+    const done = await waitDone(h.client, { taskId: created.taskId, protocol: 'general' });
+    assert.equal(done.baseUrl, h.sim.urls[1]);
+    assert.ok(done.resultUrl?.startsWith(h.sim.cdnUrl!), done.resultUrl);
+    await new Promise((r) => setTimeout(r, 400)); // the refused primary's cooldown is over
+    const video = await h.client.openVideo({ taskId: created.taskId, protocol: 'general', resultUrl: done.resultUrl });
+    await digest(video.body);
+    assert.equal(new URL(video.source).origin, new URL(h.sim.cdnUrl!).origin);
+    assert.equal(video.baseUrl, undefined, 'no base address served it');
   });
 });
