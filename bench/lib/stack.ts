@@ -64,9 +64,8 @@ async function startWorkerOnce(env: NodeJS.ProcessEnv, args: string[]): Promise<
   // BENCH_WORKER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the worker under load.
   const nodeArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...nodeArgs, reelflowBin, 'worker', ...args], {
-    // As the service unit and the container image start a worker (docs/worker-memory.md): two
-    // malloc arenas, not eight per core, for the SDK's Rust threads.
-    env: { MALLOC_ARENA_MAX: '2', ...env, NO_COLOR: '1' },
+    // The worker bounds its own memory (cli/worker-heap.ts): measured as a user starts it.
+    env: { ...env, MALLOC_ARENA_MAX: undefined, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';

@@ -36,7 +36,7 @@ import { unpricedMessage, unpricedModels } from '../../activities/plan';
 import { parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../redo';
 import type { RedoTake } from '../../jobfile/takes';
 import { estimateForRun, keyForPrices, recordRunPrices } from '../estimate';
-import { restartWithBoundedYoungGeneration } from '../worker-heap';
+import { restartWithMemoryBounds } from '../worker-heap';
 
 /** `--budget 50`: a number of dollars above 0, as budget.max_usd. */
 function parseBudget(text: string): number {
@@ -129,7 +129,7 @@ async function preflight(plan: Awaited<ReturnType<typeof loadPlanOrExplain>>, wi
 
 async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
   // This process runs the job's worker: with its young generation bounded (cli/worker-heap.ts).
-  if (options.worker && !options.detach && !options.dryRun && !options.enhanceOnly) restartWithBoundedYoungGeneration();
+  if (options.worker && !options.detach && !options.dryRun && !options.enhanceOnly) restartWithMemoryBounds();
   if (options.json && options.logFormat === 'json') throw new UsageError('--json and --log-format json both write to stdout: choose one');
   const out = createOutput(!!options.json);
   // JSON logs own stdout as --json does: human lines go to stderr.
@@ -424,8 +424,6 @@ function spawnBackgroundWorker(workflowId: string, allowKey: readonly string[]):
   const child = spawn(process.execPath, [join(projectRoot, 'bin', 'reelflow.js'), ...args], {
     detached: true,
     stdio: ['ignore', fd, fd],
-    // Two malloc arenas, as the service unit and the container image start workers (docs/worker-memory.md).
-    env: { MALLOC_ARENA_MAX: '2', ...process.env },
   });
   if (child.pid !== undefined) recordDetachedWorker(workflowId, child.pid);
   child.unref();

@@ -6,7 +6,7 @@ import { jobResult } from '../../client/control';
 import { jobHandle } from '../../client/jobs';
 import { allowKeysInThisWorker } from '../../activities/context';
 import { collect, keySettingsOrExplain, parseAllowKeys } from '../keys';
-import { restartWithBoundedYoungGeneration } from '../worker-heap';
+import { restartWithMemoryBounds } from '../worker-heap';
 import { createReelflowWorker, DEFAULT_SHUTDOWN_GRACE_MS, runWorkerUntil } from '../../worker/worker';
 import { parseDuration } from '../../jobfile/values';
 import { UsageError } from '../errors';
@@ -46,7 +46,7 @@ export function registerWorkerCommand(program: Command): void {
       [],
     );
   addObservabilityOptions(command).action(async (options: WorkerOptions) => {
-    restartWithBoundedYoungGeneration();
+    restartWithMemoryBounds();
     // Before the first connection: the SDK's Runtime (logs, metrics) is made once per process.
     const shutdownGraceMs = parseShutdownGrace(options.shutdownGrace);
     const metrics = await startObservability(options);
