@@ -240,6 +240,8 @@ interface ResumeOptions {
   signal: AbortSignal | undefined;
 }
 
+function leftToTheConsumer(): void {}
+
 /**
  * The bytes of one download as a single Readable. A cut (reset, stall, short body) reopens the
  * video at the current position with Range + If-Range; if the server then sends the whole file
@@ -259,6 +261,11 @@ class ResumableBody extends Readable {
     options: ResumeOptions,
   ) {
     super({ highWaterMark: 1 << 20 });
+    // The body downloads before its consumer reads (a video up to the buffer's size, all of it)
+    // while the consumer prepares where the bytes go. An error in that time stays in the stream,
+    // which gives it to the consumer when it reads or waits for it (stream.finished); without a
+    // listener, the emit would end the process, and every download in it.
+    this.on('error', leftToTheConsumer);
     this.options = options;
     this.position = options.position;
     this.stall = new StallWatch(

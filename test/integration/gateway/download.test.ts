@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TaskRef } from '../../../gateway/contract';
+import { DownloadError } from '../../../gateway/index';
 import { assertNoKey, digest, harness, referenceDigest, render, waitDone, type Harness } from './helpers';
 
 const SIZE = 3 * 1024 * 1024 + 17;
@@ -102,5 +103,36 @@ describe('downloads', () => {
 
   it('never logs the key', () => {
     assertNoKey(h.logs.join('\n'));
+  });
+});
+
+// A consumer prepares its file before it reads (the local storage makes the folder, records the
+// part's owner, fsyncs): a video that fits the body's buffer downloads meanwhile, and a download
+// that failed in that time emitted 'error' with no listener, which ended the worker process (CI:
+// the chaos test's worker died, "download cut at byte 259281 and not resumable after 5 attempts").
+describe('a download that fails before its consumer reads', () => {
+  let h: Harness;
+  before(async () => {
+    h = await harness({ videoBytes: 256 * 1024 });
+  });
+  after(async () => h.close());
+
+  it("is the consumer's error, not the process's", async () => {
+    const created = await h.client.createTask(render('failed before read'));
+    const done = await waitDone(h.client, { taskId: created.taskId, protocol: 'general' });
+    h.sim.setFaults({ cutDownloadRate: 1 });
+    const d = await h.client.openVideo({ taskId: created.taskId, protocol: 'general', resultUrl: done.resultUrl });
+    try {
+      for (let i = 0; i < 200 && !d.body.destroyed; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(d.body.destroyed, 'every opening was cut: the download gave up before anyone read it');
+      await assert.rejects(digest(d.body), (e: unknown) => {
+        assert.ok(e instanceof DownloadError, String(e));
+        assert.match(e.message, /not resumable after 5 attempts/);
+        return true;
+      });
+    } finally {
+      d.body.destroy();
+      h.sim.setFaults({ cutDownloadRate: 0 });
+    }
   });
 });
