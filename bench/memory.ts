@@ -23,6 +23,8 @@ interface Measured {
   endMib: number;
   seconds: number;
   itemsPerSecond: number;
+  /** The worker's CPU time (user and system) per item, ms. */
+  cpuMsPerItem: number;
   largestHistory: number;
   largestChild: number;
   jobRuns: number;
@@ -54,6 +56,7 @@ async function measure(count: number, maxInFlight: number): Promise<Measured> {
     });
     clearInterval(sampler);
     const mem = stack.worker.memory();
+    const cpu = stack.worker.cpuSeconds();
     const ok = run.rows.filter((r) => r.state === 'succeeded').length;
     const executions = await listJobExecutions(stack.client, run.workflowId);
     const jobRuns = executions.filter((e) => e.workflowId === run.workflowId);
@@ -67,12 +70,14 @@ async function measure(count: number, maxInFlight: number): Promise<Measured> {
       endMib: Number((mem.rss / MIB).toFixed(1)),
       seconds: Number((took / 1000).toFixed(1)),
       itemsPerSecond: Number((count / (took / 1000)).toFixed(1)),
+      cpuMsPerItem: Number(((cpu * 1000) / count).toFixed(2)),
       largestHistory: largest.historyLength,
       largestChild,
       jobRuns: jobRuns.length,
     };
     say(`${ok} of ${count} items succeeded in ${seconds(took)} (${measured.itemsPerSecond} items/s)`);
     say(`worker peak RSS (VmHWM) ${measured.peakMib.toFixed(0)} MiB, at the end ${measured.endMib.toFixed(0)} MiB`);
+    say(`worker CPU ${cpu.toFixed(1)} s, ${measured.cpuMsPerItem} ms per item`);
     say(
       `${executions.length} executions listed: ${jobRuns.length} runs of the job (continue-as-new), largest history ${largest.historyLength} events (${largest.workflowId}), largest child ${largestChild} events`,
     );

@@ -1,18 +1,26 @@
 // The memory bounds of a process that runs a worker (docs/worker-memory.md, "Young generation" and
-// "Malloc arenas"). Both are read once, when the process starts: V8 sizes a heap's young
-// generation then and grows it with the rate of allocation, so a worker's peak memory followed the
-// machine's speed more than the job's size (1,000 items: 238-269 MiB at 13-27 items/s; bounded:
-// 198-235 MiB; BENCHMARKS.md), and glibc reads MALLOC_ARENA_MAX then (2 arenas: ~10 % less).
-// So a command that runs a worker starts itself again, in place, with both: process.execve keeps
-// the pid, the terminal and the signals, and runs before anything was written or opened.
+// "Malloc"). All are read once, when the process starts: V8 sizes a heap's young generation then
+// and grows it with the rate of allocation, so a worker's peak memory followed the machine's speed
+// more than the job's size (1,000 items: 238-269 MiB at 13-27 items/s; bounded: 198-235 MiB;
+// BENCHMARKS.md), and glibc reads its MALLOC_ settings then. So a command that runs a worker starts
+// itself again, in place, with them: process.execve keeps the pid, the terminal and the signals, and
+// runs before anything was written or opened.
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 
 const FLAG = '--max-semi-space-size';
 /** 2 MiB semi-spaces, as the worker already gives its workflow thread (worker/worker.ts). */
 export const WORKER_YOUNG_GENERATION = `${FLAG}=2`;
-/** glibc's malloc arenas: one per thread that allocates (up to 8 per core) without it. */
-export const WORKER_MALLOC_ARENAS = { MALLOC_ARENA_MAX: '2' } as const;
+/**
+ * glibc's malloc, for a process whose threads (the SDK's Rust core, the workflow thread, V8's
+ * compilers) allocate and free large blocks all the time:
+ * - two arenas, not one per allocating thread (up to 8 per core), each keeping freed memory;
+ * - blocks of 128 KiB and more in mappings of their own, returned when freed. glibc's default
+ *   moves that threshold up (to 32 MiB) each time a large block is freed, after which such blocks
+ *   come from the arenas, which fragment and keep tens of MiB: a long job's worker held 230-256 MiB
+ *   where a fixed threshold holds 184-193 (BENCHMARKS.md, "memory in session 10").
+ */
+export const WORKER_MALLOC = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' } as const;
 
 type Execve = (file: string, args: string[], env: NodeJS.ProcessEnv) => never;
 
@@ -20,16 +28,16 @@ export function restartWithMemoryBounds(): void {
   // Node before 22.15 and Windows have no execve: the worker then runs with V8's and glibc's own sizing.
   const execve = (process as unknown as { execve?: Execve }).execve;
   if (typeof execve !== 'function' || !isTheReelflowCommand()) return;
-  // A bound the user chose (a node flag, NODE_OPTIONS, MALLOC_ARENA_MAX) is theirs. Once both are
+  // A bound the user chose (a node flag, NODE_OPTIONS, a MALLOC_ variable) is theirs. Once all are
   // set, the restart ends.
   const youngGiven = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((arg) => arg.startsWith(FLAG));
-  const arenasGiven = process.env.MALLOC_ARENA_MAX !== undefined;
-  if (youngGiven && arenasGiven) return;
+  const mallocGiven = Object.keys(WORKER_MALLOC).every((name) => process.env[name] !== undefined);
+  if (youngGiven && mallocGiven) return;
   execve.call(
     process,
     process.execPath,
     [process.execPath, ...(youngGiven ? [] : [WORKER_YOUNG_GENERATION]), ...process.execArgv, ...process.argv.slice(1)],
-    { ...WORKER_MALLOC_ARENAS, ...process.env },
+    { ...WORKER_MALLOC, ...process.env },
   );
 }
 

@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
+import { WORKER_MALLOC } from '../../cli/worker-heap';
 import { startSimulator, type SimHandleExt, type SimOptionsExt } from '../../sim/index';
 import { reelflowBin } from '../../test/support/cli';
 import { tempDir, writeJob, type JobSpec } from '../../test/support/jobs';
@@ -23,6 +24,8 @@ export interface WorkerChild {
   pid: number;
   /** Current and peak resident set of the worker process, bytes (from /proc). */
   memory(): { rss: number; peak: number };
+  /** CPU time the worker process has used, user and system, seconds (from /proc). */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
@@ -65,7 +68,7 @@ async function startWorkerOnce(env: NodeJS.ProcessEnv, args: string[]): Promise<
   const nodeArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...nodeArgs, reelflowBin, 'worker', ...args], {
     // The worker bounds its own memory (cli/worker-heap.ts): measured as a user starts it.
-    env: { ...env, MALLOC_ARENA_MAX: undefined, NO_COLOR: '1' },
+    env: { ...env, ...Object.fromEntries(Object.keys(WORKER_MALLOC).map((name) => [name, undefined])), NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';
@@ -97,6 +100,12 @@ async function startWorkerOnce(env: NodeJS.ProcessEnv, args: string[]): Promise<
     memory() {
       peak = Math.max(peak, procStatusBytes(pid, 'VmHWM'));
       return { rss: procStatusBytes(pid, 'VmRSS'), peak };
+    },
+    cpuSeconds() {
+      // Fields 14 and 15 of /proc/PID/stat (utime, stime), in clock ticks of 1/100 s; the command
+      // name (field 2) is in parentheses and has no spaces here.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ');
+      return (Number(fields[13]) + Number(fields[14])) / 100;
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -2,13 +2,13 @@
 // and /readyz beside /metrics on the --metrics listener; /readyz turns unready while the Temporal
 // server is stopped and ready again once it is back on the same port; every reelflow_* series is
 // there, at zero, before the worker has done anything; the worker runs with its young generation
-// and its malloc arenas bounded, though started without either (docs/worker-memory.md). The built CLI against a real Temporal dev
+// and its malloc settings bounded, though started without them (docs/worker-memory.md). The built CLI against a real Temporal dev
 // server.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { METRICS } from '../../activities/metrics';
-import { WORKER_MALLOC_ARENAS, WORKER_YOUNG_GENERATION } from '../../cli/worker-heap';
+import { WORKER_MALLOC, WORKER_YOUNG_GENERATION } from '../../cli/worker-heap';
 import { ensureDevServer, freePort } from '../../worker/dev-server';
 import { startCli } from '../support/cli';
 import { useTemporalAndSimulator } from '../support/e2e';
@@ -26,15 +26,17 @@ describe('worker health endpoints (built CLI, real Temporal)', () => {
 
   it('/healthz, /readyz and /metrics on the --metrics listener; /readyz follows a Temporal outage', { timeout: 240_000 }, async () => {
     const port = await freePort();
-    const worker = startCli(['worker', '--metrics', `127.0.0.1:${port}`], { env: { ...e2e.env, MALLOC_ARENA_MAX: undefined } });
+    const unset = Object.fromEntries(Object.keys(WORKER_MALLOC).map((name) => [name, undefined]));
+    const worker = startCli(['worker', '--metrics', `127.0.0.1:${port}`], { env: { ...e2e.env, ...unset } });
     try {
       await worker.waitFor(/polling task queue/, 60_000);
       // The process spawned is the worker, started again in place with its memory bounded
-      // (cli/worker-heap.ts): the same pid, the flag on its command line, the arenas in its environment.
+      // (cli/worker-heap.ts): the same pid, the flag on its command line, malloc's settings in its environment.
       const cmdline = (await readFile(`/proc/${worker.child.pid}/cmdline`, 'utf8')).split('\0');
       assert.ok(cmdline.includes(WORKER_YOUNG_GENERATION), cmdline.join(' '));
       const environ = (await readFile(`/proc/${worker.child.pid}/environ`, 'utf8')).split('\0');
-      assert.ok(environ.includes(`MALLOC_ARENA_MAX=${WORKER_MALLOC_ARENAS.MALLOC_ARENA_MAX}`), 'MALLOC_ARENA_MAX=2 in its environment');
+      for (const [name, value] of Object.entries(WORKER_MALLOC))
+        assert.ok(environ.includes(`${name}=${value}`), `${name}=${value} in its environment`);
       assert.deepEqual(await get(port, '/healthz'), { status: 200, text: 'ok\n' });
       await until(async () => (await get(port, '/readyz')).status === 200, 20_000, '/readyz to say ready');
       assert.match((await get(port, '/readyz')).text, /^ready: polling task queue "reelflow"/);
