@@ -44,7 +44,7 @@ describe(`chaos (seed ${SEED}, ${ITEMS} items${FULL ? ', full' : ', trimmed'})`,
   let client: Client;
   let env: NodeJS.ProcessEnv;
   let worker: WorkerProcess | undefined;
-  const dir = tempDir('reelflow-chaos-');
+  const dir = tempDir('reelflow-chaos-', { keep: true });
   const workerLog = join(dir, 'worker-output.log');
   /** The work directory is kept when the run fails, for its manifest, files and worker output. */
   let passed = false;

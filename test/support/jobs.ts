@@ -1,10 +1,26 @@
 // Job files written into a temporary directory for a test.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export function tempDir(prefix = 'reelflow-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+const madeHere: string[] = [];
+
+function removeMadeHere(): void {
+  for (const dir of madeHere) rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * A fresh directory under the system's temporary folder, removed when the test process exits (a
+ * whole suite left ~250 behind, with their videos). `keep` leaves it for the test to decide (the
+ * chaos test keeps a failed run's); REELFLOW_KEEP_TEST_DIRS=1 keeps them all, for a look.
+ */
+export function tempDir(prefix = 'reelflow-test-', options: { keep?: boolean } = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (!options.keep && process.env.REELFLOW_KEEP_TEST_DIRS !== '1') {
+    if (madeHere.length === 0) process.once('exit', removeMadeHere);
+    madeHere.push(dir);
+  }
+  return dir;
 }
 
 export interface JobSpec {
