@@ -1,9 +1,10 @@
 // The manifest snapshot's pure rules (which row objects a reader still fetches, what a snapshot
 // holds), and local output's snapshotManifest(), which only reads manifest.jsonl.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { describe, it } from 'node:test';
-import { LocalStorage } from '../../../storage/local';
+import { countManifestItems, LocalStorage } from '../../../storage/local';
 import {
   coverageFrom,
   coverageMetadata,
@@ -90,5 +91,20 @@ describe('LocalStorage.snapshotManifest()', () => {
     const before = readFileSync(`${storage.location}/manifest.jsonl`);
     assert.deepEqual(await storage.snapshotManifest(), { location: `${storage.location}/manifest.jsonl`, items: 2 });
     assert.deepEqual(readFileSync(`${storage.location}/manifest.jsonl`), before, 'every line kept');
+  });
+
+  // The job's end used to parse the whole manifest at once to count it (+30 MiB at 30,000 items).
+  it('counts a chunk at a time: rows across chunk boundaries, a torn last line, repeated keys', async () => {
+    const storage = new LocalStorage(path());
+    for (let i = 1; i <= 40; i++) await storage.appendManifest(manifestRow(i));
+    for (let i = 1; i <= 10; i++) await storage.appendManifest(manifestRow(i, { state: 'failed' }));
+    appendFileSync(`${storage.location}/manifest.jsonl`, '{"key":"torn');
+    const fh = await open(`${storage.location}/manifest.jsonl`, 'r');
+    try {
+      for (const chunk of [7, 100, 333, 1 << 20]) assert.equal(await countManifestItems(fh, chunk), 40, `chunks of ${chunk} bytes`);
+    } finally {
+      await fh.close();
+    }
+    assert.equal((await storage.snapshotManifest()).items, 40);
   });
 });
