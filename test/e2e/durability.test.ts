@@ -182,14 +182,14 @@ describe('durability', () => {
 
   it('cancel during a create: the item ends canceled (not failed) and says the render may have started', async () => {
     const dir = tempDir();
-    const hung = await startSimulator({ ports: [0], keys: [KEY], renderMs: 1000, seed: 4 });
+    // Creates take 20 s to answer; everything else (the run's preflight) answers at once. A port
+    // switched to 'hang' after the preflight's first request raced the rest of the preflight on a
+    // loaded machine (CI: the run never started its job, and cancel found no workflow).
+    const hung = await startSimulator({ ports: [0], keys: [KEY], renderMs: 1000, seed: 4, faults: { slowMs: 20_000, scope: ['create'] } });
     try {
       const job = writeJob(dir, { name: 'cancel-creating', baseUrls: hung.urls, items: items('cancel-creating', 2), maxInFlight: 2 });
       const run = startCli(['run', job], { env: e2e.env });
-      // The gateway hangs once the run's preflight has found it answering (a hung address would stop the run: exit 3).
-      await until(() => (hung.stats().requests['GET /v1/models'] ?? 0) >= 1, 30_000, 'the preflight');
-      await hung.setPortMode(0, 'hang');
-      await until(() => (hung.stats().faults['port-hang'] ?? 0) >= 2, 30_000, 'two creates in flight');
+      await until(() => (hung.stats().requests['POST /v1/video/generations'] ?? 0) >= 2, 60_000, 'two creates in flight');
       const cancel = await runCli(['cancel', job], { env: e2e.env });
       assert.equal(cancel.code, 0, cancel.stderr);
       const result = await run.done;
