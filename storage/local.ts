@@ -271,31 +271,31 @@ export class LocalStorage implements Storage {
    * that it reads, and counts its items. It is never rewritten, so no line of it is ever lost.
    */
   async snapshotManifest(): Promise<ManifestSnapshot> {
-    let fh;
-    try {
-      fh = await openUnder(this.location, MANIFEST_FILE, 'read');
-    } catch (err) {
-      if (errnoCode(err) === 'ENOENT') return { location: this.manifestPath, items: 0 };
-      throw err instanceof StorageError ? err : fsError(`cannot read ${this.manifestPath}`, err);
-    }
+    const fh = await this.openManifestToRead();
+    if (!fh) return { location: this.manifestPath, items: 0 };
     try {
       return { location: this.manifestPath, items: await countManifestItems(fh) };
     } catch (err) {
-      throw err instanceof StorageError ? err : fsError(`cannot read ${this.manifestPath}`, err);
+      throw fsError(`cannot read ${this.manifestPath}`, err);
     } finally {
       await fh.close();
     }
   }
 
-  /** Reads only the bytes appended since `cursor` (all of them if the file was replaced or shrank). */
-  async readManifestSince(cursor: ManifestCursor | undefined): Promise<ManifestPage> {
-    let fh;
+  /** manifest.jsonl opened for reading; undefined while there is none. */
+  private async openManifestToRead(): Promise<FileHandle | undefined> {
     try {
-      fh = await openUnder(this.location, MANIFEST_FILE, 'read');
+      return await openUnder(this.location, MANIFEST_FILE, 'read');
     } catch (err) {
-      if (errnoCode(err) === 'ENOENT') return { rows: [], fromStart: true, cursor: undefined };
+      if (errnoCode(err) === 'ENOENT') return undefined;
       throw err instanceof StorageError ? err : fsError(`cannot read ${this.manifestPath}`, err);
     }
+  }
+
+  /** Reads only the bytes appended since `cursor` (all of them if the file was replaced or shrank). */
+  async readManifestSince(cursor: ManifestCursor | undefined): Promise<ManifestPage> {
+    const fh = await this.openManifestToRead();
+    if (!fh) return { rows: [], fromStart: true, cursor: undefined };
     try {
       const st = await fh.stat();
       const at = cursor as LocalCursor | undefined;

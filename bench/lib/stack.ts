@@ -5,9 +5,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { WORKER_MALLOC } from '../../cli/worker-heap';
 import { startSimulator, type SimHandleExt, type SimOptionsExt } from '../../sim/index';
-import { reelflowBin } from '../../test/support/cli';
+import { reelflowBin, withoutWorkerMalloc } from '../../test/support/cli';
 import { tempDir, writeJob, type JobSpec } from '../../test/support/jobs';
 import { startTestTemporal, type TestTemporal } from '../../test/support/temporal';
 import { TASK_QUEUE } from '../../cli/task-queue';
@@ -68,7 +67,7 @@ async function startWorkerOnce(env: NodeJS.ProcessEnv, args: string[]): Promise<
   const nodeArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...nodeArgs, reelflowBin, 'worker', ...args], {
     // The worker bounds its own memory (cli/worker-heap.ts): measured as a user starts it.
-    env: { ...env, ...Object.fromEntries(Object.keys(WORKER_MALLOC).map((name) => [name, undefined])), NO_COLOR: '1' },
+    env: { ...withoutWorkerMalloc(env), NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';

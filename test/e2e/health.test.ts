@@ -2,15 +2,15 @@
 // and /readyz beside /metrics on the --metrics listener; /readyz turns unready while the Temporal
 // server is stopped and ready again once it is back on the same port; every reelflow_* series is
 // there, at zero, before the worker has done anything; the worker runs with its young generation
-// and its malloc settings bounded, though started without them (docs/worker-memory.md). The built CLI against a real Temporal dev
-// server.
+// and its malloc settings bounded, though started without them (docs/worker-memory.md). The built
+// CLI against a real Temporal dev server.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { METRICS } from '../../activities/metrics';
 import { WORKER_MALLOC, WORKER_YOUNG_GENERATION } from '../../cli/worker-heap';
 import { ensureDevServer, freePort } from '../../worker/dev-server';
-import { startCli } from '../support/cli';
+import { startCli, withoutWorkerMalloc } from '../support/cli';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { until } from '../support/wait';
 
@@ -26,12 +26,12 @@ describe('worker health endpoints (built CLI, real Temporal)', () => {
 
   it('/healthz, /readyz and /metrics on the --metrics listener; /readyz follows a Temporal outage', { timeout: 240_000 }, async () => {
     const port = await freePort();
-    const unset = Object.fromEntries(Object.keys(WORKER_MALLOC).map((name) => [name, undefined]));
-    const worker = startCli(['worker', '--metrics', `127.0.0.1:${port}`], { env: { ...e2e.env, ...unset } });
+    const worker = startCli(['worker', '--metrics', `127.0.0.1:${port}`], { env: withoutWorkerMalloc(e2e.env) });
     try {
       await worker.waitFor(/polling task queue/, 60_000);
       // The process spawned is the worker, started again in place with its memory bounded
-      // (cli/worker-heap.ts): the same pid, the flag on its command line, malloc's settings in its environment.
+      // (cli/worker-heap.ts): the same pid, the flag on its command line, malloc's settings in its
+      // environment.
       const cmdline = (await readFile(`/proc/${worker.child.pid}/cmdline`, 'utf8')).split('\0');
       assert.ok(cmdline.includes(WORKER_YOUNG_GENERATION), cmdline.join(' '));
       const environ = (await readFile(`/proc/${worker.child.pid}/environ`, 'utf8')).split('\0');

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { after } from 'node:test';
+import { WORKER_MALLOC } from '../../cli/worker-heap';
 
 export const reelflowBin = join(__dirname, '..', '..', 'bin', 'reelflow.js');
 
@@ -45,6 +46,11 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     killRunning();
     process.kill(process.pid, signal);
   });
+}
+
+/** `env` without the malloc settings a worker sets for itself (cli/worker-heap.ts): a worker started as a user starts it. */
+export function withoutWorkerMalloc(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...env, ...Object.fromEntries(Object.keys(WORKER_MALLOC).map((name) => [name, undefined])) };
 }
 
 export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): CliRun {
