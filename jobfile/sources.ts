@@ -74,9 +74,33 @@ function placeholdersInUse(data: JobFileData, rows: readonly Row[]): Set<string>
   return used;
 }
 
+/** Whether a column is data the item reads itself (a key, a reference, a built-in name), not a placeholder. */
+function isItemColumn(col: string): boolean {
+  return ITEM_KEYS.includes(col) || REFERENCE_COLUMN.test(col) || (BUILTIN_PLACEHOLDERS as readonly string[]).includes(col);
+}
+
+/**
+ * Columns that no template uses and that are spelled like an item key the file lacks (`promt`),
+ * with the key they mean. Their rows are read as that key: the typo is reported once, at the header,
+ * and the rows' own checks (a missing prompt, the prompt's placeholders) then say what they would
+ * say of the file as meant, instead of a second and third error caused by the first.
+ */
+function itemKeyTypos(rows: readonly Row[], used: ReadonlySet<string>): Map<string, string> {
+  const columns = new Set(rows.flatMap((row) => Object.keys(row.values)));
+  const meant = new Map<string, string>();
+  for (const col of columns) {
+    if (isItemColumn(col) || used.has(col)) continue;
+    const key = nearest(col, ITEM_KEYS);
+    if (key !== undefined && !columns.has(key)) meant.set(col, key);
+  }
+  return meant;
+}
+
 /**
  * A column that is no item key and that no template uses is a typo (`modle`, `secnods`): an error
  * with the nearest name, once per column, where it is named (the CSV header, or its first JSONL line).
+ * A column spelled like a placeholder that a template uses but nothing provides is not the typo:
+ * the template is, and the placeholder's own error points there with this column's name.
  */
 function checkUnusedColumns(
   ctx: Ctx,
@@ -85,15 +109,17 @@ function checkUnusedColumns(
   rows: readonly Row[],
   columns: Record<string, Position> | undefined,
   used: ReadonlySet<string>,
+  provided: ReadonlySet<string>,
 ): void {
   const firstAt = new Map<string, Position>();
   for (const row of rows) for (const col of Object.keys(row.values)) if (!firstAt.has(col)) firstAt.set(col, row.at[col] ?? row);
   const builtIn = BUILTIN_PLACEHOLDERS as readonly string[];
   for (const [col, at] of firstAt) {
-    if (ITEM_KEYS.includes(col) || REFERENCE_COLUMN.test(col) || builtIn.includes(col) || used.has(col)) continue;
+    if (isItemColumn(col) || used.has(col)) continue;
     const known = [...ITEM_KEYS.filter((k) => format === 'jsonl' || k !== 'references'), 'image', 'video', 'audio'];
     const inUse = [...used].filter((u) => !builtIn.includes(u));
     const hint = nearest(col, [...known, ...inUse]);
+    if (hint !== undefined && inUse.includes(hint) && !provided.has(hint) && !firstAt.has(hint)) continue;
     const what = format === 'csv' ? 'column' : 'key';
     const advice = hint
       ? `did you mean "${hint}"?`
@@ -163,10 +189,13 @@ export function rowSources(data: JobFileData, ctx: Ctx, room: RowRoom): ItemSour
   if (rows.length === 0 && problems.length === 0) {
     ctx.errors.push(ctx.pos.error(fileAt, `items_from file "${spec.file}" has no rows`));
   }
-  checkUnusedColumns(ctx, display, format, rows, columns, placeholdersInUse(data, rows));
+  const typos = itemKeyTypos(rows, placeholdersInUse(data, rows));
+  const asMeant = typos.size === 0 ? rows : rows.map((row) => readAsMeant(row, typos));
+  const provided = new Set([...Object.keys(data.vars ?? {}), ...Object.keys(data.matrix ?? {})]);
+  checkUnusedColumns(ctx, display, format, rows, columns, placeholdersInUse(data, asMeant), provided);
   const reported = new Set<string>();
   const out: ItemSource[] = [];
-  for (const row of rows) {
+  for (const row of asMeant) {
     const obj: Record<string, unknown> = {};
     const refs: Record<string, unknown>[] = [];
     const referenceAt: ReferenceCell[] = [];
@@ -212,6 +241,16 @@ export function rowSources(data: JobFileData, ctx: Ctx, room: RowRoom): ItemSour
     out.push({ item: parsed.data, label: `${display} line ${row.line}`, locate, rowVars });
   }
   return out;
+}
+
+/** The row with each misspelt item-key column under the key it means (the typo is reported once, at the header). */
+function readAsMeant(row: Row, typos: ReadonlyMap<string, string>): Row {
+  const rename = (col: string) => typos.get(col) ?? col;
+  return {
+    ...row,
+    values: Object.fromEntries(Object.entries(row.values).map(([col, v]) => [rename(col), v])),
+    at: Object.fromEntries(Object.entries(row.at).map(([col, p]) => [rename(col), p])),
+  };
 }
 
 function relDir(file: string): string {

@@ -334,13 +334,22 @@ export const BAD_CASES: BadCase[] = [
     errors: ['p.csv:3:7: seconds must be a string of digits such as "5", got "ten"'],
   },
   {
+    // The misspelt header is the one problem: its rows are read as the key it means, so neither a
+    // "missing prompt" per row nor an "unused column" for a placeholder the prompt uses follows.
     rule: 'items_from csv without prompt column',
     yaml: `${HEAD}items_from:\n  file: p.csv\n`,
-    files: { 'p.csv': 'id,promt\na,one\n' },
+    files: { 'p.csv': 'id,promt,product\na,an ad for {product},a shoe\nb,an ad for {product},a hat\n' },
     errors: [
       'p.csv:1:4: column "promt" is not an item key, and no prompt, reference or output.name uses it as {promt}; did you mean "prompt"?',
-      "p.csv:2:1: this row is missing required key 'prompt'",
     ],
+  },
+  {
+    // The prompt misspells the column: the error is at the prompt, naming the column, and the
+    // column is not called a typo of the misspelling.
+    rule: 'items_from csv prompt misspells a column',
+    yaml: `${HEAD}items_from:\n  file: p.csv\n`,
+    files: { 'p.csv': 'id,prompt,product\na,an ad for {prodcut},a shoe\n' },
+    errors: ['p.csv:2:3: unknown placeholder {prodcut} in prompt; did you mean {product}?'],
   },
   {
     rule: 'items_from jsonl invalid line',
