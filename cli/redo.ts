@@ -6,6 +6,7 @@
 import { formatJobFileError, loadJobFile } from '../jobfile';
 import type { FileAccess } from '../jobfile/context';
 import type { Plan } from '../jobfile/plan';
+import { nearest } from '../jobfile/text';
 import { type RedoTake, baseKeyOf, takeOfKey } from '../jobfile/takes';
 import { type ManifestRow, isJobWideKind, latestRowByKey } from '../storage/manifest';
 import { currentPicks, readPicks } from '../storage/picks';
@@ -102,12 +103,13 @@ function onlyBases(plan: Plan, latest: ReadonlyMap<string, ManifestRow>, only: r
     for (const base of found) if (!chosen.includes(base)) chosen.push(base);
   }
   if (unknown.length > 0) {
-    const some = plan.items
-      .slice(0, 5)
-      .map((item) => item.id ?? item.key)
-      .join(', ');
+    // Takes and matrix values share their item's id: each id is named once.
+    const ids = [...new Set(plan.items.map((item) => item.id ?? item.key))];
+    const hint = unknown.length === 1 ? nearest(unknown[0] ?? '', ids) : undefined;
+    const some = ids.length <= 8 ? ids.join(', ') : `${ids.slice(0, 8).join(', ')}, ... (${ids.length} in all)`;
     throw new UsageError(
-      `--only: no item of this job has the id or key ${unknown.map((u) => `"${u}"`).join(', ')} (items are, e.g.: ${some})`,
+      `--only: no item of this job has the id or key ${unknown.map((u) => `"${u}"`).join(', ')}` +
+        (hint ? `; did you mean "${hint}"?` : ` (the job's ids: ${some})`),
     );
   }
   return chosen;

@@ -76,4 +76,13 @@ describe('redo takes', () => {
     const { plan, storage } = await setUp();
     await assert.rejects(chooseRedoTakes(plan, storage, { only: ['zz'] }), /--only: no item of this job has the id or key "zz"/);
   });
+
+  it('--only names each id once among its suggestions (takes share their id), the nearest first', async () => {
+    const { plan, storage } = await setUp();
+    await assert.rejects(chooseRedoTakes(plan, storage, { only: ['zz'] }), (err: Error) => {
+      assert.match(err.message, /\(the job's ids: a, b\)$/);
+      return true;
+    });
+    await assert.rejects(chooseRedoTakes(plan, storage, { only: ['bb'] }), /did you mean "b"\?/);
+  });
 });
