@@ -67,7 +67,20 @@ function layerPatterns(folder, allowed) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'dist.new/**', 'dist.old/**', 'node_modules/**', '.cache/**', 'test-output/**', 'bin/**', 'schema/**', '*.mjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'dist.new/**',
+      'dist.old/**',
+      'node_modules/**',
+      '.cache/**',
+      'test-output/**',
+      'bin/**',
+      'schema/**',
+      '*.mjs',
+      'test/support/*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
+use_supported_node
 bash scripts/setup.sh
 export GATEWAY_API_KEY="${GATEWAY_API_KEY:-sk-sim-local}"
 

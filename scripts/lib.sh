@@ -28,3 +28,17 @@ tool_main() {
     *) die "unknown option: $1 (use --print-path or --build)" 2 ;;
   esac
 }
+
+# Puts a supported Node.js (22 or 24) first on PATH when the `node` found there is older or
+# missing, so `npm test` and `npm run demo` work on a machine whose Node is 20 (past its end of
+# life: the worker's restart in place needs 22.15 or later). Node 24 comes from the npm registry
+# through scripts/node.sh, cached in the tool cache. A supported Node already on PATH is kept.
+use_supported_node() {
+  local major
+  major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+  [ "$major" -ge 22 ] && return 0
+  local bin
+  bin=$(bash "$(dirname "${BASH_SOURCE[0]}")/node.sh" --print-path) || die "no supported Node.js (22 or 24) and none could be fetched" 3
+  say "node: $(node --version 2>/dev/null || echo 'none') on PATH is older than the supported lines (22, 24); using $("$bin" --version) from $bin"
+  export PATH="$(dirname "$bin"):$PATH"
+}

@@ -33,7 +33,9 @@ find_temporal() {
   mkdir -p "$cache_dir" 2>/dev/null || die "cannot create the tool cache $cache_dir (set REELFLOW_TOOL_CACHE to a writable directory)" 3
   if command -v go >/dev/null 2>&1; then
     say "temporal: building the Temporal CLI $TEMPORAL_CLI_VERSION with Go (a few minutes, once; cached in $cache_dir)"
-    if GOBIN="$cache_dir" GOFLAGS=-mod=mod go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION" >&2 \
+    # The same flags as go_install_tool (scripts/go.sh) builds the Temporal server with: the two share
+    # most of their code, and Go's build cache reuses it only when the flags agree.
+    if GOBIN="$cache_dir" GOFLAGS="-mod=mod -trimpath" CGO_ENABLED=0 go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION" >&2 \
         && works "$cache_dir/temporal"; then
       say "temporal: built with Go ($cache_dir/temporal)"; echo "$cache_dir/temporal"; return
     fi

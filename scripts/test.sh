@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
+use_supported_node
 
 bash scripts/setup.sh --for-tests
 export REELFLOW_TEMPORAL_CLI="$(bash scripts/temporal.sh --print-path)"
@@ -23,5 +24,8 @@ mapfile -t files < <(find "${targets[@]}" -name '*.test.ts' | sort)
 
 mkdir -p test-output
 # Files run one per core; each integration file starts what it needs (simulator, Temporal) itself.
+# The spec reporter on stdout; each file's wall time, longest first, on stderr at the end.
 exec node --import tsx --test --test-concurrency="${REELFLOW_TEST_CONCURRENCY:-2}" \
-  --test-timeout="${REELFLOW_TEST_TIMEOUT_MS:-600000}" "${files[@]}"
+  --test-timeout="${REELFLOW_TEST_TIMEOUT_MS:-600000}" \
+  --test-reporter=spec --test-reporter-destination=stdout \
+  --test-reporter=./test/support/file-durations.mjs --test-reporter-destination=stderr "${files[@]}"
