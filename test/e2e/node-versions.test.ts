@@ -4,8 +4,8 @@
 // for any Node below 22): the control that shows the check would see it.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { freePort } from '../../worker/dev-server';
 import { reelflowBin } from '../support/cli';
@@ -74,6 +74,24 @@ describe('supported Node versions', () => {
       assert.doesNotMatch(result.stderr, /Warning/);
     });
   }
+
+  it("the README's commands bring a supported Node when the one on PATH is Node 20", () => {
+    // test.sh and demo.sh call use_supported_node (scripts/lib.sh) before anything else.
+    const node20 = nodeBinary('20.20.2');
+    const script = `source ${JSON.stringify(join(__dirname, '..', '..', 'scripts', 'lib.sh'))}; use_supported_node; node --version`;
+    const result = spawnSync('bash', ['-c', script], {
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${dirname(node20)}:${process.env.PATH ?? ''}` },
+      timeout: 300_000,
+    });
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout.trim(), /^v24\./);
+    assert.match(result.stderr, /v20\.20\.2 on PATH is older than the supported lines/);
+    for (const command of ['test.sh', 'demo.sh']) {
+      const text = readFileSync(join(__dirname, '..', '..', 'scripts', command), 'utf8');
+      assert.ok(text.indexOf('use_supported_node') < text.indexOf('scripts/setup.sh'), `${command} picks its Node before set-up`);
+    }
+  });
 
   it('Node 20 (past its end of life): the same command carries the AWS SDK warning the check looks for', async () => {
     const result = await doctorStderr(nodeBinary('20.20.2'));
