@@ -9,8 +9,8 @@
 // that its key is the one the job was started with (the fingerprint in the job's settings): a job
 // handed to a worker can make it spend neither another secret nor its key for someone else.
 import { log, type ApplicationFailure } from '@temporalio/activity';
-import { createGatewayClient, type GatewayClient } from '../gateway';
-import { keyRefusals, type KeyAllowance } from '../jobfile/key-rule';
+import { createGatewayClient, keyRouteRefusals, type GatewayClient } from '../gateway';
+import type { KeyAllowance } from '../jobfile/key-rule';
 import { KeySettingsError, readKeySettings, type KeySettings } from '../jobfile/key-settings';
 import type { JobSettings, OutputSettings } from '../jobfile/plan';
 import { openStorage, type Storage } from '../storage';
@@ -22,7 +22,10 @@ import { metricsHere } from './metrics';
 
 const clients = new Map<string, GatewayClient>();
 const storages = new Map<string, Storage>();
-/** Checks already passed, by settings and fingerprint: the rule is applied once per job per process. */
+/**
+ * Checks already passed, by settings and fingerprint: the fingerprint is compared once per job per
+ * process; the key rule is applied at every call (who listens on a loopback port can change).
+ */
 const keyChecksPassed = new Set<string>();
 let commandLineAllowances: readonly KeyAllowance[] = [];
 let keySettings: KeySettings | undefined;
@@ -45,16 +48,16 @@ function checkedKey(settings: JobSettings & { keyFingerprint?: string }, cacheKe
   if (!apiKey) {
     throw keyFailure(`the environment variable ${apiKeyEnv} (gateway.api_key_env) is not set on the worker: export the gateway key there`);
   }
-  const checkKey = `${cacheKey}\u0000${settings.keyFingerprint ?? ''}`;
-  if (keyChecksPassed.has(checkKey)) return apiKey;
   try {
     keySettings ??= readKeySettings();
   } catch (error) {
     if (error instanceof KeySettingsError) throw keyFailure(`this worker's key settings are not valid: ${error.message}`);
     throw error;
   }
-  const refusals = keyRefusals(apiKeyEnv, baseUrls, [...keySettings.allowances, ...commandLineAllowances], keySettings.path);
+  const refusals = keyRouteRefusals(apiKeyEnv, baseUrls, [...keySettings.allowances, ...commandLineAllowances], keySettings.path);
   if (refusals.length > 0) throw keyFailure(`this worker refuses the job: ${refusals.map((r) => r.message).join('\n')}`);
+  const checkKey = `${cacheKey}\u0000${settings.keyFingerprint ?? ''}`;
+  if (keyChecksPassed.has(checkKey)) return apiKey;
   if (settings.keyFingerprint !== undefined && !isKeyOf(settings.keyFingerprint, apiKey)) {
     throw keyFailure(
       `this worker's ${apiKeyEnv} is not the key the job was started with: it does not spend its key on someone else's job. ` +

@@ -19,8 +19,9 @@ export const FailureType = {
   quotaOrPermission: 'quota_or_permission' satisfies GatewayErrorKind,
   download: 'download' satisfies GatewayErrorKind,
   aborted: 'aborted' satisfies GatewayErrorKind,
+  /** The key is not set, or the key rule refuses where the job would send it (also from activities). */
+  missingKey: 'missing_key' satisfies GatewayErrorKind,
   // From the activities themselves.
-  missingKey: 'missing_key',
   createNotSent: 'create_not_sent',
   /** A budget is set and an item's model has no price (docs/costs.md). */
   budgetUnpriced: 'budget_unpriced',

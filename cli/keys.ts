@@ -2,7 +2,8 @@
 // gateway origins the user has not allowed, before any request; `validate` warns; `run` and
 // `schedule apply` put the fingerprint of the starter's key in the job's input.
 import { keyFingerprint } from '../activities/key-fingerprint';
-import { keyRefusals, parseAllowKey, type KeyAllowance, type KeyRefusal } from '../jobfile/key-rule';
+import { keyRouteRefusals } from '../gateway';
+import { parseAllowKey, type KeyAllowance, type KeyRefusal } from '../jobfile/key-rule';
 import { KeySettingsError, readKeySettings, type KeySettings } from '../jobfile/key-settings';
 import type { JobSettings } from '../jobfile/plan';
 import { UsageError } from './errors';
@@ -33,7 +34,7 @@ export function keySettingsOrExplain(): KeySettings {
 /** Where the job would send a key this user has not allowed it to (settings file plus --allow-key). */
 export function disallowedKeyUses(settings: JobSettings, commandLine: readonly KeyAllowance[]): KeyRefusal[] {
   const file = keySettingsOrExplain();
-  return keyRefusals(settings.gateway.apiKeyEnv, settings.gateway.baseUrls, [...file.allowances, ...commandLine], file.path);
+  return keyRouteRefusals(settings.gateway.apiKeyEnv, settings.gateway.baseUrls, [...file.allowances, ...commandLine], file.path);
 }
 
 export function refuseDisallowedKeyUses(jobFile: string, settings: JobSettings, commandLine: readonly KeyAllowance[]): void {

@@ -15,7 +15,8 @@ export type GatewayErrorKind =
   | 'quota_or_permission'
   | 'quota_exhausted'
   | 'download'
-  | 'aborted';
+  | 'aborted'
+  | 'missing_key';
 
 export interface GatewayErrorInit {
   status?: number;
@@ -181,6 +182,18 @@ export class DownloadError extends GatewayError {
   constructor(message: string, init: GatewayErrorInit & { bytesReceived?: number } = {}) {
     super(message, init, { retryable: true });
     this.bytesReceived = init.bytesReceived;
+  }
+}
+
+/**
+ * The key was not sent: the connection reached a program the user's key rule does not send it to
+ * (another user's listener on a loopback port: gateway/key-route.ts). Nothing was sent on it; no
+ * retry or other base mends it, so it stops the job like a missing key.
+ */
+export class GatewayKeyWithheldError extends GatewayError {
+  readonly kind = 'missing_key';
+  constructor(message: string, init: GatewayErrorInit = {}) {
+    super(message, init, { retryable: false });
   }
 }
 

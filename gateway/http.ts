@@ -3,8 +3,9 @@
 // separates "provably not sent" (safe to retry a create) from "may have been processed".
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex, Readable } from 'node:stream';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { CauseSummary, GatewayAbortedError, GatewayError, GatewayUnavailableError } from './errors';
+import { checkConnection } from './key-route';
 import { redact } from './redact';
 
 export interface TransportOptions {
@@ -136,13 +137,46 @@ export function networkError(error: unknown, context: { baseUrl: string; request
   });
 }
 
+/** `http:` + `[::1]` + `8080` as URL.origin writes it (default ports dropped). */
+function connectionOrigin(options: buildConnector.Options): string | undefined {
+  const host = options.hostname.includes(':') && !options.hostname.startsWith('[') ? `[${options.hostname}]` : options.hostname;
+  try {
+    return new URL(`${options.protocol}//${host}${options.port ? `:${options.port}` : ''}`).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * undici's connector, with every connection checked once made and before a byte is sent on it:
+ * where the key goes as the user's own loopback listener, the other end must be the user's
+ * (gateway/key-route.ts). A refused connection is closed and fails its request as not sent.
+ */
+export function keyCheckedConnector(timeout: number): buildConnector.connector {
+  const connect = buildConnector({ timeout });
+  return (options, callback) => {
+    connect(options, (error, socket) => {
+      if (error || !socket) return callback(error ?? new Error('no socket'), null);
+      const origin = connectionOrigin(options);
+      if (origin === undefined) return callback(null, socket);
+      checkConnection(origin, socket).then(
+        () => callback(null, socket),
+        (refused: Error) => {
+          socket.destroy();
+          callback(refused, null);
+        },
+      );
+    });
+  };
+}
+
 export class HttpTransport {
   private readonly agent: Agent;
   private readonly dispatcher: Dispatcher;
 
   constructor(options: TransportOptions = {}) {
     this.agent = new Agent({
-      connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+      connect: keyCheckedConnector(options.connectTimeoutMs ?? 10_000),
       headersTimeout: options.headersTimeoutMs ?? 60_000,
       bodyTimeout: options.bodyTimeoutMs ?? 60_000,
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,

@@ -15,6 +15,7 @@ export {
   QuotaOrPermissionError,
   DownloadError,
   GatewayAbortedError,
+  GatewayKeyWithheldError,
   CauseSummary,
   isGatewayError,
   type GatewayErrorKind,
@@ -38,3 +39,5 @@ export { createRetryIsSafe } from './retry';
 export { describeGeneralCreateBody, GENERAL_CREATE_PATH } from './general';
 export { openaiCreateFields, OPENAI_CREATE_PATH } from './openai';
 export { readPublishedPrices, withPublishedPrices, type PublishedPrices } from './published-prices';
+export { keyRouteRefusals } from './key-route';
+export { keyCheckedConnector } from './http';

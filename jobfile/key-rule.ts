@@ -3,11 +3,15 @@
 // (gateway.api_key_env) and the hosts (gateway.base_urls): so the user decides, not the job.
 //
 // - TEMPORAL_* and AWS_* are never sent: reelflow's own cluster and storage credentials.
-// - GATEWAY_API_KEY may go to a loopback gateway (a local LiteLLM, the simulator) unasked.
-// - Anything else (another variable, or any non-loopback origin) needs an allowance: a pair
-//   VARIABLE -> origin in the user's key settings file or from `--allow-key VARIABLE@ORIGIN`.
-// Pure: the settings file is read by jobfile/key-settings.ts, the rule applied by `run`,
-// `validate` and every worker's activities (activities/context.ts).
+// - GATEWAY_API_KEY may go unasked to a loopback gateway of the user's own (a local LiteLLM, the
+//   simulator): a literal loopback address or the name `localhost`, where the program listening is
+//   the user's. Any user of a machine can listen on a loopback port, so loopback alone is not enough.
+// - Anything else (another variable, any other origin, a loopback port another user listens on)
+//   needs an allowance: a pair VARIABLE -> origin in the user's key settings file or from
+//   `--allow-key VARIABLE@ORIGIN`.
+// Pure: the settings file is read by jobfile/key-settings.ts; who listens on a loopback port is
+// found by gateway/key-route.ts, the one place the rule is applied (by `run`, `validate`, `doctor`
+// and every worker's activities, activities/context.ts).
 
 export const DEFAULT_KEY_VARIABLE = 'GATEWAY_API_KEY';
 
@@ -36,10 +40,23 @@ export function neverSentReason(variable: string): string | undefined {
   return undefined;
 }
 
+/**
+ * A literal loopback address (127.0.0.0/8, ::1) or exactly `localhost`. Not `*.localhost`: the
+ * system resolver answers those names, and a search domain or resolver decides where they go.
+ */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
+
+/** Who listens on a loopback origin, as gateway/key-route.ts found out from the socket tables. */
+export type LoopbackListener =
+  /** The user's own program, or nobody yet: every connection is checked again when it is made. */
+  | { kind: 'own' }
+  /** Another user's program: `owner` and `you` as `uid 65534 (nobody)`. */
+  | { kind: 'other'; owner: string; you: string }
+  /** No way to tell on this system (no socket table): treated as not the user's. */
+  | { kind: 'unverifiable'; why: string };
 
 /** scheme://host[:port] of an http(s) URL (default ports dropped, host lower-cased), or undefined. */
 export function originOf(url: string): string | undefined {
@@ -63,12 +80,17 @@ export function parseAllowKey(spec: string): KeyAllowance | string {
   return { variable, origin };
 }
 
-/** Where the job would send `variable`'s value and is not allowed to, one refusal per origin. */
+/**
+ * Where the job would send `variable`'s value and is not allowed to, one refusal per origin.
+ * `listenerAt` is asked only of the origins GATEWAY_API_KEY would go to unasked (loopback, not
+ * paired): who listens there decides.
+ */
 export function keyRefusals(
   variable: string,
   baseUrls: readonly string[],
   allowances: readonly KeyAllowance[],
   settingsFile: string,
+  listenerAt: (origin: string) => LoopbackListener,
 ): KeyRefusal[] {
   const refusals: KeyRefusal[] = [];
   const seen = new Set<string>();
@@ -88,14 +110,19 @@ export function keyRefusals(
       });
       continue;
     }
+    if (allowances.some((a) => a.variable === variable && a.origin === origin)) continue;
     const loopback = originOf(url) !== undefined && isLoopbackHost(new URL(url).hostname);
-    const allowed =
-      (variable === DEFAULT_KEY_VARIABLE && loopback) || allowances.some((a) => a.variable === variable && a.origin === origin);
-    if (allowed) continue;
+    const listener = variable === DEFAULT_KEY_VARIABLE && loopback ? listenerAt(origin) : undefined;
+    if (listener?.kind === 'own') continue;
     const why =
-      variable === DEFAULT_KEY_VARIABLE
-        ? `${origin} is not loopback and not listed for ${variable}`
-        : `only ${DEFAULT_KEY_VARIABLE} is sent without your permission, and only to loopback gateways`;
+      variable !== DEFAULT_KEY_VARIABLE
+        ? `only ${DEFAULT_KEY_VARIABLE} is sent without your permission, and only to your own loopback gateways`
+        : listener?.kind === 'other'
+          ? `the program listening on ${origin} is not yours: that port belongs to ${listener.owner}, and you are ${listener.you}; ` +
+            `any user of this machine can listen on a loopback port`
+          : listener?.kind === 'unverifiable'
+            ? `reelflow cannot tell who listens on ${origin}: ${listener.why}, so a loopback port counts as yours only when you list it`
+            : `${origin} is not a loopback address (127.0.0.0/8, ::1 or localhost) and not listed for ${variable}`;
     refusals.push({
       variable,
       origin,

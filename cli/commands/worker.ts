@@ -76,7 +76,7 @@ export function registerWorkerCommand(program: Command): void {
     process.stderr.write(`reelflow worker: polling task queue "${taskQueue}" on ${target.description}\n`);
     const allowed = [...keySettings.allowances, ...allowances].map((a) => `${a.variable}@${a.origin}`);
     process.stderr.write(
-      `reelflow worker: sends GATEWAY_API_KEY to loopback gateways${allowed.length ? ` and ${allowed.join(', ')}` : ' only'} ` +
+      `reelflow worker: sends GATEWAY_API_KEY to loopback gateways of its own user${allowed.length ? ` and ${allowed.join(', ')}` : ' only'} ` +
         `(key settings: ${keySettings.path}; docs/keys.md)\n`,
     );
     await runWorkerUntil(worker, stop);

@@ -2,7 +2,7 @@
 // command exits at once. Network failures come back as values, never as thrown errors.
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import { redact } from '../../gateway';
+import { keyCheckedConnector, redact } from '../../gateway';
 import { PROBE_TIMEOUT_MS } from './check';
 
 /** Response headers, lower-case names; a repeated header's values joined with ", ". */
@@ -18,7 +18,8 @@ const MAX_BODY = 64 * 1024;
 
 export class Prober {
   private readonly agent = new Agent({
-    connectTimeout: PROBE_TIMEOUT_MS,
+    // The key rule's connection check (gateway/key-route.ts) holds for probes as for requests.
+    connect: keyCheckedConnector(PROBE_TIMEOUT_MS),
     headersTimeout: PROBE_TIMEOUT_MS,
     bodyTimeout: PROBE_TIMEOUT_MS,
     keepAliveTimeout: 1_000,

@@ -1,12 +1,13 @@
 // The key rule (docs/keys.md): which variable may be sent to which origin; the settings file.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { keyRefusals, parseAllowKey, type KeyAllowance } from '../../../jobfile/key-rule';
+import { isLoopbackHost, keyRefusals, parseAllowKey, type KeyAllowance, type LoopbackListener } from '../../../jobfile/key-rule';
 import { KeySettingsError, keySettingsPath, parseKeySettings } from '../../../jobfile/key-settings';
 
 const FILE = '/home/u/.config/reelflow/keys.yaml';
-const refused = (variable: string, urls: string[], allowances: KeyAllowance[] = []) =>
-  keyRefusals(variable, urls, allowances, FILE).map((r) => `${r.never ? 'never' : 'refused'} ${r.origin}`);
+const OWN = (): LoopbackListener => ({ kind: 'own' });
+const refused = (variable: string, urls: string[], allowances: KeyAllowance[] = [], listener: (origin: string) => LoopbackListener = OWN) =>
+  keyRefusals(variable, urls, allowances, FILE, listener).map((r) => `${r.never ? 'never' : 'refused'} ${r.origin}`);
 
 describe('key rule', () => {
   it('sends GATEWAY_API_KEY to loopback gateways unasked, and nowhere else', () => {
@@ -17,13 +18,47 @@ describe('key rule', () => {
     ]);
   });
 
+  it('counts only literal loopback addresses and the name localhost as loopback, not *.localhost', () => {
+    for (const host of ['127.0.0.1', '127.1.2.3', '[::1]', '::1', 'localhost', 'LOCALHOST']) assert.ok(isLoopbackHost(host), host);
+    for (const host of ['gw.localhost', 'localhost.', 'localhost.example.com', '0.0.0.0', '[::ffff:7f00:1]', '10.0.0.1']) {
+      assert.ok(!isLoopbackHost(host), host);
+    }
+    assert.deepEqual(refused('GATEWAY_API_KEY', ['http://gw.localhost:4000']), ['refused http://gw.localhost:4000']);
+  });
+
+  it("sends GATEWAY_API_KEY to a loopback port unasked only when the user's own program listens there", () => {
+    const asked: string[] = [];
+    const other = (origin: string): LoopbackListener => {
+      asked.push(origin);
+      return { kind: 'other', owner: 'uid 65534 (nobody)', you: 'uid 1000 (alice)' };
+    };
+    const [refusal] = keyRefusals('GATEWAY_API_KEY', ['http://127.0.0.1:4000/v1'], [], FILE, other);
+    assert.equal(refusal?.origin, 'http://127.0.0.1:4000');
+    assert.match(refusal!.message, /belongs to uid 65534 \(nobody\), and you are uid 1000 \(alice\)/);
+    assert.match(refusal!.message, /--allow-key GATEWAY_API_KEY@http:\/\/127\.0\.0\.1:4000/);
+    assert.ok(refusal!.message.includes(FILE));
+    // A pair the user wrote is their choice: the listener is not asked.
+    asked.length = 0;
+    assert.deepEqual(
+      refused('GATEWAY_API_KEY', ['http://127.0.0.1:4000'], [{ variable: 'GATEWAY_API_KEY', origin: 'http://127.0.0.1:4000' }], other),
+      [],
+    );
+    assert.deepEqual(asked, []);
+    // Nor for an origin the default rule does not cover.
+    assert.deepEqual(refused('GATEWAY_API_KEY', ['https://gw.example.com'], [], other), ['refused https://gw.example.com']);
+    assert.deepEqual(asked, []);
+    const unverifiable = (): LoopbackListener => ({ kind: 'unverifiable', why: 'this system has no /proc/net/tcp' });
+    const [cannot] = keyRefusals('GATEWAY_API_KEY', ['http://localhost:4000'], [], FILE, unverifiable);
+    assert.match(cannot!.message, /cannot tell who listens on http:\/\/localhost:4000: this system has no \/proc\/net\/tcp/);
+  });
+
   it('sends another variable only where an allowance pairs it with the origin', () => {
     assert.deepEqual(refused('OPENAI_API_KEY', ['http://127.0.0.1:8787']), ['refused http://127.0.0.1:8787']);
     const allow = [{ variable: 'LAB_KEY', origin: 'https://gw.example.com' }];
     assert.deepEqual(refused('LAB_KEY', ['https://GW.example.com:443/v1'], allow), []);
     assert.deepEqual(refused('LAB_KEY', ['https://gw.example.com:8443'], allow), ['refused https://gw.example.com:8443']);
     assert.deepEqual(refused('OTHER_KEY', ['https://gw.example.com'], allow), ['refused https://gw.example.com']);
-    const [refusal] = keyRefusals('LAB_KEY', ['http://gw.lan:4000'], [], FILE);
+    const [refusal] = keyRefusals('LAB_KEY', ['http://gw.lan:4000'], [], FILE, OWN);
     assert.match(refusal!.message, /--allow-key LAB_KEY@http:\/\/gw\.lan:4000/);
     assert.ok(refusal!.message.includes(FILE));
   });
