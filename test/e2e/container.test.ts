@@ -132,6 +132,9 @@ describe('the worker image (deploy/Containerfile)', () => {
         '--volume',
         `${jobDir}:${jobDir}`,
         IMAGE,
+        // The simulator listens on the host's loopback as root, and the worker runs as uid 10001: a
+        // loopback port of another user gets the key only through its operator's pair (docs/keys.md).
+        ...sim.urls.flatMap((url) => ['--allow-key', `GATEWAY_API_KEY@${url}`]),
       ],
       { env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
