@@ -35,7 +35,8 @@ import { recordDetachedWorker } from '../detached-worker';
 import { unpricedMessage, unpricedModels } from '../../activities/plan';
 import { parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../redo';
 import type { RedoTake } from '../../jobfile/takes';
-import { estimateForRun, keyForPrices, recordRunPrices } from '../estimate';
+import { estimateForRun, keyForPrices, recordRunPrices, userPrices } from '../estimate';
+import { untrustedSpendWarnings } from '../spend';
 import { restartWithMemoryBounds } from '../worker-heap';
 
 /** `--budget 50`: a number of dollars above 0, as budget.max_usd. */
@@ -214,11 +215,11 @@ function watchInterrupt(jobFile: string, out: ReturnType<typeof createOutput>): 
 
 async function runJob(jobFile: string, options: RunOptions, out: ReturnType<typeof createOutput>, interrupt: Interrupt): Promise<void> {
   const reads = recordingFiles();
-  let plan = await loadPlanOrExplain(jobFile, undefined, reads, options.prices);
+  let plan = await loadPlanOrExplain(jobFile, undefined, reads, userPrices(options));
   for (const warning of plan.warnings) out.note(`warning: ${warning}`);
   let redo: RedoTake[] | undefined;
   if (options.redo || options.only) {
-    const chosen = await redoRunPlan(plan, openStorage(plan.output), options, reads, options.prices, out.note);
+    const chosen = await redoRunPlan(plan, openStorage(plan.output), options, reads, userPrices(options), out.note);
     if (!chosen) return;
     ({ plan, takes: redo } = chosen);
   }
@@ -235,6 +236,8 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   for (const line of await estimateForRun(plan, process.env[plan.gateway.apiKeyEnv])) out.note(line);
   const unpriced = plan.budget ? unpricedModels(plan) : [];
   if (unpriced.length > 0) throw new UsageError(unpricedMessage(unpriced));
+  // Earlier runs' spend counts against the budget: a row's cost that is not an amount is not counted, and named.
+  if (plan.budget) for (const line of await untrustedSpendWarnings(plan.output).catch(() => [])) out.note(line);
 
   // Temporal first: with it unreachable (exit 3) nothing has been written, not even the output folder.
   interrupt.sessionOpening = true;
