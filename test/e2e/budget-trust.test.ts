@@ -54,7 +54,7 @@ describe('a budget counts only what the user can trust', () => {
     return { dir, job, mine, creates };
   }
 
-  it("a handed folder's manifest rows with a negative or infinite cost_usd are skipped with a warning; a real earlier spend still counts", async () => {
+  it("a handed folder's manifest rows with a negative cost_usd are skipped with a warning; a real earlier spend still counts", async () => {
     const { dir, job, mine, creates } = sixItems('planted-spend');
     const out = join(dir, 'out');
     mkdirSync(join(out, '.reelflow'), { recursive: true });
@@ -67,9 +67,10 @@ describe('a budget counts only what the user can trust', () => {
       `"task_id":null,"base_url":null,"created_at":null,"finished_at":"2026-11-01T00:00:00.000Z","polls":0,"file":null,` +
       `"bytes":null,"sha256":null,"error":{"kind":"render_failed","message":"earlier"},"cost_usd":${cost},"cost_source":"estimated"}`;
     // Line 1 is an earlier run's real spend ($1): it still counts, so one item fits in $2, not two.
-    // (A cost given as a string, "-1000", is covered by test/unit/activities/spent-before.test.ts: here
-    // it would turn today's sum into NaN, which happens to stop the job.)
-    const lines = [row('earlier-1', '1'), row('planted-1', '-1000'), row('planted-2', '-1e999')];
+    // A cost given as a string ("-1000") or as -1e999 (-Infinity once parsed) is covered by
+    // test/unit/storage/spend-rows.test.ts: here either turns today's sum into NaN or null, which
+    // happens to hold the job to the budget alone and would hide the -1000.
+    const lines = [row('earlier-1', '1'), row('planted-1', '-1000'), row('planted-2', '-1000')];
     writeFileSync(join(out, 'manifest.jsonl'), `${lines.join('\n')}\n`);
 
     const run = await runCli(['run', job, '--prices', mine, '--budget', '2'], { env });
