@@ -90,7 +90,10 @@ export function registerRunCommand(program: Command): void {
     )
     .option('--json', 'print one JSON summary on stdout at the end')
     .option('--budget <usd>', 'the most the job may spend, in USD; wins over budget.max_usd (docs/costs.md)', parseBudget)
-    .option('--prices <file>', "a prices file in LiteLLM's model cost map format: your prices, which win over the job file's (docs/costs.md)")
+    .option(
+      '--prices <file>',
+      "a prices file in LiteLLM's model cost map format: your prices, which win over the job file's (docs/costs.md)",
+    )
     .option('--enhance-only', 'only rewrite the prompts (enhance:) and show them, as `reelflow enhance` does; render nothing')
     .option('--re-enhance', 'ask Messages again for every prompt rewrite before rendering (the new ones are used)')
     .option(

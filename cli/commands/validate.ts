@@ -134,7 +134,10 @@ export function registerValidateCommand(program: Command): void {
     .argument('<job>', 'the job file (YAML)')
     .option('--json', 'print {"ok", "job", "items", "errors"} as one JSON document on stdout')
     .option('--date <YYYY-MM-DD>', 'the run date used for {date} (default: today)')
-    .option('--prices <file>', "a prices file in LiteLLM's model cost map format: your prices, which win over the job file's (docs/costs.md)")
+    .option(
+      '--prices <file>',
+      "a prices file in LiteLLM's model cost map format: your prices, which win over the job file's (docs/costs.md)",
+    )
     .action(async (job: string, options: ValidateOptions) => {
       process.exitCode = await runValidate(job, options);
     });
