@@ -15,6 +15,8 @@ import { recordJobPrices } from '../storage/job-prices';
 import { RewriteStore, unrecordedRewrites, type RewriteCall } from '../storage/rewrites';
 import type { InputsRef } from '../storage/inputs';
 import { itemIsDone, type ItemEndState, type ManifestRow } from '../storage/manifest';
+import { isRecordedAmount, trustedCosts } from '../storage/spend-rows';
+import { untrustedCostNotes } from '../storage/untrusted-spend';
 import { OutputOwnedError, claimOutput } from '../storage/owner';
 import { storageFor, workerKeyFor } from './context';
 import { FailureType } from './failure-types';
@@ -222,6 +224,13 @@ export async function preparePlan(input: {
   const rows = await storage.readManifest();
   // Rewrites paid that no row counts (`reelflow enhance`'s, an item left not started): spent too, as status shows.
   const unrecorded = plan.enhance ? await unrecordedRewrites(new RewriteStore(storage), planKeys(loaded), rows) : [];
+  // A cost that is not an amount is not counted: said in the log, where it is (`run` says it too).
+  for (const note of await untrustedCostNotes(storage, rows))
+    log.warn('a manifest row holds a cost that is not an amount: not counted as spent', {
+      event: LogEvent.jobSpendRowSkipped,
+      ...(input.workflowId ? { jobId: input.workflowId } : {}),
+      reason: bounded(note),
+    });
   return { ...prepared, spentUsd: spentBefore(rows, unrecorded) };
 }
 
@@ -285,10 +294,14 @@ export function unpricedMessage(unpriced: readonly UnpricedModel[]): string {
 /**
  * What earlier runs of the job spent: every row's cost_usd and rewrite_cost_usd (each run of an item
  * appends its own row), and the paid rewrite calls no row counts (storage/rewrites.ts unrecordedRewrites).
+ * Only amounts count (storage/spend-rows.ts): nothing planted in the manifest lowers the sum.
  */
 export function spentBefore(rows: readonly ManifestRow[], unrecorded: readonly Pick<RewriteCall, 'cost_usd'>[] = []): number {
-  const byRows = rows.reduce((sum, row) => sum + (row.cost_usd ?? 0) + (row.rewrite_cost_usd ?? 0), 0);
-  return roundUsd(unrecorded.reduce((sum, call) => sum + (call.cost_usd ?? 0), byRows));
+  const byRows = rows.reduce((sum, row) => {
+    const { costUsd = 0, rewriteCostUsd = 0 } = trustedCosts(row);
+    return sum + costUsd + rewriteCostUsd;
+  }, 0);
+  return roundUsd(unrecorded.reduce((sum, call) => sum + (isRecordedAmount(call.cost_usd) ? call.cost_usd : 0), byRows));
 }
 
 /**

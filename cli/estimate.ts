@@ -3,6 +3,7 @@
 // and `doctor` (with the gateway's published prices beneath) print it; `--json` carries it. See
 // docs/costs.md.
 import { withPublishedPrices } from '../gateway';
+import { userPricesPath, type UserPrices } from '../jobfile';
 import type { Plan } from '../jobfile/plan';
 import { estimateEnhanceUsd, estimateItemUsd, roundUsd, type PriceTable } from '../jobfile/prices';
 import { modelsUsed } from '../jobfile/pricing';
@@ -12,6 +13,19 @@ import { StorageError } from '../storage/storage';
 import { InfrastructureError } from './errors';
 import { disallowedKeyUses, parseAllowKeys } from './keys';
 import { plainText } from './terminal-text';
+
+/**
+ * The prices the user brings to a job file: `--prices FILE`, the prices file in the user's settings
+ * (they outrank the job file's: docs/costs.md), and `run --budget`, under which a job file's $0 for a
+ * model the user has not priced is refused.
+ */
+export function userPrices(options: { prices?: string; budget?: number }): UserPrices {
+  return {
+    ...(options.prices !== undefined ? { pricesFile: options.prices } : {}),
+    userPricesFile: userPricesPath(),
+    ...(options.budget !== undefined ? { budgetUsd: options.budget } : {}),
+  };
+}
 
 export interface ModelEstimate {
   model: string;

@@ -3,7 +3,7 @@
 // new name, a new seed), so nothing already stored is ever written over. A rejected or failed take
 // that a redo already answered is not redone again: running the same command twice makes no more
 // takes, and a redo that was stopped (canceled, its row written) is taken up where it was.
-import { formatJobFileError, loadJobFile } from '../jobfile';
+import { formatJobFileError, loadJobFile, type UserPrices } from '../jobfile';
 import type { FileAccess } from '../jobfile/context';
 import type { Plan } from '../jobfile/plan';
 import { nearest } from '../jobfile/text';
@@ -159,7 +159,7 @@ export async function redoRunPlan(
   storage: Storage,
   choice: RedoChoice,
   files: FileAccess,
-  pricesFile: string | undefined,
+  prices: UserPrices,
   note: (line: string) => void,
 ): Promise<{ plan: Plan; takes: RedoTake[] } | undefined> {
   const { takes, gone } = await chooseRedoTakes(plan, storage, choice);
@@ -170,7 +170,7 @@ export async function redoRunPlan(
   }
   note(`${plan.job}: ${takes.length} new take${takes.length === 1 ? '' : 's'} (${describeChoice(choice)}); nothing stored is replaced`);
   // The same file as read a moment ago: it expands again, with the new takes alone.
-  const result = await loadJobFile(plan.jobFile, { runDate: plan.runDate, files, pricesFile, redo: takes });
+  const result = await loadJobFile(plan.jobFile, { runDate: plan.runDate, files, ...prices, redo: takes });
   if (!result.ok) throw new UsageError(result.errors.map((e) => formatJobFileError(e)).join('\n'));
   return { plan: result.plan, takes };
 }

@@ -5,6 +5,8 @@
 import { roundUsd } from '../jobfile/prices';
 import type { ManifestRow } from '../storage/manifest';
 import { openStorage } from '../storage';
+import { isRecordedAmount, trustedCosts } from '../storage/spend-rows';
+import { untrustedCostNotes } from '../storage/untrusted-spend';
 import { RewriteStore, notInRows, rewriteCalls, type RewriteCall, type UnrecordedRewrite } from '../storage/rewrites';
 import { estimatePlan, formatUsd, type ModelEstimate, type PlanEstimate } from './estimate';
 import type { Plan } from '../jobfile/plan';
@@ -65,13 +67,15 @@ export function spendOf(
   };
   let recorded = false;
   for (const row of rows) {
-    if (row.cost_usd !== undefined) add(of(row.model), row.cost_usd, row.cost_source);
+    // Only amounts count: a cost planted as -1000 or "abc" is no part of what was spent (storage/spend-rows.ts).
+    const { costUsd, rewriteCostUsd } = trustedCosts(row);
+    if (costUsd !== undefined) add(of(row.model), costUsd, row.cost_source);
     // Rows from before rewrite_cost_source recorded the estimate.
-    if (row.rewrite_cost_usd !== undefined) add(of(enhanceModel, 'enhance'), row.rewrite_cost_usd, row.rewrite_cost_source ?? 'estimated');
-    recorded ||= row.cost_usd !== undefined || row.rewrite_cost_usd !== undefined;
+    if (rewriteCostUsd !== undefined) add(of(enhanceModel, 'enhance'), rewriteCostUsd, row.rewrite_cost_source ?? 'estimated');
+    recorded ||= costUsd !== undefined || rewriteCostUsd !== undefined;
   }
   for (const call of rewrites) {
-    if (call.cost_usd === undefined) continue;
+    if (!isRecordedAmount(call.cost_usd)) continue;
     add(of(enhanceModel, 'enhance'), call.cost_usd, call.cost_source ?? 'estimated');
     recorded = true;
   }
@@ -165,9 +169,10 @@ export function spendSummaryLines(spend: JobSpend | undefined): string[] {
 export function rowCostText(row: Pick<ManifestRow, 'cost_usd' | 'cost_source' | 'rewrite_cost_usd' | 'rewrite_cost_source'>): string {
   const total = rowTotalUsd(row);
   if (total === undefined) return '-';
+  const { costUsd, rewriteCostUsd } = trustedCosts(row);
   const sources = [
-    ...(row.cost_usd !== undefined ? [row.cost_source ?? 'estimated'] : []),
-    ...(row.rewrite_cost_usd !== undefined ? [row.rewrite_cost_source ?? 'estimated'] : []),
+    ...(costUsd !== undefined ? [row.cost_source ?? 'estimated'] : []),
+    ...(rewriteCostUsd !== undefined ? [row.rewrite_cost_source ?? 'estimated'] : []),
   ];
   const named = sources.includes('estimated') ? 'est.' : sources.includes('billed') ? 'billed' : 'usage';
   return `${formatUsd(total)} ${named}`;
@@ -175,12 +180,23 @@ export function rowCostText(row: Pick<ManifestRow, 'cost_usd' | 'cost_source' | 
 
 /** The row's prompt rewrite's part of its cost for a table cell: `$0.00017 usage`, `$0.0063 est.`; `-` without one. */
 export function rowRewriteCostText(row: Pick<ManifestRow, 'rewrite_cost_usd' | 'rewrite_cost_source'>): string {
-  if (row.rewrite_cost_usd === undefined) return '-';
-  return `${formatUsd(row.rewrite_cost_usd)} ${row.rewrite_cost_source === 'usage' ? 'usage' : 'est.'}`;
+  const { rewriteCostUsd } = trustedCosts(row);
+  if (rewriteCostUsd === undefined) return '-';
+  return `${formatUsd(rewriteCostUsd)} ${row.rewrite_cost_source === 'usage' ? 'usage' : 'est.'}`;
 }
 
-/** What this run of the item cost in all, its create and its prompt rewrite (USD); undefined when the row records neither. */
+/** What this run of the item cost in all, its create and its prompt rewrite (USD); undefined when the row records neither amount. */
 export function rowTotalUsd(row: Pick<ManifestRow, 'cost_usd' | 'rewrite_cost_usd'>): number | undefined {
-  if (row.cost_usd === undefined && row.rewrite_cost_usd === undefined) return undefined;
-  return roundUsd((row.cost_usd ?? 0) + (row.rewrite_cost_usd ?? 0));
+  const { costUsd, rewriteCostUsd } = trustedCosts(row);
+  if (costUsd === undefined && rewriteCostUsd === undefined) return undefined;
+  return roundUsd((costUsd ?? 0) + (rewriteCostUsd ?? 0));
+}
+
+/**
+ * `warning: <manifest>:LINE: cost_usd -1000 is not an amount …` for each cost of the job's manifest
+ * that a budget does not count (storage/spend-rows.ts), before `run` starts a job with a budget.
+ */
+export async function untrustedSpendWarnings(output: Plan['output']): Promise<string[]> {
+  const storage = openStorage(output);
+  return (await untrustedCostNotes(storage, await storage.readManifest())).map((note) => `warning: ${note}`);
 }

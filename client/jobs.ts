@@ -8,7 +8,7 @@ import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription }
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { storedJobFiles } from '../activities/inputs';
 import { localReferenceDigests, type ReferenceDigests } from '../activities/reference-digests';
-import { dateIn, formatJobFileError, loadJobFile } from '../jobfile';
+import { dateIn, formatJobFileError, loadJobFile, type UserPrices } from '../jobfile';
 import type { FileAccess } from '../jobfile/context';
 import type { Plan } from '../jobfile/plan';
 import { describeInputLocation, type InputsRef } from '../storage/inputs';
@@ -47,12 +47,12 @@ export interface LoadedJob {
   referenceDigests: ReferenceDigests;
 }
 
-/** Loads and validates a job file, or explains every problem at once (exit 2). `pricesFile`: `--prices`. */
-export async function loadPlanOrExplain(jobFile: string, runDate?: string, files?: FileAccess, pricesFile?: string): Promise<Plan> {
+/** Loads and validates a job file, or explains every problem at once (exit 2). `prices`: the user's (`--prices`, settings). */
+export async function loadPlanOrExplain(jobFile: string, runDate?: string, files?: FileAccess, prices?: UserPrices): Promise<Plan> {
   const path = resolve(jobFile);
   // Stored inputs answer for their own files (files.isFile); a path is read where it is.
   if (files ? !files.isFile(path) : !existsSync(path)) throw new UsageError(`${jobFile}: no such job file`);
-  const result = await loadJobFile(path, { runDate, files, pricesFile });
+  const result = await loadJobFile(path, { runDate, files, ...prices });
   if (!result.ok) {
     const lines = result.errors.map((e) => formatJobFileError(e));
     throw new UsageError(

@@ -1,8 +1,9 @@
 // Job file -> validated, expanded plan. The format: docs/jobfiles.md and schema/job.schema.json.
 import type { JobFileError } from './plan';
 
-export { loadJobFile, parseJobFile, type LoadResult, type LoadOptions } from './load';
+export { loadJobFile, parseJobFile, type LoadResult, type LoadOptions, type UserPrices } from './load';
 export { dateIn } from './run-date';
+export { userPricesPath } from './user-prices';
 export { jobFileSchema, type JobFileInput, type JobFileData } from './schema';
 export { describeCron } from './cron';
 export type * from './plan';

@@ -30,9 +30,16 @@ export interface LoadOptions {
   files?: FileAccess;
   /** `--prices FILE`: a LiteLLM-format prices file, relative to the working directory (jobfile/pricing.ts). */
   pricesFile?: string;
+  /** The prices file in the user's settings (jobfile/user-prices.ts): with --prices, it outranks the job file's prices. */
+  userPricesFile?: string;
+  /** `run --budget`: a job file's price of $0 for a model the user has not priced is refused (jobfile/pricing.ts). */
+  budgetUsd?: number;
   /** `run --redo`/`--only`: the plan holds only these takes (jobfile/takes.ts, docs/takes.md). */
   redo?: readonly RedoTake[];
 }
+
+/** The prices a user brings to a job file (`--prices`, the settings file) and `run --budget`. */
+export type UserPrices = Pick<LoadOptions, 'pricesFile' | 'userPricesFile' | 'budgetUsd'>;
 
 function byPosition(a: JobFileError, b: JobFileError, jobFile: string): number {
   if (a.file !== b.file) return a.file === jobFile ? -1 : b.file === jobFile ? 1 : a.file < b.file ? -1 : 1;
@@ -192,7 +199,8 @@ export function parseJobFile(text: string, path: string, options: LoadOptions = 
   }
   const sites = new ModelSites(data, ctx);
   const items = expandItems(data, ctx, sources, values, settings.output, sites, options.redo);
-  const pricing = resolvePrices(data, ctx, items, { pricesFile: options.pricesFile });
+  const { pricesFile, userPricesFile, budgetUsd } = options;
+  const pricing = resolvePrices(data, ctx, items, { pricesFile, userPricesFile, budgetUsd });
   if (ctx.errors.length > 0) return failure(ctx.errors, ctx.warnings, file, data.name);
   sites.enhance();
   const modelSites = sites.list();

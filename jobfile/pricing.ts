@@ -1,5 +1,6 @@
-// The prices of a job's models, from where the user keeps them: the job file's `pricing` (wins),
-// `--prices FILE`, then `pricing_file:`. Files are in LiteLLM's model cost map format
+// The prices of a job's models, from where the user keeps them: the user's own (`--prices FILE`,
+// then the prices file in the user's settings: jobfile/user-prices.ts) win, then the job file's
+// `pricing`, then `pricing_file:`. Files are in LiteLLM's model cost map format
 // (model_prices_and_context_window.json). Only the models the plan uses are kept, and only their
 // entries are checked: a bad price elsewhere in a shared map is not this job's problem.
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -8,6 +9,7 @@ import { type Ctx, warn } from './context';
 import type { JobFileError, PlanItem } from './plan';
 import { type Anchor, YamlPositions, type Path } from './positions';
 import { type ModelPrice, type PriceTable, resolutionLabel } from './prices';
+import { checkJobPrice } from './user-prices';
 import { readScopeProblem } from './read-scope';
 import type { JobFileData } from './schema';
 import { nearest, show } from './text';
@@ -25,6 +27,8 @@ const LITELLM = {
 } as const;
 
 const USD_ALLOWED = 'a price in USD: a number 0 or more, such as 0.10';
+/** Where the user keeps prices of their own, as messages name it (jobfile/user-prices.ts userPricesPath). */
+const USER_PRICES_HINT = '~/.config/reelflow/prices.json';
 
 function fromJobFile(price: NonNullable<JobFileData['pricing']>[string]): ModelPrice {
   const out: ModelPrice = { source: 'job file' };
@@ -205,6 +209,10 @@ export function modelsUsed(items: readonly PlanItem[], enhanceModel: string | un
 export interface PriceSources {
   /** `--prices FILE`, relative to the working directory. */
   pricesFile?: string;
+  /** The prices file in the user's settings (userPricesPath): read when it is there. */
+  userPricesFile?: string;
+  /** `run --budget`: a job file's price of $0 for a model the user has not priced is then refused. */
+  budgetUsd?: number;
 }
 
 /**
@@ -212,7 +220,8 @@ export interface PriceSources {
  * Problems go to ctx.errors with their file, line and column.
  */
 export function resolvePrices(data: JobFileData, ctx: Ctx, items: readonly PlanItem[], sources: PriceSources = {}): PriceTable | undefined {
-  if (!data.pricing && !data.pricing_file && !sources.pricesFile) return undefined;
+  const userFile = sources.userPricesFile !== undefined && ctx.fs.isFile(sources.userPricesFile) ? sources.userPricesFile : undefined;
+  if (!data.pricing && !data.pricing_file && !sources.pricesFile && !userFile) return undefined;
   const used = modelsUsed(items, data.enhance?.model);
   for (const model of Object.keys(data.pricing ?? {})) {
     if (used.has(model)) continue;
@@ -239,6 +248,18 @@ export function resolvePrices(data: JobFileData, ctx: Ctx, items: readonly PlanI
     });
     if (file) files.push(file);
   }
+  if (userFile) {
+    const file = openPricesFile(ctx, {
+      given: userFile,
+      display: userFile,
+      abs: userFile,
+      allowOutside: true,
+      fail: (message) => ctx.errors.push({ file: userFile, line: 0, column: 0, message }),
+    });
+    if (file) files.push(file);
+  }
+  // The user's files, then the job's: the user's prices are found before the job file's own.
+  const usersFiles = files.length;
   if (data.pricing_file) {
     const given = data.pricing_file;
     const abs = isAbsolute(given) ? given : resolve(ctx.dir, given);
@@ -254,27 +275,72 @@ export function resolvePrices(data: JobFileData, ctx: Ctx, items: readonly PlanI
   }
   const table: PriceTable = {};
   for (const model of [...used].sort()) {
+    const users = priceIn(files.slice(0, usersFiles), model, ctx);
     const own = data.pricing?.[model];
-    if (own) {
-      table[model] = fromJobFile(own);
-      continue;
-    }
-    for (const file of files) {
-      const found = file.entryFor(model);
-      if (!found) continue;
-      if ('ambiguous' in found) {
-        ctx.warnings.push(
-          `${file.display}: warning: ${model} matches ${found.ambiguous.join(', ')} with different prices; ` +
-            `it stays unpriced: add pricing.${model} to the job file`,
-        );
-        break;
-      }
-      const price = file.price(found.key, found.entry);
-      if (price) {
-        table[model] = price;
-        break;
-      }
-    }
+    if (own) checkAgainstUsers(model, fromJobFile(own), users, { data, ctx, items, budgetUsd: sources.budgetUsd });
+    const price = users ?? (own ? fromJobFile(own) : priceIn(files.slice(usersFiles), model, ctx));
+    if (price) table[model] = price;
   }
   return table;
+}
+
+/** The first of `files` that prices `model`; an entry that matches ambiguously leaves it unpriced (said). */
+function priceIn(files: readonly PricesFile[], model: string, ctx: Ctx): ModelPrice | undefined {
+  for (const file of files) {
+    const found = file.entryFor(model);
+    if (!found) continue;
+    if ('ambiguous' in found) {
+      ctx.warnings.push(
+        `${file.display}: warning: ${model} matches ${found.ambiguous.join(', ')} with different prices; ` +
+          `it stays unpriced: add pricing.${model} to the job file`,
+      );
+      return undefined;
+    }
+    const price = file.price(found.key, found.entry);
+    if (price) return price;
+  }
+  return undefined;
+}
+
+/**
+ * A job file's price that the user's outranks, or that a budget could not hold, is named at its
+ * line: below the user's own price it is a warning (the user's is used); $0 for a model the user
+ * has not priced stops a run with --budget (the budget would count nothing for it), and is a
+ * warning under the job file's own budget.
+ */
+function checkAgainstUsers(
+  model: string,
+  job: ModelPrice,
+  users: ModelPrice | undefined,
+  at: { data: JobFileData; ctx: Ctx; items: readonly PlanItem[]; budgetUsd: number | undefined },
+): void {
+  const { data, ctx, items, budgetUsd } = at;
+  const check = checkJobPrice(model, job, users, items, data.enhance?.model);
+  const path = ['pricing', model];
+  if (users) {
+    if (check.below) {
+      const { jobUsd, userUsd, per } = check.below;
+      warn(
+        ctx,
+        path,
+        `pricing.${model} is below your price for ${model} (${usdText(jobUsd)} against ${usdText(userUsd)} ${per}, from ${users.source}): your price is used`,
+      );
+    }
+    return;
+  }
+  if (!check.free) return;
+  const free = `pricing.${model} prices ${model} at $0`;
+  const fix = `give ${model} a price of your own (--prices FILE, or ${USER_PRICES_HINT})`;
+  if (budgetUsd !== undefined) {
+    ctx.errors.push(
+      ctx.pos.error(path, `${free} under --budget ${budgetUsd}: the budget would count nothing for it; ${fix}, or run without --budget`),
+    );
+  } else if (data.budget) {
+    warn(ctx, path, `${free}: budget.max_usd counts nothing for it; if that is not so, ${fix}`);
+  }
+}
+
+/** `$0.96`, `$0.0031`: cents when there are any, else the figure as it is. */
+function usdText(usd: number): string {
+  return usd === 0 || usd >= 0.01 ? `$${usd.toFixed(2)}` : `$${usd}`;
 }

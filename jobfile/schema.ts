@@ -523,7 +523,9 @@ export const pricingSchema = z
   .record(z.string().regex(/^\S+$/, { error: () => 'a model name has no spaces' }), modelPriceSchema, {
     error: recordSays('pricing', 'a map from model name to its price'),
   })
-  .meta({ description: 'prices per model, in USD; they win over pricing_file and --prices (docs/costs.md)' });
+  .meta({
+    description: "prices per model, in USD; they win over pricing_file; the user's --prices and prices file win over them (docs/costs.md)",
+  });
 export const budgetSchema = z
   .strictObject(
     {

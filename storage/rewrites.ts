@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import type { EnhanceSettings } from '../jobfile/plan';
 import type { Storage } from './storage';
 import { mapLimit } from './map-limit';
+import { trustedCosts } from './spend-rows';
 
 /** Characters of a rewrite kept: as the gateway client bounds a Messages answer (gateway/messages.ts). */
 export const MAX_REWRITE_CHARS = 20_000;
@@ -199,7 +200,7 @@ const READS_AT_ONCE = 16;
 export async function unrecordedRewrites(
   store: RewriteStore,
   keys: Iterable<string>,
-  rows: readonly { key: string; rewrite_at?: string }[],
+  rows: readonly { key: string; rewrite_at?: string; rewrite_cost_usd?: number }[],
 ): Promise<UnrecordedRewrite[]> {
   return notInRows(await rewriteCalls(store, keys), rows);
 }
@@ -212,10 +213,26 @@ export async function rewriteCalls(store: RewriteStore, keys: Iterable<string>):
   return found.flat().sort((a, b) => a.key.localeCompare(b.key) || a.at.localeCompare(b.at));
 }
 
-/** The calls that no row names (its `rewrite_at`). */
-export function notInRows(calls: readonly UnrecordedRewrite[], rows: readonly { key: string; rewrite_at?: string }[]): UnrecordedRewrite[] {
-  const counted = new Set(rows.flatMap((r) => (r.rewrite_at ? [`${r.key}\u0000${r.rewrite_at}`] : [])));
-  return calls.filter((c) => !counted.has(`${c.key}\u0000${c.at}`));
+/**
+ * The calls that no row counts: a row names a call (its `rewrite_at`) and counts at least what the
+ * call cost. A row that names a call and counts less (one planted with `rewrite_cost_usd: 0`) leaves
+ * the call counted: nothing in the manifest takes a paid call out of the spend.
+ */
+export function notInRows(
+  calls: readonly UnrecordedRewrite[],
+  rows: readonly { key: string; rewrite_at?: string; rewrite_cost_usd?: number }[],
+): UnrecordedRewrite[] {
+  const counted = new Map<string, number>();
+  for (const row of rows) {
+    if (!row.rewrite_at) continue;
+    const name = `${row.key}\u0000${row.rewrite_at}`;
+    const usd = trustedCosts(row).rewriteCostUsd ?? 0;
+    counted.set(name, Math.max(counted.get(name) ?? 0, usd));
+  }
+  return calls.filter((c) => {
+    const usd = counted.get(`${c.key}\u0000${c.at}`);
+    return usd === undefined || usd < (c.cost_usd ?? 0);
+  });
 }
 
 /** The counts of a usage that are counts (whole, not negative): a gateway's other numbers are not kept. */

@@ -232,7 +232,10 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
   }
   await permit?.release();
 
-  const cost = costOf(sent, item.estimateUsd);
+  // A gateway's figure below the user's price (a $0 header) would make renders free for the budget:
+  // the charge is the higher of the two. Histories from before charged the figure as billed.
+  const billedBelowPrice = sent.billedUsd !== undefined && item.estimateUsd !== undefined && sent.billedUsd < item.estimateUsd;
+  const cost = costOf(sent, item.estimateUsd, billedBelowPrice && patched('billed-never-below-price'));
   const outcome: ItemOutcome = {
     key: item.key,
     index: item.index,
@@ -420,13 +423,21 @@ interface CreatesSent {
 /**
  * What this run of the item cost (its row's cost_usd, docs/costs.md): the gateway's figure for the
  * create that answered when it gave one (`billed`), and the estimate for every other create that
- * may have been sent (then the whole is `estimated`). Nothing to say without either.
+ * may have been sent (then the whole is `estimated`). Nothing to say without either. With
+ * `atLeastPrice`, a figure below the estimate is not believed: that create costs its estimate
+ * (`estimated`), so a gateway cannot lower what the budget counts.
  */
-function costOf(sent: CreatesSent, estimateUsd: number | undefined): { usd: number; source: 'billed' | 'estimated' } | undefined {
-  const unbilled = sent.maybe - (sent.billedUsd === undefined ? 0 : 1);
-  if (sent.billedUsd === undefined && estimateUsd === undefined) return undefined;
-  const usd = roundUsd((sent.billedUsd ?? 0) + (estimateUsd ?? 0) * unbilled);
-  return { usd, source: sent.billedUsd !== undefined && unbilled === 0 ? 'billed' : 'estimated' };
+function costOf(
+  sent: CreatesSent,
+  estimateUsd: number | undefined,
+  atLeastPrice = false,
+): { usd: number; source: 'billed' | 'estimated' } | undefined {
+  const billed =
+    atLeastPrice && sent.billedUsd !== undefined && estimateUsd !== undefined && sent.billedUsd < estimateUsd ? undefined : sent.billedUsd;
+  const unbilled = sent.maybe - (billed === undefined ? 0 : 1);
+  if (billed === undefined && estimateUsd === undefined) return undefined;
+  const usd = roundUsd((billed ?? 0) + (estimateUsd ?? 0) * unbilled);
+  return { usd, source: billed !== undefined && unbilled === 0 ? 'billed' : 'estimated' };
 }
 
 /**

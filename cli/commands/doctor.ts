@@ -13,7 +13,15 @@ import { checkBases, gatewayNeeds, type KeyInfo, normalisationNotes } from '../d
 import { Prober } from '../doctor/http';
 import { litellmWarning } from '../doctor/litellm';
 import { checkTemporal } from '../doctor/temporal';
-import { addGatewayPrices, estimateLines, estimatePlan, gatewayPricesLines, type GatewayPricesNote, type PlanEstimate } from '../estimate';
+import {
+  addGatewayPrices,
+  estimateLines,
+  estimatePlan,
+  gatewayPricesLines,
+  userPrices,
+  type GatewayPricesNote,
+  type PlanEstimate,
+} from '../estimate';
 import { unpricedMessage, unpricedModels } from '../../activities/plan';
 import { color, createOutput, type Output } from '../output';
 import { disallowedKeyUses } from '../keys';
@@ -103,7 +111,7 @@ async function checkJobFile(jobFile: string, add: (check: Check) => void): Promi
     add(fail(name, `${jobFile}: no such file`, 'usage'));
     return undefined;
   }
-  const result = await loadJobFile(resolve(jobFile));
+  const result = await loadJobFile(resolve(jobFile), userPrices({}));
   if (!result.ok) {
     const problems = result.errors.map((e) => formatJobFileError(e));
     add(

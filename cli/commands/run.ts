@@ -35,7 +35,8 @@ import { recordDetachedWorker } from '../detached-worker';
 import { unpricedMessage, unpricedModels } from '../../activities/plan';
 import { parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../redo';
 import type { RedoTake } from '../../jobfile/takes';
-import { estimateForRun, keyForPrices, recordRunPrices } from '../estimate';
+import { estimateForRun, keyForPrices, recordRunPrices, userPrices } from '../estimate';
+import { untrustedSpendWarnings } from '../spend';
 import { restartWithMemoryBounds } from '../worker-heap';
 
 /** `--budget 50`: a number of dollars above 0, as budget.max_usd. */
@@ -89,7 +90,10 @@ export function registerRunCommand(program: Command): void {
     )
     .option('--json', 'print one JSON summary on stdout at the end')
     .option('--budget <usd>', 'the most the job may spend, in USD; wins over budget.max_usd (docs/costs.md)', parseBudget)
-    .option('--prices <file>', "a prices file in LiteLLM's model cost map format, for the estimate; the job file's pricing wins")
+    .option(
+      '--prices <file>',
+      "a prices file in LiteLLM's model cost map format: your prices, which win over the job file's (docs/costs.md)",
+    )
     .option('--enhance-only', 'only rewrite the prompts (enhance:) and show them, as `reelflow enhance` does; render nothing')
     .option('--re-enhance', 'ask Messages again for every prompt rewrite before rendering (the new ones are used)')
     .option(
@@ -214,11 +218,11 @@ function watchInterrupt(jobFile: string, out: ReturnType<typeof createOutput>): 
 
 async function runJob(jobFile: string, options: RunOptions, out: ReturnType<typeof createOutput>, interrupt: Interrupt): Promise<void> {
   const reads = recordingFiles();
-  let plan = await loadPlanOrExplain(jobFile, undefined, reads, options.prices);
+  let plan = await loadPlanOrExplain(jobFile, undefined, reads, userPrices(options));
   for (const warning of plan.warnings) out.note(`warning: ${warning}`);
   let redo: RedoTake[] | undefined;
   if (options.redo || options.only) {
-    const chosen = await redoRunPlan(plan, openStorage(plan.output), options, reads, options.prices, out.note);
+    const chosen = await redoRunPlan(plan, openStorage(plan.output), options, reads, userPrices(options), out.note);
     if (!chosen) return;
     ({ plan, takes: redo } = chosen);
   }
@@ -235,6 +239,8 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   for (const line of await estimateForRun(plan, process.env[plan.gateway.apiKeyEnv])) out.note(line);
   const unpriced = plan.budget ? unpricedModels(plan) : [];
   if (unpriced.length > 0) throw new UsageError(unpricedMessage(unpriced));
+  // Earlier runs' spend counts against the budget: a row's cost that is not an amount is not counted, and named.
+  if (plan.budget) for (const line of await untrustedSpendWarnings(plan.output).catch(() => [])) out.note(line);
 
   // Temporal first: with it unreachable (exit 3) nothing has been written, not even the output folder.
   interrupt.sessionOpening = true;

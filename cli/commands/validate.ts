@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { formatJobFileError, loadJobFile, type LoadResult } from '../../jobfile';
 import type { Plan, PlanItem } from '../../jobfile/plan';
-import { estimateLines, estimatePlan } from '../estimate';
+import { estimateLines, estimatePlan, userPrices } from '../estimate';
 import { disallowedKeyUses } from '../keys';
 
 export interface ValidateOptions {
@@ -101,7 +101,7 @@ export function jsonReport(result: LoadResult): unknown {
 
 /** Runs the command; returns the exit status (0 valid, 2 invalid or unreadable). */
 export async function runValidate(file: string, options: ValidateOptions, out: Out = processOut): Promise<number> {
-  const result = await loadJobFile(file, { ...(options.date ? { runDate: options.date } : {}), pricesFile: options.prices });
+  const result = await loadJobFile(file, { ...(options.date ? { runDate: options.date } : {}), ...userPrices({ prices: options.prices }) });
   // The user's key rule (docs/keys.md): `run` refuses what it does not allow. A never-sent variable
   // is already warned about at its position.
   if (result.ok) {
@@ -134,7 +134,10 @@ export function registerValidateCommand(program: Command): void {
     .argument('<job>', 'the job file (YAML)')
     .option('--json', 'print {"ok", "job", "items", "errors"} as one JSON document on stdout')
     .option('--date <YYYY-MM-DD>', 'the run date used for {date} (default: today)')
-    .option('--prices <file>', "a prices file in LiteLLM's model cost map format; the job file's pricing wins (docs/costs.md)")
+    .option(
+      '--prices <file>',
+      "a prices file in LiteLLM's model cost map format: your prices, which win over the job file's (docs/costs.md)",
+    )
     .action(async (job: string, options: ValidateOptions) => {
       process.exitCode = await runValidate(job, options);
     });

@@ -8,7 +8,16 @@ export interface RecordingProxy {
   close(): Promise<void>;
 }
 
-export async function recordingProxy(target: string, seen: (req: IncomingMessage, body: Buffer) => void): Promise<RecordingProxy> {
+export interface ProxyOptions {
+  /** Headers added to the answer of a request (a hostile gateway's, e.g. a billed figure it makes up). */
+  answerHeaders?: (req: IncomingMessage) => Record<string, string>;
+}
+
+export async function recordingProxy(
+  target: string,
+  seen: (req: IncomingMessage, body: Buffer) => void,
+  options: ProxyOptions = {},
+): Promise<RecordingProxy> {
   const upstream = new URL(target);
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -19,7 +28,7 @@ export async function recordingProxy(target: string, seen: (req: IncomingMessage
       const out = httpRequest(
         { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
         (answer: IncomingMessage) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          res.writeHead(answer.statusCode ?? 502, { ...answer.headers, ...options.answerHeaders?.(req) });
           answer.pipe(res);
         },
       );

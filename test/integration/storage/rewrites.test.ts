@@ -93,11 +93,21 @@ function storeContract(open: () => Storage): void {
       { at: at(1).toISOString(), by: 'enhance', cost_usd: 0.0004, cost_source: 'usage' },
       { at: at(2).toISOString(), by: 'render', cost_usd: 0.0005, cost_source: 'usage' },
     ]);
-    const rows = [{ key: 'hero', rewrite_at: at(2).toISOString() }, { key: 'owl' }, { key: 'old' }];
+    const rows = [{ key: 'hero', rewrite_at: at(2).toISOString(), rewrite_cost_usd: 0.0005 }, { key: 'owl' }, { key: 'old' }];
     assert.deepEqual(await unrecordedRewrites(store, ['hero', 'owl', 'old', 'nobody', 'hero'], rows), [
       { key: 'hero', at: at(1).toISOString(), by: 'enhance', cost_usd: 0.0004, cost_source: 'usage' },
       { key: 'owl', at: at(3).toISOString(), by: 'render', cost_usd: 0.0006, cost_source: 'estimated' },
     ]);
+    // A row planted to name a paid call while counting less of it (or a cost that is no amount) does
+    // not take the call out of the spend: the call still counts.
+    for (const planted of [0, 0.0001, -1, '0.0005'] as unknown as number[]) {
+      const named = [{ key: 'owl', rewrite_at: at(3).toISOString(), rewrite_cost_usd: planted }];
+      assert.deepEqual(
+        (await unrecordedRewrites(store, ['owl'], named)).map((c) => c.at),
+        [at(3).toISOString()],
+        `rewrite_cost_usd ${String(planted)}`,
+      );
+    }
     // An item rewritten past the bound keeps its latest calls.
     let latest = await store.latest('hero');
     for (let i = 0; i < MAX_RECORDED_CALLS + 5; i++) {

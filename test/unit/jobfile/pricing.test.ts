@@ -1,6 +1,7 @@
 // Prices in the job file and in LiteLLM-format prices files (issue 24): which wins, which entries
 // are read, and bad prices refused at their file, line and column.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadJobFile } from '../../../jobfile';
@@ -195,17 +196,71 @@ describe('prices files in LiteLLM format', () => {
     });
   });
 
-  it('--prices wins over pricing_file; the job file wins over both', async () => {
+  it("the user's prices win: --prices, then the settings file, then the job file, then pricing_file; a lower job price is named", async () => {
     const dir = tempJobDir({
-      'job.yaml': `${HEAD}${ITEMS}pricing_file: litellm.json\npricing:\n  sora-2: {per_second: 0.12}\n`,
+      'job.yaml': `${HEAD}${ITEMS}pricing_file: litellm.json\npricing:\n  sora-2: {per_second: 0.12}\n  sora-2-pro: {per_second: 0.5}\n`,
       'litellm.json': LITELLM_MAP,
       'mine.json': JSON.stringify({ 'sora-2-pro': { output_cost_per_second: 0.25 }, 'sora-2': { output_cost_per_second: 0.2 } }),
+      'settings/prices.json': JSON.stringify({
+        'sora-2': { output_cost_per_second: 0.9 },
+        'veo-3.1-generate-preview': { output_cost_per_second: 0.45 },
+      }),
     });
-    const r = await loadJobFile(join(dir, 'job.yaml'), { runDate: RUN_DATE, pricesFile: join(dir, 'mine.json') });
+    const r = await loadJobFile(join(dir, 'job.yaml'), {
+      runDate: RUN_DATE,
+      pricesFile: join(dir, 'mine.json'),
+      userPricesFile: join(dir, 'settings/prices.json'),
+    });
     assert.ok(r.ok, r.ok ? '' : JSON.stringify(r.errors));
-    assert.deepEqual(r.plan.pricing?.['sora-2'], { source: 'job file', perSecond: 0.12 });
+    assert.deepEqual(r.plan.pricing?.['sora-2'], { source: `${join(dir, 'mine.json')} (sora-2)`, perSecond: 0.2 });
+    // Above the user's: the user's is used, and nothing is said.
     assert.deepEqual(r.plan.pricing?.['sora-2-pro'], { source: `${join(dir, 'mine.json')} (sora-2-pro)`, perSecond: 0.25 });
-    assert.deepEqual(r.plan.pricing?.['veo-3.1-generate-preview']?.source, 'litellm.json (vertex_ai/veo-3.1-generate-preview)');
+    assert.deepEqual(
+      r.plan.pricing?.['veo-3.1-generate-preview']?.source,
+      `${join(dir, 'settings/prices.json')} (veo-3.1-generate-preview)`,
+    );
+    assert.deepEqual(
+      r.plan.warnings.filter((w) => w.includes('your price')),
+      [
+        `${join(dir, 'job.yaml')}:19:11: warning: pricing.sora-2 is below your price for sora-2 ($0.96 against $1.60 an item, from ${join(dir, 'mine.json')} (sora-2)): your price is used`,
+      ],
+    );
+    // Without the user's files, the job file's own prices, then pricing_file, as before.
+    const alone = await loadJobFile(join(dir, 'job.yaml'), { runDate: RUN_DATE, userPricesFile: join(dir, 'none.json') });
+    assert.ok(alone.ok);
+    assert.deepEqual(alone.plan.pricing?.['sora-2'], { source: 'job file', perSecond: 0.12 });
+    assert.deepEqual(alone.plan.pricing?.['veo-3.1-generate-preview']?.source, 'litellm.json (vertex_ai/veo-3.1-generate-preview)');
+  });
+
+  it('a job file price of $0 for a model the user has not priced: refused at its line under --budget, a warning under its own budget', async () => {
+    const yaml = `${HEAD}items:\n  - prompt: a\npricing:\n  seedance-1-0-pro-250528: {per_video: 0}\n`;
+    const dir = tempJobDir({ 'job.yaml': yaml, 'budgeted.yaml': `${yaml}budget:\n  max_usd: 5\n` });
+    const refused = await loadJobFile(join(dir, 'job.yaml'), { runDate: RUN_DATE, budgetUsd: 2 });
+    assert.equal(refused.ok, false);
+    assert.deepEqual(refused.ok ? [] : refused.errors.map((e) => `${e.line}:${e.column}: ${e.message}`), [
+      '9:28: pricing.seedance-1-0-pro-250528 prices seedance-1-0-pro-250528 at $0 under --budget 2: the budget would count nothing for it; ' +
+        'give seedance-1-0-pro-250528 a price of your own (--prices FILE, or ~/.config/reelflow/prices.json), or run without --budget',
+    ]);
+    const own = await loadJobFile(join(dir, 'budgeted.yaml'), { runDate: RUN_DATE });
+    assert.ok(own.ok);
+    assert.match(
+      own.plan.warnings.join('\n'),
+      /budgeted\.yaml:9:28: warning: pricing\.seedance-1-0-pro-250528 prices .* at \$0: budget\.max_usd counts nothing for it/,
+    );
+    // With the user's price for it, the user's is used: no refusal, the job file's named as below it.
+    const mine = join(dir, 'mine.json');
+    writeFileSync(mine, JSON.stringify({ 'seedance-1-0-pro-250528': { output_cost_per_second: 0.2 } }));
+    const priced = await loadJobFile(join(dir, 'job.yaml'), { runDate: RUN_DATE, budgetUsd: 2, pricesFile: mine });
+    assert.ok(priced.ok, priced.ok ? '' : JSON.stringify(priced.errors));
+    assert.equal(priced.plan.pricing?.['seedance-1-0-pro-250528']?.perSecond, 0.2);
+    assert.match(
+      priced.plan.warnings.join('\n'),
+      /job\.yaml:9:28: warning: pricing\.seedance-1-0-pro-250528 is below your price .*\$0\.00 against \$1\.00 an item/,
+    );
+    // Without a budget, $0 is a job's own business: nothing said.
+    const free = await loadJobFile(join(dir, 'job.yaml'), { runDate: RUN_DATE });
+    assert.ok(free.ok);
+    assert.deepEqual(free.plan.warnings, []);
   });
 
   it('a bad price in an entry the job uses is refused at its line in the prices file; elsewhere it is ignored', async () => {

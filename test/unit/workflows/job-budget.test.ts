@@ -160,25 +160,40 @@ describe('JobWorkflow never crosses budget.max_usd', () => {
     assert.equal(unknown?.kind === 'record' ? unknown.row.cost_usd : undefined, ITEM_USD);
   });
 
-  it("counts the gateway's billed figure where it gives one, in place of the estimate", async () => {
-    const plan = await budgetedPlan('billed', 10, { concurrency: { maxInFlight: 10 } });
+  /** The job of `billedBudget` with every create answered as billed at `billedUsd` (LiteLLM's x-litellm-response-cost). */
+  async function billedJob(name: string, billedUsd: number) {
+    const plan = await budgetedPlan(name, 10, { concurrency: { maxInFlight: 10 } });
     const { stubs, creates, events } = stubActivities(server.env, plan, { renderMs: 10 * MINUTE });
     const billing = {
       ...stubs,
       readPlanItems: pricedPages(plan),
-      // LiteLLM's x-litellm-response-cost: $4 where $5 was estimated.
       async createTaskMarked(input: Parameters<typeof stubs.createTaskMarked>[0]) {
-        return { ...(await stubs.createTaskMarked(input)), billedUsd: 4 };
+        return { ...(await stubs.createTaskMarked(input)), billedUsd };
       },
     };
+    const result = await runJob(server.env, server.bundle, billing, name);
+    return { result, creates, rows: events.flatMap((e) => (e.kind === 'record' ? [e.row] : [])) };
+  }
 
-    const result = await runJob(server.env, server.bundle, billing, 'billed');
+  it("counts the gateway's billed figure where it gives one above the estimate", async () => {
+    // $5.50 where $5 was estimated: 7 reserved at $5, each spends $5.50; no eighth fits.
+    const { result, creates, rows } = await billedJob('billed-above', 5.5);
+    assert.equal(creates.size, 7);
+    assert.equal(result.notStarted, 3);
+    for (const row of rows) assert.deepEqual([row.cost_usd, row.cost_source], [5.5, 'billed']);
+  });
 
-    assert.equal(creates.size, 8, '7 reserved at $5 spent $28: an eighth fits, a ninth would not');
-    assert.equal(result.notStarted, 2);
-    assert.match(result.stoppedBy?.message ?? '', /^budget reached: \$32\.00 of \$35\.00 spent or reserved; 2 items not started/);
-    const rows = events.flatMap((e) => (e.kind === 'record' ? [e.row] : []));
-    for (const row of rows) assert.deepEqual([row.cost_usd, row.cost_source], [4, 'billed']);
+  it('never counts a billed figure below the estimate: the create costs the estimate (a $0 header makes nothing free)', async () => {
+    for (const [name, billed] of [
+      ['billed-below', 4],
+      ['billed-zero', 0],
+    ] as const) {
+      const { result, creates, rows } = await billedJob(name, billed);
+      assert.equal(creates.size, 7, `${name}: 7 at $5 is the budget's $35`);
+      assert.equal(result.notStarted, 3);
+      assert.match(result.stoppedBy?.message ?? '', /^budget reached: \$35\.00 of \$35\.00 spent or reserved; 3 items not started/);
+      for (const row of rows) assert.deepEqual([row.cost_usd, row.cost_source], [5, 'estimated'], name);
+    }
   });
 
   it("reserves each item's prompt rewrite too, when the page says it is not stored yet, and records what it spent", async () => {
