@@ -219,7 +219,7 @@ export async function preparePlan(input: {
   if (maxUsd === undefined) return prepared;
   refuseUnpriced(loaded.unpriced);
   const storage = storageFor(plan.output);
-  const rows = await storage.readManifest();
+  const { rows } = await storage.readManifest();
   // Rewrites paid that no row counts (`reelflow enhance`'s, an item left not started): spent too, as status shows.
   const unrecorded = plan.enhance ? await unrecordedRewrites(new RewriteStore(storage), planKeys(loaded), rows) : [];
   return { ...prepared, spentUsd: spentBefore(rows, unrecorded) };
@@ -325,6 +325,8 @@ export async function readPlanItems(input: {
   const storage = storageFor(input.output);
   const ask = { digest: input.digest, offset: input.offset };
   const manifest = await manifestFollower.latest(storage, ask);
+  for (const { where, problem } of manifest.skipped)
+    log.warn('a manifest line that is not a row was skipped', { event: LogEvent.jobManifestRowSkipped, where, problem: bounded(problem) });
   const retry = new Set<ItemEndState>(input.retryStates);
   const rewrites = new RewriteStore(storage);
   const { enhance } = plan.head;

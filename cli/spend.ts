@@ -8,6 +8,7 @@ import { openStorage } from '../storage';
 import { RewriteStore, notInRows, rewriteCalls, type RewriteCall, type UnrecordedRewrite } from '../storage/rewrites';
 import { estimatePlan, formatUsd, type ModelEstimate, type PlanEstimate } from './estimate';
 import type { Plan } from '../jobfile/plan';
+import { readManifestRows } from './manifest-rows';
 
 export interface ModelSpend {
   model: string;
@@ -113,7 +114,7 @@ export function spendLines(spend: JobSpend): string[] {
  */
 export async function spendSoFar(plan: Plan): Promise<JobSpend | undefined> {
   try {
-    const rows = await openStorage(plan.output).readManifest();
+    const rows = await readManifestRows(openStorage(plan.output));
     return spendOf(rows, estimatePlan(plan), notInRows(await recentRewriteCalls(plan), rows));
   } catch {
     return undefined;

@@ -38,3 +38,5 @@ export { createRetryIsSafe } from './retry';
 export { describeGeneralCreateBody, GENERAL_CREATE_PATH } from './general';
 export { openaiCreateFields, OPENAI_CREATE_PATH } from './openai';
 export { readPublishedPrices, withPublishedPrices, type PublishedPrices } from './published-prices';
+// Which container a stored video is, by its first bytes (report posters hand ffmpeg only these).
+export { CONTAINER_HEAD_BYTES, containerOf, type VideoContainer } from './video-container';
