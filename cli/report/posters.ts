@@ -4,8 +4,9 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, lstat, rm, stat } from 'node:fs/promises';
-import { delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { mapLimit } from '../../storage/map-limit';
+import { objectNameProblem } from '../../storage/names';
 import { openUnder, renameUnder } from '../../storage/safe-path';
 import { localVideoInput, type VideoInput } from './video-input';
 
@@ -72,12 +73,9 @@ function run(file: string, args: string[]): Promise<{ ok: boolean; stdout: Buffe
   });
 }
 
-/** Resolves `name` inside `root`, refusing anything that would land outside it. */
+/** `name` under `root` when it is an object name (storage/names.ts: inside the location, no control characters); else undefined. */
 export function insideDir(root: string, name: string): string | undefined {
-  const full = resolve(root, name);
-  const rel = relative(resolve(root), full);
-  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
-  return full;
+  return objectNameProblem(name) === undefined ? resolve(root, ...name.split('/')) : undefined;
 }
 
 /** A regular file with bytes in it, not reached through a link in its last component. */
