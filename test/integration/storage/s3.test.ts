@@ -528,6 +528,35 @@ function s3Suite(kind: S3ServerKind): void {
       assert.deepEqual((await new S3Storage(s, creds()).readManifest()).rows, [manifestRow(1), manifestRow(2), late]);
     });
 
+    it('a row object that is no row (planted, cut short) is skipped and named; the snapshot leaves it out', async () => {
+      const s = settings();
+      const writer = new S3Storage(s, creds());
+      await writer.appendManifest(manifestRow(1));
+      const planted = {
+        bad: `${s.prefix}manifest/20000101T000000000Z-000000-00000001.json`,
+        outside: `${s.prefix}manifest/20000101T000000000Z-000000-00000002.json`,
+      };
+      await writer.client.send(
+        new PutObjectCommand({ Bucket: BUCKET, Key: planted.bad, Body: '{"key":"old","state":"failed","cost_usd":0}\n' }),
+      );
+      await writer.client.send(
+        new PutObjectCommand({
+          Bucket: BUCKET,
+          Key: planted.outside,
+          Body: `${JSON.stringify(manifestRow(2, { file: '../../elsewhere.mp4' }))}\n`,
+        }),
+      );
+      const read = await new S3Storage(s, creds()).readManifest();
+      assert.deepEqual(read.rows, [manifestRow(1)]);
+      assert.deepEqual(
+        read.skipped.map((k) => k.where),
+        [`s3://${BUCKET}/${planted.bad}`, `s3://${BUCKET}/${planted.outside}`],
+      );
+      assert.match(read.skipped[0]!.problem, /missing "id"/);
+      assert.match(read.skipped[1]!.problem, /"file": must be a relative path inside the output location/);
+      assert.deepEqual(await writer.snapshotManifest(), { location: `${writer.location}manifest.jsonl`, items: 1 });
+    });
+
     it('stat() finds the sha256 of a video without a sidecar in the snapshot too', async () => {
       const s = settings();
       const writer = new S3Storage(s, creds());
