@@ -8,7 +8,7 @@ export const LogEvent = {
   jobEnded: 'job.ended',
   jobManifestNotLeft: 'job.manifest_not_left',
   jobPricesNotRecorded: 'job.prices_not_recorded',
-  jobSpendRowSkipped: 'job.spend_row_skipped',
+  jobManifestRowSkipped: 'job.manifest_row_skipped',
   itemRestarted: 'item.restarted',
   itemHeldTask: 'item.held_task',
   itemCreateRetried: 'item.create_retried',

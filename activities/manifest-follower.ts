@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { RenderRequest } from '../jobfile/plan';
 import { requestChanged, type ManifestRow } from '../storage/manifest';
+import type { SkippedRow } from '../storage/manifest-codec';
 import type { ManifestCursor, Storage } from '../storage/storage';
 
 /** What a page reads of an item's row: ManifestRow's fields of the same names, the prompt as its digest. */
@@ -42,6 +43,10 @@ export interface Followed {
   offset: number;
   /** The last page decided: its keys are passed once a page after it is asked for. */
   lastPage: { offset: number; keys: string[] } | undefined;
+  /** Lines this read found not to be rows (storage/manifest-codec.ts), each told once per reading of the manifest. */
+  skipped: SkippedRow[];
+  /** Where each line told of is (`file:line`). */
+  told: Set<string>;
 }
 
 /** Which page of which job asks (readPlanItems' digest and offset). */
@@ -127,7 +132,12 @@ export class ManifestFollower {
             reader,
             offset: ask.offset,
             lastPage: undefined,
+            skipped: [],
+            told: new Set(),
           };
+    // A torn last line is read again (and told of once) until its writer ends it.
+    followed.skipped = page.skipped.filter((s) => !followed.told.has(s.where));
+    for (const s of followed.skipped) followed.told.add(s.where);
     followed.offset = Math.max(followed.offset, ask.offset);
     const last = followed.lastPage;
     if (followed.reader === ask.digest && last && ask.offset > last.offset) {

@@ -16,7 +16,6 @@ import { RewriteStore, unrecordedRewrites, type RewriteCall } from '../storage/r
 import type { InputsRef } from '../storage/inputs';
 import { itemIsDone, type ItemEndState, type ManifestRow } from '../storage/manifest';
 import { isRecordedAmount, trustedCosts } from '../storage/spend-rows';
-import { untrustedCostNotes } from '../storage/untrusted-spend';
 import { OutputOwnedError, claimOutput } from '../storage/owner';
 import { storageFor, workerKeyFor } from './context';
 import { FailureType } from './failure-types';
@@ -221,16 +220,9 @@ export async function preparePlan(input: {
   if (maxUsd === undefined) return prepared;
   refuseUnpriced(loaded.unpriced);
   const storage = storageFor(plan.output);
-  const rows = await storage.readManifest();
+  const { rows } = await storage.readManifest();
   // Rewrites paid that no row counts (`reelflow enhance`'s, an item left not started): spent too, as status shows.
   const unrecorded = plan.enhance ? await unrecordedRewrites(new RewriteStore(storage), planKeys(loaded), rows) : [];
-  // A cost that is not an amount is not counted: said in the log, where it is (`run` says it too).
-  for (const note of await untrustedCostNotes(storage, rows))
-    log.warn('a manifest row holds a cost that is not an amount: not counted as spent', {
-      event: LogEvent.jobSpendRowSkipped,
-      ...(input.workflowId ? { jobId: input.workflowId } : {}),
-      reason: bounded(note),
-    });
   return { ...prepared, spentUsd: spentBefore(rows, unrecorded) };
 }
 
@@ -338,6 +330,8 @@ export async function readPlanItems(input: {
   const storage = storageFor(input.output);
   const ask = { digest: input.digest, offset: input.offset };
   const manifest = await manifestFollower.latest(storage, ask);
+  for (const { where, problem } of manifest.skipped)
+    log.warn('a manifest line that is not a row was skipped', { event: LogEvent.jobManifestRowSkipped, where, problem: bounded(problem) });
   const retry = new Set<ItemEndState>(input.retryStates);
   const rewrites = new RewriteStore(storage);
   const { enhance } = plan.head;

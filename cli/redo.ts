@@ -12,6 +12,7 @@ import { type ManifestRow, isJobWideKind, latestRowByKey } from '../storage/mani
 import { currentPicks, readPicks } from '../storage/picks';
 import type { Storage } from '../storage/storage';
 import { UsageError } from './errors';
+import { readManifestRows } from './manifest-rows';
 
 export type RedoWhich = 'rejected' | 'failed';
 
@@ -46,7 +47,7 @@ export function parseOnly(value: string, previous: string[] = []): string[] {
 
 /** The new takes a redo run renders, from the full plan, the manifest and (for rejected) the picks. */
 export async function chooseRedoTakes(plan: Plan, storage: Storage, choice: RedoChoice): Promise<RedoPlan> {
-  const rows = await storage.readManifest();
+  const rows = await readManifestRows(storage);
   const latest = latestRowByKey(rows);
   const bases = new Set(plan.items.map((item) => baseKeyOf(item.key)));
   const lastTake = new Map<string, number>();

@@ -6,10 +6,10 @@ import { roundUsd } from '../jobfile/prices';
 import type { ManifestRow } from '../storage/manifest';
 import { openStorage } from '../storage';
 import { isRecordedAmount, trustedCosts } from '../storage/spend-rows';
-import { untrustedCostNotes } from '../storage/untrusted-spend';
 import { RewriteStore, notInRows, rewriteCalls, type RewriteCall, type UnrecordedRewrite } from '../storage/rewrites';
 import { estimatePlan, formatUsd, type ModelEstimate, type PlanEstimate } from './estimate';
 import type { Plan } from '../jobfile/plan';
+import { readManifestRows } from './manifest-rows';
 
 export interface ModelSpend {
   model: string;
@@ -117,7 +117,7 @@ export function spendLines(spend: JobSpend): string[] {
  */
 export async function spendSoFar(plan: Plan): Promise<JobSpend | undefined> {
   try {
-    const rows = await openStorage(plan.output).readManifest();
+    const rows = await readManifestRows(openStorage(plan.output));
     return spendOf(rows, estimatePlan(plan), notInRows(await recentRewriteCalls(plan), rows));
   } catch {
     return undefined;
@@ -190,13 +190,4 @@ export function rowTotalUsd(row: Pick<ManifestRow, 'cost_usd' | 'rewrite_cost_us
   const { costUsd, rewriteCostUsd } = trustedCosts(row);
   if (costUsd === undefined && rewriteCostUsd === undefined) return undefined;
   return roundUsd((costUsd ?? 0) + (rewriteCostUsd ?? 0));
-}
-
-/**
- * `warning: <manifest>:LINE: cost_usd -1000 is not an amount …` for each cost of the job's manifest
- * that a budget does not count (storage/spend-rows.ts), before `run` starts a job with a budget.
- */
-export async function untrustedSpendWarnings(output: Plan['output']): Promise<string[]> {
-  const storage = openStorage(output);
-  return (await untrustedCostNotes(storage, await storage.readManifest())).map((note) => `warning: ${note}`);
 }

@@ -9,6 +9,7 @@ import { estimatePlan } from './estimate';
 import { jobSpend, spendLines, type JobSpend } from './spend';
 import { color, formatBytes } from './output';
 import { plainText } from './terminal-text';
+import { readManifestRows } from './manifest-rows';
 
 export interface JobOutcome {
   job: string;
@@ -28,7 +29,7 @@ export interface JobOutcome {
 /** `referenceDigests`: how local references' contents are known (a job's stored inputs, client/jobs.ts). */
 export async function readOutcome(plan: Plan, referenceDigests: ReferenceDigests = localReferenceDigests): Promise<JobOutcome> {
   const storage = openStorage(plan.output);
-  const everyRow = await storage.readManifest();
+  const everyRow = await readManifestRows(storage);
   const latest = latestRowByKey(everyRow);
   const counts = { succeeded: 0, failed: 0, timed_out: 0, canceled: 0, unknown: 0, not_rendered: 0 };
   const rows: ManifestRow[] = [];

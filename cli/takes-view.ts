@@ -6,6 +6,7 @@ import { baseKeyOf, takeOfKey } from '../jobfile/takes';
 import { type ManifestRow, latestRowByKey } from '../storage/manifest';
 import { currentPicks, readPicks } from '../storage/picks';
 import type { Storage } from '../storage/storage';
+import { readManifestRows } from './manifest-rows';
 
 /** A manifest row with the standing pick of its take, when there is one. */
 export type TakeRow = ManifestRow & { pick?: 'keep' | 'reject' };
@@ -15,7 +16,7 @@ export type TakeRow = ManifestRow & { pick?: 'keep' | 'reject' };
  * their item, ordered by item then take, each with its pick.
  */
 export async function rowsWithTakes(plan: Plan, planRows: readonly ManifestRow[], storage: Storage): Promise<TakeRow[]> {
-  const latest = latestRowByKey(await storage.readManifest());
+  const latest = latestRowByKey(await readManifestRows(storage));
   const shown = new Set(planRows.map((row) => row.key));
   const bases = new Set(plan.items.map((item) => baseKeyOf(item.key)));
   const extra = [...latest.values()].filter((row) => !shown.has(row.key) && bases.has(baseKeyOf(row.key)));

@@ -1,11 +1,12 @@
 // Starting, following and steering a job through its workflow definitions: the job's progress
 // query, its items' status queries, the cancel signal, its result, its item workflows, the list of
 // recent jobs. The CLI prints what these return.
-import type { Client } from '@temporalio/client';
+import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { renderWorkflowIdPrefix } from '../workflows/ids';
 import { JobWorkflow, cancelSignal, progressQuery } from '../workflows/job';
 import { itemStatusQuery, type RenderWorkflow } from '../workflows/render';
 import type { JobInput, JobProgress, JobResult, RenderStatus } from '../workflows/types';
+import { JobFailedError } from './errors';
 import { jobHandle } from './jobs';
 import { isCompleted, isRunning, stateName } from './status';
 
@@ -71,8 +72,13 @@ export function jobEnded(client: Client, workflowId: string): Promise<boolean> {
 }
 
 /** The job's result: waits for its end. */
-export function jobResult(client: Client, workflowId: string): Promise<JobResult> {
-  return jobHandle(client, workflowId).result();
+/** The job's result once it ends; a job whose workflow failed is JobFailedError, saying why. */
+export async function jobResult(client: Client, workflowId: string): Promise<JobResult> {
+  try {
+    return await jobHandle(client, workflowId).result();
+  } catch (error) {
+    throw error instanceof WorkflowFailedError ? new JobFailedError(workflowId, error) : error;
+  }
 }
 
 /**

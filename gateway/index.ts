@@ -41,3 +41,5 @@ export { openaiCreateFields, OPENAI_CREATE_PATH } from './openai';
 export { readPublishedPrices, withPublishedPrices, type PublishedPrices } from './published-prices';
 export { keyRouteRefusals } from './key-route';
 export { keyCheckedConnector } from './http';
+// Which container a stored video is, by its first bytes (report posters hand ffmpeg only these).
+export { CONTAINER_HEAD_BYTES, containerOf, type VideoContainer } from './video-container';

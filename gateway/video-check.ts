@@ -3,17 +3,14 @@
 import { DownloadError } from './errors';
 import { discard, header, readText, type HttpResponse, type ResponseBody } from './http';
 import { redact } from './redact';
-
-/** Bytes read to recognise a container; every real video is longer. */
-const HEAD_BYTES = 12;
+import { CONTAINER_HEAD_BYTES as HEAD_BYTES, containerOf } from './video-container';
 
 /** Content types that are never a video, whatever the bytes. */
 const NOT_VIDEO_TYPE = /^(application\/(json|problem\+json|xml)|text\/)/i;
 
-/** How the first bytes of each container reelflow accepts look (ISO BMFF: MP4, MOV, M4V; Matroska: WebM, MKV). */
+/** Whether the first bytes are one of the containers reelflow stores (ISO BMFF: MP4, MOV, M4V; Matroska: WebM, MKV). */
 function isKnownContainer(head: Buffer): boolean {
-  if (head.length >= 8 && ['ftyp', 'moov', 'mdat', 'free', 'skip', 'wide', 'pnot'].includes(head.toString('latin1', 4, 8))) return true;
-  return head.length >= 4 && head.readUInt32BE(0) === 0x1a45dfa3;
+  return containerOf(head) !== undefined;
 }
 
 /** A short, printable, redacted sample of what came instead of a video. */
@@ -67,7 +64,7 @@ export function storedVideoCheck(file: string): { bytes: number; check(head: Buf
   return {
     bytes: HEAD_BYTES,
     check(head: Buffer): void {
-      if (head.length >= HEAD_BYTES && isKnownContainer(head)) return;
+      if (isKnownContainer(head)) return;
       throw new DownloadError(
         `${file}: the stored file does not start as a video (no MP4, MOV, WebM or MKV): ${sample(head) || '(empty)'}; the partial write was dropped`,
         { retryable: true },

@@ -23,6 +23,7 @@ import {
   StorageError,
   type ManifestCursor,
   type ManifestPage,
+  type ManifestRead,
   type Storage,
   type StartCheck,
   type StoredObject,
@@ -262,8 +263,9 @@ export class LocalStorage implements Storage {
     });
   }
 
-  async readManifest(): Promise<ManifestRow[]> {
-    return (await this.readManifestSince(undefined)).rows;
+  async readManifest(): Promise<ManifestRead> {
+    const { rows, skipped } = await this.readManifestSince(undefined);
+    return { rows, skipped };
   }
 
   /**
@@ -274,7 +276,7 @@ export class LocalStorage implements Storage {
     const fh = await this.openManifestToRead();
     if (!fh) return { location: this.manifestPath, items: 0 };
     try {
-      return { location: this.manifestPath, items: await countManifestItems(fh) };
+      return { location: this.manifestPath, items: await countManifestItems(fh, this.manifestPath) };
     } catch (err) {
       throw fsError(`cannot read ${this.manifestPath}`, err);
     } finally {
@@ -295,7 +297,7 @@ export class LocalStorage implements Storage {
   /** Reads only the bytes appended since `cursor` (all of them if the file was replaced or shrank). */
   async readManifestSince(cursor: ManifestCursor | undefined): Promise<ManifestPage> {
     const fh = await this.openManifestToRead();
-    if (!fh) return { rows: [], fromStart: true, cursor: undefined };
+    if (!fh) return { rows: [], skipped: [], fromStart: true, cursor: undefined };
     try {
       const st = await fh.stat();
       const at = cursor as LocalCursor | undefined;
@@ -306,12 +308,13 @@ export class LocalStorage implements Storage {
       // read, so a file rewritten between two reads cannot pair one file's offset with another's bytes.
       const bytes = continued ?? (await readRange(fh, 0, st.size));
       const skip = fromStart ? 0 : at!.tail.length;
-      const parsed = parseManifest(bytes.subarray(skip));
+      const linesBefore = fromStart ? 0 : at!.lines;
+      const parsed = parseManifest(bytes.subarray(skip), { file: this.manifestPath, firstLine: linesBefore + 1 });
       const consumedEnd = skip + parsed.completeLength;
       const tail = Buffer.from(bytes.subarray(Math.max(0, consumedEnd - MANIFEST_TAIL_BYTES), consumedEnd));
       const offset = (fromStart ? 0 : at!.offset) + parsed.completeLength;
-      const next: LocalCursor = { ino: st.ino, born: st.birthtimeMs, offset, tail };
-      return { rows: parsed.rows, fromStart, cursor: next as unknown as ManifestCursor };
+      const next: LocalCursor = { ino: st.ino, born: st.birthtimeMs, offset, tail, lines: linesBefore + parsed.lines };
+      return { rows: parsed.rows, skipped: parsed.skipped, fromStart, cursor: next as unknown as ManifestCursor };
     } catch (err) {
       throw fsError(`cannot read ${this.manifestPath}`, err);
     } finally {
@@ -447,17 +450,19 @@ const MANIFEST_TAIL_BYTES = 64;
  * The items a manifest names, read a chunk at a time: parsed whole, a 30,000-item job's manifest
  * was its worker's largest moment (+30 MiB at the job's end; BENCHMARKS.md, "memory in session 10").
  */
-export async function countManifestItems(fh: FileHandle, chunkBytes = 1 << 20): Promise<number> {
+export async function countManifestItems(fh: FileHandle, file: string, chunkBytes = 1 << 20): Promise<number> {
   const keys = new Set<string>();
   let offset = 0;
+  let lines = 0;
   let torn = Buffer.alloc(0);
   for (;;) {
     const chunk = await readRange(fh, offset, offset + chunkBytes);
     if (chunk.length === 0) return keys.size;
     offset += chunk.length;
     const bytes = torn.length > 0 ? Buffer.concat([torn, chunk]) : chunk;
-    const parsed = parseManifest(bytes);
+    const parsed = parseManifest(bytes, { file, firstLine: lines + 1 });
     for (const row of parsed.rows) keys.add(row.key);
+    lines += parsed.lines;
     torn = Buffer.from(bytes.subarray(parsed.completeLength));
   }
 }
@@ -480,6 +485,8 @@ interface LocalCursor {
   offset: number;
   /** Up to the last 64 bytes before `offset`. */
   tail: Buffer;
+  /** Lines before `offset`: the next line's number, less one (warnings name lines). */
+  lines: number;
 }
 
 /**

@@ -7,10 +7,13 @@ export const PART_SUFFIX = '.part';
 export const PART_RECORD_SUFFIX = '.part.json';
 
 /**
- * Object names are relative, `/`-separated, and never escape the output location. The job file
- * validator already guarantees this; storage checks again because it is the last line of defence.
+ * What is wrong with an object name, or undefined when it is one: names are relative,
+ * `/`-separated, without control characters, and never escape the output location. The job file
+ * validator already guarantees this for names reelflow makes; storage checks again because it is
+ * the last line of defence, and a manifest row read back is checked the same way
+ * (storage/manifest-codec.ts): a handed folder's manifest may name anything.
  */
-export function checkObjectName(name: string): string {
+export function objectNameProblem(name: string): string | undefined {
   const bad =
     name === '' ||
     name.startsWith('/') ||
@@ -18,10 +21,14 @@ export function checkObjectName(name: string): string {
     // eslint-disable-next-line no-control-regex
     /[\u0000-\u001f\u007f]/.test(name) ||
     name.split('/').some((segment) => segment === '' || segment === '.' || segment === '..');
-  if (bad) throw new StorageError(`invalid output name ${JSON.stringify(name)}: must be a relative path inside the output location`);
-  if (name === MANIFEST_FILE || name.endsWith(PART_SUFFIX)) {
-    throw new StorageError(`invalid output name ${JSON.stringify(name)}: reserved for reelflow's own files`);
-  }
+  if (bad) return 'must be a relative path inside the output location, without control characters';
+  if (name === MANIFEST_FILE || name.endsWith(PART_SUFFIX)) return "is reserved for reelflow's own files";
+  return undefined;
+}
+
+export function checkObjectName(name: string): string {
+  const problem = objectNameProblem(name);
+  if (problem) throw new StorageError(`invalid output name ${JSON.stringify(name)}: ${problem}`);
   return name;
 }
 

@@ -36,7 +36,7 @@ import { DigestStream } from './digest';
 import { ForeignFileError } from './errors';
 import { S3_RESERVED_DIR } from './inputs';
 import type { ManifestRow } from './manifest';
-import { ManifestDigests, decodeManifestRow, encodeManifestRow, parseManifest } from './manifest-codec';
+import { ManifestDigests, decodeManifestRow, encodeManifestRow, parseManifest, type SkippedRow } from './manifest-codec';
 import {
   byName,
   coverageFrom,
@@ -56,6 +56,7 @@ import {
   StorageError,
   type ManifestCursor,
   type ManifestPage,
+  type ManifestRead,
   type Storage,
   type StoredObject,
   type WriteOptions,
@@ -86,6 +87,7 @@ export interface S3StorageOptions extends S3ClientOptions {
 interface CachedSnapshot {
   etag: string | undefined;
   rows: ManifestRow[];
+  skipped: SkippedRow[];
   coverage: SnapshotCoverage | undefined;
 }
 
@@ -97,8 +99,8 @@ export class S3Storage implements Storage {
   private readonly where: string;
   private readonly partSize: number;
   private readonly queueSize: number;
-  /** Manifest row objects never change once written: cache them by key. */
-  private readonly rowCache = new Map<string, ManifestRow | null>();
+  /** Manifest row objects never change once written: cache them by key (null: gone; a problem: not a row). */
+  private readonly rowCache = new Map<string, ManifestRow | { problem: string } | null>();
   private snapshotCache: CachedSnapshot | undefined;
   private manifestSeq = 0;
 
@@ -296,8 +298,9 @@ export class S3Storage implements Storage {
     this.rowCache.set(Key, row);
   }
 
-  async readManifest(): Promise<ManifestRow[]> {
-    return (await this.readRows()).rows;
+  async readManifest(): Promise<ManifestRead> {
+    const { rows, skipped } = await this.readRows();
+    return { rows, skipped };
   }
 
   /**
@@ -328,7 +331,7 @@ export class S3Storage implements Storage {
    * which it folds in), in name order; and the names of all row objects listed. The snapshot is
    * read before the listing, which is what makes its coverage checkable (manifest-snapshot.ts).
    */
-  private async readRows(): Promise<{ rows: ManifestRow[]; listed: string[] }> {
+  private async readRows(): Promise<ManifestRead & { listed: string[] }> {
     const snapshot = await this.readSnapshot();
     const manifestDir = this.prefix + MANIFEST_DIR;
     const listed = (await this.listKeys(manifestDir)).map((o) => o.key.slice(manifestDir.length)).sort(byName);
@@ -338,11 +341,13 @@ export class S3Storage implements Storage {
       this.rowCache.set(Key, await this.getRow(Key));
     });
     const rows: ManifestRow[] = [...(snapshot?.rows ?? [])];
+    const skipped: SkippedRow[] = [...(snapshot?.skipped ?? [])];
     for (const k of keys) {
       const row = this.rowCache.get(k);
-      if (row) rows.push(row);
+      if (row && 'problem' in row) skipped.push({ where: `s3://${this.bucket}/${k}`, problem: row.problem });
+      else if (row) rows.push(row);
     }
-    return { rows, listed };
+    return { rows, skipped, listed };
   }
 
   /** The current `manifest.jsonl`, fetched again only when its ETag changed; undefined while there is none. */
@@ -355,7 +360,8 @@ export class S3Storage implements Storage {
     try {
       const got = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
       const bytes = Buffer.from((await got.Body?.transformToByteArray()) ?? []);
-      this.snapshotCache = { etag: got.ETag, rows: parseManifest(bytes).rows, coverage: coverageFrom(got.Metadata) };
+      const { rows, skipped } = parseManifest(bytes, { file: `s3://${this.bucket}/${Key}`, firstLine: 1 });
+      this.snapshotCache = { etag: got.ETag, rows, skipped, coverage: coverageFrom(got.Metadata) };
       return this.snapshotCache;
     } catch (err) {
       if (isNotFound(err)) return (this.snapshotCache = undefined);
@@ -365,7 +371,7 @@ export class S3Storage implements Storage {
 
   /** Row objects are listed in name order, which other machines' clocks can interleave: always all of them. */
   async readManifestSince(_cursor: ManifestCursor | undefined): Promise<ManifestPage> {
-    return { rows: await this.readManifest(), fromStart: true, cursor: undefined };
+    return { ...(await this.readManifest()), fromStart: true, cursor: undefined };
   }
 
   /** Finished objects under the prefix (not the manifest, sidecars or probes). sha256 is left to stat(). */
@@ -443,11 +449,12 @@ export class S3Storage implements Storage {
     }
   }
 
-  private async getRow(Key: string): Promise<ManifestRow | null> {
+  private async getRow(Key: string): Promise<ManifestRow | { problem: string } | null> {
     try {
       const got = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));
       const text = (await got.Body?.transformToString('utf8')) ?? '';
-      return decodeManifestRow(text.trim()) ?? null;
+      const decoded = decodeManifestRow(text.trim());
+      return 'row' in decoded ? decoded.row : decoded;
     } catch (err) {
       if (isNotFound(err)) return null;
       throw describeS3Error(err, { action: `read s3://${this.bucket}/${Key}`, bucket: this.bucket, where: this.where });
@@ -471,7 +478,7 @@ export class S3Storage implements Storage {
 
   private async manifestSha256(name: string, bytes: number): Promise<string | undefined> {
     const digests = new ManifestDigests();
-    digests.add(await this.readManifest());
+    digests.add((await this.readManifest()).rows);
     return digests.lookup([name, `s3://${this.bucket}/${this.prefix}${name}`], bytes);
   }
 }

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { ManifestRow } from './manifest';
+import type { SkippedRow } from './manifest-codec';
 import type { ManifestSnapshot } from './manifest-snapshot';
 
 export interface StoredObject {
@@ -47,8 +48,13 @@ declare const manifestCursor: unique symbol;
 /** Where a reader of a manifest got to. Opaque: only the storage that made it looks inside. */
 export type ManifestCursor = { readonly [manifestCursor]: true };
 
-export interface ManifestPage {
+/** Manifest rows as read, and the rows left out as not rows reelflow writes (storage/manifest-codec.ts): where, and why. */
+export interface ManifestRead {
   rows: ManifestRow[];
+  skipped: SkippedRow[];
+}
+
+export interface ManifestPage extends ManifestRead {
   fromStart: boolean;
   cursor: ManifestCursor | undefined;
 }
@@ -74,8 +80,8 @@ export interface Storage {
   /** Drops a kept partial write, e.g. when the server cannot resume it. */
   discardPartial(name: string): Promise<void>;
   appendManifest(row: ManifestRow): Promise<void>;
-  /** Manifest rows in order; a torn last line is ignored. */
-  readManifest(): Promise<ManifestRow[]>;
+  /** Manifest rows in order, and the lines that are not rows (a torn last line among them), skipped. */
+  readManifest(): Promise<ManifestRead>;
   /**
    * The rows appended since `cursor`, and the cursor for next time. Without a cursor, or when
    * the manifest was replaced since (or the backend cannot tell), every row, with `fromStart`

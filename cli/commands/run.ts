@@ -36,7 +36,7 @@ import { unpricedMessage, unpricedModels } from '../../activities/plan';
 import { parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../redo';
 import type { RedoTake } from '../../jobfile/takes';
 import { estimateForRun, keyForPrices, recordRunPrices, userPrices } from '../estimate';
-import { untrustedSpendWarnings } from '../spend';
+import { readManifestRows } from '../manifest-rows';
 import { restartWithMemoryBounds } from '../worker-heap';
 
 /** `--budget 50`: a number of dollars above 0, as budget.max_usd. */
@@ -240,7 +240,9 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   const unpriced = plan.budget ? unpricedModels(plan) : [];
   if (unpriced.length > 0) throw new UsageError(unpricedMessage(unpriced));
   // Earlier runs' spend counts against the budget: a row's cost that is not an amount is not counted, and named.
-  if (plan.budget) for (const line of await untrustedSpendWarnings(plan.output).catch(() => [])) out.note(line);
+  // A manifest row that is not one reelflow writes (a cost below zero, a field missing) counts for
+  // nothing: said before a budget is held against what the rest add up to.
+  if (plan.budget) await readManifestRows(openStorage(plan.output)).catch(() => []);
 
   // Temporal first: with it unreachable (exit 3) nothing has been written, not even the output folder.
   interrupt.sessionOpening = true;

@@ -4,9 +4,11 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, lstat, rm, stat } from 'node:fs/promises';
-import { delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { mapLimit } from '../../storage/map-limit';
+import { objectNameProblem } from '../../storage/names';
 import { openUnder, renameUnder } from '../../storage/safe-path';
+import { localVideoInput, type VideoInput } from './video-input';
 
 export interface MediaTools {
   ffmpeg?: string;
@@ -71,12 +73,9 @@ function run(file: string, args: string[]): Promise<{ ok: boolean; stdout: Buffe
   });
 }
 
-/** Resolves `name` inside `root`, refusing anything that would land outside it. */
+/** `name` under `root` when it is an object name (storage/names.ts: inside the location, no control characters); else undefined. */
 export function insideDir(root: string, name: string): string | undefined {
-  const full = resolve(root, name);
-  const rel = relative(resolve(root), full);
-  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
-  return full;
+  return objectNameProblem(name) === undefined ? resolve(root, ...name.split('/')) : undefined;
 }
 
 /** A regular file with bytes in it, not reached through a link in its last component. */
@@ -90,7 +89,7 @@ async function nonEmptyFile(path: string): Promise<{ mtimeMs: number } | undefin
 }
 
 /** Duration and frame size of a video, in one ffprobe call; each left out when it cannot be read. */
-export async function probeVideo(ffprobe: string, video: string): Promise<Pick<VideoMedia, 'durationSec' | 'width' | 'height'>> {
+export async function probeVideo(ffprobe: string, video: VideoInput): Promise<Pick<VideoMedia, 'durationSec' | 'width' | 'height'>> {
   const { ok, stdout } = await run(ffprobe, [
     '-v',
     'error',
@@ -100,7 +99,7 @@ export async function probeVideo(ffprobe: string, video: string): Promise<Pick<V
     'format=duration:stream=width,height',
     '-of',
     'json',
-    video,
+    ...video,
   ]);
   const found: Pick<VideoMedia, 'durationSec' | 'width' | 'height'> = {};
   if (!ok) return found;
@@ -126,11 +125,11 @@ export async function probeVideo(ffprobe: string, video: string): Promise<Pick<V
  * standard output and reelflow writes the file itself, the way it writes every file (new temporary
  * file, never through a link, then a rename: docs/files.md).
  */
-export async function extractPoster(ffmpeg: string, video: string, outputDir: string, poster: string): Promise<boolean> {
+export async function extractPoster(ffmpeg: string, video: VideoInput, outputDir: string, poster: string): Promise<boolean> {
   const frame = async (seek: number | undefined): Promise<Buffer | undefined> => {
     const args = ['-hide_banner', '-loglevel', 'error', '-nostdin'];
     if (seek !== undefined) args.push('-ss', String(seek));
-    args.push('-i', video, '-frames:v', '1', '-vf', `scale=${POSTER_WIDTH}:-2`, '-q:v', '4', '-f', 'image2pipe', '-c:v', 'mjpeg', 'pipe:1');
+    args.push(...video, '-frames:v', '1', '-vf', `scale=${POSTER_WIDTH}:-2`, '-q:v', '4', '-f', 'image2pipe', '-c:v', 'mjpeg', 'pipe:1');
     const { ok, stdout } = await run(ffmpeg, args);
     return ok && stdout.length > 0 ? stdout : undefined;
   };
@@ -157,10 +156,13 @@ export function posterName(file: string): string {
 }
 
 export async function inspectVideo(outputDir: string, file: string, tools: MediaTools, probe = true): Promise<VideoMedia> {
-  const video = insideDir(outputDir, file);
-  const videoInfo = video ? await nonEmptyFile(video) : undefined;
-  if (!video || !videoInfo) return { exists: false };
+  const path = insideDir(outputDir, file);
+  const videoInfo = path ? await nonEmptyFile(path) : undefined;
+  if (!path || !videoInfo) return { exists: false };
   const media: VideoMedia = { exists: true };
+  // A file that is no video gets a placeholder: neither tool ever reads it.
+  const video = await localVideoInput(path);
+  if (!video) return media;
   const name = posterName(file);
   const poster = insideDir(outputDir, name);
   if (poster) {

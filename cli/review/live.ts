@@ -8,6 +8,8 @@ import type { ManifestCursor, Storage } from '../../storage/storage';
 import { needsProbe } from '../report';
 import { groupOf } from '../report/layout';
 import { extractPoster, inspectVideo, posterName, probeVideo, type MediaTools, type VideoMedia } from '../report/posters';
+import { remoteVideoInput } from '../report/video-input';
+import { warnSkippedRows } from '../manifest-rows';
 
 export type LiveChange = { version: number; kind: 'take'; key: string } | { version: number; kind: 'pick'; pick: Pick };
 
@@ -84,6 +86,7 @@ export class LiveJob {
 
   private async readNewRows(): Promise<void> {
     const page = await this.options.storage.readManifestSince(this.cursor);
+    warnSkippedRows(page.skipped);
     this.cursor = page.cursor;
     this.allRows = page.fromStart ? [...page.rows] : this.allRows.concat(page.rows);
     const changed = new Map<string, ManifestRow>();
@@ -106,9 +109,10 @@ export class LiveJob {
     if (localDir) return inspectVideo(localDir, file, tools, probe);
     if (!remote || !(await storage.stat(file))) return { exists: false };
     const media: VideoMedia = { exists: true };
-    const url = remote.videoUrl(file);
-    if (tools.ffmpeg && (await extractPoster(tools.ffmpeg, url, remote.posterDir, posterName(file)))) media.poster = posterName(file);
-    if (tools.ffprobe && probe) Object.assign(media, await probeVideo(tools.ffprobe, url));
+    const video = await remoteVideoInput(storage, file, remote.videoUrl(file));
+    if (!video) return media;
+    if (tools.ffmpeg && (await extractPoster(tools.ffmpeg, video, remote.posterDir, posterName(file)))) media.poster = posterName(file);
+    if (tools.ffprobe && probe) Object.assign(media, await probeVideo(tools.ffprobe, video));
     return media;
   }
 

@@ -78,7 +78,8 @@ describe('a budget counts only what the user can trust', () => {
     assert.equal(creates(), 1, `creates at the gateway\n${said}`);
     assert.equal(run.code, 1, said);
     assert.match(run.stdout, /stopped: budget reached: \$2\.00 of \$2\.00 spent or reserved; 5 items not started/);
-    for (const line of [2, 3]) assert.match(said, new RegExp(`manifest\\.jsonl:${line}: .*cost_usd.*not counted`), `line ${line} named`);
+    for (const line of [2, 3])
+      assert.match(said, new RegExp(`manifest\\.jsonl:${line}: .*cost_usd.*the row is skipped`), `line ${line} named`);
     assert.doesNotMatch(said, /manifest\.jsonl:1:/, 'the real row is not named');
     assert.match(run.stdout, /^spent: {4}\$2\.00 /m, 'the spend shown counts the trusted rows only');
   });

@@ -58,7 +58,7 @@ function s3EndToEnd(kind: S3ServerKind): void {
     async function manifestObject(prefix: string) {
       try {
         const got = await client.send(new GetObjectCommand({ Bucket: 'renders', Key: `${prefix}manifest.jsonl` }));
-        return parseManifest(Buffer.from(await got.Body!.transformToByteArray())).rows;
+        return parseManifest(Buffer.from(await got.Body!.transformToByteArray()), { file: 'manifest.jsonl', firstLine: 1 }).rows;
       } catch (err) {
         if ((err as { name?: string }).name === 'NoSuchKey') return undefined;
         throw err;

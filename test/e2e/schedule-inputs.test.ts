@@ -133,7 +133,7 @@ describe(`a schedule's stored inputs outlive its day folders (${s3ServerKinds()[
     const manifestKey = (await keys()).find((k) => DAY_FOLDER.test(k) && k.endsWith('/manifest.jsonl'));
     assert.ok(manifestKey, 'the second run left its manifest in its day folder');
     const got = await s3Client.send(new GetObjectCommand({ Bucket: BUCKET, Key: manifestKey }));
-    const rows = parseManifest(Buffer.from(await got.Body!.transformToByteArray())).rows;
+    const rows = parseManifest(Buffer.from(await got.Body!.transformToByteArray()), { file: manifestKey, firstLine: 1 }).rows;
     assert.deepEqual(
       rows.map((r) => r.state),
       ['succeeded', 'succeeded'],

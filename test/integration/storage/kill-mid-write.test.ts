@@ -199,5 +199,5 @@ async function assertWhole(backend: Backend, storage: Storage, sha256: string): 
   );
   assert.deepEqual(await backend.leftovers(), [], 'nothing of the killed writer is left');
   await storage.appendManifest(manifestRow(1, { file: NAME, bytes: VIDEO_BYTES, sha256 }));
-  assert.deepEqual((await storage.readManifest()).map((r) => [r.file, r.sha256]).at(-1), [NAME, sha256]);
+  assert.deepEqual((await storage.readManifest()).rows.map((r) => [r.file, r.sha256]).at(-1), [NAME, sha256]);
 }

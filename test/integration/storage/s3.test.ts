@@ -137,7 +137,7 @@ function s3Suite(kind: S3ServerKind): void {
       await storage.appendManifest(manifestRow(2, { file: 'nested/002.mp4', bytes: small.length, sha256: sha(small) }));
       await storage.appendManifest(manifestRow(3, { state: 'failed', error: { kind: 'render_failed', message: 'no' } }));
       assert.deepEqual(
-        (await storage.readManifest()).map((r) => r.key),
+        (await storage.readManifest()).rows.map((r) => r.key),
         ['k1', 'k2', 'k3'],
       );
       assert.deepEqual(await storage.list(), [
@@ -155,13 +155,13 @@ function s3Suite(kind: S3ServerKind): void {
       await a.appendManifest(manifestRow(1));
       await b.appendManifest(manifestRow(2));
       await Promise.all([3, 4, 5, 6].map((i) => (i % 2 ? a : b).appendManifest(manifestRow(i))));
-      const fromA = await a.readManifest();
+      const fromA = (await a.readManifest()).rows;
       assert.deepEqual(
         fromA.slice(0, 2).map((r) => r.key),
         ['k1', 'k2'],
       );
       assert.deepEqual(new Set(fromA.map((r) => r.key)), new Set(['k1', 'k2', 'k3', 'k4', 'k5', 'k6']));
-      assert.deepEqual(await new S3Storage(s, creds).readManifest(), fromA);
+      assert.deepEqual((await new S3Storage(s, creds).readManifest()).rows, fromA);
     });
 
     it('leaves no object when the body fails mid-way through a multipart upload', async () => {
@@ -468,7 +468,10 @@ function s3Suite(kind: S3ServerKind): void {
       assert.equal(got.ContentType, 'application/x-ndjson');
       const text = (await got.Body?.transformToString()) ?? '';
       assert.equal(text.split('\n').length, 3, 'one line per item, each ending in a newline');
-      assert.deepEqual(parseManifest(Buffer.from(text)).rows, [manifestRow(1), manifestRow(2, { task_id: 't2-again' })]);
+      assert.deepEqual(parseManifest(Buffer.from(text), { file: 'manifest.jsonl', firstLine: 1 }).rows, [
+        manifestRow(1),
+        manifestRow(2, { task_id: 't2-again' }),
+      ]);
       assert.deepEqual(await storage.list(), [], 'it is not an output');
       await assert.rejects(storage.write('manifest.jsonl', chunked(Buffer.from('x'))), StorageError);
     });
@@ -478,7 +481,7 @@ function s3Suite(kind: S3ServerKind): void {
       assert.deepEqual(await storage.snapshotManifest(), { location: `${storage.location}manifest.jsonl`, items: 0 });
       const got = await storage.client.send(new GetObjectCommand({ Bucket: BUCKET, Key: keyOf(storage, 'manifest.jsonl') }));
       assert.equal(await got.Body?.transformToString(), '');
-      assert.deepEqual(await storage.readManifest(), []);
+      assert.deepEqual((await storage.readManifest()).rows, []);
     });
 
     it('readers take the snapshot and only the rows after it; the next snapshot folds those in', async () => {
@@ -493,15 +496,15 @@ function s3Suite(kind: S3ServerKind): void {
 
       const reader = new S3Storage(s, creds());
       const gets = countGets(reader);
-      assert.deepEqual(latest(await reader.readManifest()), expected);
+      assert.deepEqual(latest((await reader.readManifest()).rows), expected);
       assert.equal(gets(), 3, 'the snapshot and the two rows after it, not the three it folds in');
-      assert.deepEqual(latest(await reader.readManifest()), expected);
+      assert.deepEqual(latest((await reader.readManifest()).rows), expected);
       assert.equal(gets(), 3, 'an unchanged snapshot (same ETag) is not fetched again');
 
       assert.deepEqual(await reader.snapshotManifest(), { location: `${reader.location}manifest.jsonl`, items: 4 });
       const fresh = new S3Storage(s, creds());
       const freshGets = countGets(fresh);
-      assert.deepEqual(await fresh.readManifest(), expected, 'the rebuilt snapshot alone: every item once, in order');
+      assert.deepEqual((await fresh.readManifest()).rows, expected, 'the rebuilt snapshot alone: every item once, in order');
       assert.equal(freshGets(), 1);
     });
 
@@ -520,9 +523,38 @@ function s3Suite(kind: S3ServerKind): void {
         }),
       );
       const reader = new S3Storage(s, creds());
-      assert.deepEqual(latest(await reader.readManifest()), [manifestRow(1), manifestRow(2), late]);
+      assert.deepEqual(latest((await reader.readManifest()).rows), [manifestRow(1), manifestRow(2), late]);
       await reader.snapshotManifest();
-      assert.deepEqual(await new S3Storage(s, creds()).readManifest(), [manifestRow(1), manifestRow(2), late]);
+      assert.deepEqual((await new S3Storage(s, creds()).readManifest()).rows, [manifestRow(1), manifestRow(2), late]);
+    });
+
+    it('a row object that is no row (planted, cut short) is skipped and named; the snapshot leaves it out', async () => {
+      const s = settings();
+      const writer = new S3Storage(s, creds());
+      await writer.appendManifest(manifestRow(1));
+      const planted = {
+        bad: `${s.prefix}manifest/20000101T000000000Z-000000-00000001.json`,
+        outside: `${s.prefix}manifest/20000101T000000000Z-000000-00000002.json`,
+      };
+      await writer.client.send(
+        new PutObjectCommand({ Bucket: BUCKET, Key: planted.bad, Body: '{"key":"old","state":"failed","cost_usd":0}\n' }),
+      );
+      await writer.client.send(
+        new PutObjectCommand({
+          Bucket: BUCKET,
+          Key: planted.outside,
+          Body: `${JSON.stringify(manifestRow(2, { file: '../../elsewhere.mp4' }))}\n`,
+        }),
+      );
+      const read = await new S3Storage(s, creds()).readManifest();
+      assert.deepEqual(read.rows, [manifestRow(1)]);
+      assert.deepEqual(
+        read.skipped.map((k) => k.where),
+        [`s3://${BUCKET}/${planted.bad}`, `s3://${BUCKET}/${planted.outside}`],
+      );
+      assert.match(read.skipped[0]!.problem, /missing "id"/);
+      assert.match(read.skipped[1]!.problem, /"file": must be a relative path inside the output location/);
+      assert.deepEqual(await writer.snapshotManifest(), { location: `${writer.location}manifest.jsonl`, items: 1 });
     });
 
     it('stat() finds the sha256 of a video without a sidecar in the snapshot too', async () => {

@@ -16,7 +16,7 @@ function manifestOf(rows: ManifestRow[]): { storage: Storage; reads: { fromStart
     readManifestSince(cursor: number | undefined) {
       if (cursor === undefined) reads.fromStart += 1;
       const from = cursor ?? 0;
-      return Promise.resolve({ rows: rows.slice(from), fromStart: cursor === undefined, cursor: rows.length });
+      return Promise.resolve({ rows: rows.slice(from), skipped: [], fromStart: cursor === undefined, cursor: rows.length });
     },
   } as unknown as Storage;
   return { storage, reads };

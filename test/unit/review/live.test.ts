@@ -16,10 +16,11 @@ void describe('LiveJob', () => {
     const dir = await mkdtemp(join(tmpdir(), 'reelflow-live-'));
     try {
       const storage = new LocalStorage(dir);
-      await writeFile(join(dir, '1.mp4'), 'video one');
+      // The start of an MP4 (an ftyp box): a poster is shown only for a file that starts as a video.
+      await writeFile(join(dir, '1.mp4'), '\0\0\0\x18ftypisom\0\0\0\0');
       await mkdir(join(dir, 'posters'));
       await writeFile(join(dir, 'posters', '1.mp4.jpg'), 'jpeg');
-      await storage.appendManifest(manifestRow(1, { file: '1.mp4', bytes: 9 }));
+      await storage.appendManifest(manifestRow(1, { file: '1.mp4', bytes: 16 }));
       const live = new LiveJob({ storage, localDir: dir, tools: {} });
       const seen: LiveChange[] = [];
       live.subscribe((c) => seen.push(c));
@@ -32,7 +33,7 @@ void describe('LiveJob', () => {
       assert.equal(live.servable('2.mp4'), undefined, 'a file no row names');
 
       await storage.appendManifest(manifestRow(2, { state: 'failed', error: { kind: 'x', message: 'y' } }));
-      await storage.appendManifest(manifestRow(1, { file: '1.mp4', bytes: 9, take: 2 }));
+      await storage.appendManifest(manifestRow(1, { file: '1.mp4', bytes: 16, take: 2 }));
       await live.refresh();
       assert.deepEqual(
         seen.map((c) => (c.kind === 'take' ? `${c.version}:${c.key}` : '')),

@@ -155,10 +155,10 @@ describe('LocalStorage writes', () => {
 describe('LocalStorage manifest', () => {
   it('appends rows and reads them back in order', async () => {
     const storage = new LocalStorage(freshDir());
-    assert.deepEqual(await storage.readManifest(), []);
+    assert.deepEqual((await storage.readManifest()).rows, []);
     for (let i = 1; i <= 3; i++) await storage.appendManifest(manifestRow(i));
     assert.deepEqual(
-      (await storage.readManifest()).map((r) => r.key),
+      (await storage.readManifest()).rows.map((r) => r.key),
       ['k1', 'k2', 'k3'],
     );
     const text = await readFile(join(storage.location, 'manifest.jsonl'), 'utf8');
@@ -173,12 +173,12 @@ describe('LocalStorage manifest', () => {
     const fragment = JSON.stringify(manifestRow(3)).slice(0, 40);
     await appendFile(path, fragment);
     assert.deepEqual(
-      (await storage.readManifest()).map((r) => r.key),
+      (await storage.readManifest()).rows.map((r) => r.key),
       ['k1', 'k2'],
     );
     await storage.appendManifest(manifestRow(4));
     assert.deepEqual(
-      (await storage.readManifest()).map((r) => r.key),
+      (await storage.readManifest()).rows.map((r) => r.key),
       ['k1', 'k2', 'k4'],
     );
     const lines = (await readFile(path, 'utf8')).split('\n');
@@ -192,14 +192,14 @@ describe('LocalStorage manifest', () => {
     await writeFile(join(storage.location, 'manifest.jsonl'), JSON.stringify(manifestRow(1)));
     await storage.appendManifest(manifestRow(2));
     assert.deepEqual(
-      (await storage.readManifest()).map((r) => r.key),
+      (await storage.readManifest()).rows.map((r) => r.key),
       ['k1', 'k2'],
     );
   });
 
   it('readManifestSince() returns only the rows appended since, and starts over when the file is replaced', async () => {
     const storage = new LocalStorage(freshDir());
-    assert.deepEqual(await storage.readManifestSince(undefined), { rows: [], fromStart: true, cursor: undefined });
+    assert.deepEqual(await storage.readManifestSince(undefined), { rows: [], skipped: [], fromStart: true, cursor: undefined });
     await storage.appendManifest(manifestRow(1));
     await storage.appendManifest(manifestRow(2));
     const first = await storage.readManifestSince(undefined);
@@ -212,12 +212,18 @@ describe('LocalStorage manifest', () => {
     // A torn line is not consumed: it is read again (and skipped) once the next append ends it.
     await appendFile(path, JSON.stringify(manifestRow(3)).slice(0, 30));
     const torn = await storage.readManifestSince(first.cursor);
-    assert.deepEqual(torn, { rows: [], fromStart: false, cursor: first.cursor });
+    const tornLine = { where: `${path}:3`, problem: 'an incomplete last line, without its newline (cut short, or still being written)' };
+    assert.deepEqual(torn, { rows: [], skipped: [tornLine], fromStart: false, cursor: first.cursor });
     await storage.appendManifest(manifestRow(4));
     const next = await storage.readManifestSince(torn.cursor);
     assert.deepEqual(
       next.rows.map((r) => r.key),
       ['k4'],
+    );
+    assert.deepEqual(
+      next.skipped.map((s) => s.where),
+      [`${path}:3`],
+      'the ended torn line, under its number',
     );
     assert.equal(next.fromStart, false);
     assert.deepEqual((await storage.readManifestSince(next.cursor)).rows, []);
@@ -260,7 +266,7 @@ describe('LocalStorage manifest', () => {
     const storage = new LocalStorage(freshDir());
     const big = 'x'.repeat(200_000);
     await Promise.all(Array.from({ length: 60 }, (_, i) => storage.appendManifest(manifestRow(i, { prompt: `${i}:${big}` }))));
-    const rows = await storage.readManifest();
+    const rows = (await storage.readManifest()).rows;
     assert.equal(rows.length, 60);
     assert.deepEqual(new Set(rows.map((r) => r.key)), new Set(Array.from({ length: 60 }, (_, i) => `k${i}`)));
     for (const r of rows) assert.equal(r.prompt, `${r.index}:${big}`);

@@ -75,7 +75,12 @@ describe('snapshotRows() and snapshotLines()', () => {
       ],
     );
     const body = Buffer.concat([...snapshotLines(latest)]);
-    assert.deepEqual(parseManifest(body), { rows: latest, completeLength: body.length });
+    assert.deepEqual(parseManifest(body, { file: 'manifest.jsonl', firstLine: 1 }), {
+      rows: latest,
+      skipped: [],
+      completeLength: body.length,
+      lines: latest.length,
+    });
   });
 });
 
@@ -101,7 +106,8 @@ describe('LocalStorage.snapshotManifest()', () => {
     appendFileSync(`${storage.location}/manifest.jsonl`, '{"key":"torn');
     const fh = await open(`${storage.location}/manifest.jsonl`, 'r');
     try {
-      for (const chunk of [7, 100, 333, 1 << 20]) assert.equal(await countManifestItems(fh, chunk), 40, `chunks of ${chunk} bytes`);
+      for (const chunk of [7, 100, 333, 1 << 20])
+        assert.equal(await countManifestItems(fh, 'manifest.jsonl', chunk), 40, `chunks of ${chunk} bytes`);
     } finally {
       await fh.close();
     }

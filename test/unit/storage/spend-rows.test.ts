@@ -1,15 +1,10 @@
 // What manifest rows may add to a job's spend: amounts only, so that nothing planted in a handed
 // folder's manifest lowers what a budget counts (docs/costs.md, "Earlier runs count").
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { spentBefore } from '../../../activities/plan';
 import { rowCostText, rowTotalUsd, spendOf } from '../../../cli/spend';
-import { LocalStorage } from '../../../storage/index';
 import type { ManifestRow } from '../../../storage/manifest';
-import { untrustedCostNotes } from '../../../storage/untrusted-spend';
-import { tempDir } from '../../support/jobs';
 import { manifestRow } from '../../support/storage';
 
 /** Costs as a planted row may hold them: JSON gives strings, negative numbers and, from 1e999, infinities. */
@@ -38,21 +33,5 @@ describe('the spend of manifest rows counts amounts only', () => {
     assert.equal(spend?.spent_usd, 1);
     assert.equal(rowTotalUsd(planted(2, -1000)), undefined);
     assert.equal(rowCostText(planted(3, '-1000')), '-');
-  });
-
-  it('names each cost that is not an amount by file and line (a local output)', async () => {
-    const dir = tempDir();
-    const good = JSON.stringify(manifestRow(1, { cost_usd: 1 }));
-    const lines = [good, '', JSON.stringify(planted(2, -1000)), 'not a row', JSON.stringify(planted(3, '7', 'rewrite_cost_usd'))];
-    // The torn last line is no row: not named.
-    writeFileSync(join(dir, 'manifest.jsonl'), `${lines.join('\n')}\n${JSON.stringify(planted(4, -1))}`);
-    const storage = new LocalStorage(dir);
-    const notes = await untrustedCostNotes(storage, await storage.readManifest());
-    const path = join(dir, 'manifest.jsonl');
-    assert.deepEqual(notes, [
-      `${path}:3: cost_usd -1000 is not an amount reelflow records (a number 0 or more): not counted as spent`,
-      `${path}:5: rewrite_cost_usd "7" is not an amount reelflow records (a number 0 or more): not counted as spent`,
-    ]);
-    assert.deepEqual(await untrustedCostNotes(storage, [manifestRow(1, { cost_usd: 1 })]), []);
   });
 });
