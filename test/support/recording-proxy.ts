@@ -1,6 +1,8 @@
 // A pass-through HTTP proxy in front of a real server (the simulator) that shows the test every
-// request with its whole body before forwarding it: what reached the gateway, seen from outside.
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+// request with its whole body before forwarding it: what reached the gateway, seen from outside. A
+// test may answer some requests itself (`answer`): a hostile gateway that is the simulator for every
+// other call.
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface RecordingProxy {
@@ -8,7 +10,14 @@ export interface RecordingProxy {
   close(): Promise<void>;
 }
 
-export async function recordingProxy(target: string, seen: (req: IncomingMessage, body: Buffer) => void): Promise<RecordingProxy> {
+/** Answers the request instead of the server behind the proxy when it returns true. */
+export type ProxyAnswer = (req: IncomingMessage, res: ServerResponse, body: Buffer) => boolean;
+
+export async function recordingProxy(
+  target: string,
+  seen: (req: IncomingMessage, body: Buffer) => void,
+  answer?: ProxyAnswer,
+): Promise<RecordingProxy> {
   const upstream = new URL(target);
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -16,6 +25,7 @@ export async function recordingProxy(target: string, seen: (req: IncomingMessage
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       seen(req, body);
+      if (answer?.(req, res, body)) return;
       const out = httpRequest(
         { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
         (answer: IncomingMessage) => {
