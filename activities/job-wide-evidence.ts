@@ -63,11 +63,12 @@ export async function withJobWideEvidence<T>(
 /** The base addresses that answer a fresh catalog read (any HTTP answer but a 5xx), by `deadline`. */
 async function basesAnswering(settings: JobOfWorker, deadline: number): Promise<string[]> {
   if (Context.current().cancellationSignal.aborted) return [];
-  // readCatalogs takes at most two of its timeouts per address (a passing trouble is tried again).
-  const timeoutMs = Math.min(CATALOG_TIMEOUT_MS, Math.floor((deadline - Date.now()) / 2));
+  const timeoutMs = Math.min(CATALOG_TIMEOUT_MS, deadline - Date.now());
   if (timeoutMs < SHORTEST_READ_MS) return [];
   try {
-    const report = await readCatalogs(settings.gateway.baseUrls, { key: workerKeyFor(settings), timeoutMs });
+    // One request per address, all at once: the call before it already tried again for its whole
+    // budget, and a gateway that is really down must stop the job without a further wait.
+    const report = await readCatalogs(settings.gateway.baseUrls, { key: workerKeyFor(settings), timeoutMs, tries: 1 });
     return report.readings.filter((reading) => reading.kind !== 'unreachable').map((reading) => reading.base);
   } catch {
     // A read that could not be made is no evidence that the gateway is up.
