@@ -10,6 +10,7 @@ import type { JobSettings, Protocol } from '../jobfile/plan';
 import { gatewayFor, storageFor } from './context';
 import { FailureType } from './failure-types';
 import { finalFailure, translated } from './failures';
+import { withJobWideEvidence } from './job-wide-evidence';
 import { DownloadMeter, metricsHere } from './metrics';
 
 const EXTENSIONS: Record<string, string> = {
@@ -69,9 +70,11 @@ export function downloadVideo(input: DownloadInput): Promise<DownloadedVideo> {
     // The last attempt's heartbeat names the version of the file its partial bytes belong to:
     // resuming with If-Range makes a server that changed the file send all of it again.
     const earlier = context.info.heartbeatDetails as DownloadHeartbeat | undefined;
-    const video = await gatewayFor(input.settings).openVideo(
-      { taskId: input.taskId, protocol: input.protocol, resultUrl: input.resultUrl },
-      { offset: kept, ifRange: kept > 0 ? earlier?.validator : undefined, signal: context.cancellationSignal },
+    const video = await withJobWideEvidence(input.settings, `the download of task ${input.taskId}`, () =>
+      gatewayFor(input.settings).openVideo(
+        { taskId: input.taskId, protocol: input.protocol, resultUrl: input.resultUrl },
+        { offset: kept, ifRange: kept > 0 ? earlier?.validator : undefined, signal: context.cancellationSignal },
+      ),
     );
     const maxBytes = input.settings.output.maxBytes ?? DEFAULT_MAX_VIDEO_BYTES;
     if (video.totalBytes !== undefined && video.totalBytes > maxBytes) {

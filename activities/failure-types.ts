@@ -23,6 +23,12 @@ export const FailureType = {
   missingKey: 'missing_key' satisfies GatewayErrorKind,
   // From the activities themselves.
   createNotSent: 'create_not_sent',
+  /**
+   * One item's gateway call failed on every base address for its whole retry budget, yet an address
+   * answered a fresh request just after (activities/job-wide-evidence.ts): the item's failure, not
+   * the job's.
+   */
+  callUnanswered: 'call_unanswered',
   /** A budget is set and an item's model has no price (docs/costs.md). */
   budgetUnpriced: 'budget_unpriced',
   /** The next item would cross budget.max_usd: the job starts no more (docs/costs.md). */
@@ -70,7 +76,9 @@ export interface JobWideCause {
  * Failures whose cause is the job's, not the item's: every other item would meet them too. One
  * stops the job from starting items; items in flight finish; an item whose create met it was never
  * created and stays not started (docs/reruns.md). `gateway_unavailable` reaches a workflow only
- * after the gateway client tried every base address for its whole retry budget (gateway/retry.ts).
+ * after the gateway client tried every base address for its whole retry budget (gateway/retry.ts)
+ * and no address answered a fresh request after it (activities/job-wide-evidence.ts); otherwise the
+ * item fails alone, `call_unanswered`.
  */
 export const JOB_WIDE_CAUSES: Readonly<Partial<Record<FailureKind, JobWideCause>>> = {
   [FailureType.modelUnavailable]: {

@@ -14,6 +14,11 @@ export function finalFailure(kind: FailureKind, message: string, details?: unkno
   return ApplicationFailure.create({ type: kind, message: redact(message), nonRetryable: true, ...(details ? { details } : {}) });
 }
 
+/** A failure of a kind of its own that another attempt may mend (Temporal retries it), its message redacted. */
+export function passingFailure(kind: FailureKind, message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: kind, message: redact(message), nonRetryable: false });
+}
+
 /** The same failure made retryable, with a note why (a stopping worker's cut: worker/drain.ts). */
 export function retryableAgain(failure: ApplicationFailure, note: string): ApplicationFailure {
   return ApplicationFailure.create({

@@ -8,6 +8,7 @@ import { RewriteStore, textToRender, type RewriteRecord } from '../storage/rewri
 import { gatewayFor, storageFor } from './context';
 import { sendAfterMarking } from './create-marker';
 import { translated } from './failures';
+import { withJobWideEvidence } from './job-wide-evidence';
 import { bounded, itemOfWorkflowId, LogEvent } from './log-events';
 import { preflightCreate } from './preflight';
 import { withStoredReferences, type JobSettingsWithInputs } from './inputs';
@@ -54,7 +55,10 @@ export function enhancePrompt(input: EnhanceInput): Promise<string | EnhancedPro
   return translated(async () => {
     const enhance = input.settings.enhance!;
     const signal = Context.current().cancellationSignal;
-    const ask: RewriteInput['ask'] = (message) => gatewayFor(input.settings).createMessage(message, { signal });
+    const ask: RewriteInput['ask'] = (message) =>
+      withJobWideEvidence(input.settings, 'the prompt rewrite (Messages)', () =>
+        gatewayFor(input.settings).createMessage(message, { signal }),
+      );
     const priceOf = rewritePricer(input.price, enhance, input.prompt);
     const { record, reused } = await rewriteOnce({
       key: input.key ?? '',
@@ -115,8 +119,14 @@ function createThrough(input: CreateInput, around: (send: () => Promise<CreatedT
     await preflightCreate(input.settings, input.request.model); // once per job per process: activities/preflight.ts
     // Local references of a job with stored inputs: their verified local copies, fetched before anything is sent.
     const request = await withStoredReferences(input.settings, input.request);
+    // The fresh read of the addresses after a create that found none runs inside `around`, while
+    // the create's keep-alive still heartbeats.
     const created = await countCreate(input.request.model, () =>
-      around(() => gateway.createTask(request, { signal: createCancellation() })),
+      around(() =>
+        withJobWideEvidence(input.settings, 'the create', () => gateway.createTask(request, { signal: createCancellation() }), {
+          heartbeating: true,
+        }),
+      ),
     );
     const billed = created.billedUsd === undefined ? {} : { billedUsd: created.billedUsd };
     return { taskId: created.taskId, baseUrl: created.baseUrl, createdAt: Date.now(), ...billed };
@@ -162,9 +172,11 @@ export function createTask(input: CreateInput): Promise<CreatedTaskInfo> {
 export function checkTask(input: { settings: JobSettings; taskId: string; protocol: Protocol; createdAt: number }): Promise<TaskCheck> {
   return translated(async () => {
     const status = await countCheck(() =>
-      gatewayFor(input.settings).getTask(
-        { taskId: input.taskId, protocol: input.protocol },
-        { createdAt: input.createdAt, signal: Context.current().cancellationSignal },
+      withJobWideEvidence(input.settings, `the status check of task ${input.taskId}`, () =>
+        gatewayFor(input.settings).getTask(
+          { taskId: input.taskId, protocol: input.protocol },
+          { createdAt: input.createdAt, signal: Context.current().cancellationSignal },
+        ),
       ),
     );
     return {

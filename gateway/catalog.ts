@@ -45,6 +45,8 @@ export interface CatalogOptions {
   /** Absent: the request goes without one (the catalog then is not read, only reachability). */
   key?: string;
   timeoutMs?: number;
+  /** Requests per address at most (default 5): 1 for a quick look that tries nothing again. */
+  tries?: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -62,19 +64,25 @@ const shown = (text: string, max = 200): string => gatewayText(text.replace(CONT
 export async function readCatalogs(bases: readonly string[], options: CatalogOptions = {}): Promise<CatalogReport> {
   const timeoutMs = options.timeoutMs ?? CATALOG_TIMEOUT_MS;
   const readings = await withProbeTransport(timeoutMs, options.key, (transport) =>
-    Promise.all(bases.map((base) => readBase(transport, base, options.key, timeoutMs))),
+    Promise.all(bases.map((base) => readBase(transport, base, options.key, timeoutMs, options.tries ?? TRIES))),
   );
   const first = readings.find((r) => r.kind === 'catalog');
   return { readings, ...(first ? { catalog: { base: first.base, models: first.models } } : {}) };
 }
 
-async function readBase(transport: HttpTransport, base: string, key: string | undefined, timeoutMs: number): Promise<BaseReading> {
+async function readBase(
+  transport: HttpTransport,
+  base: string,
+  key: string | undefined,
+  timeoutMs: number,
+  tries: number,
+): Promise<BaseReading> {
   const deadline = Date.now() + 2 * timeoutMs;
   let reading: BaseReading & { passing?: boolean };
   for (let attempt = 0; ; attempt++) {
     reading = await readOnce(transport, base, key, timeoutMs);
     const wait = RETRY_WAITS_MS[attempt];
-    if (!reading.passing || attempt + 1 >= TRIES || wait === undefined || Date.now() + wait + timeoutMs > deadline) break;
+    if (!reading.passing || attempt + 1 >= tries || wait === undefined || Date.now() + wait + timeoutMs > deadline) break;
     await sleep(wait);
   }
   const { passing: _p, ...out } = reading;

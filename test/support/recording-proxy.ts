@@ -1,6 +1,8 @@
 // A pass-through HTTP proxy in front of a real server (the simulator) that shows the test every
-// request with its whole body before forwarding it: what reached the gateway, seen from outside.
-import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+// request with its whole body before forwarding it: what reached the gateway, seen from outside. A
+// test may answer some requests itself (`answer`): a hostile gateway that is the simulator for every
+// other call.
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface RecordingProxy {
@@ -8,9 +10,13 @@ export interface RecordingProxy {
   close(): Promise<void>;
 }
 
+/** Answers the request instead of the server behind the proxy when it returns true. */
+export type ProxyAnswer = (req: IncomingMessage, res: ServerResponse, body: Buffer) => boolean;
+
 export interface ProxyOptions {
   /** Headers added to the answer of a request (a hostile gateway's, e.g. a billed figure it makes up). */
   answerHeaders?: (req: IncomingMessage) => Record<string, string>;
+  answer?: ProxyAnswer;
 }
 
 export async function recordingProxy(
@@ -25,6 +31,7 @@ export async function recordingProxy(
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       seen(req, body);
+      if (options.answer?.(req, res, body)) return;
       const out = httpRequest(
         { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
         (answer: IncomingMessage) => {

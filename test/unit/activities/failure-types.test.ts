@@ -21,7 +21,7 @@ describe('job-wide failure kinds', () => {
       quota_exhausted: 2,
       gateway_unavailable: 3,
     });
-    for (const kind of ['invalid_request', 'render_failed', 'quota_or_permission', 'toString', undefined])
+    for (const kind of ['invalid_request', 'render_failed', 'quota_or_permission', 'call_unanswered', 'toString', undefined])
       assert.equal(jobWideCause(kind), undefined);
   });
 
