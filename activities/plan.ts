@@ -24,7 +24,7 @@ import { storedJobFiles, type JobSettingsWithInputs } from './inputs';
 import { ManifestFollower, changedSince, type KnownRow } from './manifest-follower';
 import { expandInChild, type PlanFile, type PlanHead } from './plan-file';
 import { finalWhenGone, type UnpricedModel } from './plan-load';
-import { localReferenceDigests, type ReferenceDigests } from './reference-digests';
+import { localReferenceDigests, withCheckedReferences, type ReferenceDigests } from './reference-digests';
 
 export { planDigest, unpricedModels } from './plan-load';
 
@@ -102,6 +102,11 @@ export async function requestDigest(request: RenderRequest, jobFile: string, con
   return shortHash({ ...request, references });
 }
 
+/** The digests the page's check took (withCheckedReferences), by path. */
+function checkedDigests(request: RenderRequest): ReferenceDigests {
+  return (path) => Promise.resolve(request.references.find((r) => r.source === path)?.checked?.sha256);
+}
+
 const manifestFollower = new ManifestFollower();
 
 interface LoadedPlan {
@@ -121,6 +126,7 @@ async function loadPlan(
   inputs: InputsRef | undefined,
   redo?: readonly RedoTake[],
   prices?: PriceTable,
+  allowRead?: readonly string[],
 ): Promise<LoadedPlan> {
   // Stored inputs never change under their digest. A path's plan stands while the file is
   // unchanged (same size and modification time), so an edit during a run is still caught by the
@@ -131,11 +137,18 @@ async function loadPlan(
         (st) => `${st.size}:${st.mtimeMs}`,
         () => 'missing',
       );
-  const cacheKey = `${jobFile}\u0000${runDate}\u0000${version}${redo ? `\u0000${shortHash(redo)}` : ''}${prices ? `\u0000${shortHash(prices)}` : ''}`;
+  const cacheKey = [
+    jobFile,
+    runDate,
+    version,
+    ...(redo ? [shortHash(redo)] : []),
+    ...(prices ? [shortHash(prices)] : []),
+    ...(allowRead?.length ? [`read:${shortHash(allowRead)}`] : []),
+  ].join('\u0000');
   const cached = plans.get(cacheKey);
   if (cached) return cached;
   // A redo's plan is its new takes alone (docs/takes.md): pages, counts and the digest are theirs.
-  const plan = await expandInChild(jobFile, runDate, inputs, redo, prices);
+  const plan = await expandInChild(jobFile, runDate, inputs, redo, prices, allowRead);
   // A stored job's references are known by the sha256 its index recorded; others are hashed where they are.
   const stored = inputs ? await storedJobFiles(inputs).catch(finalWhenGone) : undefined;
   const contents: ReferenceDigests = stored ? async (path) => stored.sha256(path) : localReferenceDigests;
@@ -177,14 +190,16 @@ export async function preparePlan(input: {
   redo?: RedoTake[];
   /** The prices `run` priced the job with (JobInput.prices): in place of the job file's. */
   prices?: PriceTable;
+  /** Folders outside the job file's own its user let it read (JobInput.allowRead). */
+  allowRead?: string[];
 }): Promise<PreparedJob> {
   // Scheduled runs carry no date: the first load learns the schedule's zone, the second dates it.
   let runDate = input.runDate;
   if (!runDate) {
-    const probe = await loadPlan(input.jobFile, dateIn(input.startedAt, 'UTC'), input.inputs, input.redo, input.prices);
+    const probe = await loadPlan(input.jobFile, dateIn(input.startedAt, 'UTC'), input.inputs, input.redo, input.prices, input.allowRead);
     runDate = dateIn(input.startedAt, probe.plan.head.schedule?.timezone ?? 'UTC');
   }
-  let { plan: loaded } = await loadPlan(input.jobFile, runDate, input.inputs, input.redo, input.prices);
+  let { plan: loaded } = await loadPlan(input.jobFile, runDate, input.inputs, input.redo, input.prices, input.allowRead);
   const { head: plan, digest, budgets } = loaded;
   if (input.workflowId) await claimOutputForJob(plan, input.workflowId);
   // The price table and where models are named stay out: settings travel with every activity (docs/costs.md).
@@ -202,7 +217,7 @@ export async function preparePlan(input: {
   // A run no `run` priced asks the gateway itself, as `run` would have, when it starts: a schedule's
   // runs are priced as of each run, not as of the schedule's creation.
   const read = input.prices ? undefined : await gatewayPrices(loaded, { ...settings, ...carried });
-  if (read) loaded = (await loadPlan(input.jobFile, runDate, input.inputs, input.redo, read)).plan;
+  if (read) loaded = (await loadPlan(input.jobFile, runDate, input.inputs, input.redo, read, input.allowRead)).plan;
   const prices = input.prices ?? read ?? plan.pricing ?? {};
   // Who priced the run records its prices beside the manifest: `run` before it starts its jobs, the
   // worker for the others (storage/job-prices.ts).
@@ -310,8 +325,10 @@ export async function readPlanItems(input: {
   redo?: RedoTake[];
   /** The prices `run` priced the job with (JobInput.prices): in place of the job file's. */
   prices?: PriceTable;
+  /** Folders outside the job file's own its user let it read (JobInput.allowRead). */
+  allowRead?: string[];
 }): Promise<{ items: PageItem[]; nextOffset: number }> {
-  const { plan, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs, input.redo, input.prices);
+  const { plan, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs, input.redo, input.prices, input.allowRead);
   if (plan.digest !== input.digest) {
     throw finalFailure(
       FailureType.jobFileChanged,
@@ -337,9 +354,13 @@ export async function readPlanItems(input: {
   let bytes = 0;
   let read = 0;
   const keys: string[] = [];
-  for (const item of page) {
+  // What each create will send is fixed here, with the digest (activities/reference-digests.ts);
+  // a job with stored inputs sends their verified copies instead (activities/inputs.ts).
+  const scope = { jobDir: dirname(input.jobFile), allowRead: input.allowRead ?? [] };
+  for (const planned of page) {
+    const item = input.inputs ? planned : { ...planned, request: await withCheckedReferences(planned.request, scope) };
     const row = manifest.rows.get(item.key);
-    const digest = await requestDigest(item.request, input.jobFile, contents);
+    const digest = await requestDigest(item.request, input.jobFile, input.inputs ? contents : checkedDigests(item.request));
     const changed = row !== undefined && changedSince(row, item.request, digest);
     const stored = row?.state === 'succeeded' && row.file ? await storage.stat(row.file) : undefined;
     if (!itemIsDone(row, retry, stored, changed)) {

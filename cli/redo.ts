@@ -159,6 +159,8 @@ export async function redoRunPlan(
   files: FileAccess,
   pricesFile: string | undefined,
   note: (line: string) => void,
+  /** The folders outside its own the user lets the job read (client/read-allowance.ts). */
+  allowRead: readonly string[],
 ): Promise<{ plan: Plan; takes: RedoTake[] } | undefined> {
   const { takes, gone } = await chooseRedoTakes(plan, storage, choice);
   if (gone > 0) note(`${gone} chosen take${gone === 1 ? ' is' : 's are'} of items the job file no longer has: left alone`);
@@ -168,7 +170,7 @@ export async function redoRunPlan(
   }
   note(`${plan.job}: ${takes.length} new take${takes.length === 1 ? '' : 's'} (${describeChoice(choice)}); nothing stored is replaced`);
   // The same file as read a moment ago: it expands again, with the new takes alone.
-  const result = await loadJobFile(plan.jobFile, { runDate: plan.runDate, files, pricesFile, redo: takes });
+  const result = await loadJobFile(plan.jobFile, { runDate: plan.runDate, files, pricesFile, redo: takes, allowRead });
   if (!result.ok) throw new UsageError(result.errors.map((e) => formatJobFileError(e)).join('\n'));
   return { plan: result.plan, takes };
 }
