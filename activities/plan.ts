@@ -24,7 +24,7 @@ import { storedJobFiles, type JobSettingsWithInputs } from './inputs';
 import { ManifestFollower, changedSince, type KnownRow } from './manifest-follower';
 import { expandInChild, type PlanFile, type PlanHead } from './plan-file';
 import { finalWhenGone, type UnpricedModel } from './plan-load';
-import { localReferenceDigests, withCheckedReferences, type ReferenceDigests } from './reference-digests';
+import { checkedDigests, localReferenceDigests, withCheckedReferences, type ReferenceDigests } from './reference-digests';
 
 export { planDigest, unpricedModels } from './plan-load';
 
@@ -102,11 +102,6 @@ export async function requestDigest(request: RenderRequest, jobFile: string, con
   return shortHash({ ...request, references });
 }
 
-/** The digests the page's check took (withCheckedReferences), by path. */
-function checkedDigests(request: RenderRequest): ReferenceDigests {
-  return (path) => Promise.resolve(request.references.find((r) => r.source === path)?.checked?.sha256);
-}
-
 const manifestFollower = new ManifestFollower();
 
 interface LoadedPlan {
@@ -137,14 +132,8 @@ async function loadPlan(
         (st) => `${st.size}:${st.mtimeMs}`,
         () => 'missing',
       );
-  const cacheKey = [
-    jobFile,
-    runDate,
-    version,
-    ...(redo ? [shortHash(redo)] : []),
-    ...(prices ? [shortHash(prices)] : []),
-    ...(allowRead?.length ? [`read:${shortHash(allowRead)}`] : []),
-  ].join('\u0000');
+  const options = [redo && shortHash(redo), prices && shortHash(prices), allowRead?.length && `read:${shortHash(allowRead)}`];
+  const cacheKey = [jobFile, runDate, version, ...options.filter(Boolean)].join('\u0000');
   const cached = plans.get(cacheKey);
   if (cached) return cached;
   // A redo's plan is its new takes alone (docs/takes.md): pages, counts and the digest are theirs.

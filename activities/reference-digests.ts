@@ -91,3 +91,8 @@ export async function withCheckedReferences(request: RenderRequest, scope: ReadS
     references.push(asset.local ? { ...asset, checked: await checkedReference(asset.source, scope) } : asset);
   return { ...request, references };
 }
+
+/** The digests a page's check took (withCheckedReferences), by path. */
+export function checkedDigests(request: RenderRequest): ReferenceDigests {
+  return (path) => Promise.resolve(request.references.find((r) => r.source === path)?.checked?.sha256);
+}
