@@ -16,6 +16,7 @@ export const FailureType = {
   taskNotFound: 'task_not_found' satisfies GatewayErrorKind,
   rateLimited: 'rate_limited' satisfies GatewayErrorKind,
   invalidRequest: 'invalid_request' satisfies GatewayErrorKind,
+  referenceChanged: 'reference_changed' satisfies GatewayErrorKind,
   quotaOrPermission: 'quota_or_permission' satisfies GatewayErrorKind,
   download: 'download' satisfies GatewayErrorKind,
   aborted: 'aborted' satisfies GatewayErrorKind,

@@ -2,6 +2,7 @@
 // over the fetched copies (original paths in every message), and local references resolved to
 // their verified cached copies before the gateway client reads them. Jobs that carry no inputs
 // (local output, no location named, or started before inputs were stored) read their paths as before.
+import { realpath } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { FileAccess } from '../jobfile/context';
@@ -102,7 +103,14 @@ export async function withStoredReferences(settings: JobSettingsWithInputs, requ
         const message = `${asset.source} is not among the job's stored inputs (index sha256:${ref.index} in ${store.location})`;
         throw finalFailure(FailureType.storage, message);
       }
-      references.push(entry ? { ...asset, source: await inputCache().named(store, entry, asset.source, alive) } : asset);
+      if (!entry) {
+        references.push(asset);
+        continue;
+      }
+      // The cached copy is sent as any checked reference is: opened once without links, its bytes
+      // the index's sha256 (gateway/reference-file.ts). Its real path: the cache may sit below a link.
+      const copy = await realpath(await inputCache().named(store, entry, asset.source, alive));
+      references.push({ ...asset, source: copy, checked: { path: copy, root: dirname(copy), sha256: entry.sha256 } });
     }
     return { ...request, references };
   } catch (error) {

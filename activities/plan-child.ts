@@ -14,6 +14,8 @@ export interface PlanChildRequest {
   inputs?: InputsRef;
   redo?: readonly RedoTake[];
   prices?: PriceTable;
+  /** Folders outside the job file's own its user let it read (JobInput.allowRead). */
+  allowRead?: readonly string[];
   itemsPath: string;
 }
 
@@ -25,6 +27,7 @@ async function answer(request: PlanChildRequest): Promise<PlanChildAnswer> {
       request.inputs,
       request.redo,
       request.prices,
+      request.allowRead,
     );
     const { items, ...head } = plan;
     const offsets = [0];

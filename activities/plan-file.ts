@@ -79,6 +79,7 @@ export async function expandInChild(
   inputs: InputsRef | undefined,
   redo?: readonly RedoTake[],
   prices?: PriceTable,
+  allowRead?: readonly string[],
 ): Promise<PlanFile> {
   const dir = mkdtempSync(join(tmpdir(), 'reelflow-plan-'));
   const itemsPath = join(dir, 'items.jsonl');
@@ -90,6 +91,7 @@ export async function expandInChild(
       ...(inputs ? { inputs } : {}),
       ...(redo ? { redo } : {}),
       ...(prices ? { prices } : {}),
+      ...(allowRead?.length ? { allowRead } : {}),
     });
     if (!answer.ok) {
       // A final failure (an invalid job file, stored inputs gone) stays final; anything else may pass.

@@ -66,9 +66,16 @@ export async function expandPlan(
   redo?: readonly RedoTake[],
   /** The prices `run` priced the job with (JobInput.prices): in place of the job file's. */
   prices?: PriceTable,
+  /** Folders outside the job file's own its user let it read (JobInput.allowRead): never the job file's say. */
+  allowRead?: readonly string[],
 ): Promise<ExpandedPlan> {
   const stored = inputs ? await storedJobFiles(inputs).catch(finalWhenGone) : undefined;
-  const result = await loadJobFile(stored?.jobFile ?? jobFile, { runDate, files: stored?.files, ...(redo ? { redo } : {}) });
+  const result = await loadJobFile(stored?.jobFile ?? jobFile, {
+    runDate,
+    files: stored?.files,
+    ...(redo ? { redo } : {}),
+    ...(allowRead ? { allowRead } : {}),
+  });
   if (!result.ok) {
     const lines = result.errors.slice(0, 10).map((e) => `${e.file}:${e.line}:${e.column}: ${e.message}`);
     throw finalFailure(FailureType.jobFileInvalid, `the job file is not valid:\n${lines.join('\n')}`);

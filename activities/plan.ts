@@ -25,7 +25,7 @@ import { storedJobFiles, type JobSettingsWithInputs } from './inputs';
 import { ManifestFollower, changedSince, type KnownRow } from './manifest-follower';
 import { expandInChild, type PlanFile, type PlanHead } from './plan-file';
 import { finalWhenGone, type UnpricedModel } from './plan-load';
-import { localReferenceDigests, type ReferenceDigests } from './reference-digests';
+import { checkedDigests, localReferenceDigests, withCheckedReferences, type ReferenceDigests } from './reference-digests';
 
 export { planDigest, unpricedModels } from './plan-load';
 
@@ -122,6 +122,7 @@ async function loadPlan(
   inputs: InputsRef | undefined,
   redo?: readonly RedoTake[],
   prices?: PriceTable,
+  allowRead?: readonly string[],
 ): Promise<LoadedPlan> {
   // Stored inputs never change under their digest. A path's plan stands while the file is
   // unchanged (same size and modification time), so an edit during a run is still caught by the
@@ -132,11 +133,12 @@ async function loadPlan(
         (st) => `${st.size}:${st.mtimeMs}`,
         () => 'missing',
       );
-  const cacheKey = `${jobFile}\u0000${runDate}\u0000${version}${redo ? `\u0000${shortHash(redo)}` : ''}${prices ? `\u0000${shortHash(prices)}` : ''}`;
+  const options = [redo && shortHash(redo), prices && shortHash(prices), allowRead?.length && `read:${shortHash(allowRead)}`];
+  const cacheKey = [jobFile, runDate, version, ...options.filter(Boolean)].join('\u0000');
   const cached = plans.get(cacheKey);
   if (cached) return cached;
   // A redo's plan is its new takes alone (docs/takes.md): pages, counts and the digest are theirs.
-  const plan = await expandInChild(jobFile, runDate, inputs, redo, prices);
+  const plan = await expandInChild(jobFile, runDate, inputs, redo, prices, allowRead);
   // A stored job's references are known by the sha256 its index recorded; others are hashed where they are.
   const stored = inputs ? await storedJobFiles(inputs).catch(finalWhenGone) : undefined;
   const contents: ReferenceDigests = stored ? async (path) => stored.sha256(path) : localReferenceDigests;
@@ -178,14 +180,16 @@ export async function preparePlan(input: {
   redo?: RedoTake[];
   /** The prices `run` priced the job with (JobInput.prices): in place of the job file's. */
   prices?: PriceTable;
+  /** Folders outside the job file's own its user let it read (JobInput.allowRead). */
+  allowRead?: string[];
 }): Promise<PreparedJob> {
   // Scheduled runs carry no date: the first load learns the schedule's zone, the second dates it.
   let runDate = input.runDate;
   if (!runDate) {
-    const probe = await loadPlan(input.jobFile, dateIn(input.startedAt, 'UTC'), input.inputs, input.redo, input.prices);
+    const probe = await loadPlan(input.jobFile, dateIn(input.startedAt, 'UTC'), input.inputs, input.redo, input.prices, input.allowRead);
     runDate = dateIn(input.startedAt, probe.plan.head.schedule?.timezone ?? 'UTC');
   }
-  let { plan: loaded } = await loadPlan(input.jobFile, runDate, input.inputs, input.redo, input.prices);
+  let { plan: loaded } = await loadPlan(input.jobFile, runDate, input.inputs, input.redo, input.prices, input.allowRead);
   const { head: plan, digest, budgets } = loaded;
   if (input.workflowId) await claimOutputForJob(plan, input.workflowId);
   // The price table and where models are named stay out: settings travel with every activity (docs/costs.md).
@@ -203,7 +207,7 @@ export async function preparePlan(input: {
   // A run no `run` priced asks the gateway itself, as `run` would have, when it starts: a schedule's
   // runs are priced as of each run, not as of the schedule's creation.
   const read = input.prices ? undefined : await gatewayPrices(loaded, { ...settings, ...carried });
-  if (read) loaded = (await loadPlan(input.jobFile, runDate, input.inputs, input.redo, read)).plan;
+  if (read) loaded = (await loadPlan(input.jobFile, runDate, input.inputs, input.redo, read, input.allowRead)).plan;
   const prices = input.prices ?? read ?? plan.pricing ?? {};
   // Who priced the run records its prices beside the manifest: `run` before it starts its jobs, the
   // worker for the others (storage/job-prices.ts).
@@ -315,8 +319,10 @@ export async function readPlanItems(input: {
   redo?: RedoTake[];
   /** The prices `run` priced the job with (JobInput.prices): in place of the job file's. */
   prices?: PriceTable;
+  /** Folders outside the job file's own its user let it read (JobInput.allowRead). */
+  allowRead?: string[];
 }): Promise<{ items: PageItem[]; nextOffset: number }> {
-  const { plan, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs, input.redo, input.prices);
+  const { plan, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs, input.redo, input.prices, input.allowRead);
   if (plan.digest !== input.digest) {
     throw finalFailure(
       FailureType.jobFileChanged,
@@ -344,9 +350,13 @@ export async function readPlanItems(input: {
   let bytes = 0;
   let read = 0;
   const keys: string[] = [];
-  for (const item of page) {
+  // What each create will send is fixed here, with the digest (activities/reference-digests.ts);
+  // a job with stored inputs sends their verified copies instead (activities/inputs.ts).
+  const scope = { jobDir: dirname(input.jobFile), allowRead: input.allowRead ?? [] };
+  for (const planned of page) {
+    const item = input.inputs ? planned : { ...planned, request: await withCheckedReferences(planned.request, scope) };
     const row = manifest.rows.get(item.key);
-    const digest = await requestDigest(item.request, input.jobFile, contents);
+    const digest = await requestDigest(item.request, input.jobFile, input.inputs ? contents : checkedDigests(item.request));
     const changed = row !== undefined && changedSince(row, item.request, digest);
     const stored = row?.state === 'succeeded' && row.file ? await storage.stat(row.file) : undefined;
     if (!itemIsDone(row, retry, stored, changed)) {

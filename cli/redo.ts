@@ -162,6 +162,8 @@ export async function redoRunPlan(
   files: FileAccess,
   prices: UserPrices,
   note: (line: string) => void,
+  /** The folders outside its own the user lets the job read (client/read-allowance.ts). */
+  allowRead: readonly string[],
 ): Promise<{ plan: Plan; takes: RedoTake[] } | undefined> {
   const { takes, gone } = await chooseRedoTakes(plan, storage, choice);
   if (gone > 0) note(`${gone} chosen take${gone === 1 ? ' is' : 's are'} of items the job file no longer has: left alone`);
@@ -171,7 +173,7 @@ export async function redoRunPlan(
   }
   note(`${plan.job}: ${takes.length} new take${takes.length === 1 ? '' : 's'} (${describeChoice(choice)}); nothing stored is replaced`);
   // The same file as read a moment ago: it expands again, with the new takes alone.
-  const result = await loadJobFile(plan.jobFile, { runDate: plan.runDate, files, ...prices, redo: takes });
+  const result = await loadJobFile(plan.jobFile, { runDate: plan.runDate, files, ...prices, redo: takes, allowRead });
   if (!result.ok) throw new UsageError(result.errors.map((e) => formatJobFileError(e)).join('\n'));
   return { plan: result.plan, takes };
 }

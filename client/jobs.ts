@@ -22,6 +22,7 @@ import { openStorage } from '../storage';
 import { readJobPrices } from '../storage/job-prices';
 import type { JobInput } from '../workflows/types';
 import { InfrastructureError, UsageError } from './errors';
+import { allowedReads } from './read-allowance';
 import { isRunning } from './status';
 
 /** A job a command acts on. */
@@ -39,6 +40,8 @@ export interface JobRef {
   note?: string;
   /** The prices the job was started with (JobInput.prices: the gateway's included); its estimates use them. */
   prices?: PriceTable;
+  /** The folders outside its own its starter let it read (JobInput.allowRead): its plan is read with them. */
+  allowRead?: string[];
 }
 
 /** A job's plan, and how its local references' contents are known (for "changed since rendered"). */
@@ -47,12 +50,22 @@ export interface LoadedJob {
   referenceDigests: ReferenceDigests;
 }
 
-/** Loads and validates a job file, or explains every problem at once (exit 2). `prices`: the user's (`--prices`, settings). */
-export async function loadPlanOrExplain(jobFile: string, runDate?: string, files?: FileAccess, prices?: UserPrices): Promise<Plan> {
+/**
+ * Loads and validates a job file, or explains every problem at once (exit 2). `prices`: the user's
+ * (`--prices`, settings). `allowRead`: the folders outside its own it may read (default: the user's
+ * read settings; client/read-allowance.ts).
+ */
+export async function loadPlanOrExplain(
+  jobFile: string,
+  runDate?: string,
+  files?: FileAccess,
+  prices?: UserPrices,
+  allowRead: readonly string[] = allowedReads(),
+): Promise<Plan> {
   const path = resolve(jobFile);
   // Stored inputs answer for their own files (files.isFile); a path is read where it is.
   if (files ? !files.isFile(path) : !existsSync(path)) throw new UsageError(`${jobFile}: no such job file`);
-  const result = await loadJobFile(path, { runDate, files, ...prices });
+  const result = await loadJobFile(path, { runDate, files, ...prices, allowRead });
   if (!result.ok) {
     const lines = result.errors.map((e) => formatJobFileError(e));
     throw new UsageError(
@@ -110,6 +123,7 @@ export async function resolveJob(client: Client | undefined, target: string): Pr
     ...(runDate ? { runDate } : {}),
     ...(input.inputs ? { inputs: input.inputs } : {}),
     ...(input.prices ? { prices: input.prices } : {}),
+    ...(input.allowRead ? { allowRead: input.allowRead } : {}),
     // A scheduled run dates itself by its start in the schedule's zone: known once its plan is read.
     ...(startTime ? { startedAt: startTime.getTime() } : {}),
   };
@@ -133,8 +147,10 @@ export async function loadJobPlan(ref: JobRef): Promise<LoadedJob> {
       }
       throw error;
     }
-    const plan = await loadPlanOrExplain(stored.jobFile, ref.runDate, stored.files);
-    const dated = await withScheduledDate(plan, ref, (runDate) => loadPlanOrExplain(stored.jobFile, runDate, stored.files));
+    const plan = await loadPlanOrExplain(stored.jobFile, ref.runDate, stored.files, undefined, ref.allowRead);
+    const dated = await withScheduledDate(plan, ref, (runDate) =>
+      loadPlanOrExplain(stored.jobFile, runDate, stored.files, undefined, ref.allowRead),
+    );
     return { plan: await pricedAsStarted(dated, ref.prices), referenceDigests: async (path) => stored.sha256(path) };
   }
   if (!existsSync(ref.jobFile)) {
@@ -143,9 +159,10 @@ export async function loadJobPlan(ref: JobRef): Promise<LoadedJob> {
         '(they are for S3 output, or with --inputs / REELFLOW_INPUTS): look from the machine that started it, or pass the job file',
     );
   }
-  const plan = await loadPlanOrExplain(ref.jobFile, ref.runDate);
+  const plan = await loadPlanOrExplain(ref.jobFile, ref.runDate, undefined, undefined, ref.allowRead);
+  const reload = (runDate: string) => loadPlanOrExplain(ref.jobFile, runDate, undefined, undefined, ref.allowRead);
   return {
-    plan: await pricedAsStarted(await withScheduledDate(plan, ref, (runDate) => loadPlanOrExplain(ref.jobFile, runDate)), ref.prices),
+    plan: await pricedAsStarted(await withScheduledDate(plan, ref, reload), ref.prices),
     referenceDigests: localReferenceDigests,
   };
 }

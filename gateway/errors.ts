@@ -9,6 +9,7 @@ export type GatewayErrorKind =
   | 'rate_limited'
   | 'gateway_unavailable'
   | 'invalid_request'
+  | 'reference_changed'
   | 'task_not_found'
   | 'route_not_found'
   | 'ambiguous_create'
@@ -118,6 +119,18 @@ export class GatewayUnavailableError extends GatewayError {
 /** 400 and other 4xx the gateway gave a reason for: fatal for the item. */
 export class InvalidRequestError extends GatewayError {
   readonly kind = 'invalid_request';
+  constructor(message: string, init: GatewayErrorInit = {}) {
+    super(message, init, { retryable: false });
+  }
+}
+
+/**
+ * A local reference is not the file the plan checked: reached through a link, outside its folder,
+ * or with other content than the sha256 taken when the job was planned. Nothing of it was sent;
+ * final for the item (another attempt meets the same file), never for the job.
+ */
+export class ReferenceChangedError extends GatewayError {
+  readonly kind = 'reference_changed';
   constructor(message: string, init: GatewayErrorInit = {}) {
     super(message, init, { retryable: false });
   }

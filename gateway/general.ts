@@ -1,12 +1,11 @@
 // General task protocol (docs/protocol.md §2): JSON create body (streamed: local references are read as it is sent), task paths.
 import { randomBytes } from 'node:crypto';
-import { open } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { ReferenceAsset, RenderRequest } from '../jobfile/plan';
 import { describeSize } from '../jobfile/reference-limits';
 import { InvalidRequestError } from './errors';
 import type { PreparedBody } from './retry';
-import { bodyLength, localFilePiece, streamPieces, type BodyPiece, type FilePiece } from './streamed-body';
+import { bodyLength, closePieces, localFilePiece, streamPieces, type BodyPiece, type FilePiece } from './streamed-body';
 
 export const GENERAL_CREATE_PATH = '/v1/video/generations';
 
@@ -105,9 +104,14 @@ function createBodyObject(request: RenderRequest, urlOf: (asset: ReferenceAsset,
 export async function generalCreatePieces(request: RenderRequest): Promise<BodyPiece[]> {
   const standIn = `reelflow-local-reference-${randomBytes(12).toString('hex')}-`;
   const files: { token: string; prefix: string; piece: FilePiece }[] = [];
-  for (const [i, asset] of request.references.entries()) {
-    if (!asset.local) continue;
-    files.push({ token: `"${standIn}${i}"`, prefix: dataUrlPrefix(asset), piece: await localFilePiece(asset.source, 'base64') });
+  try {
+    for (const [i, asset] of request.references.entries()) {
+      if (!asset.local) continue;
+      files.push({ token: `"${standIn}${i}"`, prefix: dataUrlPrefix(asset), piece: await localFilePiece(asset, 'base64') });
+    }
+  } catch (error) {
+    closePieces(files.map((f) => f.piece));
+    throw error;
   }
   let rest = JSON.stringify(createBodyObject(request, (asset, i) => (asset.local ? `${standIn}${i}` : asset.source)));
   const pieces: BodyPiece[] = [];
@@ -127,7 +131,11 @@ export async function prepareGeneralCreateBody(request: RenderRequest): Promise<
   return {
     body,
     headers: { 'content-type': 'application/json', 'content-length': String(bodyLength(pieces)) },
-    dispose: () => void body.return(undefined).catch(() => undefined),
+    // The files a stream never reached are closed too (a generator's return runs no finally it has not entered).
+    dispose: () => {
+      void body.return(undefined).catch(() => undefined);
+      closePieces(pieces);
+    },
   };
 }
 
@@ -146,15 +154,14 @@ function shortened(prefix: string, base64: string, rest: string): string {
   return rest ? `${prefix}${base64}… (${rest})` : `${prefix}${base64}`;
 }
 
-/** The first bytes of a local reference, for display. */
-async function firstBytes(path: string, count: number): Promise<Buffer> {
+/** The first bytes of a local reference, for display, read from the piece's own descriptor (which it closes). */
+async function firstBytes(piece: FilePiece, count: number): Promise<Buffer> {
   const head = Buffer.alloc(count);
-  const handle = await open(path, 'r');
   try {
-    const { bytesRead } = await handle.read(head, 0, count, 0);
+    const { bytesRead } = await piece.file.handle.read(head, 0, count, 0);
     return head.subarray(0, bytesRead);
   } finally {
-    await handle.close();
+    await piece.file.close();
   }
 }
 
@@ -167,8 +174,8 @@ export async function describeGeneralCreateBody(request: RenderRequest): Promise
   const shown = new Map<number, string>();
   for (const [i, asset] of request.references.entries()) {
     if (asset.local) {
-      const piece = await localFilePiece(asset.source, 'base64');
-      const head = await firstBytes(asset.source, (SHOWN_CHARS / 4) * 3);
+      const piece = await localFilePiece(asset, 'base64');
+      const head = await firstBytes(piece, (SHOWN_CHARS / 4) * 3);
       const rest = piece.size > head.length ? `${basename(asset.source)}: ${describeSize(piece.size)}` : '';
       shown.set(i, shortened(dataUrlPrefix(asset), head.toString('base64'), rest));
     } else if (asset.source.startsWith('data:')) {

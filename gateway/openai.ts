@@ -8,7 +8,7 @@ import { describeSize, MAX_REFERENCE_BYTES } from '../jobfile/reference-limits';
 import { InvalidRequestError } from './errors';
 import { mimeTypeOf, secondsString } from './general';
 import { sourceOf } from './http';
-import { boundedChunks, fileChunks, localFilePiece } from './streamed-body';
+import { boundedChunks, closePieces, fileChunks, localFilePiece } from './streamed-body';
 
 export const OPENAI_CREATE_PATH = '/v1/videos';
 
@@ -42,16 +42,22 @@ function escapeName(name: string): string {
   return name.replace(/["\r\n\\]/g, '_');
 }
 
-/** A local reference image, read as the body is sent (never whole), its size checked for every attempt. */
+/**
+ * A local reference image, opened once for this attempt and read from that descriptor as the body is
+ * sent (never whole), its size (and the plan's sha256, when checked) verified for every attempt.
+ */
 async function openLocal(asset: ReferenceAsset): Promise<ReferenceSource> {
-  const piece = await localFilePiece(asset.source, 'raw');
+  const piece = await localFilePiece(asset, 'raw');
   const stream = fileChunks(piece);
   return {
     stream,
     length: piece.size,
     filename: basename(asset.source),
     contentType: mimeTypeOf(asset.source, asset.kind),
-    dispose: () => void stream.return(undefined).catch(() => undefined),
+    dispose: () => {
+      void stream.return(undefined).catch(() => undefined);
+      closePieces([piece]);
+    },
   };
 }
 

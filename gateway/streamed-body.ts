@@ -2,11 +2,13 @@
 // first byte. A reference file is never held whole in memory: it is read in chunks and, for the
 // general protocol's inline `data:` URLs, base64-encoded chunk by chunk (a 300 MB reference once took
 // 1.2 GB of worker memory as one string, and a 420 MB one could not be made into a string at all).
-// A body is a list of pieces, so the retry engine can stream it again for every attempt.
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+// A body is a list of pieces, made again for every attempt (each opens its files once: a piece
+// streams from the descriptor its attempt opened, never from the path again).
+import { createHash } from 'node:crypto';
+import type { ReferenceAsset } from '../jobfile/plan';
 import { describeSize, MAX_REFERENCE_BYTES, referenceSizeProblem } from '../jobfile/reference-limits';
-import { InvalidRequestError } from './errors';
+import { GatewayError, InvalidRequestError } from './errors';
+import { digestMismatch, openReferencePath, openVerifiedReference, type OpenedReference } from './reference-file';
 
 /** A local file within a body: `raw` bytes (a multipart upload) or `base64` text (a `data:` URL). */
 export interface FilePiece {
@@ -14,6 +16,8 @@ export interface FilePiece {
   /** Its size when the body was prepared; the body's length is computed from it. */
   size: number;
   encoding: 'raw' | 'base64';
+  /** The file, opened once when the body was prepared: its bytes are read from here, never from the path again. */
+  file: OpenedReference;
 }
 
 export type BodyPiece = Buffer | FilePiece;
@@ -28,7 +32,7 @@ export type BodyPiece = Buffer | FilePiece;
 const READ_BYTES = 3 * 32 * 1024;
 
 /** What a file piece becomes on the wire. */
-export function encodedLength(piece: FilePiece): number {
+export function encodedLength(piece: Pick<FilePiece, 'size' | 'encoding'>): number {
   return piece.encoding === 'base64' ? 4 * Math.ceil(piece.size / 3) : piece.size;
 }
 
@@ -36,23 +40,35 @@ export function bodyLength(pieces: readonly BodyPiece[]): number {
   return pieces.reduce((n, piece) => n + (Buffer.isBuffer(piece) ? piece.length : encodedLength(piece)), 0);
 }
 
+/** Closes the files of a body's pieces (a body that was never sent, or sent in part). */
+export function closePieces(pieces: readonly BodyPiece[]): void {
+  for (const piece of pieces) if (!Buffer.isBuffer(piece)) void piece.file.close();
+}
+
 /**
- * A local reference as a piece, its size checked against the limit a gateway can take (see
- * jobfile/reference-limits.ts). Done for every attempt, so a file that grew since the job file was
- * validated is refused here, before anything is sent.
+ * A local reference as a piece: opened here, once per attempt, and read from that descriptor only.
+ * A reference the plan checked (`asset.checked`) is opened without following links and must have
+ * the plan's sha256 (gateway/reference-file.ts); its size is checked against the limit a gateway can
+ * take (jobfile/reference-limits.ts), so a file that grew since it was validated is refused here,
+ * before anything is sent.
  */
-export async function localFilePiece(path: string, encoding: FilePiece['encoding']): Promise<FilePiece> {
-  let size: number;
+export async function localFilePiece(
+  asset: Pick<ReferenceAsset, 'source' | 'checked'>,
+  encoding: FilePiece['encoding'],
+): Promise<FilePiece> {
+  let file: OpenedReference;
   try {
-    const info = await stat(path);
-    if (!info.isFile()) throw new Error('it is not a regular file');
-    size = info.size;
+    file = asset.checked ? await openVerifiedReference(asset.checked) : await openReferencePath(asset.source);
   } catch (error) {
-    throw new InvalidRequestError(`reference file ${path} cannot be read: ${(error as Error).message}`);
+    if (error instanceof GatewayError) throw error;
+    throw new InvalidRequestError(`reference file ${asset.source} cannot be read: ${(error as Error).message}`);
   }
-  const problem = referenceSizeProblem(`reference file ${path}`, size);
-  if (problem) throw new InvalidRequestError(problem);
-  return { path, size, encoding };
+  const problem = referenceSizeProblem(`reference file ${asset.source}`, file.size);
+  if (problem) {
+    await file.close();
+    throw new InvalidRequestError(problem);
+  }
+  return { path: asset.source, size: file.size, encoding, file };
 }
 
 function changed(piece: FilePiece, read: number): InvalidRequestError {
@@ -62,23 +78,43 @@ function changed(piece: FilePiece, read: number): InvalidRequestError {
   );
 }
 
-/** The file's bytes, exactly `piece.size` of them, or an error saying what went wrong. */
+/**
+ * The file's bytes, exactly `piece.size` of them, from its descriptor, or an error saying what went
+ * wrong. With the plan's sha256 the last chunk is held back until the whole file has been hashed: a
+ * file written in place while it is sent cuts the body off before its end, so the gateway never has
+ * a whole request with other bytes than the checked ones.
+ */
 async function* rawChunks(piece: FilePiece): AsyncGenerator<Buffer> {
-  const stream = createReadStream(piece.path, { highWaterMark: READ_BYTES });
+  const { file } = piece;
+  const hash = file.sha256 ? createHash('sha256') : undefined;
   let read = 0;
+  let held: Buffer | undefined;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      read += chunk.length;
+    for (;;) {
+      const chunk = Buffer.alloc(READ_BYTES);
+      let bytesRead: number;
+      try {
+        ({ bytesRead } = await file.handle.read(chunk, 0, READ_BYTES, read));
+      } catch (error) {
+        throw new InvalidRequestError(`reference file ${piece.path} cannot be read: ${(error as Error).message}`);
+      }
+      if (bytesRead === 0) break;
+      read += bytesRead;
       if (read > piece.size) throw changed(piece, read);
-      yield chunk;
+      const bytes = chunk.subarray(0, bytesRead);
+      hash?.update(bytes);
+      if (held) yield held;
+      held = bytes;
     }
-  } catch (error) {
-    if (error instanceof InvalidRequestError) throw error;
-    throw new InvalidRequestError(`reference file ${piece.path} cannot be read: ${(error as Error).message}`);
+    if (read !== piece.size) throw changed(piece, read);
+    if (hash) {
+      const actual = hash.digest('hex');
+      if (actual !== file.sha256) throw digestMismatch(file, actual);
+    }
+    if (held) yield held;
   } finally {
-    stream.destroy();
+    await file.close();
   }
-  if (read !== piece.size) throw changed(piece, read);
 }
 
 /**

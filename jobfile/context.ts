@@ -63,6 +63,10 @@ export interface Ctx {
   warnings: string[];
   fs: FileAccess;
   runDate: string;
+  /** Folders outside the job file's own that the user lets it read (jobfile/read-scope.ts); absolute. */
+  allowRead: readonly string[];
+  /** Files read outside the job file's folder, listed once each (jobfile/read-scope.ts). */
+  outsideReads: Set<string>;
 }
 
 export function warn(ctx: Ctx, path: readonly PropertyKey[], message: string): void {

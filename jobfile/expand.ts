@@ -442,7 +442,8 @@ function addReferences(
     let source = written;
     if (sourceKind === 'local') {
       source = resolve(ctx.dir, written);
-      const outOfScope = readScopeProblem(ctx, source, run.data.references.allow_outside);
+      const locate = report === shared ? (m: string) => ctx.pos.error(['defaults', ...at], m) : (m: string) => src.locate(at, m);
+      const outOfScope = readScopeProblem(ctx, source, false, locate);
       if (report !== shared) run.localReferences.push({ path: source, owner: src.label, error: (m) => src.locate(at, m) });
       else if (!run.localReferences.some((r) => r.path === source && r.owner === 'defaults.references'))
         run.localReferences.push({ path: source, owner: 'defaults.references', error: (m) => ctx.pos.error(['defaults', ...at], m) });

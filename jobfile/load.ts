@@ -13,6 +13,7 @@ import type { JobFileError, Plan } from './plan';
 import type { RedoTake } from './takes';
 import { type Path, YamlPositions, yamlError } from './positions';
 import { resolvePrices } from './pricing';
+import { refuseOwnReadScope } from './read-scope';
 import { jobFileSchema } from './schema';
 import { buildSettings, jobValues } from './settings';
 import { type RowRoom, rowSources, yamlSources } from './sources';
@@ -36,6 +37,11 @@ export interface LoadOptions {
   budgetUsd?: number;
   /** `run --redo`/`--only`: the plan holds only these takes (jobfile/takes.ts, docs/takes.md). */
   redo?: readonly RedoTake[];
+  /**
+   * Folders outside the job file's own that the user lets it read: `--allow-read DIR` and the user's
+   * read settings (jobfile/read-settings.ts), absolute. Never from the job file (jobfile/read-scope.ts).
+   */
+  allowRead?: readonly string[];
 }
 
 /** The prices a user brings to a job file (`--prices`, the settings file) and `run --budget`. */
@@ -180,9 +186,19 @@ export function parseJobFile(text: string, path: string, options: LoadOptions = 
     );
   }
   const job = typeof raw === 'object' && typeof (raw as { name?: unknown }).name === 'string' ? (raw as { name: string }).name : undefined;
-  const ctx: Ctx = { file, dir: dirname(resolve(path)), pos, errors: [], warnings, fs: options.files ?? nodeFiles, runDate };
+  const ctx: Ctx = {
+    file,
+    dir: dirname(resolve(path)),
+    pos,
+    errors: [],
+    warnings,
+    fs: options.files ?? nodeFiles,
+    runDate,
+    allowRead: options.allowRead ?? [],
+    outsideReads: new Set(),
+  };
   scanForKeys(raw, [], ctx);
-  const parsed = jobFileSchema.safeParse(raw, parseOptions);
+  const parsed = jobFileSchema.safeParse(refuseOwnReadScope(raw, ctx), parseOptions);
   if (!parsed.success) {
     const locate = (p: Path, message: string, anchor?: 'value' | 'key'): JobFileError => pos.error(p, message, anchor);
     return failure([...ctx.errors, ...issuesToErrors(parsed.error.issues, jobFileSchema, locate)], warnings, file, job);

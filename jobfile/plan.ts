@@ -16,6 +16,22 @@ export interface ReferenceAsset {
    */
   source: string;
   local: boolean;
+  /**
+   * A local file as the plan checked it (activities/plan.ts), which the create sends and nothing
+   * else (gateway/reference-file.ts). Absent from the job file's expansion, and from pages of
+   * workers from before the check (their creates open `source`).
+   */
+  checked?: CheckedReference;
+}
+
+/** What a local reference was when the job's plan page was read: the create sends exactly this. */
+export interface CheckedReference {
+  /** The file's path with every link resolved: the create opens it without following any. */
+  path: string;
+  /** The folder it must stay below: the job file's, a folder the user allows, or the stored inputs' cache. */
+  root: string;
+  /** sha256 of its content when checked; absent when it could not be read then (the create then refuses a link all the same). */
+  sha256?: string;
 }
 
 /** Everything the gateway needs to create one video task. No secrets. */

@@ -155,12 +155,14 @@ interface FileRef {
   abs: string;
   /** Reports a problem with the file as a whole (unreadable, outside the job's folder). */
   fail: (message: string) => void;
-  /** Outside the job file's folder is allowed (system trees never are: read-scope.ts). */
+  /** Where the job file names it (a read outside its folder is listed there). */
+  locate?: (message: string) => JobFileError;
+  /** Named by the user, so it may be outside the job file's folder (system trees never: read-scope.ts). */
   allowOutside: boolean;
 }
 
 function openPricesFile(ctx: Ctx, ref: FileRef): PricesFile | undefined {
-  const outOfScope = readScopeProblem(ctx, ref.abs, ref.allowOutside);
+  const outOfScope = readScopeProblem(ctx, ref.abs, ref.allowOutside, ref.locate);
   if (outOfScope) {
     ref.fail(outOfScope);
     return undefined;
@@ -268,8 +270,9 @@ export function resolvePrices(data: JobFileData, ctx: Ctx, items: readonly PlanI
       given,
       display,
       abs,
-      allowOutside: data.references.allow_outside,
+      allowOutside: false,
       fail: (message) => ctx.errors.push(ctx.pos.error(['pricing_file'], message)),
+      locate: (message) => ctx.pos.error(['pricing_file'], message),
     });
     if (file) files.push(file);
   }

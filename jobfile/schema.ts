@@ -317,16 +317,6 @@ export const itemsFromSchema = z.strictObject(
   { error: says('items_from', 'a map with file') },
 );
 
-export const referencesSchema = z.strictObject(
-  {
-    allow_outside: z
-      .boolean({ error: says('allow_outside', 'true or false') })
-      .default(false)
-      .meta({ description: "let local references and items_from name files outside the job file's folder (never /proc, /sys or /dev)" }),
-  },
-  { error: says('references', 'a map with allow_outside') },
-);
-
 export const matrixSchema = z.record(
   placeholderKey,
   z.array(scalar, { error: says('a matrix entry', 'a list of values') }).min(1, { error: () => 'a matrix entry needs at least one value' }),
@@ -555,7 +545,6 @@ export const jobFileSchema = z
       budget: budgetSchema.optional(),
       items: z.array(itemSchema, { error: says('items', 'a list of items') }).optional(),
       items_from: itemsFromSchema.optional(),
-      references: referencesSchema.prefault({}),
       matrix: matrixSchema.optional(),
       concurrency: concurrencySchema.prefault({}),
       polling: pollingSchema.prefault({}),

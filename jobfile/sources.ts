@@ -154,7 +154,7 @@ export function rowSources(data: JobFileData, ctx: Ctx, room: RowRoom): ItemSour
     return [];
   }
   const abs = resolve(ctx.dir, spec.file);
-  const outOfScope = readScopeProblem(ctx, abs, data.references.allow_outside);
+  const outOfScope = readScopeProblem(ctx, abs, false, (m) => ctx.pos.error(fileAt, m));
   if (outOfScope) {
     ctx.errors.push(ctx.pos.error(fileAt, outOfScope));
     return [];

@@ -141,6 +141,8 @@ async function firstRun(input: JobInput): Promise<JobCarry> {
       // Only redo runs carry it: every other job's plan activities are called as before.
       ...(input.redo ? { redo: input.redo } : {}),
       ...(input.prices ? { prices: input.prices } : {}),
+      // Only jobs whose user allowed reads outside the folder carry it: the others' inputs are as before.
+      ...(input.allowRead ? { allowRead: input.allowRead } : {}),
     }),
     cursor: 0,
     counts: emptyCounts(),
@@ -221,6 +223,7 @@ class Job {
           // `run`'s prices, else those the plan's worker read from the gateway (a schedule's run): the
           // activity's input only, the same commands (a run from before has neither).
           ...(prices ? { prices } : {}),
+          ...(this.input.allowRead ? { allowRead: this.input.allowRead } : {}),
         });
         pageAt = 0;
         continue;

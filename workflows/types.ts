@@ -45,6 +45,11 @@ export interface JobInput {
    * schedule's run): the plan's worker reads the gateway's beneath the job file's (PreparedJob.prices).
    */
   prices?: PriceTable;
+  /**
+   * Folders outside the job file's own that its user let it read (`run --allow-read`, the user's
+   * read settings; jobfile/read-scope.ts). Never from the job file. Absent: its folder only.
+   */
+  allowRead?: string[];
   /** Carried across continue-as-new; absent on the first run. */
   carry?: JobCarry;
 }

@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { redactObject, registerSecret } from '../../gateway';
 import { formatJobFileError, loadJobFile } from '../../jobfile';
+import { allowedReads } from '../../client/read-allowance';
 import type { Plan } from '../../jobfile/plan';
 import { openStorage } from '../../storage';
 import { type Check, exitStatusOf, fail, ok, PROBE_TIMEOUT_MS, warn, withTimeout } from '../doctor/check';
@@ -111,7 +112,7 @@ async function checkJobFile(jobFile: string, add: (check: Check) => void): Promi
     add(fail(name, `${jobFile}: no such file`, 'usage'));
     return undefined;
   }
-  const result = await loadJobFile(resolve(jobFile), userPrices({}));
+  const result = await loadJobFile(resolve(jobFile), { ...userPrices({}), allowRead: allowedReads() });
   if (!result.ok) {
     const problems = result.errors.map((e) => formatJobFileError(e));
     add(

@@ -22,6 +22,7 @@ import type { JobInput } from '../../workflows/types';
 import { itemIsDone, type ItemEndState } from '../../storage/manifest';
 import { jobEnded, jobProgress, jobResult, openItemWorkflows, startOrAttach } from '../../client/control';
 import { inputsChangedNote, loadPlanOrExplain, runningExecution, startedJobInput } from '../../client/jobs';
+import { ALLOW_READ_HELP, allowedReads } from '../../client/read-allowance';
 import { storeInputsOrExplain } from '../job-ref';
 import { hashJobInputs, recordingFiles } from '../../storage/inputs-publish';
 import { createOutput } from '../output';
@@ -60,6 +61,7 @@ interface RunOptions extends Observability {
   enhanceOnly?: boolean;
   reEnhance?: boolean;
   allowKey: string[];
+  allowRead: string[];
   budget?: number;
   redo?: RedoWhich;
   only?: string[];
@@ -101,7 +103,8 @@ export function registerRunCommand(program: Command): void {
       'let the job send $VARIABLE as its gateway key to ORIGIN, for this run only (repeatable; docs/keys.md)',
       collect,
       [],
-    );
+    )
+    .option('--allow-read <dir>', ALLOW_READ_HELP, collect, []);
   addObservabilityOptions(command).action((jobFile: string, options: RunOptions) => runCommand(jobFile, options));
 }
 
@@ -218,11 +221,12 @@ function watchInterrupt(jobFile: string, out: ReturnType<typeof createOutput>): 
 
 async function runJob(jobFile: string, options: RunOptions, out: ReturnType<typeof createOutput>, interrupt: Interrupt): Promise<void> {
   const reads = recordingFiles();
-  let plan = await loadPlanOrExplain(jobFile, undefined, reads, userPrices(options));
+  const allowRead = allowedReads(options.allowRead);
+  let plan = await loadPlanOrExplain(jobFile, undefined, reads, userPrices(options), allowRead);
   for (const warning of plan.warnings) out.note(`warning: ${warning}`);
   let redo: RedoTake[] | undefined;
   if (options.redo || options.only) {
-    const chosen = await redoRunPlan(plan, openStorage(plan.output), options, reads, userPrices(options), out.note);
+    const chosen = await redoRunPlan(plan, openStorage(plan.output), options, reads, userPrices(options), out.note, allowRead);
     if (!chosen) return;
     ({ plan, takes: redo } = chosen);
   }
@@ -308,6 +312,7 @@ async function followJob(
   if (running && backgroundWorker) await scoped(() => refuseAnotherStartersJob(session.client, workflowId, plan));
   if (running && redo) throw new UsageError(`${plan.job} is running: --redo and --only start a run of their own once it has ended`);
   const fingerprint = starterKeyFingerprint(plan);
+  const allowRead = allowedReads(options.allowRead);
   const input: JobInput = {
     jobFile: plan.jobFile,
     runDate: plan.runDate,
@@ -316,6 +321,8 @@ async function followJob(
     ...(fingerprint ? { keyFingerprint: fingerprint } : {}),
     ...(options.budget !== undefined ? { budgetUsd: options.budget } : {}),
     ...(redo ? { redo } : {}),
+    // The user's decision, never the job file's: its workers read outside the folder only there.
+    ...(allowRead.length > 0 ? { allowRead } : {}),
     // The prices this run priced the job with, the gateway's included: the workers' budget holds to
     // them. Even none: the job's worker then does not ask the gateway again (activities/plan.ts).
     prices: plan.pricing ?? {},

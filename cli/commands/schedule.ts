@@ -17,6 +17,7 @@ import { TASK_QUEUE } from '../task-queue';
 import { disallowedKeyUses, starterKeyFingerprint } from '../keys';
 import { jobWorkflowId, scheduleId } from '../../workflows/ids';
 import type { JobInput } from '../../workflows/types';
+import { allowedReads } from '../../client/read-allowance';
 import { loadPlanOrExplain } from '../../client/jobs';
 import { storeInputsOrExplain } from '../job-ref';
 import type { InputsRef } from '../../storage/inputs';
@@ -119,7 +120,14 @@ function scheduleOptions(plan: Plan, settings: ScheduleSettings, inputs: InputsR
   // No runDate: each run dates itself. Stored inputs: every run reads the version stored by this apply.
   // With the submitter's key set, every run is carried only by workers holding the same key (docs/keys.md).
   const fingerprint = starterKeyFingerprint(plan);
-  const input: JobInput = { jobFile: plan.jobFile, ...(inputs ? { inputs } : {}), ...(fingerprint ? { keyFingerprint: fingerprint } : {}) };
+  // The user's read settings, as the plan was loaded with (client/read-allowance.ts): every run reads as this one.
+  const allowRead = allowedReads();
+  const input: JobInput = {
+    jobFile: plan.jobFile,
+    ...(inputs ? { inputs } : {}),
+    ...(fingerprint ? { keyFingerprint: fingerprint } : {}),
+    ...(allowRead.length > 0 ? { allowRead } : {}),
+  };
   const memo: ScheduleMemo = {
     job: plan.job,
     jobFile: plan.jobFile,

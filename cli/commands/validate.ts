@@ -4,13 +4,16 @@ import type { Command } from 'commander';
 import { formatJobFileError, loadJobFile, type LoadResult } from '../../jobfile';
 import type { Plan, PlanItem } from '../../jobfile/plan';
 import { estimateLines, estimatePlan, userPrices } from '../estimate';
-import { disallowedKeyUses } from '../keys';
+import { ALLOW_READ_HELP, allowedReads } from '../../client/read-allowance';
+import { collect, disallowedKeyUses } from '../keys';
 
 export interface ValidateOptions {
   json?: boolean;
   date?: string;
   /** `--prices FILE`: a LiteLLM-format prices file (docs/costs.md). */
   prices?: string;
+  /** `--allow-read DIR`: folders outside the job file's own it may read (client/read-allowance.ts). */
+  allowRead?: string[];
 }
 
 interface Out {
@@ -101,7 +104,8 @@ export function jsonReport(result: LoadResult): unknown {
 
 /** Runs the command; returns the exit status (0 valid, 2 invalid or unreadable). */
 export async function runValidate(file: string, options: ValidateOptions, out: Out = processOut): Promise<number> {
-  const result = await loadJobFile(file, { ...(options.date ? { runDate: options.date } : {}), ...userPrices({ prices: options.prices }) });
+  const allowRead = allowedReads(options.allowRead);
+  const result = await loadJobFile(file, { ...(options.date ? { runDate: options.date } : {}), ...userPrices({ prices: options.prices }), allowRead });
   // The user's key rule (docs/keys.md): `run` refuses what it does not allow. A never-sent variable
   // is already warned about at its position.
   if (result.ok) {
@@ -138,6 +142,7 @@ export function registerValidateCommand(program: Command): void {
       '--prices <file>',
       "a prices file in LiteLLM's model cost map format: your prices, which win over the job file's (docs/costs.md)",
     )
+    .option('--allow-read <dir>', ALLOW_READ_HELP, collect, [])
     .action(async (job: string, options: ValidateOptions) => {
       process.exitCode = await runValidate(job, options);
     });

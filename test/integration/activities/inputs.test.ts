@@ -2,11 +2,12 @@
 // job's directory gone, the plan comes from the fetched copies under the original paths, and a
 // create's local references resolve to verified cached copies with the original bytes.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { withStoredReferences } from '../../../activities/inputs';
+import { fileChunks, localFilePiece } from '../../../gateway/streamed-body';
 import { preparePlan, readPlanItems } from '../../../activities/plan';
 import { loadJobFile } from '../../../jobfile';
 import { recordingFiles, storeJobInputs } from '../../../storage/inputs-publish';
@@ -104,7 +105,18 @@ describe('a worker reading a job from its stored inputs', () => {
       assert.ok(ref.source.startsWith(cacheDir), ref.source);
       const original = item.request.references[0]!.source;
       assert.ok(ref.source.endsWith(`/${original.slice(original.lastIndexOf('/') + 1)}`), 'same file name, same extension');
-      assert.ok(readFileSync(ref.source).equals(images[original.endsWith('a.png') ? 'a.png' : 'b.jpg']!));
+      const bytes = images[original.endsWith('a.png') ? 'a.png' : 'b.jpg']!;
+      assert.ok(readFileSync(ref.source).equals(bytes));
+      // The create sends the cached copy as a checked reference: its bytes against the index's sha256.
+      assert.deepEqual(ref.checked, {
+        path: ref.source,
+        root: dirname(ref.source),
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+      });
+      const piece = await localFilePiece(ref, 'raw');
+      const sent: Buffer[] = [];
+      for await (const chunk of fileChunks(piece)) sent.push(chunk);
+      assert.ok(Buffer.concat(sent).equals(bytes));
     }
   });
 

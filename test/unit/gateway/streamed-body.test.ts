@@ -139,7 +139,10 @@ describe('the general create body, streamed', () => {
       /reference file .*gone\.png cannot be read: ENOENT/,
     );
     await mkdir(join(dir, 'folder.png'));
-    await assert.rejects(localFilePiece(join(dir, 'folder.png'), 'raw'), /folder\.png cannot be read: it is not a regular file/);
+    await assert.rejects(
+      localFilePiece({ source: join(dir, 'folder.png') }, 'raw'),
+      /folder\.png cannot be read: it is not a regular file/,
+    );
   });
 });
 

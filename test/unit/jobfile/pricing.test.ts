@@ -302,7 +302,7 @@ describe('prices files in LiteLLM format', () => {
     assert.equal(errors.length, 1);
     assert.match(
       errors[0] ?? '',
-      /^8:15: pricing_file: .*shared\.json is outside the job file's folder .*references\.allow_outside: true$/,
+      /^8:15: pricing_file: .*shared\.json is outside the job file's folder .*run with --allow-read .*; a job file cannot allow it$/,
     );
   });
 
