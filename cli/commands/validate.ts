@@ -105,7 +105,11 @@ export function jsonReport(result: LoadResult): unknown {
 /** Runs the command; returns the exit status (0 valid, 2 invalid or unreadable). */
 export async function runValidate(file: string, options: ValidateOptions, out: Out = processOut): Promise<number> {
   const allowRead = allowedReads(options.allowRead);
-  const result = await loadJobFile(file, { ...(options.date ? { runDate: options.date } : {}), ...userPrices({ prices: options.prices }), allowRead });
+  const result = await loadJobFile(file, {
+    ...(options.date ? { runDate: options.date } : {}),
+    ...userPrices({ prices: options.prices }),
+    allowRead,
+  });
   // The user's key rule (docs/keys.md): `run` refuses what it does not allow. A never-sent variable
   // is already warned about at its position.
   if (result.ok) {
