@@ -45,8 +45,20 @@ export interface JobInput {
    * schedule's run): the plan's worker reads the gateway's beneath the job file's (PreparedJob.prices).
    */
   prices?: PriceTable;
+  /**
+   * Where the job's outputs go and which gateway it uses, as `run` recorded them when it started the
+   * job: what tells this job from another under the same name (client/job-identity.ts). The workflow
+   * does not read it. Absent: a schedule's run, or a job started before it was recorded.
+   */
+  startedAs?: JobStartedAs;
   /** Carried across continue-as-new; absent on the first run. */
   carry?: JobCarry;
+}
+
+export interface JobStartedAs {
+  /** The output location (a directory, or `s3://bucket/prefix`). */
+  output: string;
+  baseUrls: string[];
 }
 
 export type StateCounts = Record<ItemEndState, number> & { skipped: number };

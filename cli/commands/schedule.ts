@@ -118,7 +118,7 @@ function memoOf(described: ScheduleDescription): Partial<ScheduleMemo> {
 function scheduleOptions(plan: Plan, settings: ScheduleSettings, inputs: InputsRef | undefined) {
   // No runDate: each run dates itself. Stored inputs: every run reads the version stored by this apply.
   // With the submitter's key set, every run is carried only by workers holding the same key (docs/keys.md).
-  const fingerprint = starterKeyFingerprint(plan);
+  const fingerprint = starterKeyFingerprint(plan, jobWorkflowId(plan.job), inputs?.index);
   const input: JobInput = { jobFile: plan.jobFile, ...(inputs ? { inputs } : {}), ...(fingerprint ? { keyFingerprint: fingerprint } : {}) };
   const memo: ScheduleMemo = {
     job: plan.job,
