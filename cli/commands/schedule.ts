@@ -162,6 +162,13 @@ async function apply(jobFile: string, out: Output, inputsLocation: string | unde
   for (const refusal of disallowedKeyUses(plan, [])) {
     out.note(`warning: workers refuse these runs unless their key rule allows them; this machine's would not: ${refusal.message}`);
   }
+  // Without the key here its runs carry no fingerprint: only workers that opted in carry them (docs/keys.md).
+  if (!process.env[plan.gateway.apiKeyEnv]) {
+    out.note(
+      `note: ${plan.gateway.apiKeyEnv} is not set here, so the schedule's runs carry no key fingerprint: only workers ` +
+        'started with --accept-keyless-jobs carry them (docs/keys.md)',
+    );
+  }
   // Beside the schedule's day folders, not in today's: every later run reads them (docs/deploy.md).
   const stored = await storeInputsOrExplain(plan, reads.texts, inputsLocation, (line) => out.note(line), 'schedule');
   await withClient(async (client) => {
