@@ -6,18 +6,19 @@
 //
 // Before a gateway client is used, this worker checks (docs/keys.md) that its own key rule (its
 // user's key settings file, its --allow-key) lets the job send that variable to those origins, and
-// that its key is the one the job was started with (the fingerprint in the job's settings): a job
-// handed to a worker can make it spend neither another secret nor its key for someone else.
+// that its key is the one the job was started with, for that job (activities/job-key-check.ts): a
+// job handed to a worker can make it spend neither another secret nor its key for someone else.
 import { log, type ApplicationFailure } from '@temporalio/activity';
 import { createGatewayClient, keyRouteRefusals, type GatewayClient } from '../gateway';
 import type { KeyAllowance } from '../jobfile/key-rule';
 import { KeySettingsError, readKeySettings, type KeySettings } from '../jobfile/key-settings';
-import type { JobSettings, OutputSettings } from '../jobfile/plan';
+import type { OutputSettings } from '../jobfile/plan';
 import { openStorage, type Storage } from '../storage';
 import { FailureType } from './failure-types';
 import { logGatewayEvent } from './gateway-log';
 import { finalFailure } from './failures';
-import { isKeyOf } from './key-fingerprint';
+import { activityWorkflowId, keyUseRefusal, type FingerprintedSettings } from './job-key-check';
+import { jobIdOfWorkflow } from './key-fingerprint';
 import { metricsHere } from './metrics';
 
 const clients = new Map<string, GatewayClient>();
@@ -42,7 +43,7 @@ function keyFailure(message: string): ApplicationFailure {
 }
 
 /** The key rule and the starter's fingerprint, checked before anything is sent; returns the key. */
-function checkedKey(settings: JobSettings & { keyFingerprint?: string }, cacheKey: string): string {
+function checkedKey(settings: FingerprintedSettings, cacheKey: string): string {
   const { apiKeyEnv, baseUrls } = settings.gateway;
   const apiKey = process.env[apiKeyEnv];
   if (!apiKey) {
@@ -56,25 +57,27 @@ function checkedKey(settings: JobSettings & { keyFingerprint?: string }, cacheKe
   }
   const refusals = keyRouteRefusals(apiKeyEnv, baseUrls, [...keySettings.allowances, ...commandLineAllowances], keySettings.path);
   if (refusals.length > 0) throw keyFailure(`this worker refuses the job: ${refusals.map((r) => r.message).join('\n')}`);
-  const checkKey = `${cacheKey}\u0000${settings.keyFingerprint ?? ''}`;
+  const workflowId = activityWorkflowId();
+  const checkKey = JSON.stringify([
+    cacheKey,
+    settings.keyFingerprint,
+    settings.jobFile,
+    settings.inputs?.index,
+    workflowId && jobIdOfWorkflow(workflowId),
+  ]);
   if (keyChecksPassed.has(checkKey)) return apiKey;
-  if (settings.keyFingerprint !== undefined && !isKeyOf(settings.keyFingerprint, apiKey)) {
-    throw keyFailure(
-      `this worker's ${apiKeyEnv} is not the key the job was started with: it does not spend its key on someone else's job. ` +
-        `Run the job's workers with the key of whoever started it (a fleet shares one key), or start the job from an ` +
-        `environment that holds this worker's key (docs/keys.md)`,
-    );
-  }
+  const refusal = keyUseRefusal(settings, apiKey, workflowId);
+  if (refusal) throw keyFailure(refusal);
   keyChecksPassed.add(checkKey);
   return apiKey;
 }
 
 /** The worker's key for the job, once its rule and the starter's fingerprint allow it (for requests made without the client). */
-export function workerKeyFor(settings: JobSettings & { keyFingerprint?: string }): string {
+export function workerKeyFor(settings: FingerprintedSettings): string {
   return checkedKey(settings, JSON.stringify([settings.gateway, settings.retries.create]));
 }
 
-export function gatewayFor(settings: JobSettings & { keyFingerprint?: string }): GatewayClient {
+export function gatewayFor(settings: FingerprintedSettings): GatewayClient {
   const { gateway, retries } = settings;
   const cacheKey = JSON.stringify([gateway, retries.create]);
   const apiKey = checkedKey(settings, cacheKey);

@@ -17,7 +17,7 @@ import { finalFailure } from './failures';
  * Job settings as the job's workflows carry them: plus where the job's inputs are, when stored, and
  * the fingerprint of the starter's key, when it had one (activities/key-fingerprint.ts).
  */
-export type JobSettingsWithInputs = JobSettings & { inputs?: InputsRef; keyFingerprint?: string };
+export type JobSettingsWithInputs = JobSettings & { inputs?: InputsRef; keyFingerprint?: string; jobFile?: string };
 
 const stores = new Map<string, InputStore>();
 /** Index objects by digest; a worker serves a few jobs at a time, so a few are kept. */

@@ -202,7 +202,8 @@ export async function preparePlan(input: {
   };
   const carried = {
     ...(input.inputs ? { inputs: input.inputs } : {}),
-    ...(input.keyFingerprint ? { keyFingerprint: input.keyFingerprint } : {}),
+    // The fingerprint is bound to the job file it was made for (activities/job-key-check.ts).
+    ...(input.keyFingerprint ? { keyFingerprint: input.keyFingerprint, jobFile: input.jobFile } : {}),
   };
   // A run no `run` priced asks the gateway itself, as `run` would have, when it starts: a schedule's
   // runs are priced as of each run, not as of the schedule's creation.

@@ -1,11 +1,11 @@
 // The key rule as the commands apply it (docs/keys.md): `run` refuses a job whose key variable or
 // gateway origins the user has not allowed, before any request; `validate` warns; `run` and
 // `schedule apply` put the fingerprint of the starter's key in the job's input.
-import { keyFingerprint } from '../activities/key-fingerprint';
+import { keyFingerprint, type FingerprintedJob } from '../activities/key-fingerprint';
 import { keyRouteRefusals } from '../gateway';
 import { parseAllowKey, type KeyAllowance, type KeyRefusal } from '../jobfile/key-rule';
 import { KeySettingsError, readKeySettings, type KeySettings } from '../jobfile/key-settings';
-import type { JobSettings } from '../jobfile/plan';
+import type { JobSettings, Plan } from '../jobfile/plan';
 import { UsageError } from './errors';
 
 /** commander's collector for a repeatable option. */
@@ -43,8 +43,19 @@ export function refuseDisallowedKeyUses(jobFile: string, settings: JobSettings, 
   throw new UsageError(`${jobFile}: nothing was started:\n${refusals.map((r) => `- ${r.message}`).join('\n')}`);
 }
 
-/** The fingerprint of this environment's key for the job, when it holds one. */
-export function starterKeyFingerprint(settings: JobSettings): string | undefined {
-  const key = process.env[settings.gateway.apiKeyEnv];
-  return key ? keyFingerprint(key) : undefined;
+/** What a job's fingerprint is bound to (activities/key-fingerprint.ts), as its starter knows it. */
+export function fingerprintedJob(plan: Plan, workflowId: string, inputsIndex: string | undefined): FingerprintedJob {
+  return {
+    workflowId,
+    jobFile: plan.jobFile,
+    ...(inputsIndex !== undefined ? { inputsIndex } : {}),
+    apiKeyEnv: plan.gateway.apiKeyEnv,
+    baseUrls: plan.gateway.baseUrls,
+  };
+}
+
+/** The fingerprint of this environment's key for the job started as `workflowId`, when it holds one. */
+export function starterKeyFingerprint(plan: Plan, workflowId: string, inputsIndex: string | undefined): string | undefined {
+  const key = process.env[plan.gateway.apiKeyEnv];
+  return key ? keyFingerprint(key, fingerprintedJob(plan, workflowId, inputsIndex)) : undefined;
 }

@@ -9,6 +9,7 @@ import { parseMetricsAddress, type MetricsAddress } from '../worker/metrics-addr
 import { serveWorkerEndpoints } from '../worker/health';
 import { connectClient, connectWorker, resolveTemporal, type TemporalTarget } from '../worker/temporal';
 import { createReelflowWorker, runWorkerUntil } from '../worker/worker';
+import type { OwnedJob } from '../worker/owned-job';
 import { UsageError } from './errors';
 import { TASK_QUEUE } from './task-queue';
 
@@ -65,6 +66,8 @@ export interface SessionOptions extends Observability {
    * undefined: this command runs no worker after all (the job it attaches to is carried elsewhere).
    */
   workerTaskQueue?: (client: Client) => Promise<string | undefined>;
+  /** The one job this command's worker carries (worker/owned-job.ts), asked once its queue is chosen. */
+  ownedJob?: () => OwnedJob | undefined;
 }
 
 export async function openSession(options: SessionOptions = {}): Promise<Session> {
@@ -86,7 +89,8 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     const taskQueue = options.worker ? await (options.workerTaskQueue?.(client) ?? TASK_QUEUE) : undefined;
     if (taskQueue) {
       const connection = await connectWorker(target);
-      worker = await createReelflowWorker({ connection, namespace: target.namespace, taskQueue });
+      const ownedJob = options.ownedJob?.();
+      worker = await createReelflowWorker({ connection, namespace: target.namespace, taskQueue, ...(ownedJob ? { ownedJob } : {}) });
       const stop = new Promise<void>((resolve) => {
         releaseWorker = resolve;
       });

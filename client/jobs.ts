@@ -23,6 +23,7 @@ import { readJobPrices } from '../storage/job-prices';
 import type { JobInput } from '../workflows/types';
 import { InfrastructureError, UsageError } from './errors';
 import { allowedReads } from './read-allowance';
+import { anotherJobUnderName } from './job-identity';
 import { isRunning } from './status';
 
 /** A job a command acts on. */
@@ -98,6 +99,8 @@ export async function resolveJob(client: Client | undefined, target: string): Pr
       const scheduled = await newestScheduledRun(client, workflowId, plan.schedule.timezone);
       if (scheduled) ({ workflowId, runDate } = scheduled);
     }
+    // A name finds whichever job holds it: status, cancel and the others act only on this file's job.
+    if (client && (await runningExecution(client, workflowId))) await refuseAnotherJobUnderName(client, workflowId, plan);
     const note = client ? await inputsChangedNote(client, workflowId, target, () => hashJobInputs(plan, reads.texts)) : undefined;
     return { workflowId, jobFile: plan.jobFile, ...(runDate ? { runDate } : {}), ...(note ? { note } : {}) };
   }
@@ -202,6 +205,14 @@ async function newestScheduledRun(
   }
   if (!newest || newest.workflowId === workflowId) return undefined;
   return { workflowId: newest.workflowId, runDate: dateIn(newest.startTime.getTime(), timeZone) };
+}
+
+/** Refuses (exit 2) when the job running as `workflowId` is not the job of `plan` (client/job-identity.ts). */
+export async function refuseAnotherJobUnderName(client: Client, workflowId: string, plan: Plan): Promise<void> {
+  const running = await startedJobInput(client, workflowId).catch(() => undefined);
+  if (!running) return;
+  const refusal = anotherJobUnderName(workflowId, running, plan);
+  if (refusal) throw refusal;
 }
 
 /** The input the job's current run started with (its first history event), or undefined. */

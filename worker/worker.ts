@@ -8,6 +8,7 @@ import { drainInterceptors } from './drain';
 import { watchReadiness } from './health';
 import { hostLimiters, stopLimiterWorker } from './limiter-worker';
 import { log } from './log';
+import { onlyOwnedJobInterceptors, type OwnedJob } from './owned-job';
 
 export interface WorkerOptions {
   connection: NativeConnection;
@@ -19,6 +20,11 @@ export interface WorkerOptions {
   maxWorkflowTasks?: number;
   /** How long running activities may go on after a stop before they are cancelled (`--shutdown-grace`). */
   shutdownGraceMs?: number;
+  /**
+   * The one job this worker carries (a `run`'s own queue): any other workflow's activity on the
+   * queue is refused before it runs (worker/owned-job.ts). Absent: a fleet worker of a shared queue.
+   */
+  ownedJob?: OwnedJob;
 }
 
 /** The shutdown grace of a worker not told otherwise (`run`'s own, `worker` without --shutdown-grace). */
@@ -58,7 +64,7 @@ export async function createReelflowWorker(options: WorkerOptions): Promise<Work
     // A graceful stop lets running downloads finish or heartbeat their offset (docs/deploy.md, Drain).
     shutdownGraceTime: options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
     // What the grace cut is retried by another worker, not ended as the item's failure.
-    interceptors: { activity: [drainInterceptors] },
+    interceptors: { activity: [drainInterceptors, ...(options.ownedJob ? [onlyOwnedJobInterceptors(options.ownedJob)] : [])] },
   });
 }
 

@@ -50,8 +50,20 @@ export interface JobInput {
    * read settings; jobfile/read-scope.ts). Never from the job file. Absent: its folder only.
    */
   allowRead?: string[];
+  /**
+   * Where the job's outputs go and which gateway it uses, as `run` recorded them when it started the
+   * job: what tells this job from another under the same name (client/job-identity.ts). The workflow
+   * does not read it. Absent: a schedule's run, or a job started before it was recorded.
+   */
+  startedAs?: JobStartedAs;
   /** Carried across continue-as-new; absent on the first run. */
   carry?: JobCarry;
+}
+
+export interface JobStartedAs {
+  /** The output location (a directory, or `s3://bucket/prefix`). */
+  output: string;
+  baseUrls: string[];
 }
 
 export type StateCounts = Record<ItemEndState, number> & { skipped: number };

@@ -17,6 +17,7 @@ import { terminalColumns, withRewrites } from './enhance';
 import { csvCell, displayWidth, fitWidth, padToWidth, plainText } from '../terminal-text';
 import { ProgressView, summaryLine } from '../progress';
 import { openSession } from '../session';
+import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
 import { TASK_QUEUE } from '../task-queue';
 import { describeOutcome, describeStop } from '../summary';
 import { openStorage } from '../../storage';
@@ -113,13 +114,19 @@ export function registerOperateCommands(program: Command): void {
     .action(async (target: string, options: { wait: boolean }) => {
       // The embedded server has no other worker: run one so in-flight items can record `canceled`. It
       // polls the job's own queue: a job `run` started is on a queue of its own (cli/task-queue.ts).
+      // That worker carries the job being canceled and nothing else (worker/owned-job.ts).
       let resolved: JobRef | undefined;
+      let owned: OwnedJob | undefined;
       const session = await openSession({
         worker: true,
         workerTaskQueue: async (client) => {
           resolved = await resolveJob(client, target);
+          const firstRunId = await firstRunIdOf(client, resolved.workflowId).catch(() => undefined);
+          if (firstRunId) owned = ownedJob(resolved.workflowId, firstRunId);
           return jobTaskQueue(client, resolved.workflowId, TASK_QUEUE);
         },
+        // A job not found has no run: its worker then carries nothing at all.
+        ownedJob: () => owned ?? ownedJob(resolved?.workflowId ?? target, ''),
       });
       try {
         const job = resolved ?? (await resolveJob(session.client, target));

@@ -16,12 +16,13 @@ import { isRunTaskQueue, newRunTaskQueue, TASK_QUEUE } from '../task-queue';
 import { allowKeysInThisWorker } from '../../activities/context';
 import { isKeyOf } from '../../activities/key-fingerprint';
 import type { Plan } from '../../jobfile/plan';
-import { collect, parseAllowKeys, refuseDisallowedKeyUses, starterKeyFingerprint } from '../keys';
+import { collect, fingerprintedJob, parseAllowKeys, refuseDisallowedKeyUses, starterKeyFingerprint } from '../keys';
+import { startedAs } from '../../client/job-identity';
 import { jobWorkflowId } from '../../workflows/ids';
 import type { JobInput } from '../../workflows/types';
 import { itemIsDone, type ItemEndState } from '../../storage/manifest';
 import { jobEnded, jobProgress, jobResult, openItemWorkflows, startOrAttach } from '../../client/control';
-import { inputsChangedNote, loadPlanOrExplain, runningExecution, startedJobInput } from '../../client/jobs';
+import { inputsChangedNote, loadPlanOrExplain, refuseAnotherJobUnderName, runningExecution, startedJobInput } from '../../client/jobs';
 import { ALLOW_READ_HELP, allowedReads } from '../../client/read-allowance';
 import { storeInputsOrExplain } from '../job-ref';
 import { hashJobInputs, recordingFiles } from '../../storage/inputs-publish';
@@ -39,6 +40,7 @@ import type { RedoTake } from '../../jobfile/takes';
 import { estimateForRun, keyForPrices, recordRunPrices, userPrices } from '../estimate';
 import { readManifestRows } from '../manifest-rows';
 import { restartWithMemoryBounds } from '../worker-heap';
+import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
 
 /** `--budget 50`: a number of dollars above 0, as budget.max_usd. */
 function parseBudget(text: string): number {
@@ -252,9 +254,12 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   interrupt.sessionOpening = true;
   const workflowId = jobWorkflowId(plan.job);
   let ownQueue: string | undefined;
+  // This run's worker carries this job alone: bound to its execution once started or attached.
+  const owned = ownedJob(workflowId);
   const session = await openSession({
     worker: options.worker && !options.detach,
     workerTaskQueue: async (client) => (ownQueue = await queueForThisRunsWorker(client, workflowId, plan, out.note)),
+    ownedJob: () => owned,
     metrics: options.metrics,
     logFormat: options.logFormat,
   });
@@ -269,15 +274,29 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
     // Before the job starts, so that every file its workers will ask for is there.
     storedInputs = await storeInputsOrExplain(plan, reads.texts, options.inputs, (line) => out.note(line));
   } catch (error) {
+    owned.unbound('the run stopped before its job started');
     await session.close();
     throw error;
   }
   try {
     if (!interrupt.interrupted)
-      keepServer = await followJob(session, view, plan, jobFile, options, out, interrupt, storedInputs, reads, ownQueue, redo);
+      keepServer = await followJob(
+        session,
+        view,
+        plan,
+        jobFile,
+        options,
+        out,
+        interrupt,
+        storedInputs,
+        reads,
+        { queue: ownQueue, owned },
+        redo,
+      );
   } catch (error) {
     if (!interrupt.interrupted) throw error;
   } finally {
+    owned.unbound('the run stopped before its job started');
     await session.close({ keepServer });
   }
   if (interrupt.interrupted) process.exit(130);
@@ -294,7 +313,7 @@ async function followJob(
   interrupt: Interrupt,
   storedInputs: Awaited<ReturnType<typeof storeInputsOrExplain>>,
   reads: ReturnType<typeof recordingFiles>,
-  ownQueue: string | undefined,
+  worker: { queue: string | undefined; owned: OwnedJob & { bind(firstRunId: string): void } },
   redo: RedoTake[] | undefined,
 ): Promise<boolean> {
   const workflowId = jobWorkflowId(plan.job);
@@ -309,9 +328,11 @@ async function followJob(
   const running = runningSince !== undefined;
   if (interrupt.interrupted) return false;
   const backgroundWorker = !!(options.detach && options.worker && session.target.embedded);
+  // Another user's job may hold the name: never attach to or follow a job that is not this one.
+  if (running) await scoped(() => refuseAnotherJobUnderName(session.client, workflowId, plan));
   if (running && backgroundWorker) await scoped(() => refuseAnotherStartersJob(session.client, workflowId, plan));
   if (running && redo) throw new UsageError(`${plan.job} is running: --redo and --only start a run of their own once it has ended`);
-  const fingerprint = starterKeyFingerprint(plan);
+  const fingerprint = starterKeyFingerprint(plan, workflowId, storedInputs?.ref.index);
   const allowRead = allowedReads(options.allowRead);
   const input: JobInput = {
     jobFile: plan.jobFile,
@@ -326,12 +347,14 @@ async function followJob(
     // The prices this run priced the job with, the gateway's included: the workers' budget holds to
     // them. Even none: the job's worker then does not ask the gateway again (activities/plan.ts).
     prices: plan.pricing ?? {},
+    startedAs: startedAs(plan),
   };
   // A job this run starts is priced as it says; one it attaches to keeps the prices it started with.
   if (!running) await recordRunPrices(plan);
   // This run's own queue when a worker of this run (or its background worker) carries the job.
-  const taskQueue = ownQueue ?? (backgroundWorker ? newRunTaskQueue() : TASK_QUEUE);
-  await scoped(() => startOrAttach(session.client, workflowId, taskQueue, input));
+  const taskQueue = worker.queue ?? (backgroundWorker ? newRunTaskQueue() : TASK_QUEUE);
+  const handle = await scoped(() => startOrAttach(session.client, workflowId, taskQueue, input));
+  worker.owned.bind(await scoped(() => firstRunIdOf(session.client, workflowId, handle.firstExecutionRunId)));
   if (running) {
     out.note(`${plan.job}: already running: attached${retryStates.length ? ' (--retry-* apply to the next run, not this one)' : ''}`);
     const changed = await scoped(() =>
@@ -409,6 +432,7 @@ async function queueForThisRunsWorker(
 ): Promise<string | undefined> {
   const running = await runningExecution(client, workflowId);
   if (!running) return newRunTaskQueue();
+  await refuseAnotherJobUnderName(client, workflowId, plan);
   await refuseAnotherStartersJob(client, workflowId, plan);
   if (isRunTaskQueue(running.taskQueue)) return running.taskQueue;
   note(
@@ -423,7 +447,7 @@ async function refuseAnotherStartersJob(client: Client, workflowId: string, plan
   const started = await startedJobInput(client, workflowId).catch(() => undefined);
   const fingerprint = started?.keyFingerprint;
   const key = process.env[plan.gateway.apiKeyEnv];
-  if (fingerprint === undefined || (key && isKeyOf(fingerprint, key))) return;
+  if (fingerprint === undefined || (key && isKeyOf(fingerprint, key, fingerprintedJob(plan, workflowId, started?.inputs?.index)))) return;
   throw new UsageError(
     `${plan.job} is running, started with another ${plan.gateway.apiKeyEnv} than this environment's: a worker here would ` +
       'spend this key on it, so this run does not attach. Follow it with `reelflow status`, resume it from the environment ' +

@@ -119,7 +119,7 @@ function memoOf(described: ScheduleDescription): Partial<ScheduleMemo> {
 function scheduleOptions(plan: Plan, settings: ScheduleSettings, inputs: InputsRef | undefined) {
   // No runDate: each run dates itself. Stored inputs: every run reads the version stored by this apply.
   // With the submitter's key set, every run is carried only by workers holding the same key (docs/keys.md).
-  const fingerprint = starterKeyFingerprint(plan);
+  const fingerprint = starterKeyFingerprint(plan, jobWorkflowId(plan.job), inputs?.index);
   // The user's read settings, as the plan was loaded with (client/read-allowance.ts): every run reads as this one.
   const allowRead = allowedReads();
   const input: JobInput = {
@@ -169,6 +169,13 @@ async function apply(jobFile: string, out: Output, inputsLocation: string | unde
   // Its runs are carried by workers, each of which applies its own user's key rule (docs/keys.md).
   for (const refusal of disallowedKeyUses(plan, [])) {
     out.note(`warning: workers refuse these runs unless their key rule allows them; this machine's would not: ${refusal.message}`);
+  }
+  // Without the key here its runs carry no fingerprint: only workers that opted in carry them (docs/keys.md).
+  if (!process.env[plan.gateway.apiKeyEnv]) {
+    out.note(
+      `note: ${plan.gateway.apiKeyEnv} is not set here, so the schedule's runs carry no key fingerprint: only workers ` +
+        'started with --accept-keyless-jobs carry them (docs/keys.md)',
+    );
   }
   // Beside the schedule's day folders, not in today's: every later run reads them (docs/deploy.md).
   const stored = await storeInputsOrExplain(plan, reads.texts, inputsLocation, (line) => out.note(line), 'schedule');

@@ -5,8 +5,10 @@ import { TASK_QUEUE } from '../task-queue';
 import { jobResult } from '../../client/control';
 import { jobHandle } from '../../client/jobs';
 import { allowKeysInThisWorker } from '../../activities/context';
+import { acceptKeylessJobsInThisWorker } from '../../activities/job-key-check';
 import { collect, keySettingsOrExplain, parseAllowKeys } from '../keys';
 import { restartWithMemoryBounds } from '../worker-heap';
+import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
 import { createReelflowWorker, DEFAULT_SHUTDOWN_GRACE_MS, runWorkerUntil } from '../../worker/worker';
 import { parseDuration } from '../../jobfile/values';
 import { UsageError } from '../errors';
@@ -17,6 +19,7 @@ interface WorkerOptions extends Observability {
   maxWorkflowTasks: string;
   untilDone?: string;
   allowKey: string[];
+  acceptKeylessJobs?: boolean;
   shutdownGrace: string;
 }
 
@@ -44,6 +47,10 @@ export function registerWorkerCommand(program: Command): void {
       "let jobs send $VARIABLE as their gateway key to ORIGIN, besides this user's key settings (repeatable; docs/keys.md)",
       collect,
       [],
+    )
+    .option(
+      '--accept-keyless-jobs',
+      "carry jobs started without a key fingerprint (their submitter held no key: a CI job, a schedule) with this worker's key (docs/keys.md)",
     );
   addObservabilityOptions(command).action(async (options: WorkerOptions) => {
     restartWithMemoryBounds();
@@ -55,14 +62,18 @@ export function registerWorkerCommand(program: Command): void {
     const allowances = parseAllowKeys(options.allowKey);
     const keySettings = keySettingsOrExplain();
     allowKeysInThisWorker(allowances);
+    acceptKeylessJobsInThisWorker(!!options.acceptKeylessJobs);
     const target = await resolveTemporal();
-    // run --detach starts its job on a queue of its own (cli/task-queue.ts): its worker polls that.
-    const taskQueue = options.untilDone ? await jobTaskQueue(target, options.untilDone) : TASK_QUEUE;
+    // run --detach starts its job on a queue of its own (cli/task-queue.ts): its worker polls that,
+    // and carries that job alone (worker/owned-job.ts).
+    const own = options.untilDone ? await ownJobQueue(target, options.untilDone) : undefined;
+    const taskQueue = own?.taskQueue ?? TASK_QUEUE;
     const connection = await connectWorker(target);
     const worker = await createReelflowWorker({
       connection,
       namespace: target.namespace,
       taskQueue,
+      ...(own ? { ownedJob: own.ownedJob } : {}),
       maxActivities: Number(options.maxActivities),
       maxWorkflowTasks: Number(options.maxWorkflowTasks),
       shutdownGraceMs,
@@ -79,6 +90,11 @@ export function registerWorkerCommand(program: Command): void {
       `reelflow worker: sends GATEWAY_API_KEY to loopback gateways of its own user${allowed.length ? ` and ${allowed.join(', ')}` : ' only'} ` +
         `(key settings: ${keySettings.path}; docs/keys.md)\n`,
     );
+    process.stderr.write(
+      options.acceptKeylessJobs
+        ? 'reelflow worker: carries jobs started without a key fingerprint with its own key (--accept-keyless-jobs)\n'
+        : 'reelflow worker: refuses jobs started without a key fingerprint (--accept-keyless-jobs carries them; docs/keys.md)\n',
+    );
     await runWorkerUntil(worker, stop);
     await connection.close();
     if (target.embedded?.owned && !options.untilDone) await target.embedded.stop();
@@ -86,10 +102,14 @@ export function registerWorkerCommand(program: Command): void {
   });
 }
 
-async function jobTaskQueue(target: Awaited<ReturnType<typeof resolveTemporal>>, workflowId: string): Promise<string> {
+async function ownJobQueue(
+  target: Awaited<ReturnType<typeof resolveTemporal>>,
+  workflowId: string,
+): Promise<{ taskQueue: string; ownedJob: OwnedJob }> {
   const client = await connectClient(target);
   try {
-    return (await jobHandle(client, workflowId).describe()).taskQueue;
+    const described = await jobHandle(client, workflowId).describe();
+    return { taskQueue: described.taskQueue, ownedJob: ownedJob(workflowId, await firstRunIdOf(client, workflowId, described.runId)) };
   } finally {
     await client.connection.close();
   }

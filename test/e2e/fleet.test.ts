@@ -201,10 +201,11 @@ describe('a fleet: workers that share nothing with the submitter but Temporal an
     const workerEnv = { GATEWAY_API_KEY: KEY };
     const [a, b] = [machine('worker-a', workerEnv), machine('worker-b', workerEnv)];
     for (const m of [a, b]) assert.deepEqual(readdirSync(m.cwd), [], 'an empty working directory');
-    const workerA = startCli(['worker'], a);
+    // The submitter holds no key: the fleet's users opted in to carrying its keyless job (docs/keys.md).
+    const workerA = startCli(['worker', '--accept-keyless-jobs'], a);
     workers.push(workerA);
     await workerA.waitFor(/polling task queue/, 60_000);
-    const workerB = startCli(['worker'], b);
+    const workerB = startCli(['worker', '--accept-keyless-jobs'], b);
     workers.push(workerB);
     await workerB.waitFor(/polling task queue/, 60_000);
 
@@ -346,7 +347,8 @@ describe('a fleet: workers that share nothing with the submitter but Temporal an
     assert.equal(readdirSync(join(inputs, 'sha256')).length, 4, 'the job file, two images and the index');
     rmSync(jobDir, { recursive: true });
 
-    const worker = startCli(['worker'], machine('night-worker', { GATEWAY_API_KEY: KEY }));
+    // Applied without the key: its runs need a worker that opted in to keyless jobs (docs/keys.md).
+    const worker = startCli(['worker', '--accept-keyless-jobs'], machine('night-worker', { GATEWAY_API_KEY: KEY }));
     workers.push(worker);
     await worker.waitFor(/polling task queue/, 60_000);
     const trigger = await runCli(['schedule', 'trigger', name], submitter);

@@ -232,8 +232,8 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
       assert.equal(finished.code, 0, finished.stderr + finished.stdout);
       assert.deepEqual(Object.keys(counts(proxy.keys)), [KEY_A]);
 
-      // A submitter without the key leaves no fingerprint: the fleet's key carries the job.
-      const fleetB = startCli(['worker'], { env: envWith({ GATEWAY_API_KEY: KEY_B }) });
+      // A submitter without the key leaves no fingerprint: the fleet's key carries the job, where its user opted in.
+      const fleetB = startCli(['worker', '--accept-keyless-jobs'], { env: envWith({ GATEWAY_API_KEY: KEY_B }) });
       await fleetB.waitFor(/polling task queue/);
       const jobKeyless = writeKeyJob(tempDir(), 'keys-fleet-keyless', proxy.url, 2);
       const keyless = await runCli(['run', jobKeyless, '--no-worker'], { env: envWith({}) });

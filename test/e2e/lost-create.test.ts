@@ -23,6 +23,11 @@ import { jobWorkflowId, renderWorkflowId } from '../../workflows/ids';
 import { runCli } from '../support/cli';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { tempDir, writeJob } from '../support/jobs';
+import { acceptKeylessJobsInThisWorker } from '../../activities/job-key-check';
+
+// The jobs here are built by the test, with no starter's key fingerprint: this process carries them as a
+// worker started with --accept-keyless-jobs does (docs/keys.md).
+acceptKeylessJobsInThisWorker(true);
 
 const KEY = 'sk-test-lost-create-5c4b3a29';
 

@@ -156,7 +156,8 @@ describe('run: preflight before the first create', { timeout: 240_000 }, () => {
     writeFileSync(job, readFileSync(job, 'utf8').replace('  seconds: "5"\n', '  seconds: "4"\n'));
     // The submitter has no key: it can check that the gateway answers, not what the key may use.
     const { GATEWAY_API_KEY: _k, ...submitterEnv } = e2e.env;
-    const worker = startCli(['worker'], { env: e2e.env });
+    // A keyless submission: the fleet's user opted in to carrying it (docs/keys.md).
+    const worker = startCli(['worker', '--accept-keyless-jobs'], { env: e2e.env });
     try {
       await worker.waitFor(/polling task queue/, 60_000);
       const before = e2e.sim.stats();

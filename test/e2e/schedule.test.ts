@@ -109,7 +109,11 @@ describe('reelflow schedule', { timeout: 240_000 }, () => {
     const [args] = d.action.args as Array<{ jobFile: string; keyFingerprint?: string }>;
     assert.deepEqual(Object.keys(args ?? {}).sort(), ['jobFile', 'keyFingerprint'], 'a scheduled run carries no runDate');
     assert.equal(args?.jobFile, job);
-    assert.ok(args?.keyFingerprint && isKeyOf(args.keyFingerprint, KEY), 'the fingerprint is of the submitter key');
+    const fingerprinted = { workflowId: ID, jobFile: job, apiKeyEnv: 'GATEWAY_API_KEY', baseUrls: [sim.urls[0]!] };
+    assert.ok(
+      args?.keyFingerprint && isKeyOf(args.keyFingerprint, KEY, fingerprinted),
+      'the fingerprint is of the submitter key, for this job',
+    );
     assert.ok(!JSON.stringify(d.action.args).includes(KEY));
     assert.equal(d.state.paused, false);
     assert.equal(d.info.nextActionTimes[0]?.getUTCHours(), 3);

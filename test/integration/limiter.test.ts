@@ -16,6 +16,11 @@ import type { JobSettings, SharedLimits } from '../../jobfile/plan';
 import type { LimiterInput } from '../../workflows/limiter';
 import { startTestTemporal, type TestTemporal } from '../support/temporal';
 import type { HoldInput, PermitHolderWorkflow } from './fixtures/permit-holder';
+import { acceptKeylessJobsInThisWorker } from '../../activities/job-key-check';
+
+// The jobs here are built by the test, with no starter's key fingerprint: this process carries them as a
+// worker started with --accept-keyless-jobs does (docs/keys.md).
+acceptKeylessJobsInThisWorker(true);
 
 type Held = Awaited<ReturnType<typeof PermitHolderWorkflow>>;
 

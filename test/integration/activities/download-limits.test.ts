@@ -12,6 +12,11 @@ import { closeActivityResources } from '../../../activities/context';
 import { downloadVideo, type DownloadedVideo } from '../../../activities/download';
 import type { JobSettings } from '../../../jobfile/plan';
 import { scripted } from '../../support/scripted-gateway';
+import { acceptKeylessJobsInThisWorker } from '../../../activities/job-key-check';
+
+// The jobs here are built by the test, with no starter's key fingerprint: this process carries them as a
+// worker started with --accept-keyless-jobs does (docs/keys.md).
+acceptKeylessJobsInThisWorker(true);
 
 const KEY = 'sk-test-download-limits-0000';
 const MP4_HEAD = Buffer.from('000000146674797069736f6d00000200', 'hex');

@@ -16,6 +16,11 @@ import { startSimulator, type SimHandleExt } from '../../../sim';
 import { messageUsage, replyFor } from '../../../sim/messages';
 import { filesContaining } from '../../support/gateways';
 import { tempDir } from '../../support/jobs';
+import { acceptKeylessJobsInThisWorker } from '../../../activities/job-key-check';
+
+// The jobs here are built by the test, with no starter's key fingerprint: this process carries them as a
+// worker started with --accept-keyless-jobs does (docs/keys.md).
+acceptKeylessJobsInThisWorker(true);
 
 const KEY = 'sk-test-enhance-activity-000000';
 process.env.GATEWAY_API_KEY = KEY; // loopback: sent without asking (docs/keys.md)

@@ -12,6 +12,11 @@ import { preparePlan, readPlanItems } from '../../../activities/plan';
 import { loadJobFile } from '../../../jobfile';
 import { recordingFiles, storeJobInputs } from '../../../storage/inputs-publish';
 import { tempDir } from '../../support/jobs';
+import { acceptKeylessJobsInThisWorker } from '../../../activities/job-key-check';
+
+// The jobs here are built by the test, with no starter's key fingerprint: this process carries them as a
+// worker started with --accept-keyless-jobs does (docs/keys.md).
+acceptKeylessJobsInThisWorker(true);
 
 const cacheDir = tempDir('reelflow-inputs-cache-');
 process.env.REELFLOW_INPUTS_CACHE = cacheDir;

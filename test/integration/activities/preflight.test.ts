@@ -10,6 +10,11 @@ import { closeActivityResources } from '../../../activities/context';
 import { createTask } from '../../../activities/render';
 import type { JobSettings, RenderRequest } from '../../../jobfile/plan';
 import { startSimulator, type SimHandleExt } from '../../../sim';
+import { acceptKeylessJobsInThisWorker } from '../../../activities/job-key-check';
+
+// The jobs here are built by the test, with no starter's key fingerprint: this process carries them as a
+// worker started with --accept-keyless-jobs does (docs/keys.md).
+acceptKeylessJobsInThisWorker(true);
 
 const KEY = 'sk-test-worker-preflight-0000';
 const OTHER_SECRET = 'sk-other-service-secret-0000';

@@ -19,6 +19,11 @@ import { RewriteStore, rewriteRecord } from '../../../storage/rewrites';
 import { readJobPrices } from '../../../storage/job-prices';
 import { startSimulator } from '../../../sim';
 import { tempDir } from '../../support/jobs';
+import { acceptKeylessJobsInThisWorker } from '../../../activities/job-key-check';
+
+// The jobs here are built by the test, with no starter's key fingerprint: this process carries them as a
+// worker started with --accept-keyless-jobs does (docs/keys.md).
+acceptKeylessJobsInThisWorker(true);
 
 const cacheDir = tempDir('reelflow-prices-cache-');
 process.env.REELFLOW_INPUTS_CACHE = cacheDir;
