@@ -3,7 +3,7 @@
 // whether it carried a key. The tests run as root, so "another user" is a child spawned under
 // nobody's uid; its script lives in a world-readable folder (the test's own are 0700).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { tempDir } from './jobs';
@@ -47,13 +47,30 @@ server.listen(Number(process.argv[3] || 0), '127.0.0.1', () => process.stdout.wr
 process.on('SIGTERM', () => process.exit(0));
 `;
 
+let nodeCopy: string | undefined;
+
+/**
+ * A node binary nobody may run: this one, copied once into a world-readable folder. The one running
+ * the tests may live where only its owner can reach it (`npm test` brings Node 24 into root's
+ * 0700 tool cache), and an exec that nobody cannot reach fails before the listener starts.
+ */
+function nodeForNobody(): string {
+  if (nodeCopy) return nodeCopy;
+  const dir = tempDir('reelflow-foreign-node-');
+  chmodSync(dir, 0o755);
+  const copy = join(dir, 'node');
+  copyFileSync(process.execPath, copy);
+  chmodSync(copy, 0o755);
+  return (nodeCopy = copy);
+}
+
 /** Starts the listener as uid/gid nobody in front of `target`, on `port` (any free one unless given). */
 export async function startForeignListener(target: string, port = 0): Promise<ForeignListener> {
   const dir = tempDir('reelflow-foreign-listener-');
   chmodSync(dir, 0o755);
   const script = join(dir, 'listener.cjs');
   writeFileSync(script, SCRIPT, { mode: 0o644 });
-  const child: ChildProcess = spawn(process.execPath, [script, target, String(port)], {
+  const child: ChildProcess = spawn(nodeForNobody(), [script, target, String(port)], {
     uid: NOBODY,
     gid: NOBODY,
     stdio: ['ignore', 'pipe', 'inherit'],
