@@ -7,11 +7,11 @@
 //   allow_read:
 //     - ~/shared-assets
 //     - /srv/brand
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import { isSeq } from 'yaml';
 import { keySettingsPath } from './key-settings';
+import { readSettingsText, settingsEntries } from './settings-file';
 
 export class ReadSettingsError extends Error {
   override name = 'ReadSettingsError';
@@ -31,34 +31,16 @@ export function readSettingsPath(env: NodeJS.ProcessEnv = process.env): string {
 /** Reads the settings file; a file that is there and wrong is an error naming file:line:column. */
 export function readReadSettings(env: NodeJS.ProcessEnv = process.env): ReadSettings {
   const path = readSettingsPath(env);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path, allowRead: [] };
-    throw new ReadSettingsError(`${path}: cannot read the read settings file: ${(error as Error).message}`);
-  }
-  return { path, allowRead: parseReadSettings(text, path) };
+  const text = readSettingsText(path, 'the read settings file', (m) => new ReadSettingsError(m));
+  return { path, allowRead: text === undefined ? [] : parseReadSettings(text, path) };
 }
 
 export function parseReadSettings(text: string, path: string): string[] {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
-  const at = (offset: number | undefined) => {
-    const { line, col } = lines.linePos(offset ?? 0);
-    return `${path}:${line}:${col}`;
-  };
-  const firstError = doc.errors[0];
-  if (firstError) throw new ReadSettingsError(`${at(firstError.pos[0])}: ${firstError.message.split('\n')[0]}`);
   const expected = 'expected allow_read with a list of absolute folders, e.g.\nallow_read:\n  - ~/shared-assets';
-  if (doc.contents === null) return [];
-  if (!isMap(doc.contents)) throw new ReadSettingsError(`${at(doc.contents.range?.[0])}: ${expected}`);
   const folders: string[] = [];
-  for (const pair of doc.contents.items) {
-    const where = at((pair.key as { range?: [number, number, number] } | null)?.range?.[0]);
-    const name = isScalar(pair.key) ? String(pair.key.value) : '';
+  for (const { name, value, where } of settingsEntries(text, path, expected, (m) => new ReadSettingsError(m))) {
     if (name !== 'allow_read') throw new ReadSettingsError(`${where}: unknown setting ${JSON.stringify(name)}; ${expected}`);
-    const listed: unknown = isSeq(pair.value) ? pair.value.toJSON() : undefined;
+    const listed: unknown = isSeq(value) ? value.toJSON() : undefined;
     if (!Array.isArray(listed) || listed.some((f) => typeof f !== 'string')) throw new ReadSettingsError(`${where}: ${expected}`);
     for (const folder of listed as string[]) {
       const absolute = folder === '~' || folder.startsWith('~/') ? join(homedir(), folder.slice(1)) : folder;

@@ -3,39 +3,26 @@
 // front of the simulator, counts every request that carries a key. Real parts: a Temporal dev
 // server, the simulator, the built command, `reelflow worker`.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type SimHandleExt } from '../../sim';
 import { runCli, startCli } from '../support/cli';
 import { startForeignListener, type ForeignListener } from '../support/foreign-listener';
-import { tempDir } from '../support/jobs';
+import { tempDir, writeJob as writeJobIn } from '../support/jobs';
+
+const POLLING = 'polling:\n  initial: 300ms\n  max: 1s\n  timeout: 5m';
 import { startTestTemporal, type TestTemporal } from '../support/temporal';
 
 const KEY = 'sk-test-listener-0123456789abcdef';
 
+/** A job of `items` shots on one base address, in a folder of its own. */
 function writeJob(name: string, baseUrl: string, items = 1): string {
-  const dir = tempDir();
-  const path = join(dir, `${name}.yaml`);
-  writeFileSync(
-    path,
-    [
-      'version: 1',
-      `name: ${name}`,
-      'gateway:',
-      '  base_urls:',
-      `    - ${baseUrl}`,
-      'defaults:',
-      '  model: seedance-1-0-pro-250528',
-      '  seconds: "5"',
-      'polling:\n  initial: 300ms\n  max: 1s\n  timeout: 5m',
-      'output:\n  dir: ./out',
-      'items:',
-      ...Array.from({ length: items }, (_, i) => `  - prompt: "shot ${i + 1} of ${name}"`),
-      '',
-    ].join('\n'),
-  );
-  return path;
+  return writeJobIn(tempDir(), {
+    name,
+    baseUrls: [baseUrl],
+    polling: POLLING,
+    items: Array.from({ length: items }, (_, i) => ({ prompt: `shot ${i + 1} of ${name}` })),
+  });
 }
 
 describe("the key goes only to the user's own loopback listeners, or where the user named", () => {

@@ -5,14 +5,14 @@
 // listeners that count the requests carrying the key, the built command; the second user is this
 // test process, acting through the Temporal client as anyone who reaches the server can.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { startSimulator, type SimHandleExt } from '../../sim';
 import { runCli, startCli, type CliResult, type CliRun } from '../support/cli';
-import { tempDir } from '../support/jobs';
+import { tempDir, writeJob } from '../support/jobs';
+
+const POLLING = 'polling:\n  initial: 300ms\n  max: 1s\n  timeout: 5m';
 import { recordingProxy, type RecordingProxy } from '../support/recording-proxy';
 import { startTestTemporal, type TestTemporal } from '../support/temporal';
 import { until } from '../support/wait';
@@ -35,28 +35,15 @@ async function listener(target: string): Promise<Listener> {
   return { ...proxy, withKey: () => withKey, creates: () => creates };
 }
 
+/** A job of `items` shots on one base address, two at a time. */
 function writeJobFile(dir: string, name: string, baseUrl: string, items: number): string {
-  const path = join(dir, `${name}.yaml`);
-  writeFileSync(
-    path,
-    [
-      'version: 1',
-      `name: ${name}`,
-      'gateway:',
-      '  base_urls:',
-      `    - ${baseUrl}`,
-      'defaults:',
-      '  model: seedance-1-0-pro-250528',
-      '  seconds: "5"',
-      'concurrency:\n  max_in_flight: 2',
-      'polling:\n  initial: 300ms\n  max: 1s\n  timeout: 5m',
-      'output:\n  dir: ./out',
-      'items:',
-      ...Array.from({ length: items }, (_, i) => `  - prompt: "shot ${i + 1} of ${name}"`),
-      '',
-    ].join('\n'),
-  );
-  return path;
+  return writeJob(dir, {
+    name,
+    baseUrls: [baseUrl],
+    maxInFlight: 2,
+    polling: POLLING,
+    items: Array.from({ length: items }, (_, i) => ({ prompt: `shot ${i + 1} of ${name}` })),
+  });
 }
 
 /** Ends a command that should have ended by now (the old code follows a job forever): its result, or undefined. */
