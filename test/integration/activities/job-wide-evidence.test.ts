@@ -12,6 +12,11 @@ import { closeActivityResources } from '../../../activities/context';
 import { checkTask } from '../../../activities/render';
 import type { JobSettings } from '../../../jobfile/plan';
 import { json, scripted, type Scripted } from '../../support/scripted-gateway';
+import { acceptKeylessJobsInThisWorker } from '../../../activities/job-key-check';
+
+// The jobs here are built by the test, with no starter's key fingerprint: this process carries them as a
+// worker started with --accept-keyless-jobs does (docs/keys.md).
+acceptKeylessJobsInThisWorker(true);
 
 const KEY = 'sk-test-job-wide-evidence-0000';
 process.env.GATEWAY_API_KEY = KEY;
