@@ -26,6 +26,7 @@ import { ManifestFollower, changedSince, type KnownRow } from './manifest-follow
 import { expandInChild, type PlanFile, type PlanHead } from './plan-file';
 import { finalWhenGone, type UnpricedModel } from './plan-load';
 import { checkedDigests, localReferenceDigests, withCheckedReferences, type ReferenceDigests } from './reference-digests';
+import { readScopeForJob } from './worker-read-scope';
 
 export { planDigest, unpricedModels } from './plan-load';
 
@@ -183,13 +184,14 @@ export async function preparePlan(input: {
   /** Folders outside the job file's own its user let it read (JobInput.allowRead). */
   allowRead?: string[];
 }): Promise<PreparedJob> {
+  const allowRead = readScopeForJob(input.allowRead);
   // Scheduled runs carry no date: the first load learns the schedule's zone, the second dates it.
   let runDate = input.runDate;
   if (!runDate) {
-    const probe = await loadPlan(input.jobFile, dateIn(input.startedAt, 'UTC'), input.inputs, input.redo, input.prices, input.allowRead);
+    const probe = await loadPlan(input.jobFile, dateIn(input.startedAt, 'UTC'), input.inputs, input.redo, input.prices, allowRead);
     runDate = dateIn(input.startedAt, probe.plan.head.schedule?.timezone ?? 'UTC');
   }
-  let { plan: loaded } = await loadPlan(input.jobFile, runDate, input.inputs, input.redo, input.prices, input.allowRead);
+  let { plan: loaded } = await loadPlan(input.jobFile, runDate, input.inputs, input.redo, input.prices, allowRead);
   const { head: plan, digest, budgets } = loaded;
   if (input.workflowId) await claimOutputForJob(plan, input.workflowId);
   // The price table and where models are named stay out: settings travel with every activity (docs/costs.md).
@@ -208,7 +210,7 @@ export async function preparePlan(input: {
   // A run no `run` priced asks the gateway itself, as `run` would have, when it starts: a schedule's
   // runs are priced as of each run, not as of the schedule's creation.
   const read = input.prices ? undefined : await gatewayPrices(loaded, { ...settings, ...carried });
-  if (read) loaded = (await loadPlan(input.jobFile, runDate, input.inputs, input.redo, read, input.allowRead)).plan;
+  if (read) loaded = (await loadPlan(input.jobFile, runDate, input.inputs, input.redo, read, allowRead)).plan;
   const prices = input.prices ?? read ?? plan.pricing ?? {};
   // Who priced the run records its prices beside the manifest: `run` before it starts its jobs, the
   // worker for the others (storage/job-prices.ts).
@@ -323,7 +325,8 @@ export async function readPlanItems(input: {
   /** Folders outside the job file's own its user let it read (JobInput.allowRead). */
   allowRead?: string[];
 }): Promise<{ items: PageItem[]; nextOffset: number }> {
-  const { plan, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs, input.redo, input.prices, input.allowRead);
+  const allowRead = readScopeForJob(input.allowRead);
+  const { plan, contents } = await loadPlan(input.jobFile, input.runDate, input.inputs, input.redo, input.prices, allowRead);
   if (plan.digest !== input.digest) {
     throw finalFailure(
       FailureType.jobFileChanged,
@@ -353,7 +356,7 @@ export async function readPlanItems(input: {
   const keys: string[] = [];
   // What each create will send is fixed here, with the digest (activities/reference-digests.ts);
   // a job with stored inputs sends their verified copies instead (activities/inputs.ts).
-  const scope = { jobDir: dirname(input.jobFile), allowRead: input.allowRead ?? [] };
+  const scope = { jobDir: dirname(input.jobFile), allowRead };
   for (const planned of page) {
     const item = input.inputs ? planned : { ...planned, request: await withCheckedReferences(planned.request, scope) };
     const row = manifest.rows.get(item.key);

@@ -14,6 +14,7 @@ import { projectRoot } from '../../worker/bundle';
 import { ensureWritableDir, stateDirectory } from '../../worker/state-dir';
 import { isRunTaskQueue, newRunTaskQueue, TASK_QUEUE } from '../task-queue';
 import { allowKeysInThisWorker } from '../../activities/context';
+import { allowReadsInThisWorker } from '../../activities/worker-read-scope';
 import { isKeyOf } from '../../activities/key-fingerprint';
 import type { Plan } from '../../jobfile/plan';
 import { collect, fingerprintedJob, parseAllowKeys, refuseDisallowedKeyUses, starterKeyFingerprint } from '../keys';
@@ -238,6 +239,8 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   const allowances = parseAllowKeys(options.allowKey);
   refuseDisallowedKeyUses(jobFile, plan, allowances);
   allowKeysInThisWorker(allowances);
+  // The run's own worker reads what this user allowed this run (activities/worker-read-scope.ts).
+  allowReadsInThisWorker(allowRead);
   if (options.enhanceOnly) return enhanceCommand(jobFile, { json: options.json, reEnhance: options.reEnhance }, plan);
   await preflight(plan, options.worker);
   // The estimate, the gateway's published prices beneath the job's (docs/costs.md); a budget cannot
@@ -373,7 +376,7 @@ async function followJob(
   }
 
   if (options.detach) {
-    if (backgroundWorker) spawnBackgroundWorker(workflowId, options.allowKey);
+    if (backgroundWorker) spawnBackgroundWorker(workflowId, options.allowKey, allowRead);
     out.note(`detached: follow it with \`reelflow status ${jobFile} --watch\``);
     if (options.json) out.result({ job: plan.job, workflowId, state: running ? 'attached' : 'started' });
     return true;
@@ -456,10 +459,16 @@ async function refuseAnotherStartersJob(client: Client, workflowId: string, plan
 }
 
 /** --detach with the embedded server: a worker in the background finishes the job, then exits. */
-function spawnBackgroundWorker(workflowId: string, allowKey: readonly string[]): void {
+function spawnBackgroundWorker(workflowId: string, allowKey: readonly string[], allowRead: readonly string[]): void {
   const logFile = join(ensureWritableDir(join(stateDirectory(), 'logs'), 'state directory'), `worker-${workflowId}.log`);
   const fd = openSync(logFile, 'a');
-  const args = ['worker', '--until-done', workflowId, ...allowKey.flatMap((spec) => ['--allow-key', spec])];
+  const args = [
+    'worker',
+    '--until-done',
+    workflowId,
+    ...allowKey.flatMap((spec) => ['--allow-key', spec]),
+    ...allowRead.flatMap((dir) => ['--allow-read', dir]),
+  ];
   const child = spawn(process.execPath, [join(projectRoot, 'bin', 'reelflow.js'), ...args], {
     detached: true,
     stdio: ['ignore', fd, fd],

@@ -6,6 +6,8 @@ import { jobResult } from '../../client/control';
 import { jobHandle } from '../../client/jobs';
 import { allowKeysInThisWorker } from '../../activities/context';
 import { acceptKeylessJobsInThisWorker } from '../../activities/job-key-check';
+import { allowReadsInThisWorker } from '../../activities/worker-read-scope';
+import { allowedReads } from '../../client/read-allowance';
 import { collect, keySettingsOrExplain, parseAllowKeys } from '../keys';
 import { restartWithMemoryBounds } from '../worker-heap';
 import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
@@ -14,12 +16,17 @@ import { parseDuration } from '../../jobfile/values';
 import { UsageError } from '../errors';
 import { addObservabilityOptions, startObservability, type Observability } from '../session';
 
+const ALLOW_READ_HELP_WORKER =
+  "let jobs read files below DIR, outside their job file's folder, where their submitter allowed it too (repeatable; " +
+  'a job file or a submitter alone cannot widen it; docs/security.md)';
+
 interface WorkerOptions extends Observability {
   maxActivities: string;
   maxWorkflowTasks: string;
   untilDone?: string;
   allowKey: string[];
   acceptKeylessJobs?: boolean;
+  allowRead: string[];
   shutdownGrace: string;
 }
 
@@ -48,6 +55,7 @@ export function registerWorkerCommand(program: Command): void {
       collect,
       [],
     )
+    .option('--allow-read <dir>', ALLOW_READ_HELP_WORKER, collect, [])
     .option(
       '--accept-keyless-jobs',
       "carry jobs started without a key fingerprint (their submitter held no key: a CI job, a schedule) with this worker's key (docs/keys.md)",
@@ -63,6 +71,9 @@ export function registerWorkerCommand(program: Command): void {
     const keySettings = keySettingsOrExplain();
     allowKeysInThisWorker(allowances);
     acceptKeylessJobsInThisWorker(!!options.acceptKeylessJobs);
+    // What jobs may read outside their folders is this user's say, intersected with the submitter's
+    // (activities/worker-read-scope.ts); a wrong read settings file stops it here.
+    allowReadsInThisWorker(allowedReads(options.allowRead));
     const target = await resolveTemporal();
     // run --detach starts its job on a queue of its own (cli/task-queue.ts): its worker polls that,
     // and carries that job alone (worker/owned-job.ts).

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runCli } from '../support/cli';
+import { runCli, startCli } from '../support/cli';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { tempDir } from '../support/jobs';
 import { recordingProxy, type RecordingProxy } from '../support/recording-proxy';
@@ -197,5 +197,45 @@ describe('what a job reads (embedded Temporal, real simulator)', () => {
     assert.equal(b?.error?.kind, 'reference_changed');
     assert.ok(b?.error?.message.includes(ref), b?.error?.message);
     assert.match(b!.error!.message, /sha256/);
+  });
+
+  it("a fleet worker reads outside a job's folder only where its own user allowed it: the submitter's --allow-read alone widens nothing", async () => {
+    const home = tempDir();
+    const shared = join(home, 'shared');
+    mkdirSync(shared);
+    const image = join(shared, 'fleet-ref.png');
+    const marked = Buffer.concat([PNG, Buffer.from('the fleet worker user file')]);
+    writeFileSync(image, marked);
+    const job = (name: string) => {
+      const dir = join(home, name);
+      mkdirSync(dir);
+      const file = join(dir, `${name}.yaml`);
+      writeFileSync(file, jobText(name, proxy.url, [{ id: 'a', prompt: `${name}: an outside reference`, image }]));
+      return file;
+    };
+    const sent = creates.length;
+    // A worker whose user allowed nothing outside: the submitter's allowance is not its user's.
+    const worker = startCli(['worker'], { env: userEnv() });
+    try {
+      await worker.waitFor(/polling task queue/);
+      const refused = await runCli(['run', job('fleet-not-allowed'), '--no-worker', '--allow-read', shared], { env: userEnv() });
+      assert.notEqual(refused.code, 0, refused.stdout + refused.stderr);
+      assert.match(refused.stdout + refused.stderr, /outside the job file's folder/);
+      assert.equal(creates.length, sent, 'nothing was sent');
+    } finally {
+      worker.child.kill('SIGTERM');
+      await worker.done;
+    }
+    // Its user allows the folder (--allow-read on the worker): the job the submitter allowed it for runs.
+    const allowed = startCli(['worker', '--allow-read', shared], { env: userEnv() });
+    try {
+      await allowed.waitFor(/polling task queue/);
+      const run = await runCli(['run', job('fleet-allowed'), '--no-worker', '--allow-read', shared], { env: userEnv() });
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.ok(creates.at(-1)!.includes(marked.toString('base64')), 'the allowed reference was sent');
+    } finally {
+      allowed.child.kill('SIGTERM');
+      await allowed.done;
+    }
   });
 });
