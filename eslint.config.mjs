@@ -33,6 +33,12 @@ const LAYERS = {
 };
 const FOLDERS = Object.keys(LAYERS);
 const workflowBuiltins = nodeBuiltins.map((name) => ({ name, message: 'workflows/ must stay deterministic: no Node built-ins.' }));
+// Every patch is in the ledger (workflows/patches.ts): workflow code asks hasPatch(), which only it defines.
+const patchedOutsideLedger = {
+  name: '@temporalio/workflow',
+  importNames: ['patched', 'deprecatePatch'],
+  message: 'Ask hasPatch() from workflows/patches.ts: every patch is written in its ledger.',
+};
 
 function layerPatterns(folder, allowed) {
   const forbidden = FOLDERS.filter((f) => f !== folder && !allowed.includes(f));
@@ -110,10 +116,16 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: folder === 'workflows' ? workflowBuiltins : [], patterns: layerPatterns(folder, allowed) },
+        { paths: folder === 'workflows' ? [...workflowBuiltins, patchedOutsideLedger] : [], patterns: layerPatterns(folder, allowed) },
       ],
     },
   })),
+  {
+    files: ['workflows/patches.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: workflowBuiltins, patterns: layerPatterns('workflows', LAYERS.workflows) }],
+    },
+  },
   {
     files: ['workflows/**/*.ts'],
     rules: {

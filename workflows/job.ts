@@ -11,7 +11,6 @@ import {
   defineSignal,
   getExternalWorkflowHandle,
   log,
-  patched,
   setHandler,
   sleep,
   startChild,
@@ -25,6 +24,7 @@ import type { PageItem } from '../activities/plan';
 import { roundUsd } from '../jobfile/prices';
 import { bookkeeping } from './activities';
 import { renderWorkflowId } from './ids';
+import { hasPatch } from './patches';
 import { RenderWorkflow, itemDoneSignal } from './render';
 import type { ItemOutcome, JobCarry, JobInput, JobProgress, JobResult, JobStopCause, StateCounts } from './types';
 
@@ -78,7 +78,7 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
       ...(job.carry.prepared.priceSources ? { prices: job.carry.prepared.priceSources } : {}),
     });
   }
-  job.newStops = patched(STOPS_LET_IN_FLIGHT_FINISH);
+  job.newStops = hasPatch(STOPS_LET_IN_FLIGHT_FINISH);
   job.startBudget();
   setHandler(itemDoneSignal, (outcome) => job.reported(outcome));
   setHandler(cancelSignal, () => {
@@ -94,7 +94,7 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
   // Every way a job ends passes here: all items ended, canceled by `reelflow cancel`, stopped on a
   // fatal error, and the last run after continue-as-new. Best effort: every item's row is already
   // stored, the next run of the job writes it again, and it must not fail a job whose items ended.
-  if (patched('manifest-snapshot-at-end')) {
+  if (hasPatch('manifest-snapshot-at-end')) {
     await bookkeeping.snapshotManifest({ output: job.settings.output }).catch((error: unknown) => {
       log.warn('could not leave manifest.jsonl at the output location', {
         event: LogEvent.jobManifestNotLeft,
@@ -165,9 +165,9 @@ class Job {
   /** Outcomes that arrived before their startChild call returned (a child can finish that fast). */
   private readonly early = new Map<string, ItemOutcome>();
   private readonly canceledInFlight = new Set<string>();
-  /** patched(BUDGET_RESERVES_REWRITES), asked once at the start of each run that has a budget. */
+  /** hasPatch(BUDGET_RESERVES_REWRITES), asked once at the start of each run that has a budget. */
   private reservesRewrites = false;
-  /** patched(STOPS_LET_IN_FLIGHT_FINISH), asked once at the start of each run. */
+  /** hasPatch(STOPS_LET_IN_FLIGHT_FINISH), asked once at the start of each run. */
   newStops = false;
 
   constructor(
@@ -276,10 +276,10 @@ class Job {
   startBudget(): void {
     const { carry } = this;
     if (!carry.budget) {
-      if (this.settings.budget === undefined || !patched(BUDGET_RESERVES)) return;
+      if (this.settings.budget === undefined || !hasPatch(BUDGET_RESERVES)) return;
       carry.budget = { maxUsd: this.settings.budget.maxUsd, spentUsd: carry.prepared.spentUsd ?? 0 };
     }
-    this.reservesRewrites = patched(BUDGET_RESERVES_REWRITES);
+    this.reservesRewrites = hasPatch(BUDGET_RESERVES_REWRITES);
   }
 
   /** What the job would spend at most if every item in flight were billed: spent plus reserved. */
@@ -467,14 +467,14 @@ class Job {
   private async startRender(item: PageItem): Promise<void> {
     const childId = renderWorkflowId(this.self, item.key);
     const reportedHere = this.early.get(childId);
-    if (reportedHere && patched(HELD_ITEM_ID)) {
+    if (reportedHere && hasPatch(HELD_ITEM_ID)) {
       this.early.delete(childId);
       this.settle(childId, reportedHere);
       return;
     }
     let start = await this.startItemWorkflow(item, childId);
     // Workflows from before the patch replay as they ran: waiting for the holder's report.
-    if (start === 'held' && patched(HELD_ITEM_ID)) {
+    if (start === 'held' && hasPatch(HELD_ITEM_ID)) {
       if (!(await this.freeHeldId(item, childId))) return;
       start = await this.startItemWorkflow(item, childId);
       if (start === 'held') this.settle(childId, startFailed(item, 'its id was taken again by another workflow'));

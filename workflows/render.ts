@@ -10,7 +10,6 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   log,
-  patched,
   setHandler,
   sleep,
 } from '@temporalio/workflow';
@@ -18,6 +17,7 @@ import type { ManifestRow } from '../storage/manifest';
 import { gatewayActivities, recording } from './activities';
 import { nextPollDelay, type ProgressSample } from './polling';
 import { SharedPermit } from './limiter';
+import { hasPatch } from './patches';
 import { roundUsd, type RewriteCost } from '../jobfile/prices';
 import { asFailureKind, FailureType, jobWideCause, type FailureKind } from '../activities/failure-types';
 import { bounded, LogEvent } from '../activities/log-events';
@@ -103,7 +103,8 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
   const sent: CreatesSent = { maybe: 0 };
   // concurrency.shared: a permit of the key's limiter, held from before the item's first gateway
   // call until its render ends however it ends (docs/limits.md). Jobs without it ask nothing.
-  const permit = settings.concurrency.shared && patched('shared-limit-permit') ? new SharedPermit(settings, item.request.model) : undefined;
+  const permit =
+    settings.concurrency.shared && hasPatch('shared-limit-permit') ? new SharedPermit(settings, item.request.model) : undefined;
 
   try {
     await permit?.acquire().catch(endedBy('asking for a permit of the shared limits'));
@@ -144,15 +145,15 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     createdOn = created.baseUrl;
 
     // Workflows from before this change replay with the waits they had.
-    const backOffWhenUnchanged = patched('poll-backoff-on-unchanged-progress');
-    const checkFallsBack = patched('status-check-falls-back-to-activity');
+    const backOffWhenUnchanged = hasPatch('poll-backoff-on-unchanged-progress');
+    const checkFallsBack = hasPatch('status-check-falls-back-to-activity');
     let firstProgress: ProgressSample | undefined;
     /** When (ms after creation) the progress last reported was first seen. */
     let readingSeenAt = 0;
     const deadline = pollingFrom + settings.polling.timeoutMs;
     // No item ends timed_out unless a check made at or after its deadline saw it unfinished: the
     // wait before the deadline's check was skipped, and a finished render was lost (docs/limits.md).
-    const checksAtDeadline = patched('last-status-check-at-deadline');
+    const checksAtDeadline = hasPatch('last-status-check-at-deadline');
     let checkedAt = -Infinity;
     while (check?.state !== 'succeeded') {
       const now = Date.now();
@@ -235,7 +236,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
   // A gateway's figure below the user's price (a $0 header) would make renders free for the budget:
   // the charge is the higher of the two. Histories from before charged the figure as billed.
   const billedBelowPrice = sent.billedUsd !== undefined && item.estimateUsd !== undefined && sent.billedUsd < item.estimateUsd;
-  const cost = costOf(sent, item.estimateUsd, billedBelowPrice && patched('billed-never-below-price'));
+  const cost = costOf(sent, item.estimateUsd, billedBelowPrice && hasPatch('billed-never-below-price'));
   const outcome: ItemOutcome = {
     key: item.key,
     index: item.index,
@@ -261,7 +262,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
   // Nothing was created (no task of this run or an earlier one), and the cause is the job's: the
   // item is not started. No manifest row, so the next run after the fix renders it without
   // --retry-failed (docs/reruns.md). Workflows from before it replay the row they recorded.
-  if (ended && status.taskId === undefined && jobWideCause(ended.kind) && patched('job-wide-cause-leaves-item-not-started')) {
+  if (ended && status.taskId === undefined && jobWideCause(ended.kind) && hasPatch('job-wide-cause-leaves-item-not-started')) {
     outcome.notStarted = true;
     await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(input.jobWorkflowId).signal(itemDoneSignal, outcome));
     return outcome;
@@ -327,7 +328,7 @@ async function askHeldTask(
   calls: ReturnType<typeof gatewayActivities>,
   status: RenderStatus,
 ): Promise<{ created: CreatedTaskInfo; check: TaskCheck } | undefined> {
-  if (prior.protocol !== input.item.request.protocol || !patched('ask-the-task-an-item-holds')) return undefined;
+  if (prior.protocol !== input.item.request.protocol || !hasPatch('ask-the-task-an-item-holds')) return undefined;
   Object.assign(status, { phase: 'rendering', taskId: prior.taskId, createdAt: prior.createdAt });
   let check: TaskCheck;
   try {
@@ -450,7 +451,7 @@ async function createWithPolicy(input: RenderInput, prompt: string, calls: Retur
   // `retries.create: always` accepts paying twice for a lost response; `safe` never does.
   const attempts = input.settings.retries.create === 'always' ? 3 : 1;
   // Workflows from before the marker replay their `createTask` calls and end a timed-out create unknown.
-  const marked = patched('create-again-when-provably-unsent');
+  const marked = hasPatch('create-again-when-provably-unsent');
   const create = () =>
     marked
       ? calls.createMarked.createTaskMarked({ settings: input.settings, request })
