@@ -67,7 +67,7 @@ export function asFailureKind(type: string | undefined | null): FailureKind | un
   return type !== undefined && type !== null && KINDS.has(type) ? (type as FailureKind) : undefined;
 }
 
-/** What a job-wide cause means for the run: its exit code (spec: 2 model, route or key; 3 unreachable) and the fix. */
+/** What a job-wide cause means for the run: its exit code (docs/commands.md: 2 model, route or key; 3 unreachable) and the fix. */
 export interface JobWideCause {
   exitCode: 2 | 3;
   fix: string;

@@ -50,7 +50,7 @@ export interface RenderRequest {
   generateAudio?: boolean;
   watermark?: boolean;
   /**
-   * Added (issue #26): the seed sent with the create (general: metadata.seed; openai: a seed form
+   * The seed sent with the create (general: metadata.seed; openai: a seed form
    * field), when the item has takes or a `seed` (docs/takes.md). Absent: none is sent.
    */
   seed?: number;
@@ -68,18 +68,18 @@ export interface PlanItem {
   /** Output object name without extension, relative to the output location (no `..`, no leading `/`). */
   outputName: string;
   /**
-   * Added (issue #5): the item's own placeholder values, from `matrix` and `items_from` columns,
+   * The item's own placeholder values, from `matrix` and `items_from` columns,
    * as strings. Absent when the item has none.
    */
   vars?: Record<string, string>;
   /**
-   * Added (issue #26): which take of its item this is, 1-based (`variants`, `run --redo`;
+   * Which take of its item this is, 1-based (`variants`, `run --redo`;
    * docs/takes.md). Absent for an item without variants: its only take.
    */
   take?: number;
-  /** Added (issue #26): the source item's identity when its key does not tell it (no id, a matrix). */
+  /** The source item's identity when its key does not tell it (no id, a matrix). */
   group?: string;
-  /** Added (issue #26): the key of the take this one was made to replace (`run --redo`, `--only`). */
+  /** The key of the take this one was made to replace (`run --redo`, `--only`). */
   redoOf?: string;
 }
 
@@ -142,7 +142,7 @@ export interface ScheduleSettings {
   cron: string;
   timezone: string;
   overlap: 'skip' | 'buffer_one' | 'allow_all';
-  /** Added (issue #5): the schedule in words, e.g. "at 03:00 every day (Europe/Berlin)". */
+  /** The schedule in words, e.g. "at 03:00 every day (Europe/Berlin)". */
   description?: string;
 }
 
@@ -171,7 +171,7 @@ export interface JobSettings {
   output: OutputSettings;
   enhance?: EnhanceSettings;
   schedule?: ScheduleSettings;
-  /** budget.max_usd (issue 24): the most the job may spend, in USD. */
+  /** budget.max_usd: the most the job may spend, in USD. */
   budget?: { maxUsd: number };
 }
 

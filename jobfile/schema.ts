@@ -433,7 +433,7 @@ export const scheduleSchema = z.strictObject(
   { error: says('schedule', 'a map') },
 );
 
-// Prices and budget (issue 24; docs/costs.md). Checked here one value at a time; the pricing
+// Prices and budget (docs/costs.md). Checked here one value at a time; the pricing
 // files are read, and the prices merged, by pricing.ts.
 const usdAllowed = 'a price in USD: a number 0 or more, such as 0.10';
 const usd = (label: string) =>

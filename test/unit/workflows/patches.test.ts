@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { PATCHES } from '../../../workflows/patches';
 
-const WORKFLOWS = join(import.meta.dirname, '..', '..', '..', 'workflows');
+const WORKFLOWS = join(__dirname, '..', '..', '..', 'workflows');
 
 function workflowSource(): string {
   return readdirSync(WORKFLOWS)
