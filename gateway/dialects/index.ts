@@ -20,7 +20,8 @@ export interface SaidBody {
   type?: string;
 }
 
-function says(body: SaidBody, saying: Saying): boolean {
+/** Whether `body` says what `saying` describes: one of its codes (as `code` or `error.type`), or its words. */
+export function says(body: SaidBody, saying: Saying): boolean {
   if ([body.code, body.type].some((c) => c !== undefined && saying.codes.includes(c))) return true;
   return saying.words?.test(body.message ?? '') ?? false;
 }

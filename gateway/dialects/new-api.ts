@@ -64,8 +64,9 @@ const asObject = (value: unknown): Record<string, unknown> | undefined => (isMap
 export const newApi: GatewayDialect = {
   name: 'new-api',
   observed: 'new-api v0.10.0',
-  // 400 `{"code":"task_not_exist"}` for a task it does not know, or does not know yet.
-  taskNotFound: { codes: ['task_not_exist'] },
+  // 400 `{"code":"task_not_exist"}` for a task it does not know, or does not know yet; its content
+  // endpoint's 404 "Task not found".
+  taskNotFound: { codes: ['task_not_exist'], words: /^task not found$/i },
   // 503 `model_not_found` "分组 default 下模型 x 无可用渠道", older releases "No available channel for model X under group G".
   modelNotFound: { codes: ['model_not_found'], words: /no available channel|model_not_found/i },
   // Its codes and messages for a user's quota, a token's quota and an overdrawn account.
@@ -75,13 +76,16 @@ export const newApi: GatewayDialect = {
   },
   // "Invalid URL (GET /v1/...)" for a path it has no route for.
   missingRoute: /^invalid url \(/i,
+  // The task protocol's upper-case words; a Sora task on /v1/videos is a video object with OpenAI's.
   statusWords: {
     not_start: 'pending',
     submitted: 'pending',
     queued: 'pending',
     in_progress: 'running',
     success: 'succeeded',
+    completed: 'succeeded',
     failure: 'failed',
+    failed: 'failed',
     unknown: 'unknown',
   },
   videoAddress: [
