@@ -150,7 +150,9 @@ export function classifyGatewayError(failure: HttpFailure): GatewayError {
   if (status === 404 && (operation === 'create' || operation === 'message')) {
     return new ModelUnavailableError(modelUnavailableMessage(model, status, `${at}${detail}`), { ...init, model });
   }
-  if (status === 404 || (status === 400 && isTaskNotFound(body))) {
+  // A create or a message has no task yet: its 400 naming a missing video (a reference) is about the request.
+  const asksTask = operation !== 'create' && operation !== 'message';
+  if (status === 404 || (status === 400 && asksTask && isTaskNotFound(body))) {
     const what = taskId ? `task ${taskId}` : 'the task';
     return new TaskNotFoundError(`${what} was not found on the gateway (HTTP ${status}${at}${detail})`, { ...init, taskId });
   }

@@ -33,6 +33,12 @@ describe('one recognizer for "task not found"', () => {
     });
   }
 
+  it("a create's 400 about a missing reference video is about the request, not a task", () => {
+    const text = JSON.stringify({ error: { message: 'the reference video was not found', type: 'invalid_request_error' } });
+    const error = classifyGatewayError({ status: 400, body: text, operation: 'create', model: 'm' });
+    assert.equal(error.name, 'InvalidRequestError', error.message);
+  });
+
   it('a plain 404 of a missing route is neither', () => {
     const text = JSON.stringify({ detail: 'Not Found' });
     assert.equal(readRoute('openai', { status: 404, text, headers: {} }, true).verdict, 'missing');
