@@ -35,8 +35,9 @@ export function probeRoute(transport: HttpTransport, bases: readonly string[], u
   };
 }
 
-export function probeTransport(timeoutMs: number): HttpTransport {
-  return new HttpTransport({ connectTimeoutMs: timeoutMs, headersTimeoutMs: timeoutMs, bodyTimeoutMs: timeoutMs, connections: 2 });
+/** `connections` per origin: two for a read of one path per address; the doctor sends its probes of an address at once. */
+export function probeTransport(timeoutMs: number, connections = 2): HttpTransport {
+  return new HttpTransport({ connectTimeoutMs: timeoutMs, headersTimeoutMs: timeoutMs, bodyTimeoutMs: timeoutMs, connections });
 }
 
 export async function withProbeRoute<T>(

@@ -37,7 +37,8 @@ export interface ProbeRequest {
 const MAX_BODY = 64 * 1024;
 
 export class Prober {
-  private readonly transport = probeTransport(PROBE_TIMEOUT_MS);
+  // One connection per probe: the probes of an address (a route each, then Messages) go at once, none waits behind another.
+  private readonly transport = probeTransport(PROBE_TIMEOUT_MS, 8);
   private readonly route: KeyRoute;
 
   /** `use`: the key and the origins of `bases` it may go to (gateway/probe-transport.ts). */
