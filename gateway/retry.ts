@@ -2,8 +2,8 @@
 // `call`: creates, status checks, messages, each opening of a video (first and after a cut) and
 // remote reference images. A call is a loop of attempts. Each attempt asks the call where to go
 // (a path under whichever base is healthy now, or a fixed address), sends one request through
-// `exchange` (gateway/exchange.ts), the one place that follows redirects and decides whether the key goes along, and
-// judges the answer. Reads fail over freely; a create is sent again only when the last one was
+// `exchange` (gateway/exchange.ts, the one place that follows redirects and decides whether the
+// key goes along), and judges the answer. Reads fail over freely; a create is sent again only when the last one was
 // provably not processed (or always, if the job allows it); 429 waits and retries on the same base
 // without counting as a base failure.
 //
