@@ -3,9 +3,9 @@
 // remote reference images. A call is a loop of attempts. Each attempt asks the call where to go
 // (a path under whichever base is healthy now, or a fixed address), sends one request through
 // `exchange` (gateway/exchange.ts, the one place that follows redirects and decides whether the
-// key goes along), and judges the answer. Reads fail over freely; a create is sent again only when the last one was
-// provably not processed (or always, if the job allows it); 429 waits and retries on the same base
-// without counting as a base failure.
+// key goes along), and judges the answer. Reads fail over freely; a create is sent again only
+// when the last one was provably not processed (or always, if the job allows it); 429 waits and
+// retries on the same base without counting as a base failure.
 //
 // The budget of one call, with the client's defaults (N base addresses, T the request timeout).
 // budget.ts holds these numbers and computes them (callBudget); the client and the workflows'
