@@ -2,7 +2,7 @@
 // that have no price counted and their models named. `validate` (offline), `run --dry-run`, `run`
 // and `doctor` (with the gateway's published prices beneath) print it; `--json` carries it. See
 // docs/costs.md.
-import { withPublishedPrices } from '../gateway';
+import { withPublishedPrices, type PublishedPrices } from '../gateway';
 import { userPricesPath, type UserPrices } from '../jobfile';
 import type { Plan } from '../jobfile/plan';
 import { estimateEnhanceUsd, estimateItemUsd, roundUsd, type PriceTable } from '../jobfile/prices';
@@ -157,7 +157,7 @@ export function estimateLines(estimate: PlanEstimate, budget?: { maxUsd: number 
 export interface GatewayPricesNote {
   /** The base address whose prices were read; null when none published any (or none was asked). */
   base: string | null;
-  gateway: 'litellm' | 'new-api' | null;
+  gateway: PublishedPrices['gateway'] | null;
   /** The models asked for: those the job file and its prices files do not price. */
   asked: string[];
   /** The asked models it priced. */

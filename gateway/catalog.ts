@@ -7,8 +7,9 @@ import type { ModelSite, Plan } from '../jobfile/plan';
 import { editDistance } from '../jobfile/text';
 import { classifyGatewayError, parseErrorBody } from './classify';
 import { AuthError, GatewayAbortedError, GatewayUnavailableError } from './errors';
-import { type HttpTransport, readText } from './http';
-import { withProbeTransport } from './probe-transport';
+import { sendOnce, type KeyRoute } from './exchange';
+import { readText } from './http';
+import { withProbeRoute, type KeyUse } from './probe-transport';
 import { gatewayText } from './redact';
 
 export const CATALOG_PATH = '/v1/models';
@@ -41,9 +42,8 @@ export interface CatalogReport {
   catalog?: { base: string; models: ReadonlySet<string> };
 }
 
-export interface CatalogOptions {
-  /** Absent: the request goes without one (the catalog then is not read, only reachability). */
-  key?: string;
+/** `key` absent: the request goes without one (the catalog then is not read, only reachability). */
+export interface CatalogOptions extends KeyUse {
   timeoutMs?: number;
   /** Requests per address at most (default 5): 1 for a quick look that tries nothing again. */
   tries?: number;
@@ -63,24 +63,18 @@ const shown = (text: string, max = 200): string => gatewayText(text.replace(CONT
 /** Reads every base address at once; one bounded request each (a few for passing trouble). */
 export async function readCatalogs(bases: readonly string[], options: CatalogOptions = {}): Promise<CatalogReport> {
   const timeoutMs = options.timeoutMs ?? CATALOG_TIMEOUT_MS;
-  const readings = await withProbeTransport(timeoutMs, options.key, (transport) =>
-    Promise.all(bases.map((base) => readBase(transport, base, options.key, timeoutMs, options.tries ?? TRIES))),
+  const readings = await withProbeRoute(timeoutMs, bases, options, (route) =>
+    Promise.all(bases.map((base) => readBase(route, base, timeoutMs, options.tries ?? TRIES))),
   );
   const first = readings.find((r) => r.kind === 'catalog');
   return { readings, ...(first ? { catalog: { base: first.base, models: first.models } } : {}) };
 }
 
-async function readBase(
-  transport: HttpTransport,
-  base: string,
-  key: string | undefined,
-  timeoutMs: number,
-  tries: number,
-): Promise<BaseReading> {
+async function readBase(route: KeyRoute, base: string, timeoutMs: number, tries: number): Promise<BaseReading> {
   const deadline = Date.now() + 2 * timeoutMs;
   let reading: BaseReading & { passing?: boolean };
   for (let attempt = 0; ; attempt++) {
-    reading = await readOnce(transport, base, key, timeoutMs);
+    reading = await readOnce(route, base, timeoutMs);
     const wait = RETRY_WAITS_MS[attempt];
     if (!reading.passing || attempt + 1 >= tries || wait === undefined || Date.now() + wait + timeoutMs > deadline) break;
     await sleep(wait);
@@ -96,18 +90,22 @@ function said(status: number, text: string): string {
   return `HTTP ${status}${words}`;
 }
 
-async function readOnce(
-  transport: HttpTransport,
-  base: string,
-  key: string | undefined,
-  timeoutMs: number,
-): Promise<BaseReading & { passing?: boolean }> {
+async function readOnce(route: KeyRoute, base: string, timeoutMs: number): Promise<BaseReading & { passing?: boolean }> {
   const signal = AbortSignal.timeout(timeoutMs);
   let status: number;
   let text: string;
+  let keySent: boolean;
   try {
-    const headers: Record<string, string> = { accept: 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) };
-    const response = await transport.send({ url: new URL(`${base}${CATALOG_PATH}`), method: 'GET', headers, signal }, base);
+    const url = new URL(`${base}${CATALOG_PATH}`);
+    const headers = () => ({ accept: 'application/json' });
+    const { response, ...sent } = await sendOnce(route, url, {
+      operation: 'retrieve',
+      method: 'GET',
+      credential: 'bearer',
+      headers,
+      signal,
+    });
+    keySent = sent.keySent;
     status = response.status;
     text = await readText(response.body, MAX_CATALOG_BYTES);
   } catch (error) {
@@ -118,7 +116,7 @@ async function readOnce(
     return { base, kind: 'unreachable', why, passing: true };
   }
   // Without a key any answer shows the address is up (LiteLLM answers a keyless request 500).
-  if (!key) return { base, kind: 'no-catalog', said: `${said(status, text)} (no key sent)` };
+  if (!keySent) return { base, kind: 'no-catalog', said: `${said(status, text)} (no key sent)` };
   if (status === 429) return { base, kind: 'no-catalog', said: said(status, text), passing: true };
   if (status >= 500) return { base, kind: 'unreachable', why: `answered ${said(status, text)}`, passing: true };
   if (classifyGatewayError({ status, body: text, operation: 'retrieve', baseUrl: base }) instanceof AuthError) {

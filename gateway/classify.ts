@@ -13,7 +13,10 @@ import {
   DownloadError,
   type GatewayError,
 } from './errors';
+import { isKeyUnreadable, isMissingRoute, isModelNotFound, isQuotaExhausted, isTaskNotFound, unwrapMessage } from './dialects';
 import { gatewayText, redact } from './redact';
+
+export { isModelNotFound };
 
 /** What a call is for: decides its retry rules (creates) and how its failures read. */
 export type GatewayOperation = 'create' | 'retrieve' | 'download' | 'message' | 'reference';
@@ -48,7 +51,7 @@ export function parseErrorBody(text: string | undefined): ErrorBody {
         const shape: ErrorBodyShape = body.type === 'error' ? 'anthropic' : 'openai';
         const out: ErrorBody = { shape };
         const wrapped = str(e.message) ?? str(body.message);
-        const inner = wrapped === undefined ? undefined : unwrapProxyMessage(wrapped);
+        const inner = wrapped === undefined ? undefined : unwrapMessage(wrapped);
         const message = inner?.message ?? wrapped;
         if (message) out.message = clip(message);
         const code = inner?.code ?? str(e.code) ?? str(body.code);
@@ -75,56 +78,9 @@ export function parseErrorBody(text: string | undefined): ErrorBody {
   return { shape: 'text', message: clip(raw) };
 }
 
-/**
- * LiteLLM wraps the upstream's error in its own: `litellm.NotFoundError: OpenAIException -
- * {"error":{"message":"The model 'x' does not exist","code":"model_not_found"}}\n\nLiteLLM: model
- * group …`. The upstream's own words and code are what the user needs.
- */
-function unwrapProxyMessage(message: string): { message: string; code?: string } | undefined {
-  const m = /^litellm\.\w+: \w+ - (\{[\s\S]*?\})\s*(?:\n\nLiteLLM:|$)/.exec(message);
-  if (!m) return undefined;
-  try {
-    const inner = (JSON.parse(m[1]!) as { error?: { message?: unknown; code?: unknown } }).error;
-    const text = str(inner?.message);
-    return text === undefined ? undefined : { message: text, code: str(inner?.code) };
-  } catch {
-    return undefined;
-  }
-}
-
-export function isModelNotFound(body: ErrorBody): boolean {
-  return (
-    body.code === 'model_not_found' ||
-    /no available channel|model_not_found|model .* not found|model .* does not exist|invalid model name/i.test(body.message ?? '')
-  );
-}
-
-/** A 404 for the path, not for anything in the request: the gateway has no such route. */
-function isMissingRoute(body: ErrorBody): boolean {
-  return /^not found$/i.test(body.message ?? '') || /^invalid url \(/i.test(body.message ?? '');
-}
-
-function isTaskNotFound(body: ErrorBody): boolean {
-  return isTaskNotExistCode(body.code) || /task[_ ]not[_ ](exist|found)/i.test(body.message ?? '');
-}
-
-/** new-api's `code` for a task it does not know (docs/protocol.md): recognised here, and only here. */
+/** A task `code` saying the task is unknown (in a 200 wrapper too), by the one recognizer of gateway/dialects. */
 export function isTaskNotExistCode(code: unknown): boolean {
-  return code === 'task_not_exist';
-}
-
-/**
- * A used-up quota or balance, in the gateways' words (test/gateways/OBSERVED.md): new-api's codes
- * `insufficient_user_quota` / `pre_consume_token_quota_failed` and its messages ("用户额度不足",
- * "该令牌额度已用尽", "账户已透支"), LiteLLM's `budget_exceeded` ("Budget has been exceeded!"),
- * OpenAI's `insufficient_quota`.
- */
-function isQuotaExhausted(body: ErrorBody): boolean {
-  const codes = ['insufficient_user_quota', 'pre_consume_token_quota_failed', 'budget_exceeded', 'insufficient_quota'];
-  if ([body.code, body.type].some((c) => c !== undefined && codes.includes(c))) return true;
-  return /额度不足|额度已用尽|余额不足|已透支|quota is not enough|insufficient (user )?(quota|balance)|budget has been exceeded|exceeded your current quota/i.test(
-    body.message ?? '',
-  );
+  return typeof code === 'string' && isTaskNotFound({ code });
 }
 
 export interface HttpFailure {
@@ -166,8 +122,7 @@ export function classifyGatewayError(failure: HttpFailure): GatewayError {
       init,
     );
   }
-  if (status === 401 || (status === 400 && (body.type === 'no_db_connection' || body.code === 'no_db_connection'))) {
-    // LiteLLM without a database cannot look up any key but its master key: "No connected db." (400).
+  if (status === 401 || (status === 400 && isKeyUnreadable(body))) {
     const keyVar = failure.apiKeyEnv ? `the key in $${failure.apiKeyEnv}` : 'the configured API key';
     return new AuthError(`the gateway refused ${keyVar} (HTTP ${status}${at}${detail}); fix the key and run again`, init);
   }
@@ -195,7 +150,9 @@ export function classifyGatewayError(failure: HttpFailure): GatewayError {
   if (status === 404 && (operation === 'create' || operation === 'message')) {
     return new ModelUnavailableError(modelUnavailableMessage(model, status, `${at}${detail}`), { ...init, model });
   }
-  if (status === 404 || (status === 400 && isTaskNotFound(body))) {
+  // A create or a message has no task yet: its 400 naming a missing video (a reference) is about the request.
+  const asksTask = operation !== 'create' && operation !== 'message';
+  if (status === 404 || (status === 400 && asksTask && isTaskNotFound(body))) {
     const what = taskId ? `task ${taskId}` : 'the task';
     return new TaskNotFoundError(`${what} was not found on the gateway (HTTP ${status}${at}${detail})`, { ...init, taskId });
   }

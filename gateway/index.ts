@@ -20,15 +20,7 @@ export {
   isGatewayError,
   type GatewayErrorKind,
 } from './errors';
-export {
-  classifyGatewayError,
-  parseErrorBody,
-  isModelNotFound,
-  isTaskNotExistCode,
-  type ErrorBody,
-  type HttpFailure,
-  type GatewayOperation,
-} from './classify';
+export { classifyGatewayError, parseErrorBody, isModelNotFound, type ErrorBody, type HttpFailure, type GatewayOperation } from './classify';
 export { judgeCatalog, modelUses, readCatalogs, verdictMessage, type CatalogReport } from './catalog';
 export { extractTaskId, mapTaskStatus, parseProgress, parseTaskBody, isTerminalState, type ParsedTask } from './normalize';
 export { BaseUrlPool, type BaseUrlPoolOptions, type BaseHealth } from './pool';
@@ -40,6 +32,18 @@ export { describeGeneralCreateBody, GENERAL_CREATE_PATH } from './general';
 export { openaiCreateFields, OPENAI_CREATE_PATH } from './openai';
 export { readPublishedPrices, withPublishedPrices, type PublishedPrices } from './published-prices';
 export { keyRouteRefusals } from './key-route';
-export { keyCheckedConnector } from './http';
+export { readText } from './http';
+// Every request to a gateway takes its key header from one decision (gateway/exchange.ts).
+export { keyHeaders, sendOnce, type Credential, type KeyRoute } from './exchange';
+export { grantedOrigins, probeRoute, probeTransport, type KeyUse } from './probe-transport';
+export {
+  DIALECTS,
+  isTaskNotFound,
+  PROBE_HEADERS,
+  recogniseGateway,
+  type GatewayDialect,
+  type DialectName,
+  type SeenAnswer,
+} from './dialects';
 // Which container a stored video is, by its first bytes (report posters hand ffmpeg only these).
 export { CONTAINER_HEAD_BYTES, containerOf, type VideoContainer } from './video-container';

@@ -1,5 +1,6 @@
 // Pure readers of what gateways send: task ids, statuses, progress, result URLs.
 import type { TaskState } from './contract';
+import { STATUS_WORDS, videoAddressCandidates } from './dialects';
 import { gatewayText } from './redact';
 
 /** A failure reason is kept to this many characters (it travels in history, the manifest and the report). */
@@ -41,25 +42,6 @@ export function extractTaskId(body: unknown): string | undefined {
   return id !== undefined && id.length <= MAX_TASK_ID ? id : undefined;
 }
 
-const STATE_BY_STATUS: Record<string, TaskState> = {
-  not_start: 'pending',
-  submitted: 'pending',
-  queued: 'pending',
-  pending: 'pending',
-  in_progress: 'running',
-  processing: 'running',
-  running: 'running',
-  success: 'succeeded',
-  succeeded: 'succeeded',
-  completed: 'succeeded',
-  failure: 'failed',
-  failed: 'failed',
-  cancelled: 'failed',
-  canceled: 'failed',
-  expired: 'failed',
-  unknown: 'unknown',
-};
-
 const IMPLIED_REASON: Record<string, string> = {
   cancelled: 'the task was cancelled upstream',
   canceled: 'the task was cancelled upstream',
@@ -73,8 +55,8 @@ export interface MappedStatus {
 }
 
 /**
- * Maps either status family case-insensitively. `UNKNOWN` maps to `unknown` (the gateway's own word,
- * not terminal); anything unrecognised is taken as still running.
+ * Maps every gateway's status words (gateway/dialects) case-insensitively. `UNKNOWN` maps to
+ * `unknown` (the gateway's own word, not terminal); anything unrecognised is taken as still running.
  */
 export function mapTaskStatus(raw: unknown): MappedStatus {
   const key =
@@ -84,7 +66,7 @@ export function mapTaskStatus(raw: unknown): MappedStatus {
           .toLowerCase()
           .replace(/[\s-]+/g, '_')
       : '';
-  const state = STATE_BY_STATUS[key] ?? 'running';
+  const state = STATUS_WORDS[key] ?? 'running';
   const impliedReason = IMPLIED_REASON[key];
   return impliedReason ? { state, impliedReason } : { state };
 }
@@ -136,13 +118,15 @@ function videoAddress(value: unknown): string | undefined {
 }
 
 /**
- * Where a finished task's video is: `result_url`; else new-api v0.10.0's `fail_reason`, which it
- * fills with the address on success (the upstream's file, or its own content endpoint under its
- * ServerAddress); else the upstream task's `content.video_url` it passes through in `data`. A
- * `fail_reason` counts only when it is an http(s) address: on success it is otherwise ignored.
+ * Where a finished task's video is: the first of the places the gateways put it (gateway/dialects:
+ * `result_url`, then new-api's) that holds an http(s) address of sane length.
  */
 function finishedVideoAddress(task: Json, upstream: Json | undefined): string | undefined {
-  return videoAddress(task.result_url) ?? videoAddress(task.fail_reason) ?? videoAddress(asObject(upstream?.content)?.video_url);
+  for (const candidate of videoAddressCandidates({ task, upstream })) {
+    const url = videoAddress(candidate);
+    if (url) return url;
+  }
+  return undefined;
 }
 
 /**

@@ -1,40 +1,28 @@
 // The prices a gateway publishes, for the estimate and the budget when the job file and its prices
 // files name none (docs/costs.md; what each gateway really answers: test/gateways/OBSERVED.md,
-// "Published prices"). Two shapes are read, each with one bounded GET per base address:
-// - LiteLLM: `GET /v1/model/info` (needs the key): per deployment, its model cost map entry, read
-//   like a prices file (jobfile/pricing.ts litellmPrice).
-// - new-api: `GET /api/pricing` (no key sent: it answers without one): `model_price` in USD per call
-//   (quota_type 1; per second for its OpenAI-video models) or `model_ratio` per token (quota_type 0),
-//   times the `default` group's ratio.
-// Every byte is the gateway's: bounded in size, read only for the models the job uses, numbers
+// "Published prices"). Where each gateway publishes them and how its answer is read is its record's
+// (gateway/dialects: LiteLLM's `GET /v1/model/info` with the key, new-api's public `GET /api/pricing`);
+// here each is asked with one bounded GET per base address. Every byte is the gateway's: bounded in size, read only for the models the job uses, numbers
 // checked, and any text shown passes through redact.
-import { withPricesBeneath, type ModelPrice, type PriceTable } from '../jobfile/prices';
-import { litellmPrice } from '../jobfile/pricing';
-import { type HttpTransport, readText } from './http';
-import { withProbeTransport } from './probe-transport';
+import { withPricesBeneath, type PriceTable } from '../jobfile/prices';
+import { PUBLISHED_PRICES, type DialectName, type PricesReading, type PublishedPricesSource } from './dialects';
+import { sendOnce, type KeyRoute } from './exchange';
+import { readText } from './http';
+import { withProbeRoute, type KeyUse } from './probe-transport';
 import { gatewayText } from './redact';
 
-export const LITELLM_MODEL_INFO_PATH = '/v1/model/info';
-export const NEW_API_PRICING_PATH = '/api/pricing';
+export { fromLiteLLM, LITELLM_MODEL_INFO_PATH } from './dialects/litellm';
+export { fromNewApi, NEW_API_PRICING_PATH } from './dialects/new-api';
+
 /** Each request's bound. */
 export const PUBLISHED_PRICES_TIMEOUT_MS = 5_000;
 /** LiteLLM's model_info is ~7 KB per deployment: room for a couple of thousand deployments. */
 const MAX_ANSWER_BYTES = 16 << 20;
-const MAX_ENTRIES = 20_000;
-/** No published price above this is believed (USD per second, per video or per call). */
-const MAX_USD = 10_000;
-/**
- * new-api's ratio unit: model_ratio 1 is $0.002 per 1K tokens ($2 per million; new-api's
- * `ratio_setting`); completion_ratio multiplies it for output tokens.
- */
-const NEW_API_USD_PER_MILLION_AT_RATIO_1 = 2;
-/** new-api bills its Sora sizes 1792x1024 and 1024x1792 at this multiple of the per-second price (OBSERVED.md). */
-const NEW_API_LARGE_SORA_SIZE_RATIO = 1.666667;
 
 export interface PublishedPrices {
   /** The base address that answered, and how. */
   base?: string;
-  gateway?: 'litellm' | 'new-api';
+  gateway?: DialectName;
   /** The asked models it prices, each with its source (`gateway http://… /api/pricing`). */
   prices: PriceTable;
   /** An asked model it lists but reelflow cannot price from what it says, and why. */
@@ -43,14 +31,12 @@ export interface PublishedPrices {
   notes: string[];
 }
 
-export interface PublishedPricesOptions {
-  /** Sent to LiteLLM's model info only (new-api's pricing is public). Absent: only new-api's is read. */
-  key?: string;
+/** The key goes only where a gateway's prices need it (LiteLLM's); absent: only the public ones are read. */
+export interface PublishedPricesOptions extends KeyUse {
   timeoutMs?: number;
 }
 
-type Reading =
-  { kind: 'prices'; gateway: 'litellm' | 'new-api'; prices: PriceTable; unpriced: Record<string, string> } | { kind: 'none'; said: string };
+type Reading = PricesReading | { kind: 'none'; said: string };
 
 /**
  * The published prices of `models`: from the first base address (in the order of gateway.base_urls)
@@ -62,8 +48,8 @@ export async function readPublishedPrices(
   options: PublishedPricesOptions = {},
 ): Promise<PublishedPrices> {
   const timeoutMs = options.timeoutMs ?? PUBLISHED_PRICES_TIMEOUT_MS;
-  const readings = await withProbeTransport(timeoutMs, options.key, (transport) =>
-    Promise.all(bases.map((base) => readBase(transport, base, models, options.key, timeoutMs))),
+  const readings = await withProbeRoute(timeoutMs, bases, options, (route) =>
+    Promise.all(bases.map((base) => readBase(route, base, models, timeoutMs))),
   );
   const index = readings.findIndex((r) => r.kind === 'prices');
   const found = readings[index];
@@ -90,29 +76,26 @@ export async function withPublishedPrices(
   return { table: withPricesBeneath(own, published.prices), asked, published };
 }
 
-async function readBase(
-  transport: HttpTransport,
-  base: string,
-  models: ReadonlySet<string>,
-  key: string | undefined,
-  timeoutMs: number,
-): Promise<Reading> {
-  const [litellm, newApi] = await Promise.all([
-    key ? get(transport, base, LITELLM_MODEL_INFO_PATH, key, timeoutMs) : Promise.resolve(undefined),
-    get(transport, base, NEW_API_PRICING_PATH, undefined, timeoutMs),
-  ]);
-  if (litellm && 'json' in litellm) {
-    const read = fromLiteLLM(litellm.json, models, `gateway ${base} (${LITELLM_MODEL_INFO_PATH}`);
-    if (read) return read;
+async function readBase(route: KeyRoute, base: string, models: ReadonlySet<string>, timeoutMs: number): Promise<Reading> {
+  // A source that needs the key is not asked where the key may not go: its answer would be a refusal.
+  const asked = PUBLISHED_PRICES.map((source) =>
+    source.withKey && !keyMayGo(route, base) ? undefined : { source, answer: get(route, base, source, timeoutMs) },
+  );
+  const answers = await Promise.all(asked.map((a) => a?.answer));
+  for (const [i, answer] of answers.entries()) {
+    if (answer && 'json' in answer) {
+      const read = PUBLISHED_PRICES[i]!.read(answer.json, models, base);
+      if (read) return read;
+    }
   }
-  if ('json' in newApi) {
-    const read = fromNewApi(newApi.json, models, `gateway ${base} (${NEW_API_PRICING_PATH})`);
-    if (read) return read;
-  }
-  const said = [litellm ? `${LITELLM_MODEL_INFO_PATH} ${describe(litellm)}` : `${LITELLM_MODEL_INFO_PATH} not asked (no key)`];
-  said.push(`${NEW_API_PRICING_PATH} ${describe(newApi)}`);
+  const said = PUBLISHED_PRICES.map((source, i) => {
+    const answer = answers[i];
+    return `${source.path} ${answer ? describe(answer) : 'not asked (no key)'}`;
+  });
   return { kind: 'none', said: `no published prices (${said.join('; ')})` };
 }
+
+const keyMayGo = (route: KeyRoute, base: string): boolean => route.apiKey !== undefined && route.authOrigins.has(new URL(base).origin);
 
 type Answer = { json: unknown; status: number } | { status: number; text: string } | { failed: string };
 
@@ -122,11 +105,16 @@ function describe(answer: Answer): string {
   return `answered HTTP ${answer.status}${answer.text ? `: ${gatewayText(answer.text, 120)}` : ''}`;
 }
 
-async function get(transport: HttpTransport, base: string, path: string, key: string | undefined, timeoutMs: number): Promise<Answer> {
+async function get(route: KeyRoute, base: string, source: PublishedPricesSource, timeoutMs: number): Promise<Answer> {
   const signal = AbortSignal.timeout(timeoutMs);
   try {
-    const headers: Record<string, string> = { accept: 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) };
-    const response = await transport.send({ url: new URL(`${base}${path}`), method: 'GET', headers, signal }, base);
+    const { response } = await sendOnce(route, new URL(`${base}${source.path}`), {
+      operation: 'retrieve',
+      method: 'GET',
+      credential: source.withKey ? 'bearer' : 'none',
+      headers: () => ({ accept: 'application/json' }),
+      signal,
+    });
     const text = await readText(response.body, MAX_ANSWER_BYTES);
     if (response.status !== 200) return { status: response.status, text };
     try {
@@ -137,88 +125,4 @@ async function get(transport: HttpTransport, base: string, path: string, key: st
   } catch (error) {
     return { failed: signal.aborted ? `no answer within ${timeoutMs / 1000} s` : gatewayText((error as Error).message, 160) };
   }
-}
-
-function isMap(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** A published amount: a finite number from 0 to MAX_USD, else undefined. */
-function amount(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_USD ? v : undefined;
-}
-
-/** LiteLLM's `{"data": [{"model_name", "model_info": {…cost map entry…}}]}`; undefined when the answer is not that. */
-export function fromLiteLLM(doc: unknown, models: ReadonlySet<string>, sourcePrefix: string): Reading | undefined {
-  const data = isMap(doc) ? doc.data : undefined;
-  if (!Array.isArray(data)) return undefined;
-  const prices: PriceTable = {};
-  const unpriced: Record<string, string> = {};
-  let recognised = false;
-  for (const entry of data.slice(0, MAX_ENTRIES)) {
-    if (!isMap(entry) || typeof entry.model_name !== 'string' || !isMap(entry.model_info)) continue;
-    recognised = true;
-    const model = entry.model_name;
-    if (!models.has(model) || prices[model]) continue;
-    const info = entry.model_info;
-    // The cost map's key names the source on a terminal line: a plain name only (no escape, no space).
-    const mapKey = typeof info.key === 'string' && /^[\w./:@+-]{1,200}$/.test(info.key) ? gatewayText(info.key, 200) : model;
-    const refused: string[] = [];
-    const price = litellmPrice(info, `${sourcePrefix}, ${mapKey})`, (field) => refused.push(field));
-    if (price) {
-      prices[model] = price;
-      delete unpriced[model];
-    } else
-      unpriced[model] = refused.length
-        ? `the gateway's price for ${model} is not a number 0 or more (${refused.join(', ')})`
-        : `the gateway lists ${model} without a price`;
-  }
-  return recognised ? { kind: 'prices', gateway: 'litellm', prices, unpriced } : undefined;
-}
-
-/** new-api's `{"success": true, "data": [{"model_name", "quota_type", "model_price", "model_ratio", …}], "group_ratio"}`. */
-export function fromNewApi(doc: unknown, models: ReadonlySet<string>, source: string): Reading | undefined {
-  if (!isMap(doc) || doc.success !== true || !Array.isArray(doc.data)) return undefined;
-  // A key's group is not published to it; new-api's users are in `default` unless the operator moved them.
-  const groupRatio = isMap(doc.group_ratio) ? amount(doc.group_ratio.default) : undefined;
-  const ratio = groupRatio ?? 1;
-  const sourced = ratio === 1 ? source : `${source.slice(0, -1)}, × group ratio ${ratio})`;
-  const prices: PriceTable = {};
-  const unpriced: Record<string, string> = {};
-  for (const entry of doc.data.slice(0, MAX_ENTRIES)) {
-    if (!isMap(entry) || typeof entry.model_name !== 'string' || !models.has(entry.model_name)) continue;
-    const model = entry.model_name;
-    const price = newApiPrice(entry, ratio, sourced);
-    if (typeof price === 'string') unpriced[model] = price;
-    else prices[model] = price;
-  }
-  return { kind: 'prices', gateway: 'new-api', prices, unpriced };
-}
-
-function newApiPrice(entry: Record<string, unknown>, groupRatio: number, source: string): ModelPrice | string {
-  const model = String(entry.model_name);
-  const endpoints = Array.isArray(entry.supported_endpoint_types) ? entry.supported_endpoint_types : [];
-  if (entry.quota_type === 1) {
-    const perCall = amount(entry.model_price);
-    if (perCall === undefined) return `the gateway's price for ${model} is not a number 0 or more`;
-    const usd = perCall * groupRatio;
-    // Its OpenAI-video channel (Sora) multiplies the price by the seconds, and by 1.666667 at the large sizes.
-    if (endpoints.includes('openai-video')) {
-      return { source, perSecond: usd, perSecondByResolution: { '1024p': round(usd * NEW_API_LARGE_SORA_SIZE_RATIO) }, defaultSeconds: 4 };
-    }
-    // Other task models pay per call whatever the length; a Messages model too (perCall).
-    return { source, perVideo: usd, perCall: usd };
-  }
-  if (entry.quota_type === 0) {
-    const modelRatio = amount(entry.model_ratio);
-    const completion = amount(entry.completion_ratio) ?? 1;
-    if (modelRatio === undefined) return `the gateway's ratio for ${model} is not a number 0 or more`;
-    const input = modelRatio * NEW_API_USD_PER_MILLION_AT_RATIO_1 * groupRatio;
-    return { source, perMillionInputTokens: round(input), perMillionOutputTokens: round(input * completion) };
-  }
-  return `the gateway prices ${model} in a way reelflow does not read (quota_type ${gatewayText(String(entry.quota_type), 20)})`;
-}
-
-function round(usd: number): number {
-  return Math.round(usd * 1e9) / 1e9;
 }

@@ -2,10 +2,10 @@
 // `call`: creates, status checks, messages, each opening of a video (first and after a cut) and
 // remote reference images. A call is a loop of attempts. Each attempt asks the call where to go
 // (a path under whichever base is healthy now, or a fixed address), sends one request through
-// `exchange`, the one place that follows redirects and decides whether the key goes along, and
-// judges the answer. Reads fail over freely; a create is sent again only when the last one was
-// provably not processed (or always, if the job allows it); 429 waits and retries on the same base
-// without counting as a base failure.
+// `exchange` (gateway/exchange.ts, the one place that follows redirects and decides whether the
+// key goes along), and judges the answer. Reads fail over freely; a create is sent again only
+// when the last one was provably not processed (or always, if the job allows it); 429 waits and
+// retries on the same base without counting as a base failure.
 //
 // The budget of one call, with the client's defaults (N base addresses, T the request timeout).
 // budget.ts holds these numbers and computes them (callBudget); the client and the workflows'
@@ -43,18 +43,12 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { backoffDelay } from './backoff';
 import { classifyGatewayError, describeError, parseErrorBody, type GatewayOperation } from './classify';
 import type { GatewayLog } from './contract';
-import {
-  AmbiguousCreateError,
-  DownloadError,
-  GatewayAbortedError,
-  GatewayError,
-  GatewayUnavailableError,
-  InvalidRequestError,
-  RateLimitedError,
-} from './errors';
-import { discard, header, networkError, readText, sourceOf, type HttpResponse, type HttpTransport, type RequestBody } from './http';
+import { AmbiguousCreateError, GatewayAbortedError, GatewayError, GatewayUnavailableError, RateLimitedError } from './errors';
+import { exchange, servedBy, unusable, type Answered, type Credential, type KeyRoute, type PreparedBody } from './exchange';
+import { discard, networkError, readText, sourceOf, type HttpResponse } from './http';
 import type { BaseUrlPool } from './pool';
-import { privateTargetProblem } from './outbound';
+
+export type { Answered, PreparedBody } from './exchange';
 
 export interface CallLimits {
   /** Failed attempts per call (5xx, network, unreadable answers) before giving up. */
@@ -68,14 +62,9 @@ export interface CallLimits {
 }
 
 /** What all calls of one client share. */
-export interface Engine {
-  transport: HttpTransport;
+export interface Engine extends KeyRoute {
   pool: BaseUrlPool;
   apiKey: string;
-  /** Origins of the configured base addresses: the only ones the key is ever sent to. */
-  authOrigins: ReadonlySet<string>;
-  /** Whether addresses other than the bases may be private, loopback or link-local (gateway/outbound.ts). */
-  allowPrivateTargets: boolean;
   /** The variable the key came from (never the key), for the 401 message. */
   apiKeyEnv?: string;
   createRetries: 'safe' | 'always';
@@ -88,25 +77,13 @@ export interface Engine {
 /** Where an attempt goes: a path under whichever base is healthy now (fails over), or a fixed address. */
 export type Target = { path: string } | { url: string };
 
-export interface PreparedBody {
-  body: RequestBody;
-  headers?: Record<string, string>;
-  dispose?: () => void;
-}
-
-/** Where an answer came from: the base the attempt was made for, and the address after redirects. */
-export interface Answered {
-  baseUrl: string;
-  url: URL;
-}
-
 export interface CallSpec<T> {
   operation: GatewayOperation;
   method: 'GET' | 'POST';
   /** Asked before every attempt, so a call can move (a refreshed video address). */
   target: () => Target;
   /** The header that carries the key, sent only to base-address origins. */
-  credential: 'bearer' | 'x-api-key' | 'none';
+  credential: Credential;
   /** Other headers, asked before every attempt (a download's Range moves). */
   headers?: () => Record<string, string>;
   /** A fresh body for every attempt (streams cannot be replayed). If it fails, nothing was sent. */
@@ -140,7 +117,6 @@ export interface CallResult<T> {
   attempts: number;
 }
 
-const MAX_REDIRECTS = 5;
 const AGAIN = Symbol('again');
 
 async function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -328,66 +304,4 @@ async function attempt<T>(
     apiKeyEnv: engine.apiKeyEnv,
     nowMs: engine.now(),
   });
-}
-
-/**
- * One request and, for calls that follow them, its redirects. The key goes with the first request
- * only, and only when it is to one of the protocol's endpoints (`toEndpoint`: a path on a configured
- * base): never to an address a gateway handed out (result_url), never on a followed redirect, even
- * one back to the gateway's own origin, which could name any path there.
- */
-async function exchange<T>(
-  engine: Engine,
-  spec: CallSpec<T>,
-  start: Answered,
-  body: PreparedBody | undefined,
-  toEndpoint: boolean,
-): Promise<{ response: HttpResponse; at: Answered; keySent: boolean }> {
-  let at = start;
-  for (let hop = 0; ; hop += 1) {
-    if (!engine.allowPrivateTargets && !engine.authOrigins.has(at.url.origin)) {
-      const problem = await privateTargetProblem(at.url);
-      if (problem) throw unusable(spec.operation, problem);
-    }
-    const key = hop === 0 && toEndpoint ? credential(engine, spec.credential, at.url) : {};
-    const keySent = Object.keys(key).length > 0;
-    const headers = { ...spec.headers?.(), ...body?.headers, ...key };
-    const response = await engine.transport.send(
-      { url: at.url, method: spec.method, headers, body: body?.body ?? null, signal: spec.signal },
-      servedBy(engine, at),
-    );
-    const location = header(response.headers, 'location');
-    const redirected = response.status >= 300 && response.status < 400 && response.status !== 304;
-    if (!spec.followRedirects || !redirected || !location) return { response, at, keySent };
-    discard(response.body);
-    if (hop >= MAX_REDIRECTS) throw unusable(spec.operation, `too many redirects (the last to ${sourceOf(at.url)})`);
-    at = { baseUrl: at.baseUrl, url: redirectTarget(location, at.url, spec.operation) };
-  }
-}
-
-function redirectTarget(location: string, from: URL, operation: GatewayOperation): URL {
-  let next: URL | undefined;
-  try {
-    next = new URL(location, from);
-  } catch {
-    // Reported below with the non-http(s) ones.
-  }
-  if (next?.protocol !== 'http:' && next?.protocol !== 'https:') {
-    throw unusable(operation, `a redirect from ${sourceOf(from)} to something other than an http(s) address`);
-  }
-  return next;
-}
-
-function credential(engine: Engine, kind: CallSpec<unknown>['credential'], url: URL): Record<string, string> {
-  if (kind === 'none' || !engine.authOrigins.has(url.origin)) return {};
-  return kind === 'bearer' ? { authorization: `Bearer ${engine.apiKey}` } : { 'x-api-key': engine.apiKey };
-}
-
-/** The base an answer counts for, or the foreign origin (CDN) that gave it. */
-function servedBy(engine: Engine, at: Answered): string {
-  return engine.authOrigins.has(at.url.origin) ? at.baseUrl : at.url.origin;
-}
-
-function unusable(operation: GatewayOperation, message: string): GatewayError {
-  return operation === 'download' ? new DownloadError(`the video could not be fetched: ${message}`) : new InvalidRequestError(message);
 }

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { redactObject, registerSecret } from '../../gateway';
+import { grantedOrigins, redactObject, registerSecret, type KeyUse } from '../../gateway';
 import { formatJobFileError, loadJobFile } from '../../jobfile';
 import { allowedReads } from '../../client/read-allowance';
 import type { Plan } from '../../jobfile/plan';
@@ -98,7 +98,12 @@ async function runChecks(jobFile: string | undefined, report: (check: Check) => 
   if (refusals.length)
     add(fail('key rule', `run refuses this job, so no gateway was probed:\n    ${refusals.map((r) => r.message).join('\n    ')}`, 'usage'));
   else if (plan) {
-    await gatewayChecks(plan, key, add);
+    await gatewayChecks(
+      plan,
+      key,
+      { ...(key.key ? { key: key.key } : {}), keyOrigins: grantedOrigins(plan.gateway.baseUrls, refusals) },
+      add,
+    );
     add(await estimateCheck(plan, key, findings));
   } else if (jobFile === undefined) add(warn('gateway', 'not checked: pass a job file to check its gateway addresses, models and output'));
   add(await temporal);
@@ -152,8 +157,9 @@ function keyCheck(env: string, add: (check: Check) => void): KeyInfo {
   return { env, key };
 }
 
-async function gatewayChecks(plan: Plan, key: KeyInfo, add: (check: Check) => void): Promise<void> {
-  const prober = new Prober();
+/** `use`: the key and the origins the key rule lets it go to; every probe's header is decided by the gateway's route. */
+async function gatewayChecks(plan: Plan, key: KeyInfo, use: KeyUse, add: (check: Check) => void): Promise<void> {
+  const prober = new Prober(plan.gateway.baseUrls, use);
   try {
     const bases = await checkBases(prober, plan.gateway.baseUrls, key, normalisationNotes(plan.warnings), gatewayNeeds(plan));
     for (const b of bases) add(b.check);
@@ -165,12 +171,12 @@ async function gatewayChecks(plan: Plan, key: KeyInfo, add: (check: Check) => vo
       if (!key.key) add(warn('messages', `not checked: ${key.env} is not set`));
       else if (!usable) add(warn('messages', 'not checked: no base address answers like the gateway'));
       else if (!messagesBase) add(warn('messages', 'not checked: no base address serves /v1/messages (see above)'));
-      else add(await checkMessages(prober, messagesBase, key.key, plan.enhance));
+      else add(await checkMessages(prober, messagesBase, plan.enhance));
     } else {
       add(ok('messages', 'not needed: the job has no enhance: block, so it makes no Messages calls'));
     }
     if (!key.key) add(warn('models', `not checked: ${key.env} is not set`));
-    else for (const c of await checkModels(plan, key.key)) add(c);
+    else for (const c of await checkModels(plan, use)) add(c);
   } finally {
     await prober.close();
   }

@@ -1,7 +1,7 @@
 // What the key may use: the enhance model through one Messages call with max_tokens 1, and every
 // model of the job against GET /v1/models (the run's preflight, gateway/catalog.ts). Neither
 // creates a video task.
-import { isModelNotFound, judgeCatalog, modelUses, parseErrorBody, readCatalogs } from '../../gateway';
+import { isModelNotFound, judgeCatalog, modelUses, parseErrorBody, readCatalogs, type KeyUse } from '../../gateway';
 import type { EnhanceSettings, Plan } from '../../jobfile/plan';
 import { type Check, fail, ok, warn } from './check';
 import { explainNetwork, type Prober } from './http';
@@ -15,11 +15,13 @@ function modelAdvice(model: string): string {
 }
 
 /** POST /v1/messages with max_tokens 1: the key, the version header and the enhance model in one cheap call. */
-export async function checkMessages(prober: Prober, base: string, key: string, enhance: EnhanceSettings): Promise<Check> {
+export async function checkMessages(prober: Prober, base: string, enhance: EnhanceSettings): Promise<Check> {
   const name = 'messages';
-  const result = await prober.send(`${base}/v1/messages`, {
+  const result = await prober.send({
+    url: `${base}/v1/messages`,
     method: 'POST',
-    headers: { 'x-api-key': key, 'anthropic-version': MESSAGES_VERSION, 'content-type': 'application/json' },
+    credential: 'x-api-key',
+    headers: { 'anthropic-version': MESSAGES_VERSION, 'content-type': 'application/json' },
     body: JSON.stringify({ model: enhance.model, max_tokens: 1, messages: [{ role: 'user', content: 'ping' }] }),
   });
   if (result.kind === 'network') return fail(name, `${base}/v1/messages: ${explainNetwork(result.code)}`);
@@ -58,8 +60,8 @@ export async function checkMessages(prober: Prober, base: string, key: string, e
  * same words. GET /v1/models lists the models of the key's token group on gateways that publish
  * one; where none is published, the only other way is a create, which would start a paid render.
  */
-export async function checkModels(plan: Pick<Plan, 'gateway' | 'items' | 'enhance' | 'modelSites'>, key: string): Promise<Check[]> {
-  const report = await readCatalogs(plan.gateway.baseUrls, { key });
+export async function checkModels(plan: Pick<Plan, 'gateway' | 'items' | 'enhance' | 'modelSites'>, use: KeyUse): Promise<Check[]> {
+  const report = await readCatalogs(plan.gateway.baseUrls, use);
   const uses = modelUses(plan);
   const verdict = judgeCatalog(report, uses, plan.gateway.apiKeyEnv);
   if (verdict.exit === 3) return verdict.problems.map((p) => fail('models', `a run would stop: ${p.message}`));

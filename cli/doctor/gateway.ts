@@ -82,9 +82,9 @@ function neededRoutes(needs: GatewayNeeds): RouteName[] {
   return ROUTE_ORDER.filter((r) => (r === 'messages' ? needs.messages : needs.video.has(r)));
 }
 
-async function probeBase(prober: Prober, base: string, routes: readonly RouteName[], probeId: string, key: KeyInfo): Promise<BaseAnswers> {
-  const requests = routes.map((route) => ({ route, request: routeRequest(route, base, probeId, key.key) }));
-  const sent = await Promise.all(requests.map(({ request }) => prober.send(request.url, request)));
+async function probeBase(prober: Prober, base: string, routes: readonly RouteName[], probeId: string): Promise<BaseAnswers> {
+  const requests = routes.map((route) => ({ route, request: routeRequest(route, base, probeId) }));
+  const sent = await Promise.all(requests.map(({ request }) => prober.send(request)));
   const answers: BaseAnswers = { base, results: new Map(), labels: new Map(), readings: new Map() };
   requests.forEach(({ route, request }, i) => {
     const result = sent[i]!;
@@ -94,7 +94,7 @@ async function probeBase(prober: Prober, base: string, routes: readonly RouteNam
       answers.readings.set(route, { verdict: 'trouble', said: `no answer (${explainNetwork(result.code)})` });
       return;
     }
-    answers.readings.set(route, readRoute(route, result, key.key !== undefined));
+    answers.readings.set(route, readRoute(route, result, result.keySent));
     answers.ms = Math.min(answers.ms ?? Infinity, result.ms);
     answers.litellm ??= litellmVersion(result);
   });
@@ -193,7 +193,7 @@ export async function checkBases(
   const probeId = `reelflow-doctor-${randomBytes(6).toString('hex')}`;
   // Both video protocols always (which ones an address serves is worth knowing); Messages only for a job that enhances.
   const routes = ROUTE_ORDER.filter((r) => r !== 'messages' || needs.messages);
-  const all = await Promise.all(bases.map((base) => probeBase(prober, base, routes, probeId, key)));
+  const all = await Promise.all(bases.map((base) => probeBase(prober, base, routes, probeId)));
   const assessments = all.map((answers) => assess(answers, needs));
   // Compare every base with the first one that answers at all: the same gateway gives the same answers.
   const prints = all.map((answers) => routes.map((r) => `${r} ${fingerprint(answers.results.get(r)!)}`).join(', '));
@@ -212,7 +212,10 @@ export async function checkBases(
     const fallback = others.length > 0 ? ` Runs would fail over to ${others.join(', ')}, paying a failed call and a cooldown first.` : '';
     const ms = answers.ms ?? 0;
     const marks = protocolMarks(answers, needs);
-    const keyWords = key.key ? 'key accepted' : `key not sent (${key.env} is not set)`;
+    const keySent = [...answers.results.values()].some((r) => r.kind === 'answer' && r.keySent);
+    const keyWords = keySent
+      ? 'key accepted'
+      : `key not sent (${key.key ? `the key rule does not allow ${key.env} here` : `${key.env} is not set`})`;
     const servesAny = [...answers.readings.values()].some((r) => r.verdict === 'serves' || r.verdict === 'limited');
     const messages = answers.readings.get('messages');
     const probe = (check: Check, usable = servesAny): BaseProbe => ({
@@ -258,7 +261,7 @@ export async function checkBases(
           failOrWarn(
             name,
             `${note}answers in ${ms} ms with ${assessment.said} on ${answers.labels.get(assessment.route)}: ` +
-              `the gateway, or the proxy in front of it, is in trouble${key.key ? '' : ` (no key was sent: ${key.env} is not set)`}; ` +
+              `the gateway, or the proxy in front of it, is in trouble${keySent ? '' : ` (no key was sent: ${key.key ? 'the key rule does not allow it here' : `${key.env} is not set`})`}; ` +
               `${marks}.${fallback}`,
           ),
         );

@@ -1,53 +1,73 @@
-// One bounded HTTP request per probe, on a private undici Agent that is closed afterwards so the
-// command exits at once. Network failures come back as values, never as thrown errors.
+// One bounded request per probe, through the gateway's own route (gateway/exchange.ts): the same
+// transport, the same connection check and the same decision of where the key goes as every other
+// request to the gateway. Its transport is closed afterwards so the command exits at once. Network
+// failures come back as values, never as thrown errors.
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
-import { keyCheckedConnector, redact } from '../../gateway';
+import {
+  GatewayAbortedError,
+  probeRoute,
+  probeTransport,
+  readText,
+  redact,
+  sendOnce,
+  type Credential,
+  type KeyRoute,
+  type KeyUse,
+} from '../../gateway';
 import { PROBE_TIMEOUT_MS } from './check';
 
 /** Response headers, lower-case names; a repeated header's values joined with ", ". */
 export type ProbeHeaders = Record<string, string>;
 
 export type ProbeResult =
-  | { kind: 'answer'; status: number; text: string; headers: ProbeHeaders; ms: number }
+  | { kind: 'answer'; status: number; text: string; headers: ProbeHeaders; ms: number; keySent: boolean }
   | { kind: 'network'; code: string; message: string; ms: number };
 
 export type ProbeAnswer = Extract<ProbeResult, { kind: 'answer' }>;
 
+/** One probe: where, how, and which header would carry the key (the route decides whether it goes). */
+export interface ProbeRequest {
+  url: string;
+  method: 'GET' | 'POST';
+  credential: Credential;
+  headers: Record<string, string>;
+  body?: string;
+}
+
 const MAX_BODY = 64 * 1024;
 
 export class Prober {
-  private readonly agent = new Agent({
-    // The key rule's connection check (gateway/key-route.ts) holds for probes as for requests.
-    connect: keyCheckedConnector(PROBE_TIMEOUT_MS),
-    headersTimeout: PROBE_TIMEOUT_MS,
-    bodyTimeout: PROBE_TIMEOUT_MS,
-    keepAliveTimeout: 1_000,
-  });
+  // One connection per probe: the probes of an address (a route each, then Messages) go at once, none waits behind another.
+  private readonly transport = probeTransport(PROBE_TIMEOUT_MS, 8);
+  private readonly route: KeyRoute;
 
-  async send(url: string, options: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string }): Promise<ProbeResult> {
+  /** `use`: the key and the origins of `bases` it may go to (gateway/probe-transport.ts). */
+  constructor(bases: readonly string[], use: KeyUse) {
+    this.route = probeRoute(this.transport, bases, use);
+  }
+
+  async send(request: ProbeRequest): Promise<ProbeResult> {
     const started = performance.now();
     const elapsed = () => Math.max(1, Math.round(performance.now() - started));
+    const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
     try {
-      const res = await request(url, {
-        method: options.method,
-        headers: options.headers,
-        body: options.body,
-        dispatcher: this.agent,
-        signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+      const { response, keySent } = await sendOnce(this.route, new URL(request.url), {
+        operation: 'retrieve',
+        method: request.method,
+        credential: request.credential,
+        headers: () => request.headers,
+        ...(request.body !== undefined ? { body: request.body } : {}),
+        signal,
       });
-      let text = '';
-      for await (const chunk of res.body) {
-        if (text.length < MAX_BODY) text += (chunk as Buffer).toString('utf8');
-      }
-      return { kind: 'answer', status: res.statusCode, text, headers: flatHeaders(res.headers), ms: elapsed() };
+      const text = await readText(response.body, MAX_BODY);
+      return { kind: 'answer', status: response.status, text, headers: flatHeaders(response.headers), ms: elapsed(), keySent };
     } catch (error) {
-      return { kind: 'network', ...networkCause(error), ms: elapsed() };
+      return { kind: 'network', ...networkCause(error, signal), ms: elapsed() };
     }
   }
 
   async close(): Promise<void> {
-    await this.agent.close().catch(() => undefined);
+    await this.transport.destroy().catch(() => undefined);
   }
 }
 
@@ -59,11 +79,10 @@ function flatHeaders(raw: Record<string, string | string[] | undefined>): ProbeH
   return out;
 }
 
-function networkCause(error: unknown): { code: string; message: string } {
-  const err = error as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown };
-  const cause = err.cause as { code?: unknown } | undefined;
-  const rawCode = typeof err.code === 'string' ? err.code : typeof cause?.code === 'string' ? cause.code : undefined;
-  const timedOut = err.name === 'TimeoutError' || err.name === 'AbortError' || /TIMEOUT/.test(rawCode ?? '');
+function networkCause(error: unknown, signal: AbortSignal): { code: string; message: string } {
+  const err = error as { code?: unknown; message?: unknown };
+  const rawCode = typeof err.code === 'string' ? err.code : undefined;
+  const timedOut = signal.aborted || error instanceof GatewayAbortedError || /TIMEOUT/.test(rawCode ?? '');
   const code = timedOut ? 'TIMEOUT' : (rawCode ?? 'ERROR');
   return { code, message: redact(typeof err.message === 'string' ? err.message : String(error)) };
 }

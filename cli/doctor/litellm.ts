@@ -1,19 +1,12 @@
 // Recognising a LiteLLM proxy from the doctor's own probe answers (no extra request), and the one
 // setting of it that reelflow cannot make safe on its own side.
+import { recogniseGateway, type SeenAnswer } from '../../gateway';
 import { type Check, warn } from './check';
-import type { ProbeHeaders } from './http';
 
-/**
- * LiteLLM 1.106.2 sets `x-litellm-version` (and `x-litellm-call-id`, `x-litellm-key-spend`, …) on
- * every answer its route handlers give, errors included, and names its exceptions `litellm.<Kind>Error`
- * in error messages. Its FastAPI 404 for a missing route carries neither, so only the answers of
- * routes it has are recognised. Returns the version ('' when unknown), or undefined.
- */
-export function litellmVersion(answer: { headers: ProbeHeaders; text: string }): string | undefined {
-  const version = answer.headers['x-litellm-version'];
-  if (version !== undefined) return /^[\w.+-]{1,40}$/.test(version) ? version : '';
-  if (Object.keys(answer.headers).some((name) => name.startsWith('x-litellm-'))) return '';
-  return /"message"\s*:\s*"litellm\.\w+(Error|Exception)\b/.test(answer.text) ? '' : undefined;
+/** The LiteLLM version an answer shows ('' when unknown), or undefined when it is not LiteLLM's (gateway/dialects). */
+export function litellmVersion(answer: SeenAnswer): string | undefined {
+  const found = recogniseGateway(answer);
+  return found?.dialect.name === 'litellm' ? found.version : undefined;
 }
 
 export interface LiteLLMBase {

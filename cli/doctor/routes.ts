@@ -2,10 +2,17 @@
 // cannot create or cost anything: the status check of a task id that cannot exist (both video
 // protocols), and a Messages request without a model (nothing is generated). This file builds the
 // requests and reads the answers; it sends nothing itself.
-import { AuthError, classifyGatewayError, isModelNotFound, isTaskNotExistCode, parseErrorBody } from '../../gateway';
+import {
+  AuthError,
+  classifyGatewayError,
+  isModelNotFound,
+  isTaskNotFound,
+  parseErrorBody,
+  PROBE_HEADERS,
+  recogniseGateway,
+} from '../../gateway';
 import type { Protocol } from '../../jobfile/plan';
-import { litellmVersion } from './litellm';
-import type { ProbeAnswer } from './http';
+import type { ProbeAnswer, ProbeRequest } from './http';
 
 export type RouteName = Protocol | 'messages';
 
@@ -14,31 +21,25 @@ export const ROUTE_ORDER: readonly RouteName[] = ['general', 'openai', 'messages
 
 export const MESSAGES_VERSION = '2023-06-01';
 
-/**
- * LiteLLM sends a status check for an id it cannot decode to its default provider, OpenAI's public
- * address (test/gateways/OBSERVED.md). Naming a provider that does not exist in this header makes it
- * answer from its own code instead (500 "'reelflow-doctor-probe' is not a valid LlmProviders"),
- * so the probe never leaves the proxy. Other gateways ignore the header.
- */
-const STAY_INSIDE_LITELLM = { 'custom-llm-provider': 'reelflow-doctor-probe' };
-
-export interface RouteRequest {
+export interface RouteRequest extends ProbeRequest {
   /** How the route reads in messages: `GET /v1/videos/{id}`. */
   label: string;
-  url: string;
-  method: 'GET' | 'POST';
-  headers: Record<string, string>;
-  body?: string;
 }
 
-/** The probe of one route on one base address; `key` absent: sent without one. */
-export function routeRequest(route: RouteName, base: string, probeId: string, key: string | undefined): RouteRequest {
+/**
+ * The probe of one route on one base address. It names the header the key would go in; the route
+ * of the probe (gateway/exchange.ts) decides whether it goes. A status check carries the headers
+ * that keep every known gateway answering it itself (gateway/dialects: LiteLLM would otherwise ask
+ * its default provider, OpenAI's public address, about an id it cannot decode).
+ */
+export function routeRequest(route: RouteName, base: string, probeId: string): RouteRequest {
   if (route === 'messages') {
     return {
       label: 'POST /v1/messages',
       url: `${base}/v1/messages`,
       method: 'POST',
-      headers: { ...(key ? { 'x-api-key': key } : {}), 'anthropic-version': MESSAGES_VERSION, 'content-type': 'application/json' },
+      credential: 'x-api-key',
+      headers: { 'anthropic-version': MESSAGES_VERSION, 'content-type': 'application/json' },
       body: '{}',
     };
   }
@@ -47,7 +48,8 @@ export function routeRequest(route: RouteName, base: string, probeId: string, ke
     label: `GET ${path}/{id}`,
     url: `${base}${path}/${probeId}`,
     method: 'GET',
-    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...STAY_INSIDE_LITELLM },
+    credential: 'bearer',
+    headers: { ...PROBE_HEADERS },
   };
 }
 
@@ -74,16 +76,6 @@ export function said(status: number, text: string): string {
   return `HTTP ${status}${body.message ? `: ${body.message}` : ''}`;
 }
 
-/** The task id that cannot exist was not found: the status check route exists. */
-function taskNotFound(text: string): boolean {
-  const body = parseErrorBody(text);
-  return (
-    isTaskNotExistCode(body.code) ||
-    body.code === 'task_not_found' ||
-    /\b(task|video|generation)s?([ _][^.]{0,40}?)?[ _]not[ _](found|exist)/i.test(body.message ?? '')
-  );
-}
-
 const isJson = (text: string): boolean => ['task', 'openai', 'anthropic'].includes(parseErrorBody(text).shape);
 
 /** What one route's answer says about the route. `keySent`: whether the probe carried the key. */
@@ -97,13 +89,14 @@ export function readRoute(route: RouteName, answer: Pick<ProbeAnswer, 'status' |
   if (status === 403 || status === 429) return reading('limited');
   const body = parseErrorBody(text);
   if (status === 404) {
-    const exists = route === 'messages' ? isModelNotFound(body) : taskNotFound(text);
+    // The task id that cannot exist was not found: the status check route exists.
+    const exists = route === 'messages' ? isModelNotFound(body) : isTaskNotFound(body);
     return reading(exists ? 'serves' : 'missing');
   }
   if (status === 405 || status === 501) return reading('missing');
   if (status >= 500) {
-    // LiteLLM answers from inside the route's handler (its x-litellm-* headers say so): the route exists.
-    if (litellmVersion(answer) !== undefined) return reading('serves');
+    // A gateway that says it is one (LiteLLM's x-litellm-* headers) answered from inside the route's handler: the route exists.
+    if (recogniseGateway(answer) !== undefined) return reading('serves');
     if (route === 'messages' && isModelNotFound(body)) return reading('serves');
     return reading('trouble');
   }

@@ -136,18 +136,20 @@ describe('doctor: reading the Messages route probe (a request without a model)',
 });
 
 describe('doctor: the route probes', () => {
-  it('send the key only where it belongs, and ask LiteLLM not to forward the impossible task', () => {
-    const general = routeRequest('general', 'http://gw', 'reelflow-doctor-1', 'sk-1');
+  it('name the header the key would go in (the route decides whether it goes), and ask LiteLLM not to forward the impossible task', () => {
+    const general = routeRequest('general', 'http://gw', 'reelflow-doctor-1');
     assert.equal(general.url, 'http://gw/v1/video/generations/reelflow-doctor-1');
     assert.equal(general.method, 'GET');
-    assert.equal(general.headers.authorization, 'Bearer sk-1');
+    assert.equal(general.credential, 'bearer');
+    assert.equal(general.headers.authorization, undefined);
     assert.equal(general.headers['custom-llm-provider'], 'reelflow-doctor-probe');
-    const openai = routeRequest('openai', 'http://gw', 'reelflow-doctor-1', undefined);
+    const openai = routeRequest('openai', 'http://gw', 'reelflow-doctor-1');
     assert.equal(openai.url, 'http://gw/v1/videos/reelflow-doctor-1');
-    assert.equal(openai.headers.authorization, undefined);
-    const messages = routeRequest('messages', 'http://gw', 'reelflow-doctor-1', 'sk-1');
+    assert.equal(openai.credential, 'bearer');
+    const messages = routeRequest('messages', 'http://gw', 'reelflow-doctor-1');
     assert.equal(messages.method, 'POST');
-    assert.equal(messages.headers['x-api-key'], 'sk-1');
+    assert.equal(messages.credential, 'x-api-key');
+    assert.equal(messages.headers['x-api-key'], undefined);
     assert.equal(messages.headers['anthropic-version'], '2023-06-01');
     // No model: no gateway can generate anything from it.
     assert.deepEqual(JSON.parse(messages.body ?? ''), {});
