@@ -43,11 +43,22 @@ async function firstPaints(browser: Browser, takes: number): Promise<{ fcp: numb
         const page = await context.newPage();
         const response = await page.goto(server.url, { waitUntil: 'load' });
         bytes = (await response?.body())?.length ?? 0;
+        // The paint entry can come after the load event: wait for it (buffered), a few seconds at most.
         const paint = await page.evaluate(
           () =>
-            (
-              globalThis as unknown as { performance: { getEntriesByName(n: string): Array<{ startTime: number }> } }
-            ).performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1,
+            new Promise<number>((done) => {
+              const g = globalThis as unknown as {
+                PerformanceObserver: new (cb: (list: { getEntries(): Array<{ name: string; startTime: number }> }) => void) => {
+                  observe(o: { type: string; buffered: boolean }): void;
+                };
+                setTimeout(fn: () => void, ms: number): void;
+              };
+              new g.PerformanceObserver((list) => {
+                const fcp = list.getEntries().find((e) => e.name === 'first-contentful-paint');
+                if (fcp) done(fcp.startTime);
+              }).observe({ type: 'paint', buffered: true });
+              g.setTimeout(() => done(-1), 10_000);
+            }),
         );
         if (paint < 0) throw new Error('no first-contentful-paint entry');
         fcp.push(paint);

@@ -14,7 +14,8 @@ export const PAGE_SCRIPT = `
   var detail = document.getElementById('detail');
   var statusLine = document.getElementById('status');
   var player = document.getElementById('player');
-  var pvideo = document.getElementById('pvideo');
+  // The player's video element exists only while it is open: the page loads no video until one is played.
+  var pvideo = null;
   var selected = null;
   var playing = null;
   var hoverTimer = 0;
@@ -115,8 +116,20 @@ export const PAGE_SCRIPT = `
     prompt.className = 'prompt';
     prompt.textContent = t.closest('.group').querySelector('.gprompt').getAttribute('title') || '';
     detail.appendChild(prompt);
-    var info = t.querySelector('.info');
-    if (info) detail.appendChild(info.cloneNode(true));
+    var info = {};
+    try { info = JSON.parse(t.getAttribute('data-info') || '{}'); } catch (e) { info = {}; }
+    if (info.reason) { var r = document.createElement('p'); r.className = 'reason'; r.textContent = info.reason; detail.appendChild(r); }
+    if (info.enhanced) {
+      var el = document.createElement('span'); el.className = 'label'; el.textContent = 'rewritten prompt'; detail.appendChild(el);
+      var ep = document.createElement('p'); ep.className = 'prompt enhanced'; ep.textContent = info.enhanced; detail.appendChild(ep);
+    }
+    var dl = document.createElement('dl');
+    dl.className = 'facts';
+    (info.facts || []).forEach(function (f) {
+      var dt = document.createElement('dt'); dt.textContent = f[0]; dl.appendChild(dt);
+      var dd = document.createElement('dd'); dd.textContent = f[1]; dl.appendChild(dd);
+    });
+    detail.appendChild(dl);
     say(pickText(t));
     if (scroll !== false) t.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     t.focus({ preventScroll: true });
@@ -155,6 +168,16 @@ export const PAGE_SCRIPT = `
     select(t, true);
     var src = t.getAttribute('data-video');
     var reason = document.getElementById('preason');
+    if (!pvideo) {
+      pvideo = document.createElement('video');
+      pvideo.id = 'pvideo';
+      pvideo.controls = true;
+      pvideo.loop = true;
+      pvideo.muted = true;
+      pvideo.playsInline = true;
+      pvideo.preload = 'auto';
+      document.getElementById('pstage').insertBefore(pvideo, reason);
+    }
     pvideo.pause();
     if (src) {
       pvideo.hidden = false;
@@ -181,9 +204,13 @@ export const PAGE_SCRIPT = `
   }
 
   function close() {
-    pvideo.pause();
-    pvideo.removeAttribute('src');
-    pvideo.load();
+    if (pvideo) {
+      pvideo.pause();
+      pvideo.removeAttribute('src');
+      pvideo.load();
+      pvideo.remove();
+      pvideo = null;
+    }
     player.hidden = true;
     document.body.classList.remove('player-open');
     if (selected) selected.focus({ preventScroll: true });
@@ -325,7 +352,7 @@ export const PAGE_SCRIPT = `
         case 'ArrowLeft': step(-1, false); break;
         case 'ArrowDown': step(1, true); break;
         case 'ArrowUp': step(-1, true); break;
-        case ' ': if (pvideo.paused) pvideo.play(); else pvideo.pause(); break;
+        case ' ': if (pvideo && !pvideo.hidden) { if (pvideo.paused) pvideo.play(); else pvideo.pause(); } break;
         case 'k': decide('keep'); break;
         case 'x': decide('reject'); break;
         case 'u': decide('clear'); break;

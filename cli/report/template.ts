@@ -84,9 +84,9 @@ export function placeholderPoster(caption: string): string {
   return svgDataUrl(svg);
 }
 
-function fact(label: string, value: string | undefined, raw = false): string {
-  if (value === undefined || value === '') return '';
-  return `<dt>${h(label)}</dt><dd>${raw ? value : h(value)}</dd>`;
+/** A label and its text, when there is one. */
+function fact(label: string, value: string | undefined): Array<[string, string]> {
+  return value === undefined || value === '' ? [] : [[label, value]];
 }
 
 function costText(row: ManifestRow): string | undefined {
@@ -109,7 +109,18 @@ function resolutionOf(row: ManifestRow, media: VideoMedia | undefined): string |
   return media?.width && media.height ? `${media.width}x${media.height}` : undefined;
 }
 
-function details(row: ManifestRow, media: VideoMedia | undefined, missing: boolean): string {
+/** What the panel shows of a take besides its row's prompt. */
+export interface TakeInfo {
+  reason?: string;
+  enhanced?: string;
+  facts: Array<[string, string]>;
+}
+
+/**
+ * A take's details, as one attribute the page's script turns into text when the take is chosen:
+ * a thousand takes' details as elements would be some 30,000 hidden nodes to parse at first paint.
+ */
+export function takeInfo(row: ManifestRow, media: VideoMedia | undefined, missing: boolean): TakeInfo {
   const elapsed = elapsedMs(row);
   const seconds = typeof row.seconds === 'number' ? `${row.seconds} s asked` : undefined;
   const measured = media?.durationSec !== undefined ? `${media.durationSec.toFixed(1)} s` : undefined;
@@ -117,32 +128,30 @@ function details(row: ManifestRow, media: VideoMedia | undefined, missing: boole
     .map(([name, value]) => `${name}=${value}`)
     .join(', ');
   const facts = [
-    fact('model', `${row.model} (${row.protocol})`),
-    fact('seconds', [measured, seconds].filter(Boolean).join(', ') || undefined),
-    fact('ratio', ratioOf(row, media)),
-    fact('resolution', resolutionOf(row, media)),
-    fact('take', String(takeOf(row))),
-    fact('values', vars || undefined),
-    fact('seed', typeof row.seed === 'number' ? String(row.seed) : undefined),
-    fact('task id', row.task_id ? `<code>${h(row.task_id)}</code>` : undefined, true),
-    fact('cost', costText(row)),
-    fact('file', row.file ?? undefined),
-    fact('size', typeof row.bytes === 'number' ? formatBytes(row.bytes) : undefined),
-    fact('finished', formatTime(parseTime(row.finished_at))),
-    fact('elapsed', elapsed !== undefined ? formatDuration(elapsed) : undefined),
-  ].join('');
+    ...fact('model', `${row.model} (${row.protocol})`),
+    ...fact('seconds', [measured, seconds].filter(Boolean).join(', ') || undefined),
+    ...fact('ratio', ratioOf(row, media)),
+    ...fact('resolution', resolutionOf(row, media)),
+    ...fact('take', String(takeOf(row))),
+    ...fact('values', vars || undefined),
+    ...fact('seed', typeof row.seed === 'number' ? String(row.seed) : undefined),
+    ...fact('task id', row.task_id ?? undefined),
+    ...fact('cost', costText(row)),
+    ...fact('file', row.file ?? undefined),
+    ...fact('size', typeof row.bytes === 'number' ? formatBytes(row.bytes) : undefined),
+    ...fact('finished', formatTime(parseTime(row.finished_at))),
+    ...fact('elapsed', elapsed !== undefined ? formatDuration(elapsed) : undefined),
+  ];
   const reason = row.error
-    ? `<p class="reason"><code>${h(row.error.kind)}</code>${h(row.error.message)}</p>`
+    ? `${row.error.kind}: ${row.error.message}`
     : row.state !== 'succeeded'
-      ? '<p class="reason">no reason recorded</p>'
+      ? 'no reason recorded'
       : missing
-        ? `<p class="reason">${h(row.file ? `${row.file} is not in the output directory` : 'no file recorded')}</p>`
-        : '';
-  const enhanced = row.enhanced_prompt
-    ? `<span class="label">rewritten prompt</span><p class="prompt enhanced">${h(row.enhanced_prompt)}</p>`
-    : '';
-  // The prompt is the row's (said once, in its header); a take's own facts follow it in the panel.
-  return `<div class="info">${reason}${enhanced}<dl class="facts">${facts}</dl></div>`;
+        ? row.file
+          ? `${row.file} is not in the output directory`
+          : 'no file recorded'
+        : undefined;
+  return { ...(reason ? { reason } : {}), ...(row.enhanced_prompt ? { enhanced: row.enhanced_prompt } : {}), facts };
 }
 
 /** The label under a take: its number, and whether it is an earlier render or new since the last review. */
@@ -193,8 +202,9 @@ export function renderTile(row: ManifestRow, ctx: TileContext, earlier = false):
     pick?.note ? `data-note="${h(pick.note)}"` : '',
     exists ? `data-video="${h(src)}"` : '',
     `style="--ar:${aspect.toFixed(4)}"`,
+    `data-info="${h(JSON.stringify(takeInfo(row, media, row.state === 'succeeded' && !exists)))}"`,
   ].filter(Boolean);
-  return `<article ${attrs.join(' ')}><div class="frame">${frame}<span class="mark"></span></div>${caption(row, earlier, fresh)}${details(row, media, row.state === 'succeeded' && !exists)}</article>`;
+  return `<article ${attrs.join(' ')}><div class="frame">${frame}<span class="mark"></span></div>${caption(row, earlier, fresh)}</article>`;
 }
 
 /** The row's title: the item's id (else its index) and the matrix values that tell it from its siblings. */
@@ -233,7 +243,7 @@ function player(live: boolean): string {
   const actions = live
     ? '<button type="button" data-verdict="keep">Keep (k)</button><button type="button" data-verdict="reject">Reject (x)</button><button type="button" data-verdict="clear">Clear (u)</button><button type="button" data-verdict="note">Note (n)</button>'
     : '';
-  return `<div id="player" hidden role="dialog" aria-modal="true" aria-labelledby="ptitle"><div class="pbox"><div class="pbar"><span id="ptitle"></span><span id="ppos"></span><span id="ppick"></span><button type="button" data-act="prev" title="previous take (←)">‹</button><button type="button" data-act="next" title="next take (→)">›</button><button type="button" data-act="close" title="close (Esc)">✕</button></div><div class="pstage"><video id="pvideo" controls loop muted playsinline preload="auto"></video><p id="preason" hidden></p></div><div class="pfoot">${actions}<span class="pkeys">← → other takes of this prompt · ↑ ↓ other prompts${live ? ' · k keep · x reject · u clear · n note' : ''} · Esc close</span></div></div></div>`;
+  return `<div id="player" hidden role="dialog" aria-modal="true" aria-labelledby="ptitle"><div class="pbox"><div class="pbar"><span id="ptitle"></span><span id="ppos"></span><span id="ppick"></span><button type="button" data-act="prev" title="previous take (←)">‹</button><button type="button" data-act="next" title="next take (→)">›</button><button type="button" data-act="close" title="close (Esc)">✕</button></div><div class="pstage" id="pstage"><p id="preason" hidden></p></div><div class="pfoot">${actions}<span class="pkeys">← → other takes of this prompt · ↑ ↓ other prompts${live ? ' · k keep · x reject · u clear · n note' : ''} · Esc close</span></div></div></div>`;
 }
 
 export function renderReport(model: ReportModel): string {

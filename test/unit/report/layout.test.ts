@@ -85,10 +85,21 @@ void describe('review layout', () => {
     assert.match(html, /<div class="cap"><b>take 2<\/b><\/div>/);
     assert.match(html, /data-take="2"/);
     assert.match(html, /style="--ar:0\.5625"/);
-    assert.match(html, /<dt>values<\/dt><dd>ratio=9:16, mood=&lt;b&gt;calm&lt;\/b&gt;<\/dd>/);
-    assert.match(html, /<dt>resolution<\/dt><dd>720x1280<\/dd>/);
-    assert.match(html, /<dt>cost<\/dt><dd>\$0\.40 \(billed\)<\/dd>/);
-    assert.match(html, /<dt>task id<\/dt><dd><code>t1<\/code><\/dd>/);
+    const info = JSON.parse(
+      /data-info="([^"]*)"/
+        .exec(html)![1]!
+        .replace(/&quot;/g, '"')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&amp;/g, '&'),
+    ) as {
+      facts: Array<[string, string]>;
+    };
+    const facts = new Map(info.facts);
+    assert.equal(facts.get('values'), 'ratio=9:16, mood=<b>calm</b>');
+    assert.equal(facts.get('resolution'), '720x1280');
+    assert.equal(facts.get('cost'), '$0.40 (billed)');
+    assert.equal(facts.get('task id'), 't1');
     assert.ok(!html.includes('<b>calm'), 'escaped');
   });
 
