@@ -9,7 +9,7 @@ import type { Plan } from '../jobfile/plan';
 import { nearest } from '../jobfile/text';
 import { type RedoTake, baseKeyOf, takeOfKey } from '../jobfile/takes';
 import { type ManifestRow, isJobWideKind, latestRowByKey } from '../storage/manifest';
-import { currentPicks, readPicks } from '../storage/picks';
+import { readPicks, StandingPicks } from '../storage/picks';
 import type { Storage } from '../storage/storage';
 import { UsageError } from './errors';
 import { readManifestRows } from './manifest-rows';
@@ -70,7 +70,7 @@ export async function chooseRedoTakes(plan: Plan, storage: Storage, choice: Redo
     for (const base of only) takes.push(next(latestTakeKey(base, latest)));
   }
   if (choice.redo) {
-    const chosen = choice.redo === 'rejected' ? await rejectedKeys(storage) : failedKeys(latest);
+    const chosen = choice.redo === 'rejected' ? await rejectedKeys(storage, rows, latest) : failedKeys(latest);
     const answers = answeringRows(latest);
     for (const key of chosen) {
       // With --only too: the chosen takes of those items alone.
@@ -127,9 +127,10 @@ function latestTakeKey(base: string, latest: ReadonlyMap<string, ManifestRow>): 
   return best;
 }
 
-async function rejectedKeys(storage: Storage): Promise<string[]> {
-  const picks = currentPicks(await readPicks(storage));
-  return [...picks.values()].filter((pick) => pick.verdict === 'reject').map((pick) => pick.key);
+/** Takes whose current render is rejected (a take rendered again since its reject is unpicked: docs/takes.md). */
+async function rejectedKeys(storage: Storage, rows: readonly ManifestRow[], latest: ReadonlyMap<string, ManifestRow>): Promise<string[]> {
+  const picks = StandingPicks.of(await readPicks(storage), rows);
+  return [...latest.values()].filter((row) => picks.of(row)?.verdict === 'reject').map((row) => row.key);
 }
 
 /** Takes whose latest row failed or timed out (not an item stopped by a job-wide cause: a plain run continues those). */

@@ -3,7 +3,9 @@
 import { openStorage } from '../storage';
 import type { ManifestRow } from '../storage/manifest';
 import type { Plan } from '../jobfile/plan';
-import { currentPicks, readPicks, type Pick } from '../storage/picks';
+import { lastPickAt, readPicks, StandingPicks } from '../storage/picks';
+import { earlierPicked } from './report/layout';
+import { readManifestRows } from './manifest-rows';
 import { UsageError } from './errors';
 import { estimatePlan } from './estimate';
 import { loadJobPlan, loadPlanOrExplain, looksLikeFile, pricedAsStarted, resolveJob } from '../client/jobs';
@@ -35,8 +37,12 @@ export interface ReportTarget {
   job: string;
   outputDir: string;
   rows: ManifestRow[];
-  /** The standing picks made in `reelflow review` (docs/review.md). */
-  picks: Map<string, Pick>;
+  /** Earlier renders that still carry a pick (their take was rendered again for a changed request). */
+  earlier: ManifestRow[];
+  /** The standing picks made in `reelflow review` (docs/review.md), by render. */
+  picks: StandingPicks;
+  /** The last pick's time: takes finished after it are new. */
+  lastReviewAt?: number;
   spend?: JobSpend;
 }
 
@@ -48,7 +54,18 @@ export async function resolveReportTarget(target: string): Promise<ReportTarget>
   const storage = openStorage(plan.output);
   // Takes made by `run --redo`/`--only` are not in the job file's plan: shown beside their item.
   const rows = await rowsWithTakes(plan, outcome.rows, storage);
-  const picks = currentPicks(await readPicks(storage));
+  const manifest = await readManifestRows(storage);
+  const decisions = await readPicks(storage);
+  const picks = StandingPicks.of(decisions, manifest);
+  const lastReviewAt = lastPickAt(decisions);
   const spend = await jobSpend(plan, rows, estimatePlan(plan));
-  return { job: plan.job, outputDir: plan.output.dir, rows, picks, ...(spend ? { spend } : {}) };
+  return {
+    job: plan.job,
+    outputDir: plan.output.dir,
+    rows,
+    earlier: earlierPicked(manifest, picks),
+    picks,
+    ...(lastReviewAt !== undefined ? { lastReviewAt } : {}),
+    ...(spend ? { spend } : {}),
+  };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Plan } from '../jobfile/plan';
 import { baseKeyOf, takeOfKey } from '../jobfile/takes';
 import { type ManifestRow, latestRowByKey } from '../storage/manifest';
-import { currentPicks, readPicks } from '../storage/picks';
+import { readPicks, renderKey, StandingPicks } from '../storage/picks';
 import type { Storage } from '../storage/storage';
 import { readManifestRows } from './manifest-rows';
 
@@ -16,16 +16,18 @@ export type TakeRow = ManifestRow & { pick?: 'keep' | 'reject' };
  * their item, ordered by item then take, each with its pick.
  */
 export async function rowsWithTakes(plan: Plan, planRows: readonly ManifestRow[], storage: Storage): Promise<TakeRow[]> {
-  const latest = latestRowByKey(await readManifestRows(storage));
+  const manifest = await readManifestRows(storage);
+  const latest = latestRowByKey(manifest);
   const shown = new Set(planRows.map((row) => row.key));
   const bases = new Set(plan.items.map((item) => baseKeyOf(item.key)));
   const extra = [...latest.values()].filter((row) => !shown.has(row.key) && bases.has(baseKeyOf(row.key)));
-  const picks = currentPicks(await readPicks(storage));
+  // A pick is the render's that was seen: a take rendered again since starts unpicked (docs/takes.md).
+  const picks = StandingPicks.of(await readPicks(storage), manifest);
   const takeOf = (row: ManifestRow) => row.take ?? takeOfKey(row.key);
   return [...planRows, ...extra]
     .sort((a, b) => a.index - b.index || baseKeyOf(a.key).localeCompare(baseKeyOf(b.key)) || takeOf(a) - takeOf(b))
     .map((row) => {
-      const pick = picks.get(row.key);
+      const pick = picks.of(row);
       return pick && pick.verdict !== 'clear' ? { ...row, pick: pick.verdict } : row;
     });
 }
@@ -35,11 +37,27 @@ export function stateWithPick(row: TakeRow): string {
   return row.pick === 'keep' ? `${row.state}, kept` : row.pick === 'reject' ? `${row.state}, rejected` : row.state;
 }
 
-/** The kept takes that have their file: where each is (a path, or an s3:// address). */
-export function keptFiles(rows: readonly TakeRow[], location: string): Array<{ key: string; path: string }> {
-  return rows
-    .filter((row) => row.pick === 'keep' && row.state === 'succeeded' && row.file)
+/**
+ * The files a person kept: every stored render whose standing pick is `keep`, the current render
+ * of its take or one a changed request has since rendered again beside it (the kept file is still
+ * there, never overwritten). In item order, then take, each once; where each is (a path, or an
+ * s3:// address).
+ */
+export function keptFiles(manifest: readonly ManifestRow[], picks: StandingPicks, location: string): Array<{ key: string; path: string }> {
+  const kept = new Map<string, ManifestRow>();
+  for (const row of manifest) {
+    if (row.state === 'succeeded' && row.file && picks.of(row)?.verdict === 'keep') kept.set(renderKey(row), row);
+  }
+  const takeOf = (row: ManifestRow) => row.take ?? takeOfKey(row.key);
+  return [...kept.values()]
+    .sort((a, b) => a.index - b.index || baseKeyOf(a.key).localeCompare(baseKeyOf(b.key)) || takeOf(a) - takeOf(b))
     .map((row) => ({ key: row.key, path: location.startsWith('s3://') ? `${location}${row.file}` : join(location, row.file as string) }));
+}
+
+/** `results --kept` of a job's output location. */
+export async function keptFilesOf(storage: Storage): Promise<Array<{ key: string; path: string }>> {
+  const manifest = await readManifestRows(storage);
+  return keptFiles(manifest, StandingPicks.of(await readPicks(storage), manifest), storage.location);
 }
 
 /** `results --kept`: one path per line (table, csv), or a JSON list of {key, path}. */

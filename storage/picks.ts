@@ -1,7 +1,11 @@
 // The user's picks among the takes of a job (docs/takes.md): keep or reject, with an optional note,
-// one JSON line per decision, the last line of a take winning. `reelflow review` writes them;
-// `run --redo rejected` and `results --kept` read them. Kept as one of the location's records
-// (Storage.putRecord: written whole, never through a link), so local and S3 output behave alike.
+// one JSON line per decision, the last line of a render winning. A pick belongs to the render that
+// was seen (its file and sha256), not to the take's key: a changed request renders the take again
+// beside the old file, and the new render starts unpicked while the old pick stays with the old
+// file. `reelflow review` writes them; `run --redo rejected` and `results --kept` read them. Kept as
+// one of the location's records (Storage.putRecord: written whole, never through a link), so local
+// and S3 output behave alike.
+import type { ManifestRow } from './manifest';
 import type { Storage } from './storage';
 
 export const PICKS_RECORD = 'picks.jsonl';
@@ -19,6 +23,21 @@ export interface Pick {
   note?: string;
   /** ISO time of the decision. */
   at: string;
+  /** The render picked: its stored file (absent for a take that stored none, and in picks written before renders were named). */
+  file?: string;
+  /** The picked file's sha256, when its row has one. */
+  sha256?: string;
+  /** The picked render's request digest (manifest `request_digest`): names a render that stored no file. */
+  request_digest?: string;
+}
+
+/** The manifest fields that name a render (`Pick` here is a decision, not TypeScript's utility type). */
+export interface RenderRow {
+  key: ManifestRow['key'];
+  file: ManifestRow['file'];
+  sha256: ManifestRow['sha256'];
+  request_digest?: ManifestRow['request_digest'];
+  finished_at: ManifestRow['finished_at'];
 }
 
 export class PicksError extends Error {
@@ -42,8 +61,15 @@ export function parsePickLine(line: string, lineNumber: number): Pick {
   }
   if (v.note !== undefined && typeof v.note !== 'string') throw new PicksError(`${PICKS_RECORD}:${lineNumber}: "note" must be a string`);
   if (typeof v.at !== 'string') throw new PicksError(`${PICKS_RECORD}:${lineNumber}: "at" must be an ISO time`);
+  for (const field of ['file', 'sha256', 'request_digest'] as const) {
+    if (v[field] !== undefined && typeof v[field] !== 'string')
+      throw new PicksError(`${PICKS_RECORD}:${lineNumber}: "${field}" must be a string`);
+  }
   const pick: Pick = { key: v.key, verdict: v.verdict, at: v.at };
   if (v.note) pick.note = v.note.slice(0, MAX_NOTE_CHARS);
+  if (v.file) pick.file = v.file;
+  if (v.sha256) pick.sha256 = v.sha256;
+  if (v.request_digest) pick.request_digest = v.request_digest;
   return pick;
 }
 
@@ -56,14 +82,93 @@ export function parsePicks(text: string): Pick[] {
   return picks;
 }
 
-/** The standing decision of each take (a `clear` removes it): key -> pick. */
-export function currentPicks(picks: readonly Pick[]): Map<string, Pick> {
-  const current = new Map<string, Pick>();
-  for (const pick of picks) {
-    if (pick.verdict === 'clear') current.delete(pick.key);
-    else current.set(pick.key, pick);
+/** The identity of a render: its take's key and its stored file (else its request digest). */
+export function renderKey(render: { key: string; file?: string | null; request_digest?: string | undefined }): string {
+  return render.file ? `${render.key}\u0000f:${render.file}` : `${render.key}\u0000d:${render.request_digest ?? ''}`;
+}
+
+/** A pick naming the render `row` (what `reelflow review` writes). */
+export function pickOn(row: RenderRow, verdict: Verdict, at: string, note?: string): Pick {
+  const pick: Pick = { key: row.key, verdict, at };
+  if (note !== undefined) pick.note = note;
+  if (row.file) pick.file = row.file;
+  if (row.sha256) pick.sha256 = row.sha256;
+  if (row.request_digest) pick.request_digest = row.request_digest;
+  return pick;
+}
+
+/**
+ * A pick written before picks named their render (only a key): it applies to the render its key
+ * had when it was made, the last row of that key finished at or before the pick. A pick older than
+ * every row of its key names nothing.
+ */
+function renderAt(pick: Pick, rowsOfKey: readonly RenderRow[] | undefined): RenderRow | undefined {
+  let found: RenderRow | undefined;
+  const at = Date.parse(pick.at);
+  for (const row of rowsOfKey ?? []) {
+    const finished = Date.parse(row.finished_at);
+    if (Number.isNaN(at) || Number.isNaN(finished) || finished <= at) found = row;
   }
-  return current;
+  return found;
+}
+
+/** The standing picks, by render. */
+export class StandingPicks {
+  private constructor(private readonly byRender: Map<string, Pick>) {}
+
+  /**
+   * The standing decision of each render (a `clear` removes it), from every decision in order and the
+   * manifest's rows (to place picks that name only a key).
+   */
+  static of(picks: readonly Pick[], rows: readonly RenderRow[]): StandingPicks {
+    const rowsByKey = new Map<string, RenderRow[]>();
+    for (const row of rows) {
+      const list = rowsByKey.get(row.key);
+      if (list) list.push(row);
+      else rowsByKey.set(row.key, [row]);
+    }
+    const byRender = new Map<string, Pick>();
+    for (const pick of picks) {
+      let placed = pick;
+      if (pick.file === undefined && pick.request_digest === undefined) {
+        const row = renderAt(pick, rowsByKey.get(pick.key));
+        if (!row) continue;
+        placed = pickOn(row, pick.verdict, pick.at, pick.note);
+      }
+      const id = renderKey(placed);
+      if (placed.verdict === 'clear') byRender.delete(id);
+      else byRender.set(id, placed);
+    }
+    return new StandingPicks(byRender);
+  }
+
+  /** The standing pick of the render `row` (none when its file's sha256 is not the one picked). */
+  of(row: RenderRow): Pick | undefined {
+    const pick = this.byRender.get(renderKey(row));
+    if (!pick || (pick.sha256 && row.sha256 && pick.sha256 !== row.sha256)) return undefined;
+    return pick;
+  }
+
+  /** Records a decision made now (the review server's own). */
+  add(pick: Pick): void {
+    if (pick.verdict === 'clear') this.byRender.delete(renderKey(pick));
+    else this.byRender.set(renderKey(pick), pick);
+  }
+
+  /** Every standing pick. */
+  all(): Pick[] {
+    return [...this.byRender.values()];
+  }
+}
+
+/** The time of the latest decision: the last review. */
+export function lastPickAt(picks: readonly Pick[]): number | undefined {
+  let last: number | undefined;
+  for (const pick of picks) {
+    const at = Date.parse(pick.at);
+    if (!Number.isNaN(at) && (last === undefined || at > last)) last = at;
+  }
+  return last;
 }
 
 export async function readPicks(storage: Storage): Promise<Pick[]> {

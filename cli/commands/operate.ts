@@ -21,7 +21,7 @@ import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
 import { TASK_QUEUE } from '../task-queue';
 import { describeOutcome, describeStop } from '../summary';
 import { openStorage } from '../../storage';
-import { keptFiles, printKept, rowsWithTakes, stateWithPick, type TakeRow } from '../takes-view';
+import { keptFilesOf, printKept, rowsWithTakes, stateWithPick, type TakeRow } from '../takes-view';
 import { rowCostText, rowRewriteCostText, rowTotalUsd, spendSoFar, spendSummaryLines } from '../spend';
 
 /** How long after its start a job without an answering worker is said to be starting, not missing. */
@@ -94,8 +94,8 @@ export function registerOperateCommands(program: Command): void {
       // The rewrite beside the prompt: what the render sent, else the stored one (docs/enhance.md).
       // takes (issue 26): every take beside its item, with its pick; --kept lists the kept files.
       const storage = openStorage(plan.output);
+      if (options.kept) return printKept(await keptFilesOf(storage), options.format);
       const all = await rowsWithTakes(plan, await withRewrites(plan, outcome.rows), storage);
-      if (options.kept) return printKept(keptFiles(all, storage.location), options.format);
       const rows = all.filter(keep);
       const filtered = rows.length !== all.length;
       if (options.format === 'json') process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);

@@ -50,6 +50,8 @@ export function registerReportCommand(program: Command, deps: ReportCommandDeps)
           rows: resolved.rows,
           outputDir: resolved.outputDir,
           ...(resolved.picks ? { picks: resolved.picks } : {}),
+          ...(resolved.earlier ? { earlier: resolved.earlier } : {}),
+          ...(resolved.lastReviewAt !== undefined ? { lastReviewAt: resolved.lastReviewAt } : {}),
           ...(resolved.spend ? { spend: resolved.spend } : {}),
           ...(looksLikeJobFile(target) ? { jobFile: target } : {}),
         });

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ManifestRow } from '../../storage/manifest';
-import type { Pick } from '../../storage/picks';
+import type { StandingPicks } from '../../storage/picks';
 import type { JobSpend } from '../spend';
 import { openUnder, renameUnder, safeDir } from '../../storage/safe-path';
 import { findMediaTools, inspectVideos } from './posters';
@@ -20,8 +20,12 @@ export interface WriteReportInput {
   outputDir: string;
   jobFile?: string;
   generatedAt?: Date;
-  /** The standing picks (shown read-only: picks are made in `reelflow review`). */
-  picks?: ReadonlyMap<string, Pick>;
+  /** The standing picks, by render (shown read-only: picks are made in `reelflow review`). */
+  picks?: StandingPicks;
+  /** Earlier renders that still carry a pick (docs/takes.md). */
+  earlier?: ManifestRow[];
+  /** The last review's time (ms): takes finished after it and unpicked are marked new. */
+  lastReviewAt?: number;
   /** What the job spent, per model (cli/spend.ts spendOf). */
   spend?: JobSpend;
   /** Tool paths; null pretends the tool is absent. Default: looked up on PATH. */
@@ -45,7 +49,9 @@ export function needsProbe(rows: readonly ManifestRow[]): (file: string) => bool
 
 export async function writeReport(input: WriteReportInput): Promise<WriteReportResult> {
   const tools = await findMediaTools(input.tools);
-  const stored = input.rows.filter((r) => r.state === 'succeeded' && typeof r.file === 'string' && r.file !== '');
+  const stored = [...input.rows, ...(input.earlier ?? [])].filter(
+    (r) => r.state === 'succeeded' && typeof r.file === 'string' && r.file !== '',
+  );
   await safeDir(input.outputDir, '', true);
   const media = await inspectVideos(
     input.outputDir,
@@ -62,6 +68,8 @@ export async function writeReport(input: WriteReportInput): Promise<WriteReportR
     media,
     ffmpeg: tools.ffmpeg !== undefined,
     ...(input.picks ? { picks: input.picks } : {}),
+    ...(input.earlier ? { earlier: input.earlier } : {}),
+    ...(input.lastReviewAt !== undefined ? { lastReviewAt: input.lastReviewAt } : {}),
     ...(input.spend ? { spend: input.spend } : {}),
   });
   const path = resolve(input.outputDir, REPORT_FILE);

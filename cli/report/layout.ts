@@ -1,17 +1,25 @@
-// How the review page arranges takes (docs/review.md): grouped by source item, each take labelled
-// with what tells it apart from its neighbours, each tile in its video's own aspect ratio. Rows
-// written before takes existed lack `take`, `group`, `ratio` and `resolution`: the fallbacks are
-// take 1, the row's own key, and the video's measured size.
+// How the review page arranges takes (docs/review.md): one row per prompt (an item and matrix
+// combination, the key of its first take), its takes side by side in take order, each row labelled
+// by its item's id and the matrix values that tell it from its siblings, each tile in its video's
+// own aspect ratio. Rows written before takes existed lack `take`, `ratio` and `resolution`: the
+// fallbacks are take 1 (from the key) and the video's measured size.
+import { baseKeyOf, takeOfKey } from '../../jobfile/takes';
 import type { ManifestRow } from '../../storage/manifest';
+import { renderKey, type StandingPicks } from '../../storage/picks';
 
-/** Which take of its source item a row is (absent: 1). */
-export function takeOf(row: ManifestRow): number {
-  return typeof row.take === 'number' && Number.isInteger(row.take) && row.take > 0 ? row.take : 1;
+/** Which take of its prompt a row is (absent: what its key says). */
+export function takeOf(row: Pick<ManifestRow, 'key' | 'take'>): number {
+  return typeof row.take === 'number' && Number.isInteger(row.take) && row.take > 0 ? row.take : takeOfKey(row.key);
 }
 
-/** The source item a row belongs to (absent: its own key). */
-export function groupOf(row: ManifestRow): string {
-  return typeof row.group === 'string' && row.group !== '' ? row.group : row.key;
+/** The prompt a take renders: its item and matrix combination (the key of its first take). */
+export function promptOf(row: Pick<ManifestRow, 'key'>): string {
+  return baseKeyOf(row.key);
+}
+
+/** The source item (what `id`, or the expansion's `group`, names): its prompts' rows sit together. */
+export function sourceOf(row: ManifestRow): string {
+  return row.id ?? (typeof row.group === 'string' && row.group !== '' ? row.group : promptOf(row));
 }
 
 /** `16:9` -> 16/9; undefined for anything that is not two positive numbers. */
@@ -59,47 +67,67 @@ export function aspectOf(row: ManifestRow, size: { width?: number; height?: numb
   return Math.min(MAX_ASPECT, Math.max(MIN_ASPECT, aspect));
 }
 
-/** A group of takes of one source item, in page order. */
-export interface TakeGroup {
-  group: string;
-  rows: ManifestRow[];
+/** One take on the page: a current render, or an earlier render of it that still carries a pick. */
+export interface ShownTake {
+  row: ManifestRow;
+  /** A render its take has since been rendered again beside (a changed request: docs/reruns.md). */
+  earlier?: boolean;
+}
+
+/** The takes of one prompt (an item and matrix combination), side by side in take order. */
+export interface PromptRow {
+  prompt: string;
+  source: string;
+  /** The matrix values that tell this prompt from the other prompts of its source item. */
+  values: Array<[string, string]>;
+  takes: ShownTake[];
 }
 
 /**
- * The latest row of each key, grouped by source item. Groups come in the order of their first item
- * (index); within a group, takes sort by their matrix values, then model, then take.
+ * The page's rows: one per prompt, in the job's order (its first take's index), each with its takes
+ * in take order; an earlier render (`earlier`, the renders a changed request replaced that still
+ * carry a pick) sits after the current render of its take.
  */
-export function groupTakes(rows: readonly ManifestRow[]): TakeGroup[] {
-  const latest = new Map<string, ManifestRow>();
-  for (const row of rows) latest.set(row.key, row);
-  const groups = new Map<string, ManifestRow[]>();
-  for (const row of latest.values()) {
-    const g = groupOf(row);
-    const list = groups.get(g);
-    if (list) list.push(row);
-    else groups.set(g, [row]);
+export function promptRows(current: readonly ManifestRow[], earlier: readonly ManifestRow[] = []): PromptRow[] {
+  const byPrompt = new Map<string, ShownTake[]>();
+  const add = (take: ShownTake): void => {
+    const p = promptOf(take.row);
+    const list = byPrompt.get(p);
+    if (list) list.push(take);
+    else byPrompt.set(p, [take]);
+  };
+  for (const row of current) add({ row });
+  for (const row of earlier) add({ row, earlier: true });
+  const rows = [...byPrompt.entries()].map(([prompt, takes]) => ({
+    prompt,
+    source: sourceOf(takes[0]!.row),
+    values: [] as Array<[string, string]>,
+    takes: takes.sort((a, b) => takeOf(a.row) - takeOf(b.row) || Number(a.earlier ?? false) - Number(b.earlier ?? false)),
+  }));
+  rows.sort((a, b) => firstIndex(a.takes) - firstIndex(b.takes) || (a.prompt < b.prompt ? -1 : a.prompt > b.prompt ? 1 : 0));
+  labelValues(rows);
+  return rows;
+}
+
+function firstIndex(takes: readonly ShownTake[]): number {
+  return takes.reduce((min, t) => Math.min(min, t.row.index), Number.POSITIVE_INFINITY);
+}
+
+/** Each row's values that differ among the prompts of its source item (a value all share tells nothing apart). */
+function labelValues(rows: PromptRow[]): void {
+  const bySource = new Map<string, PromptRow[]>();
+  for (const r of rows) bySource.set(r.source, [...(bySource.get(r.source) ?? []), r]);
+  for (const siblings of bySource.values()) {
+    const varsOf = (r: PromptRow): Record<string, string> => r.takes[0]?.row.vars ?? {};
+    const names = [...new Set(siblings.flatMap((r) => Object.keys(varsOf(r))))].sort();
+    const differing = names.filter((n) => new Set(siblings.map((r) => varsOf(r)[n])).size > 1);
+    for (const r of siblings) {
+      r.values = differing.flatMap((n) => {
+        const v = varsOf(r)[n];
+        return typeof v === 'string' ? [[n, v] as [string, string]] : [];
+      });
+    }
   }
-  const ordered = [...groups.entries()].map(([group, list]) => ({ group, rows: list.sort(compareTakes) }));
-  return ordered.sort((a, b) => firstIndex(a.rows) - firstIndex(b.rows));
-}
-
-function firstIndex(rows: readonly ManifestRow[]): number {
-  return rows.reduce((min, r) => Math.min(min, r.index), Number.POSITIVE_INFINITY);
-}
-
-function compareTakes(a: ManifestRow, b: ManifestRow): number {
-  const va = varsText(a);
-  const vb = varsText(b);
-  if (va !== vb) return va < vb ? -1 : 1;
-  if (a.model !== b.model) return a.model < b.model ? -1 : 1;
-  return takeOf(a) - takeOf(b) || a.index - b.index;
-}
-
-function varsText(row: ManifestRow): string {
-  return Object.entries(row.vars ?? {})
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([k, v]) => `${k}=${v}`)
-    .join('\u0000');
 }
 
 /** The matrix/placeholder names used by any row, with their values in first-seen order (the filters). */
@@ -119,4 +147,21 @@ export function varValues(rows: readonly ManifestRow[]): Map<string, string[]> {
 /** The models of the rows, in first-seen order. */
 export function modelsOf(rows: readonly ManifestRow[]): string[] {
   return [...new Set(rows.map((r) => r.model))];
+}
+
+/**
+ * The renders a changed request replaced (not the latest row of their key) that still carry a
+ * standing pick: the file a person kept or rejected is still there, so the page shows it beside the
+ * new render. One row per render (its latest).
+ */
+export function earlierPicked(all: readonly ManifestRow[], picks: StandingPicks): ManifestRow[] {
+  const latest = new Map<string, ManifestRow>();
+  for (const row of all) latest.set(row.key, row);
+  const earlier = new Map<string, ManifestRow>();
+  for (const row of all) {
+    const current = latest.get(row.key);
+    if (!current || renderKey(current) === renderKey(row) || !picks.of(row)) continue;
+    earlier.set(renderKey(row), row);
+  }
+  return [...earlier.values()];
 }

@@ -1,5 +1,6 @@
-// The review page's one script (docs/review.md): filters, selection, keyboard, play on hover or
-// click, and, when `reelflow review` serves the page, picks and live cards. It is a constant, so the
+// The review page's one script (docs/review.md): filters, selection, keyboard, a muted preview on
+// hover, the large player (a take big, its siblings a key away), and, when `reelflow review` serves
+// the page, picks and live rows. It is a constant, so the
 // page's Content-Security-Policy names it by hash and no other script can run. It inserts only
 // HTML the server rendered (every value escaped by cli/report/escape.ts) and sets everything else
 // as text.
@@ -12,19 +13,34 @@ export const PAGE_SCRIPT = `
   var grid = document.getElementById('grid');
   var detail = document.getElementById('detail');
   var statusLine = document.getElementById('status');
+  var player = document.getElementById('player');
+  // The player's video element exists only while it is open: the page loads no video until one is played.
+  var pvideo = null;
   var selected = null;
   var playing = null;
   var hoverTimer = 0;
   var filters = { state: '', model: '', vars: {} };
 
-  function tiles() { return Array.prototype.slice.call(grid.querySelectorAll('.take')); }
-  function visible() { return tiles().filter(function (t) { return !t.hidden && !t.closest('.group').hidden; }); }
-  function byKey(key) { return tiles().filter(function (t) { return t.getAttribute('data-key') === key; })[0] || null; }
-  function say(text) { if (statusLine) statusLine.textContent = text; }
+  function all(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
+  function tiles() { return all('.take', grid); }
+  function shown(t) { return !t.hidden && !t.closest('.group').hidden; }
+  function visible() { return tiles().filter(shown); }
+  function byKey(key, file) {
+    return tiles().filter(function (t) {
+      return t.getAttribute('data-key') === key && (file ? t.getAttribute('data-file') === file : !t.hasAttribute('data-earlier'));
+    })[0] || null;
+  }
+  function isOpen() { return !player.hidden; }
+  function say(text) {
+    if (statusLine) statusLine.textContent = text;
+    var pp = document.getElementById('ppick');
+    if (pp && isOpen()) pp.textContent = text;
+  }
 
   function matches(t) {
     var s = filters.state;
-    if (s.indexOf('pick:') === 0) {
+    if (s === 'new') { if (!t.hasAttribute('data-new')) return false; }
+    else if (s.indexOf('pick:') === 0) {
       if ((t.getAttribute('data-pick') || 'none') !== s.slice(5)) return false;
     } else if (s && t.getAttribute('data-state') !== s) return false;
     if (filters.model && t.getAttribute('data-model') !== filters.model) return false;
@@ -38,26 +54,26 @@ export const PAGE_SCRIPT = `
   }
 
   function applyFilters() {
-    var shown = 0;
+    var count = 0;
     var total = 0;
-    Array.prototype.forEach.call(grid.querySelectorAll('.group'), function (g) {
+    all('.group', grid).forEach(function (g) {
       var any = false;
-      Array.prototype.forEach.call(g.querySelectorAll('.take'), function (t) {
+      all('.take', g).forEach(function (t) {
         var ok = matches(t);
         t.hidden = !ok;
         total++;
-        if (ok) { any = true; shown++; }
+        if (ok) { any = true; count++; }
       });
       g.hidden = !any;
     });
-    var count = document.getElementById('shown');
-    if (count) count.textContent = shown === total ? total + ' takes' : shown + ' of ' + total + ' takes shown';
-    if (selected && (selected.hidden || !selected.isConnected)) select(null);
+    var out = document.getElementById('shown');
+    if (out) out.textContent = count === total ? total + ' takes' : count + ' of ' + total + ' takes shown';
+    if (selected && (!selected.isConnected || !shown(selected))) select(null);
   }
 
   function readFilters() {
     filters = { state: '', model: '', vars: {} };
-    Array.prototype.forEach.call(document.querySelectorAll('#filters select'), function (s) {
+    all('#filters select').forEach(function (s) {
       var kind = s.getAttribute('data-filter');
       if (kind === 'state') filters.state = s.value;
       else if (kind === 'model') filters.model = s.value;
@@ -75,6 +91,13 @@ export const PAGE_SCRIPT = `
     return (v === 'keep' ? 'kept' : 'rejected') + (note ? ': ' + note : '');
   }
 
+  /** The take's name: its row's id and values, and its number. */
+  function titleOf(t) {
+    var g = t.closest('.group');
+    var parts = all('.gid, .chip', g.querySelector('header')).map(function (c) { return c.textContent; });
+    return parts.join(' · ') + ' · take ' + t.getAttribute('data-take') + (t.hasAttribute('data-earlier') ? ' (earlier request)' : '');
+  }
+
   function select(t, scroll) {
     if (selected) selected.classList.remove('sel');
     selected = t;
@@ -82,8 +105,31 @@ export const PAGE_SCRIPT = `
     document.body.classList.toggle('has-sel', !!t);
     if (!t) { say(''); return; }
     t.classList.add('sel');
-    var info = t.querySelector('.info');
-    if (info) detail.appendChild(info.cloneNode(true));
+    var h3 = document.createElement('h3');
+    h3.textContent = titleOf(t);
+    detail.appendChild(h3);
+    var label = document.createElement('span');
+    label.className = 'label';
+    label.textContent = 'prompt';
+    detail.appendChild(label);
+    var prompt = document.createElement('p');
+    prompt.className = 'prompt';
+    prompt.textContent = t.closest('.group').querySelector('.gprompt').getAttribute('title') || '';
+    detail.appendChild(prompt);
+    var info = {};
+    try { info = JSON.parse(t.getAttribute('data-info') || '{}'); } catch (e) { info = {}; }
+    if (info.reason) { var r = document.createElement('p'); r.className = 'reason'; r.textContent = info.reason; detail.appendChild(r); }
+    if (info.enhanced) {
+      var el = document.createElement('span'); el.className = 'label'; el.textContent = 'rewritten prompt'; detail.appendChild(el);
+      var ep = document.createElement('p'); ep.className = 'prompt enhanced'; ep.textContent = info.enhanced; detail.appendChild(ep);
+    }
+    var dl = document.createElement('dl');
+    dl.className = 'facts';
+    (info.facts || []).forEach(function (f) {
+      var dt = document.createElement('dt'); dt.textContent = f[0]; dl.appendChild(dt);
+      var dd = document.createElement('dd'); dd.textContent = f[1]; dl.appendChild(dd);
+    });
+    detail.appendChild(dl);
     say(pickText(t));
     if (scroll !== false) t.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     t.focus({ preventScroll: true });
@@ -96,45 +142,119 @@ export const PAGE_SCRIPT = `
     if (playing === t) playing = null;
   }
 
-  function play(t, on) {
-    var v = t.querySelector('video');
-    if (on === undefined) on = !v || v.paused;
-    if (!on) { stop(t); return; }
+  /** A muted preview in the tile itself (hover). */
+  function preview(t) {
     var src = t.getAttribute('data-video');
-    if (!src) return;
+    if (!src || isOpen()) return;
     if (playing && playing !== t) stop(playing);
-    if (!v) {
-      v = document.createElement('video');
-      v.muted = true;
-      v.loop = true;
-      v.playsInline = true;
-      v.preload = 'auto';
-      v.src = src;
-      t.querySelector('.frame').insertBefore(v, t.querySelector('.frame').firstChild);
-    }
+    if (t.querySelector('video')) return;
+    var v = document.createElement('video');
+    v.muted = true;
+    v.loop = true;
+    v.playsInline = true;
+    v.preload = 'auto';
+    v.src = src;
+    t.querySelector('.frame').insertBefore(v, t.querySelector('.frame').firstChild);
     playing = t;
     t.classList.add('playing');
     var p = v.play();
     if (p && p.catch) p.catch(function () { return undefined; });
   }
 
+  /** The large player on take t: its video big, its position among its siblings, its pick. */
+  function open(t) {
+    if (!t) return;
+    if (playing) stop(playing);
+    select(t, true);
+    var src = t.getAttribute('data-video');
+    var reason = document.getElementById('preason');
+    if (!pvideo) {
+      pvideo = document.createElement('video');
+      pvideo.id = 'pvideo';
+      pvideo.controls = true;
+      pvideo.loop = true;
+      pvideo.muted = true;
+      pvideo.playsInline = true;
+      pvideo.preload = 'auto';
+      document.getElementById('pstage').insertBefore(pvideo, reason);
+    }
+    pvideo.pause();
+    if (src) {
+      pvideo.hidden = false;
+      reason.hidden = true;
+      player.style.setProperty('--par', String(parseFloat(t.style.getPropertyValue('--ar')) || 16 / 9));
+      if (pvideo.getAttribute('src') !== src) pvideo.src = src;
+      var p = pvideo.play();
+      if (p && p.catch) p.catch(function () { return undefined; });
+    } else {
+      pvideo.removeAttribute('src');
+      pvideo.load();
+      pvideo.hidden = true;
+      reason.hidden = false;
+      var why = t.querySelector('.why');
+      reason.textContent = why ? why.textContent : 'no video stored for this take';
+    }
+    var siblings = all('.take', t.closest('.group')).filter(shown);
+    document.getElementById('ptitle').textContent = titleOf(t);
+    document.getElementById('ppos').textContent = (siblings.indexOf(t) + 1) + ' of ' + siblings.length;
+    player.setAttribute('data-pick', t.getAttribute('data-pick') || '');
+    player.hidden = false;
+    document.body.classList.add('player-open');
+    say(pickText(t));
+  }
+
+  function close() {
+    if (pvideo) {
+      pvideo.pause();
+      pvideo.removeAttribute('src');
+      pvideo.load();
+      pvideo.remove();
+      pvideo = null;
+    }
+    player.hidden = true;
+    document.body.classList.remove('player-open');
+    if (selected) selected.focus({ preventScroll: true });
+  }
+
+  /** In the player: the sibling take dir steps away (← →), or the same place in the row dir rows away (↑ ↓). */
+  function step(dir, across) {
+    if (!selected) return;
+    var g = selected.closest('.group');
+    var siblings = all('.take', g).filter(shown);
+    var i = siblings.indexOf(selected);
+    if (!across) { open(siblings[Math.max(0, Math.min(siblings.length - 1, i + dir))]); return; }
+    var rows = all('.group', grid).filter(function (x) { return !x.hidden; });
+    var next = rows[rows.indexOf(g) + dir];
+    if (!next) return;
+    var takes = all('.take', next).filter(shown);
+    open(takes[Math.min(takes.length - 1, Math.max(0, i))]);
+  }
+
   grid.addEventListener('click', function (e) {
     var t = e.target.closest('.take');
-    if (!t) return;
-    select(t, false);
-    play(t);
+    if (t) open(t);
   });
   grid.addEventListener('mouseover', function (e) {
     var t = e.target.closest('.take');
     if (!t || t === playing || (e.relatedTarget && t.contains(e.relatedTarget))) return;
     clearTimeout(hoverTimer);
-    hoverTimer = setTimeout(function () { play(t, true); }, 250);
+    hoverTimer = setTimeout(function () { preview(t); }, 250);
   });
   grid.addEventListener('mouseout', function (e) {
     var t = e.target.closest('.take');
     if (!t || (e.relatedTarget && t.contains(e.relatedTarget))) return;
     clearTimeout(hoverTimer);
     if (t === playing) stop(t);
+  });
+  player.addEventListener('click', function (e) {
+    if (e.target === player) { close(); return; }
+    var b = e.target.closest('button');
+    if (!b) return;
+    var act = b.getAttribute('data-act');
+    if (act === 'close') close();
+    else if (act === 'prev') step(-1, false);
+    else if (act === 'next') step(1, false);
+    else if (b.hasAttribute('data-verdict')) decide(b.getAttribute('data-verdict'));
   });
 
   function vertical(list, i, dir) {
@@ -157,20 +277,37 @@ export const PAGE_SCRIPT = `
     return best < 0 ? i : best;
   }
 
-  function setPick(key, verdict, note) {
-    var t = byKey(key);
+  function counters() {
+    var kept = 0;
+    var rejected = 0;
+    var fresh = 0;
+    tiles().forEach(function (x) {
+      var v = x.getAttribute('data-pick');
+      if (v === 'keep') kept++;
+      if (v === 'reject') rejected++;
+      if (x.hasAttribute('data-new')) fresh++;
+    });
+    [['kept', kept], ['rejected', rejected], ['new', fresh]].forEach(function (c) {
+      var b = document.querySelector('[data-stat=' + c[0] + '] b');
+      if (b) b.textContent = String(c[1]);
+    });
+  }
+
+  function setPick(key, file, verdict, note) {
+    var t = byKey(key, file);
     if (!t) return;
     if (verdict === 'clear') { t.removeAttribute('data-pick'); t.removeAttribute('data-note'); }
     else { t.setAttribute('data-pick', verdict); if (note) t.setAttribute('data-note', note); else t.removeAttribute('data-note'); }
-    var kept = 0;
-    var rejected = 0;
-    tiles().forEach(function (x) { var v = x.getAttribute('data-pick'); if (v === 'keep') kept++; if (v === 'reject') rejected++; });
-    var k = document.querySelector('[data-stat=kept] b');
-    var r = document.querySelector('[data-stat=rejected] b');
-    if (k) k.textContent = String(kept);
-    if (r) r.textContent = String(rejected);
-    if (t === selected) say(pickText(t));
-    if (filters.state.indexOf('pick:') === 0) applyFilters();
+    // Picked is seen: no longer new.
+    t.removeAttribute('data-new');
+    var mark = t.querySelector('.chip.new');
+    if (mark) mark.remove();
+    counters();
+    if (t === selected) {
+      say(pickText(t));
+      if (isOpen()) player.setAttribute('data-pick', t.getAttribute('data-pick') || '');
+    }
+    if (filters.state === 'new' || filters.state.indexOf('pick:') === 0) applyFilters();
   }
 
   function decide(verdict) {
@@ -178,21 +315,25 @@ export const PAGE_SCRIPT = `
     var t = selected;
     var note;
     if (verdict === 'note') {
+      // A note goes with a pick and never makes one: an unpicked take stays unpicked.
+      var standing = t.getAttribute('data-pick');
+      if (!standing) { say('keep (k) or reject (x) this take first; a note goes with its pick'); return; }
       note = window.prompt('Note for this take (kept with its pick)', t.getAttribute('data-note') || '');
       if (note === null) return;
-      verdict = t.getAttribute('data-pick') || 'keep';
+      verdict = standing;
     }
     say('saving…');
+    var file = t.getAttribute('data-file');
     fetch('picks', {
       method: 'POST',
       credentials: 'same-origin',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ key: t.getAttribute('data-key'), verdict: verdict, note: note || undefined })
+      body: JSON.stringify({ key: t.getAttribute('data-key'), file: file || undefined, verdict: verdict, note: note || undefined })
     }).then(function (res) {
       if (!res.ok) throw new Error('HTTP ' + res.status);
       return res.json();
     }).then(function (p) {
-      setPick(p.key, p.verdict, p.note);
+      setPick(p.key, p.file, p.verdict, p.note);
     }).catch(function (err) { say('not saved: ' + err.message); });
   }
 
@@ -203,8 +344,26 @@ export const PAGE_SCRIPT = `
 
   document.addEventListener('keydown', function (e) {
     var tag = e.target && e.target.tagName;
-    if (tag === 'SELECT' || tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'BUTTON') return;
+    if (tag === 'SELECT' || tag === 'INPUT' || tag === 'TEXTAREA') return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (isOpen()) {
+      switch (e.key) {
+        case 'ArrowRight': step(1, false); break;
+        case 'ArrowLeft': step(-1, false); break;
+        case 'ArrowDown': step(1, true); break;
+        case 'ArrowUp': step(-1, true); break;
+        case ' ': if (pvideo && !pvideo.hidden) { if (pvideo.paused) pvideo.play(); else pvideo.pause(); } break;
+        case 'k': decide('keep'); break;
+        case 'x': decide('reject'); break;
+        case 'u': decide('clear'); break;
+        case 'n': decide('note'); break;
+        case 'Escape': close(); break;
+        default: return;
+      }
+      e.preventDefault();
+      return;
+    }
+    if (tag === 'BUTTON') return;
     var list = visible();
     if (!list.length) return;
     var i = selected ? list.indexOf(selected) : -1;
@@ -214,7 +373,7 @@ export const PAGE_SCRIPT = `
       case 'ArrowLeft': next = list[i < 0 ? 0 : Math.max(0, i - 1)]; break;
       case 'ArrowDown': next = list[vertical(list, i, 1)]; break;
       case 'ArrowUp': next = list[vertical(list, i, -1)]; break;
-      case ' ': case 'Enter': if (selected) play(selected); break;
+      case ' ': case 'Enter': open(selected || list[0]); break;
       case 'k': decide('keep'); break;
       case 'x': decide('reject'); break;
       case 'u': decide('clear'); break;
@@ -235,33 +394,35 @@ export const PAGE_SCRIPT = `
   function keepFilters(html) {
     var form = document.getElementById('filters');
     var before = {};
-    Array.prototype.forEach.call(form.querySelectorAll('select'), function (s) { before[s.getAttribute('data-filter') + '/' + (s.getAttribute('data-name') || '')] = s.value; });
+    all('select', form).forEach(function (s) { before[s.getAttribute('data-filter') + '/' + (s.getAttribute('data-name') || '')] = s.value; });
     form.innerHTML = html;
-    Array.prototype.forEach.call(form.querySelectorAll('select'), function (s) {
+    all('select', form).forEach(function (s) {
       var v = before[s.getAttribute('data-filter') + '/' + (s.getAttribute('data-name') || '')];
       if (v !== undefined) s.value = v;
     });
   }
 
+  /** A prompt's row as the server has it now: replaced whole, or placed in the job's order. */
   function upsert(d) {
-    var tile = fragment(d.tile);
-    var old = byKey(d.key);
+    if (!d.row) return;
+    var added = fragment(d.row);
+    var old = document.getElementById(d.rowId);
+    var selectedId = selected && selected.id;
     if (old) {
-      var wasSelected = old === selected;
-      if (old === playing) stop(old);
-      old.replaceWith(tile);
-      if (wasSelected) { selected = null; select(tile, false); }
-      return;
+      if (playing && old.contains(playing)) stop(playing);
+      old.replaceWith(added);
+    } else {
+      var empty = document.getElementById('empty');
+      if (empty) empty.remove();
+      var index = Number(added.getAttribute('data-index'));
+      var later = all('.group', grid).filter(function (g) { return Number(g.getAttribute('data-index')) > index; })[0];
+      grid.insertBefore(added, later || null);
     }
-    var group = document.getElementById(d.groupId);
-    if (group) { group.querySelector('.takes').appendChild(tile); return; }
-    var empty = document.getElementById('empty');
-    if (empty) empty.remove();
-    // Groups keep the job's order: a new one goes before the first group of a later item.
-    var added = fragment(d.group);
-    var index = Number(added.getAttribute('data-index'));
-    var later = Array.prototype.filter.call(grid.querySelectorAll('.group'), function (g) { return Number(g.getAttribute('data-index')) > index; })[0];
-    grid.insertBefore(added, later || null);
+    if (selectedId && selected && !selected.isConnected) {
+      selected = null;
+      var again = document.getElementById(selectedId);
+      if (again) select(again, false);
+    }
   }
 
   if (live && window.EventSource) {
@@ -276,7 +437,7 @@ export const PAGE_SCRIPT = `
       readFilters();
       document.body.setAttribute('data-rows', String(d.rows));
     });
-    events.addEventListener('pick', function (ev) { var d = JSON.parse(ev.data); setPick(d.key, d.verdict, d.note); });
+    events.addEventListener('pick', function (ev) { var d = JSON.parse(ev.data); setPick(d.key, d.file, d.verdict, d.note); });
   }
 
   readFilters();

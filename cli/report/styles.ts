@@ -1,11 +1,11 @@
-// The review page's only stylesheet, inlined: system fonts, a contact sheet of small posters grouped
-// by source item (each tile as wide as its video's aspect ratio needs at a fixed height), and a
-// details panel beside it (below it on a phone).
+// The review page's only stylesheet, inlined: system fonts, one row per prompt with its takes side
+// by side (each tile as wide as its video's aspect ratio needs at a fixed height), a details panel
+// beside it (below it on a phone), and the large player over everything.
 export const REPORT_CSS = `
 :root {
   --bg: #f3f4f6; --card: #ffffff; --ink: #1c2128; --muted: #5b6470; --line: #dfe3e8;
   --accent: #3451b2; --ok: #1a7f37; --bad: #c62a2f; --warn: #9a6700; --off: #57606a; --unk: #8250df;
-  --th: 96px; --panel: 280px;
+  --th: 132px; --panel: 280px;
   color-scheme: light;
 }
 * { box-sizing: border-box; }
@@ -37,37 +37,58 @@ main { padding: 10px 12px 24px 16px; min-width: 0; }
 h2 { font-size: 14px; margin: 0 0 6px; } h2 .count { color: var(--muted); font-weight: 500; }
 #failures:empty { display: none; }
 #failures { margin-bottom: 10px; }
-.problems { list-style: none; margin: 0; padding: 0; background: var(--card); border: 1px solid #f1c4c6; border-radius: 8px; max-height: 7.2em; overflow: auto; font-size: 12.5px; }
-.problem { padding: 4px 10px; border-top: 1px solid var(--line); }
+.problems { list-style: none; margin: 0; padding: 0; background: var(--card); border: 1px solid #f1c4c6; border-radius: 8px; max-height: 9.5em; overflow-y: auto; font-size: 12.5px; scrollbar-width: thin; scrollbar-color: #c9a3a5 #fbeaea;
+  /* Shadows at an edge with more beyond it: a list cut by its height looks cut, scrollbar or not. */
+  background: linear-gradient(#fff 30%, rgba(255,255,255,0)) top / 100% 28px no-repeat local, linear-gradient(rgba(255,255,255,0), #fff 70%) bottom / 100% 28px no-repeat local,
+    radial-gradient(farthest-side at 50% 0, rgba(110,26,29,.28), transparent) top / 100% 12px no-repeat scroll, radial-gradient(farthest-side at 50% 100%, rgba(110,26,29,.28), transparent) bottom / 100% 12px no-repeat scroll, #fff; }
+.problems::-webkit-scrollbar { width: 10px; } .problems::-webkit-scrollbar-track { background: #fbeaea; border-radius: 8px; }
+.problems::-webkit-scrollbar-thumb { background: #c9a3a5; border-radius: 8px; border: 2px solid #fbeaea; }
+h2 .more { color: var(--muted); font-weight: 500; font-size: 12px; margin-left: 6px; }
+.problem { padding: 4px 10px; border-top: 1px solid var(--line); background: transparent; }
 .problem:first-child { border-top: 0; }
 .problem a { font-weight: 600; text-decoration: none; color: var(--ink); }
 .problem .meta { color: var(--muted); }
 .reason { margin: 0; overflow-wrap: anywhere; }
 .reason code { background: #f0f2f5; border-radius: 4px; padding: 0 4px; margin-right: 6px; }
 #grid { display: flex; flex-wrap: wrap; gap: 8px; align-items: flex-start; }
-.group { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 4px 6px 6px; max-width: 100%; }
-.group header { display: flex; gap: 6px; font-size: 12px; width: 0; min-width: 100%; margin-bottom: 4px; }
-.group header b { color: var(--muted); font-variant-numeric: tabular-nums; }
-.gprompt { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; min-width: 0; }
+.group { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 5px 7px 6px; max-width: 100%; }
+.group header { display: flex; flex-wrap: wrap; align-items: baseline; gap: 2px 5px; font-size: 12px; width: 0; min-width: 100%; margin-bottom: 5px; }
+.group header .gid { font-size: 13px; overflow-wrap: anywhere; }
+.gprompt { flex-basis: 100%; color: var(--muted); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; min-width: 0; }
 .takes { display: flex; flex-wrap: wrap; gap: 6px; align-items: flex-start; }
-.take { width: max(80px, calc(var(--th) * var(--ar))); border-radius: 6px; outline: none; cursor: pointer; position: relative; }
-.frame { position: relative; height: var(--th); width: calc(var(--th) * var(--ar)); max-width: 100%; margin: 0 auto; border-radius: 5px; overflow: hidden; background: #20242a; }
+.take { width: max(72px, calc(var(--th) * var(--ar))); max-width: 100%; border-radius: 6px; outline: none; cursor: zoom-in; position: relative; }
+.frame { position: relative; height: var(--th); width: calc(var(--th) * var(--ar)); max-width: 100%; margin: 0 auto; border-radius: 5px; overflow: hidden;
+  background: #dfe3e8 linear-gradient(135deg, #e9ecf0 25%, #dfe3e8 25%, #dfe3e8 50%, #e9ecf0 50%, #e9ecf0 75%, #dfe3e8 75%) 0 0 / 16px 16px; }
 .frame img, .frame video { position: absolute; inset: 0; width: 100%; height: 100%; object-fit: cover; display: block; }
-.frame video { z-index: 1; }
-.frame .tk { position: absolute; left: 3px; bottom: 3px; z-index: 2; background: rgba(0,0,0,.6); color: #fff; font-size: 10px; padding: 0 4px; border-radius: 3px; }
-.frame .dur { position: absolute; right: 3px; top: 3px; z-index: 2; background: rgba(0,0,0,.6); color: #fff; font-size: 10px; padding: 0 4px; border-radius: 3px; }
+.frame video { z-index: 1; background: #dfe3e8; }
+.frame .dur { position: absolute; right: 3px; bottom: 3px; z-index: 2; background: rgba(0,0,0,.6); color: #fff; font-size: 10px; padding: 0 4px; border-radius: 3px; }
 .take:not([data-state=succeeded]) .frame { background: #fbeaea; border: 1px solid #f1c4c6; padding: 4px; display: flex; flex-direction: column; gap: 3px; overflow: hidden; }
-.why { font-size: 10.5px; line-height: 1.25; color: #6e1a1d; overflow-wrap: anywhere; overflow: hidden; margin-bottom: 16px; }
-.cap { display: flex; flex-wrap: wrap; gap: 2px 3px; margin-top: 3px; max-height: 30px; overflow: hidden; }
-.chip { font-size: 10.5px; line-height: 1.3; padding: 0 4px; border-radius: 4px; background: #eef0f3; color: #394049; white-space: nowrap; max-width: 100%; overflow: hidden; text-overflow: ellipsis; }
-.chip.ratio { background: #e6ecfb; color: #24397d; } .chip.var { background: #e7f5ec; color: #1f5a33; }
+.why { font-size: 10.5px; line-height: 1.25; color: #6e1a1d; overflow-wrap: anywhere; overflow: hidden; }
+.cap { display: flex; flex-wrap: wrap; align-items: center; gap: 2px 4px; margin-top: 3px; font-size: 11.5px; max-height: 34px; overflow: hidden; }
+.chip { font-size: 10.5px; line-height: 1.35; padding: 0 5px; border-radius: 4px; background: #eef0f3; color: #394049; white-space: nowrap; max-width: 100%; overflow: hidden; text-overflow: ellipsis; }
+.chip.var { background: #e6ecfb; color: #24397d; font-weight: 600; } .chip.model { background: #eef0f3; color: var(--muted); }
+.chip.new { background: #fff1c2; color: #6b4a00; font-weight: 700; text-transform: uppercase; letter-spacing: .04em; }
+.chip.earlier { background: #ececec; color: #4b4f55; }
+.take[data-earlier] .frame { outline: 2px dashed #9aa1ab; outline-offset: -2px; }
 .take.sel .frame { box-shadow: 0 0 0 3px var(--accent); }
 .take[data-pick=keep] .frame { box-shadow: 0 0 0 3px var(--ok); }
 .take[data-pick=keep].sel .frame { box-shadow: 0 0 0 3px var(--ok), 0 0 0 6px var(--accent); }
 .take[data-pick=reject] .frame { opacity: .4; }
 .mark { position: absolute; left: 3px; top: 3px; z-index: 2; font-size: 11px; line-height: 16px; font-weight: 700; border-radius: 3px; padding: 0 4px; color: #fff; }
-.take[data-pick=keep] .mark::after { content: "\\2713"; } .take[data-pick=keep] .mark { background: var(--ok); }
-.take[data-pick=reject] .mark::after { content: "\\2717"; } .take[data-pick=reject] .mark { background: var(--bad); }
+.take[data-pick=keep] .mark::after { content: "\\2713 kept"; } .take[data-pick=keep] .mark { background: var(--ok); }
+.take[data-pick=reject] .mark::after { content: "\\2717 rejected"; } .take[data-pick=reject] .mark { background: var(--bad); }
+#player { position: fixed; inset: 0; z-index: 20; --par: 1.7778; background: rgba(12,14,18,.88); display: flex; align-items: center; justify-content: center; padding: 12px; }
+.pbox { display: flex; flex-direction: column; gap: 6px; max-width: 100%; max-height: 100%; color: #e8ebef; }
+.pbar { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 10px; font-size: 13px; }
+#ptitle { font-weight: 600; overflow-wrap: anywhere; flex: 1 1 200px; } #ppos { color: #aab2bd; } #ppick { color: #ffd479; }
+.pbar button, .pfoot button { font: inherit; font-size: 13px; padding: 2px 10px; border-radius: 6px; border: 1px solid #59616c; background: #262b32; color: #e8ebef; cursor: pointer; }
+.pstage { display: flex; justify-content: center; }
+#pvideo { display: block; width: min(94vw, 1280px, calc((100vh - 130px) * var(--par))); aspect-ratio: var(--par); height: auto; background: #000; border-radius: 6px; box-shadow: 0 0 0 3px transparent; }
+#player[data-pick=keep] #pvideo { box-shadow: 0 0 0 3px var(--ok); } #player[data-pick=reject] #pvideo { box-shadow: 0 0 0 3px var(--bad); }
+#preason { max-width: 40em; padding: 24px; background: #3a2224; border-radius: 6px; margin: 0; }
+.pfoot { display: flex; flex-wrap: wrap; align-items: center; gap: 6px; }
+.pkeys { color: #aab2bd; font-size: 12px; margin-left: auto; }
+body.player-open { overflow: hidden; } body.player-open #panel { display: none; }
 .take .info { display: none; }
 .badge { display: inline-block; align-self: flex-start; border-radius: 999px; padding: 0 7px; font-size: 11px; font-weight: 600; color: #fff; white-space: nowrap; }
 .badge.failed { background: var(--bad); } .badge.timed_out { background: var(--warn); }
@@ -88,8 +109,16 @@ footer { color: var(--muted); font-size: 11px; padding: 0 16px 20px; }
 @media (max-width: 760px) {
   :root { --th: 92px; }
   header.top { padding: 8px 10px; }
-  .stats { flex-wrap: nowrap; overflow-x: auto; max-width: 100%; }
-  .stat { min-width: 0; padding: 1px 7px; flex: none; } .stat b { font-size: 14px; }
+  .title { flex-basis: 100%; }
+  .stats { flex-wrap: wrap; gap: 4px; max-width: 100%; }
+  .stat { min-width: 0; padding: 1px 7px; flex: none; } .stat b { font-size: 14px; display: inline; margin-right: 3px; }
+  .stat.zero:not(.kept):not(.rejected), .stat.extra { display: none; }
+  .filters { gap: 4px 10px; } .filters select { max-width: 10em; }
+  #shown { margin-left: 0; flex-basis: 100%; }
+  .pkeys { display: none; }
+  #pvideo { width: min(94vw, calc((100vh - 170px) * var(--par))); }
+  .pbar button { padding: 4px 14px; }
+  #ptitle { flex-basis: 100%; }
   body:not(.has-sel) #panel { display: none; }
   .keys { display: none; }
   .layout { display: block; }

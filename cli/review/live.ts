@@ -1,12 +1,13 @@
 // What `reelflow review` knows about its job (docs/review.md): the latest row of each take, read
 // from the manifest incrementally (Storage.readManifestSince), each stored video's poster and
-// size, and the picks. Every change gets a version, so a page (or a reconnecting event stream)
-// asks for exactly what it has not seen.
+// size, and the picks, by render (a take rendered again for a changed request starts unpicked; its
+// earlier render keeps its pick and stays on the page). Every change gets a version, so a page (or
+// a reconnecting event stream) asks for exactly what it has not seen.
 import type { ManifestRow } from '../../storage/manifest';
-import { appendPicks, currentPicks, readPicks, type Pick } from '../../storage/picks';
+import { appendPicks, lastPickAt, readPicks, StandingPicks, type Pick } from '../../storage/picks';
 import type { ManifestCursor, Storage } from '../../storage/storage';
 import { needsProbe } from '../report';
-import { groupOf } from '../report/layout';
+import { earlierPicked, promptOf } from '../report/layout';
 import { extractPoster, inspectVideo, posterName, probeVideo, type MediaTools, type VideoMedia } from '../report/posters';
 import { remoteVideoInput } from '../report/video-input';
 import { warnSkippedRows } from '../manifest-rows';
@@ -30,7 +31,15 @@ export class LiveJob {
   /** Every row read, re-runs included: what the job spent counts each run (cli/spend.ts). */
   allRows: ManifestRow[] = [];
   readonly media = new Map<string, VideoMedia>();
-  picks = new Map<string, Pick>();
+  /** Every decision read at start or made since, in order. */
+  private decisions: Pick[] = [];
+  picks: StandingPicks = StandingPicks.of([], []);
+  /** The last pick before this review began (ms): takes finished after it are new. */
+  lastReviewAt: number | undefined;
+  /** Whether the rows there at start have been read and their posters made. */
+  ready = false;
+  /** Stored videos the page may show: current renders, earlier ones with a pick, and those being inspected. */
+  private readonly videos = new Set<string>();
   version = 0;
   private readonly changes: LiveChange[] = [];
   private cursor: ManifestCursor | undefined;
@@ -42,8 +51,15 @@ export class LiveJob {
 
   /** Reads the picks once; later ones are the server's own writes. */
   async start(): Promise<void> {
-    this.picks = currentPicks(await readPicks(this.options.storage));
+    this.decisions = await readPicks(this.options.storage);
+    this.lastReviewAt = lastPickAt(this.decisions);
     await this.refresh();
+    this.ready = true;
+  }
+
+  /** Earlier renders that carry a pick (shown after their take's current render). */
+  earlier(): ManifestRow[] {
+    return earlierPicked(this.allRows, this.picks);
   }
 
   /** Calls `fn` for each change from now on; returns the function that stops it. */
@@ -58,7 +74,7 @@ export class LiveJob {
     const seen = new Set<string>();
     for (let i = this.changes.length - 1; i >= 0 && (this.changes[i] as LiveChange).version > version; i--) {
       const change = this.changes[i] as LiveChange;
-      const id = change.kind === 'take' ? `t:${change.key}` : `p:${change.pick.key}`;
+      const id = change.kind === 'take' ? `t:${change.key}` : `p:${change.pick.key}\u0000${change.pick.file ?? ''}`;
       if (seen.has(id)) continue;
       seen.add(id);
       out.push(change);
@@ -68,10 +84,10 @@ export class LiveJob {
 
   /** Whether `name` is a file this job's page may show: a stored video of a row, or its poster. */
   servable(name: string): 'video' | 'poster' | undefined {
-    for (const row of this.rows.values()) {
-      if (row.state !== 'succeeded' || !row.file) continue;
-      if (row.file === name) return 'video';
-      if (name === posterName(row.file) && this.media.get(row.file)?.poster === name) return 'poster';
+    if (this.videos.has(name)) return 'video';
+    if (name.startsWith('posters/') && name.endsWith('.jpg')) {
+      const file = name.slice('posters/'.length, -'.jpg'.length);
+      if (this.videos.has(file) && this.media.get(file)?.poster === name) return 'poster';
     }
     return undefined;
   }
@@ -89,18 +105,29 @@ export class LiveJob {
     warnSkippedRows(page.skipped);
     this.cursor = page.cursor;
     this.allRows = page.fromStart ? [...page.rows] : this.allRows.concat(page.rows);
+    // Picks that name only a key are placed by the rows (storage/picks.ts); new rows may place them.
+    this.picks = StandingPicks.of(this.decisions, this.allRows);
     const changed = new Map<string, ManifestRow>();
     for (const row of page.rows) {
       const before = this.rows.get(row.key);
       if (!page.fromStart || !before || JSON.stringify(before) !== JSON.stringify(row)) changed.set(row.key, row);
     }
-    const probe = needsProbe([...changed.values()]);
+    const earlier = this.earlier().filter((row) => row.file && !this.media.has(row.file));
+    const probe = needsProbe([...changed.values(), ...earlier]);
+    for (const row of earlier) await this.inspectRow(row, probe);
     for (const row of changed.values()) {
-      // The row first: ffmpeg reading an S3 video through the server needs it to be servable.
+      // The poster before the row: a page made meanwhile never shows a take without its poster.
+      await this.inspectRow(row, probe);
       this.rows.set(row.key, row);
-      if (row.state === 'succeeded' && row.file) this.media.set(row.file, await this.inspect(row.file, probe(row.file)));
       this.emit({ version: ++this.version, kind: 'take', key: row.key });
     }
+  }
+
+  private async inspectRow(row: ManifestRow, probe: (file: string) => boolean): Promise<void> {
+    if (row.state !== 'succeeded' || !row.file) return;
+    // Servable first: ffmpeg reading an S3 video through the server needs it.
+    this.videos.add(row.file);
+    this.media.set(row.file, await this.inspect(row.file, probe(row.file)));
   }
 
   /** Poster (and, with `probe`, duration and size) of a stored video. */
@@ -121,20 +148,25 @@ export class LiveJob {
     return this.options.localDir ?? this.options.remote?.posterDir;
   }
 
-  /** The rows of a take's group, in manifest order. */
-  groupRows(key: string): ManifestRow[] {
-    const row = this.rows.get(key);
-    if (!row) return [];
-    const group = groupOf(row);
-    return [...this.rows.values()].filter((r) => groupOf(r) === group);
+  /** The current rows of a take's prompt, in manifest order. */
+  promptRows(key: string): ManifestRow[] {
+    const prompt = promptOf({ key });
+    return [...this.rows.values()].filter((r) => promptOf(r) === prompt);
+  }
+
+  /** The row a pick names: the current render of `key`, or an earlier render of it stored as `file`. */
+  renderFor(key: string, file: string | undefined): ManifestRow | undefined {
+    const current = this.rows.get(key);
+    if (file === undefined || current?.file === file) return current;
+    return this.earlier().find((row) => row.key === key && row.file === file);
   }
 
   /** Writes one decision to picks.jsonl (one write at a time) and tells every page. */
   decide(pick: Pick): Promise<Pick> {
     const write = this.writes.then(async () => {
       await appendPicks(this.options.storage, [pick]);
-      if (pick.verdict === 'clear') this.picks.delete(pick.key);
-      else this.picks.set(pick.key, pick);
+      this.decisions.push(pick);
+      this.picks.add(pick);
       this.emit({ version: ++this.version, kind: 'pick', pick });
       return pick;
     });

@@ -15,10 +15,12 @@ import type { Readable } from 'node:stream';
 import type { Storage } from '../../storage/storage';
 import type { PlanEstimate } from '../estimate';
 import { spendOf } from '../spend';
-import { MAX_NOTE_CHARS, type Pick, type Verdict } from '../../storage/picks';
+import { MAX_NOTE_CHARS, pickOn, type Verdict } from '../../storage/picks';
 import { openUnder } from '../../storage/safe-path';
-import { renderFailures, renderFilters, renderGroup, renderReport, renderTile, groupId, pagePolicy, statsFor } from '../report/template';
-import { groupTakes, groupOf } from '../report/layout';
+import { renderFailures, renderFilters, statsFor } from '../report/header';
+import { rowId } from '../report/ids';
+import { isNew, pagePolicy, renderPromptRow, renderReport, type TileContext } from '../report/template';
+import { promptOf, promptRows } from '../report/layout';
 import { summarize } from '../report/summary';
 import type { LiveChange, LiveJob } from './live';
 
@@ -109,35 +111,43 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
       media: options.live.media,
       ffmpeg: options.ffmpeg,
       picks: options.live.picks,
+      earlier: options.live.earlier(),
+      ...(options.live.lastReviewAt !== undefined ? { lastReviewAt: options.live.lastReviewAt } : {}),
       live: true,
       version: options.live.version,
     });
   };
 
-  const ctx = () => ({ media: options.live.media, picks: options.live.picks, ffmpeg: options.ffmpeg });
+  const ctx = (): TileContext => ({
+    media: options.live.media,
+    picks: options.live.picks,
+    lastReviewAt: options.live.lastReviewAt,
+    ffmpeg: options.ffmpeg,
+  });
 
   const eventFor = (change: LiveChange): string => {
     if (change.kind === 'pick') {
-      const { key, verdict, note } = change.pick;
-      return `id: ${change.version}\nevent: pick\ndata: ${JSON.stringify({ key, verdict, note })}\n\n`;
+      const { key, file, verdict, note } = change.pick;
+      return `id: ${change.version}\nevent: pick\ndata: ${JSON.stringify({ key, file, verdict, note })}\n\n`;
     }
     const row = options.live.rows.get(change.key);
     if (!row) return '';
-    const group = groupTakes(options.live.groupRows(change.key))[0];
-    const take = {
-      key: row.key,
-      groupId: groupId(groupOf(row)),
-      tile: renderTile(row, ctx()),
-      group: group ? renderGroup(group, ctx()) : '',
-    };
+    // The whole prompt row: a take rendered again keeps its earlier, picked render beside it.
+    const prompt = promptOf(row);
+    const shown = promptRows(
+      options.live.promptRows(change.key),
+      options.live.earlier().filter((r) => promptOf(r) === prompt),
+    )[0];
+    const take = { key: row.key, rowId: rowId(prompt), row: shown ? renderPromptRow(shown, ctx()) : '' };
     return `id: ${change.version}\nevent: take\ndata: ${JSON.stringify(take)}\n\n`;
   };
 
   const summaryEvent = (): string => {
     const rows = [...options.live.rows.values()];
+    const c = ctx();
     const data = {
       rows: rows.length,
-      stats: statsFor(rows, options.live.picks),
+      stats: statsFor(rows, { shown: [...rows, ...options.live.earlier()], picks: c.picks, fresh: rows.filter((r) => isNew(r, c)).length }),
       failures: renderFailures(rows),
       filters: renderFilters(rows),
       sub: `${rows.length} take${rows.length === 1 ? '' : 's'} so far`,
@@ -185,7 +195,7 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
 
   const postPick = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) throw new Refused(415, 'a pick is sent as application/json');
-    let input: { key?: unknown; verdict?: unknown; note?: unknown };
+    let input: { key?: unknown; file?: unknown; verdict?: unknown; note?: unknown };
     try {
       input = JSON.parse(await readBody(req)) as typeof input;
     } catch (error) {
@@ -193,14 +203,19 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
       throw new Refused(400, 'a pick is a JSON object');
     }
     if (typeof input?.key !== 'string' || !options.live.rows.has(input.key)) throw new Refused(400, '"key" must be a take of this job');
+    if (input.file !== undefined && typeof input.file !== 'string')
+      throw new Refused(400, '"file" must be the file of a render of that take');
+    // The pick names the render that was seen: its file and sha256 (docs/takes.md).
+    const render = options.live.renderFor(input.key, input.file);
+    if (!render) throw new Refused(400, '"file" must be the file of a render of that take');
     const verdict = input.verdict as Verdict;
     if (verdict !== 'keep' && verdict !== 'reject' && verdict !== 'clear')
       throw new Refused(400, '"verdict" must be keep, reject or clear');
     if (input.note !== undefined && (typeof input.note !== 'string' || input.note.length > MAX_NOTE_CHARS)) {
       throw new Refused(400, `"note" must be text of at most ${MAX_NOTE_CHARS} characters`);
     }
-    const pick: Pick = { key: input.key, verdict, at: new Date().toISOString() };
-    if (typeof input.note === 'string' && input.note.trim() !== '' && verdict !== 'clear') pick.note = input.note;
+    const note = typeof input.note === 'string' && input.note.trim() !== '' && verdict !== 'clear' ? input.note : undefined;
+    const pick = pickOn(render, verdict, new Date().toISOString(), note);
     const saved = await options.live.decide(pick);
     res.writeHead(200, headers('application/json')).end(JSON.stringify(saved));
   };
@@ -292,6 +307,15 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') throw new Refused(405, 'method not allowed');
+    if (route === '' && !options.live.ready) {
+      // Posters first (docs/review.md): a page served before they are made would show empty frames.
+      res
+        .writeHead(200, { ...headers('text/html; charset=utf-8'), 'content-security-policy': "default-src 'none'; frame-ancestors 'none'" })
+        .end(
+          `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="1"><title>reelflow review</title><p style="font:16px system-ui;margin:2em">Making poster frames: ${options.live.media.size} so far. This page opens by itself when they are ready.</p>`,
+        );
+      return;
+    }
     if (route === '') {
       res
         .writeHead(200, {

@@ -308,7 +308,7 @@ async function assertReportPage(page: Page, problems: PageProblems): Promise<voi
 
   // The prompt with markup is shown as text and never ran.
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
-  const promptText = await page.$$eval('.take .info .prompt', (ps) => ps.map((p) => p.textContent ?? ''));
+  const promptText = await page.$$eval('.group .gprompt', (ps) => ps.map((p) => p.textContent ?? ''));
   assert.ok(promptText.includes('bars <script>window.__pwned = 1</script> & "quotes"'));
   assert.equal(await page.$$eval('body script', (s) => s.length), 1, 'only the page s own script');
 

@@ -67,49 +67,53 @@ export async function writeTakesJob(dir: string, options: { items: number; takes
   const failed: string[] = [];
   const later = new Date(Date.now() + 60_000);
   let index = 0;
+  // Takes of one prompt share its index (docs/takes.md); `n` counts renders.
+  let n = 0;
   for (let item = 1; item <= options.items; item++) {
     const model = MODELS[item % MODELS.length] as string;
     const mood = MOODS[Math.floor(item / 2) % MOODS.length] as string;
     const prompt = item === 3 ? HOSTILE_PROMPT : `Shot ${item}: a ${mood} tracking shot of a red shoe on a wet street at dusk`;
-    const group = `item-${item}`;
+    // Keys as the job file expands them (jobfile/expand.ts): an id, a matrix suffix, a take suffix.
+    const id = `shoe-${item}`;
     for (const ratio of RATIOS) {
+      index += 1;
       for (let take = 1; take <= options.takes; take++) {
-        index += 1;
-        const key = `${group}|${ratio}|${take}`;
+        n += 1;
+        const base = `${id}.${ratio.replace(':', '-')}`;
+        const key = take === 1 ? base : `${base}~t${take}`;
         const common = {
           key,
-          id: `shoe-${item}-${ratio.replace(':', 'x')}-t${take}`,
+          id,
           index,
           model,
           protocol: model === 'sora-2' ? ('openai' as const) : ('general' as const),
           prompt,
           enhanced_prompt: item % 5 === 0 ? `${prompt}, 35 mm, shallow depth of field, slow dolly in` : null,
-          task_id: `task_${index.toString(36)}_${'x'.repeat(4)}`,
+          task_id: `task_${n.toString(36)}_${'x'.repeat(4)}`,
           base_url: 'http://127.0.0.1:8787',
-          created_at: new Date(Date.UTC(2026, 0, 1, 10, 0, index)).toISOString(),
-          finished_at: new Date(Date.UTC(2026, 0, 1, 10, 1, index)).toISOString(),
+          created_at: new Date(Date.UTC(2026, 0, 1, 10, 0, n)).toISOString(),
+          finished_at: new Date(Date.UTC(2026, 0, 1, 10, 1, n)).toISOString(),
           polls: 3,
           take,
-          group,
           vars: { ratio, mood },
-          seed: 1000 + index,
+          seed: 1000 + n,
           seconds: 4,
           ratio,
           resolution: ratio === '16:9' ? '1280x720' : '720x1280',
           cost_usd: 0.4,
           cost_source: 'estimated' as const,
         };
-        if (options.failEvery && index % options.failEvery === 0) {
-          const state = index % (options.failEvery * 3) === 0 ? ('timed_out' as const) : ('failed' as const);
+        if (options.failEvery && n % options.failEvery === 0) {
+          const state = n % (options.failEvery * 3) === 0 ? ('timed_out' as const) : ('failed' as const);
           const error =
             state === 'failed'
-              ? { kind: 'content_policy', message: `Rejected <by policy> for take ${index}.` }
+              ? { kind: 'content_policy', message: `Rejected <by policy> for take ${n}.` }
               : { kind: 'timeout', message: 'Still rendering after 30m.' };
           rows.push({ ...common, state, file: null, bytes: null, sha256: null, error });
           failed.push(key);
           continue;
         }
-        const file = `clips/${String(index).padStart(3, '0')}-shoe-${item}-${ratio.replace(':', 'x')}-t${take}.mp4`;
+        const file = `clips/${String(n).padStart(4, '0')}-shoe-${item}-${ratio.replace(':', 'x')}-t${take}.mp4`;
         const clip = clips.get(`${SOURCES[(item + take) % SOURCES.length]}/${ratio}`) as string;
         await mkdir(dirname(join(dir, file)), { recursive: true });
         await copyFile(clip, join(dir, file));

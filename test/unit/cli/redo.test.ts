@@ -39,6 +39,8 @@ async function setUp(): Promise<{ plan: Plan; storage: LocalStorage }> {
     row('b', 'failed', { take: 1 }),
     row('b~t2', 'succeeded', { take: 2 }),
     row('a~t3', 'canceled', { take: 3, redo_of: 'a~t2' }),
+    // A take of an item since removed from the job file: a pick is made on a render, so it has a row.
+    row('gone~t2', 'succeeded', { take: 2 }),
   ])
     await storage.appendManifest(r);
   const at = '2026-01-01T00:00:00.000Z';

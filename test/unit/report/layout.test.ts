@@ -1,45 +1,59 @@
 // The review page's arrangement (cli/report/layout.ts): the fallbacks for rows written before takes
-// existed, grouping and order of takes, and each tile's aspect ratio.
+// existed, one row per prompt with its takes in take order, each row's label, and each tile's
+// aspect ratio.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ManifestRow } from '../../../storage/manifest';
-import { aspectOf, groupOf, groupTakes, parseRatio, ratioText, takeOf, varValues } from '../../../cli/report/layout';
-import { renderTile } from '../../../cli/report/template';
+import { aspectOf, promptOf, promptRows, parseRatio, ratioText, sourceOf, takeOf, varValues } from '../../../cli/report/layout';
+import { renderPromptRow, renderTile } from '../../../cli/report/template';
 import { manifestRow } from '../../support/storage';
 
 const row = (index: number, fields: Partial<ManifestRow> = {}): ManifestRow =>
   manifestRow(index, { model: 'm', prompt: `p${index}`, base_url: null, file: `${index}.mp4`, bytes: 10, ...fields });
 
 void describe('review layout', () => {
-  void it('falls back to take 1 and the row s own key for rows without take or group', () => {
+  void it('falls back to the take its key names, and to the row s own key for its prompt', () => {
     assert.equal(takeOf(row(1)), 1);
     assert.equal(takeOf(row(1, { take: 3 })), 3);
     assert.equal(takeOf(row(1, { take: 0 })), 1);
-    assert.equal(groupOf(row(1)), 'k1');
-    assert.equal(groupOf(row(1, { group: 'shoe' })), 'shoe');
+    assert.equal(takeOf(row(1, { key: 'shoe.16-9~t4' })), 4);
+    assert.equal(promptOf(row(1)), 'k1');
+    assert.equal(promptOf(row(1, { key: 'shoe.16-9~t2' })), 'shoe.16-9');
+    assert.equal(sourceOf(row(1, { id: null, key: 'abc' })), 'abc');
+    assert.equal(sourceOf(row(1, { id: null, group: 'g1' })), 'g1');
   });
 
-  void it('groups takes by source item, in item order, sorted by matrix value, model and take', () => {
+  void it('one row per prompt (item and matrix combination), in job order, its takes in take order', () => {
+    // An item with an id in a matrix, three takes each, finished out of order (the issue's 1, 3, 2):
+    // the expansion gives such rows no `group` (jobfile/expand.ts), and each prompt still gets one row.
+    const take = (index: number, key: string, n: number, ratio: string, fields: Partial<ManifestRow> = {}) =>
+      row(index, { key, id: 'shoe', take: n, vars: { ratio, product: 'shoe' }, ...fields });
     const rows = [
-      row(1, { group: 'b', take: 2, vars: { ratio: '16:9' } }),
-      row(2, { group: 'a', take: 1, vars: { ratio: '9:16' } }),
-      row(3, { group: 'b', take: 1, vars: { ratio: '16:9' } }),
-      row(4, { group: 'a', take: 1, vars: { ratio: '16:9' } }),
-      row(5),
-      // A later row of key k3 replaces the first one.
-      row(3, { group: 'b', take: 1, vars: { ratio: '16:9' }, state: 'failed' }),
+      take(1, 'shoe.16-9', 1, '16:9'),
+      take(1, 'shoe.16-9~t3', 3, '16:9'),
+      take(2, 'shoe.9-16~t2', 2, '9:16'),
+      take(1, 'shoe.16-9~t2', 2, '16:9'),
+      take(2, 'shoe.9-16', 1, '9:16'),
+      row(3, { key: 'hat', id: 'hat', vars: { product: 'hat' } }),
+      take(2, 'shoe.9-16~t3', 3, '9:16'),
     ];
-    const groups = groupTakes(rows);
+    const shown = promptRows(rows);
     assert.deepEqual(
-      groups.map((g) => [g.group, g.rows.map((r) => r.key)]),
+      shown.map((r) => [r.prompt, r.values, r.takes.map((t) => t.row.key)]),
       [
-        ['b', ['k3', 'k1']],
-        ['a', ['k4', 'k2']],
-        ['k5', ['k5']],
+        ['shoe.16-9', [['ratio', '16:9']], ['shoe.16-9', 'shoe.16-9~t2', 'shoe.16-9~t3']],
+        ['shoe.9-16', [['ratio', '9:16']], ['shoe.9-16', 'shoe.9-16~t2', 'shoe.9-16~t3']],
+        ['hat', [], ['hat']],
+      ],
+      'the values that tell the rows of one item apart, and none that they share',
+    );
+    assert.deepEqual(
+      [...varValues(rows).entries()],
+      [
+        ['product', ['shoe', 'hat']],
+        ['ratio', ['16:9', '9:16']],
       ],
     );
-    assert.equal(groups[0]?.rows[0]?.state, 'failed');
-    assert.deepEqual([...varValues(rows).entries()], [['ratio', ['16:9', '9:16']]]);
   });
 
   void it('gives each tile its video s own aspect ratio: measured, else asked, else 16:9', () => {
@@ -55,7 +69,7 @@ void describe('review layout', () => {
     assert.equal(ratioText(480, 480), '1:1');
   });
 
-  void it('labels a tile with ratio, model, matrix values and take, all escaped', () => {
+  void it('labels a tile with its take, and its details, all escaped', () => {
     const html = renderTile(
       row(1, {
         take: 2,
@@ -68,16 +82,34 @@ void describe('review layout', () => {
       }),
       { media: new Map([['1.mp4', { exists: true, poster: 'posters/1.mp4.jpg' }]]), ffmpeg: true },
     );
-    assert.match(
-      html,
-      /<span class="chip ratio">9:16<\/span><span class="chip model">m<\/span><span class="chip var" title="mood">&lt;b&gt;calm&lt;\/b&gt;<\/span>/,
-    );
-    assert.match(html, /take 2/);
+    assert.match(html, /<div class="cap"><b>take 2<\/b><\/div>/);
+    assert.match(html, /data-take="2"/);
     assert.match(html, /style="--ar:0\.5625"/);
-    assert.match(html, /<dt>resolution<\/dt><dd>720x1280<\/dd>/);
-    assert.match(html, /<dt>cost<\/dt><dd>\$0\.40 \(billed\)<\/dd>/);
-    assert.match(html, /<dt>task id<\/dt><dd><code>t1<\/code><\/dd>/);
+    const info = JSON.parse(
+      /data-info="([^"]*)"/
+        .exec(html)![1]!
+        .replace(/&quot;/g, '"')
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&amp;/g, '&'),
+    ) as {
+      facts: Array<[string, string]>;
+    };
+    const facts = new Map(info.facts);
+    assert.equal(facts.get('values'), 'ratio=9:16, mood=<b>calm</b>');
+    assert.equal(facts.get('resolution'), '720x1280');
+    assert.equal(facts.get('cost'), '$0.40 (billed)');
+    assert.equal(facts.get('task id'), 't1');
     assert.ok(!html.includes('<b>calm'), 'escaped');
+  });
+
+  void it('labels a row by its id and values, escaped', () => {
+    const rows = [
+      row(1, { key: 'a.x', id: 'a<1>', vars: { mood: '<b>calm</b>' } }),
+      row(2, { key: 'a.y', id: 'a<1>', vars: { mood: 'bold' } }),
+    ];
+    const html = renderPromptRow(promptRows(rows)[0]!, { media: new Map(), ffmpeg: true });
+    assert.match(html, /<b class="gid" title="a.x">a&lt;1&gt;<\/b><span class="chip var" title="mood">&lt;b&gt;calm&lt;\/b&gt;<\/span>/);
   });
 
   void it('shows a failed take s reason on its tile', () => {
