@@ -25,7 +25,8 @@ const clients = new Map<string, GatewayClient>();
 const storages = new Map<string, Storage>();
 /**
  * Checks already passed, by settings and fingerprint: the fingerprint is compared once per job per
- * process; the key rule is applied at every call (who listens on a loopback port can change).
+ * process; the key rule is applied at every call (who listens on a loopback port can change: every
+ * connection to it is checked, gateway/key-route.ts).
  */
 const keyChecksPassed = new Set<string>();
 let commandLineAllowances: readonly KeyAllowance[] = [];

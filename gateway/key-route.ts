@@ -9,12 +9,19 @@
 // every connection any transport of this process makes to it is checked once made, before a byte
 // is sent (`checkConnection`, called by gateway/http.ts): the program at its other end must be the
 // user's. That also settles where `localhost` went: the connection's own addresses are checked.
+//
+// Because every connection is checked, the listener found to be the user's is not looked up again
+// each time the rule is applied (a worker applies it before every gateway call; reading the socket
+// tables costs milliseconds, the kernel walks its whole connection hash). A connection refused for
+// its owner forgets that finding, so the rule's next application looks again and refuses by name.
 import { GatewayKeyWithheldError } from './errors';
 import { describeUid, listenerOwners, ownUid, peerOwner } from './listener-owner';
 import { isLoopbackHost, keyRefusals, originOf, type KeyAllowance, type KeyRefusal, type LoopbackListener } from '../jobfile/key-rule';
 
 /** Origins the key goes to as the user's own listener, with the pair that would allow another's. */
 const ownListenerOrigins = new Map<string, { variable: string; settingsFile: string }>();
+/** Origins whose listener the socket tables showed to be the user's, until a connection says otherwise. */
+const foundOwnListener = new Set<string>();
 
 /** The loopback addresses a host stands for: itself, or both loopback addresses for `localhost`. */
 function loopbackAddresses(hostname: string): string[] {
@@ -48,7 +55,10 @@ export function keyRouteRefusals(
   const checked = new Set<string>();
   const refusals = keyRefusals(variable, baseUrls, allowances, settingsFile, (origin) => {
     checked.add(origin);
-    return loopbackListener(origin);
+    if (foundOwnListener.has(origin)) return { kind: 'own' };
+    const listener = loopbackListener(origin);
+    if (listener.kind === 'own') foundOwnListener.add(origin);
+    return listener;
   });
   const refused = new Set(refusals.map((r) => r.origin));
   for (const url of baseUrls) {
@@ -80,12 +90,14 @@ const PEER_LOOKUP_WAIT_MS = 5;
 export async function checkConnection(origin: string, ends: ConnectionEnds): Promise<void> {
   const pair = ownListenerOrigins.get(origin);
   if (!pair) return;
-  const withheld = (why: string): GatewayKeyWithheldError =>
-    new GatewayKeyWithheldError(
+  const withheld = (why: string): GatewayKeyWithheldError => {
+    foundOwnListener.delete(origin);
+    return new GatewayKeyWithheldError(
       `${pair.variable} was not sent to ${origin}: ${why}. If ${origin} is the gateway you mean, allow it with ` +
         `--allow-key ${pair.variable}@${origin}, or by listing ${origin} under ${pair.variable} in ${pair.settingsFile} (docs/keys.md)`,
       { baseUrl: origin },
     );
+  };
   const { localAddress, localPort, remoteAddress, remotePort } = ends;
   if (!localAddress || !localPort || !remoteAddress || !remotePort) throw withheld('the connection has no addresses to check');
   if (!isLoopbackHost(remoteAddress.replace(/^::ffff:/i, ''))) {

@@ -78,39 +78,54 @@ function addressBytes(address: string): number[] | undefined {
   });
 }
 
-function readTables(): SocketRow[] | string {
-  const rows: SocketRow[] = [];
-  let found = 0;
+const NO_TABLES = 'this system has no /proc/net/tcp, where Linux shows who owns a socket';
+
+/**
+ * The rows of each socket table, read only when asked for: each read costs about a millisecond,
+ * however few rows there are (the kernel walks its whole connection hash), so a search that finds
+ * its row in /proc/net/tcp does not read tcp6. Undefined for a table this system does not have.
+ */
+function* tables(): Generator<SocketRow[] | undefined> {
   for (const table of TABLES) {
     let text: string;
     try {
       text = readFileSync(table, 'utf8');
     } catch {
+      yield undefined;
       continue;
     }
-    found += 1;
-    rows.push(...parseSocketTable(text));
+    yield parseSocketTable(text);
   }
-  return found > 0 ? rows : 'this system has no /proc/net/tcp, where Linux shows who owns a socket';
 }
 
 /** Who listens on `port` of the loopback `addresses`: one owner, several (each named), or none. */
 export function listenerOwners(addresses: readonly string[], port: number): { uids: number[] } | { unverifiable: string } {
-  const tables = readTables();
-  if (typeof tables === 'string') return { unverifiable: tables };
   const wanted = new Set([...addresses, '0.0.0.0', '::'].flatMap((a) => tableEndpoints(a, port)));
-  const uids = tables.filter((row) => row.state === LISTEN && wanted.has(row.local)).map((row) => row.uid);
-  return { uids: [...new Set(uids)] };
+  const uids = new Set<number>();
+  let found = 0;
+  // Both tables: a listener on either may take the connection.
+  for (const rows of tables()) {
+    if (!rows) continue;
+    found += 1;
+    for (const row of rows) if (row.state === LISTEN && wanted.has(row.local)) uids.add(row.uid);
+  }
+  return found > 0 ? { uids: [...uids] } : { unverifiable: NO_TABLES };
 }
 
 /** The owner of the socket at the other end of a connection from `local` to `remote` on this machine. */
 export function peerOwner(local: { address: string; port: number }, remote: { address: string; port: number }): SocketOwner {
-  const tables = readTables();
-  if (typeof tables === 'string') return { kind: 'unverifiable', why: tables };
   const theirs = new Set(tableEndpoints(remote.address, remote.port));
   const ours = new Set(tableEndpoints(local.address, local.port));
-  const row = tables.find((r) => r.state !== LISTEN && theirs.has(r.local) && ours.has(r.remote));
-  return row ? { kind: 'uid', uid: row.uid } : { kind: 'none' };
+  let found = 0;
+  // The accepted end is in the table of its listener's family: tcp for an IPv4 listener, tcp6 for
+  // an IPv6 or dual-stack one. A connection has exactly one such row.
+  for (const rows of tables()) {
+    if (!rows) continue;
+    found += 1;
+    const row = rows.find((r) => r.state !== LISTEN && theirs.has(r.local) && ours.has(r.remote));
+    if (row) return { kind: 'uid', uid: row.uid };
+  }
+  return found > 0 ? { kind: 'none' } : { kind: 'unverifiable', why: NO_TABLES };
 }
 
 /** This process's user id, or undefined where there is none (Windows). */

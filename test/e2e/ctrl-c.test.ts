@@ -70,30 +70,37 @@ describe('Ctrl-C during reelflow run in a real terminal (tmux)', () => {
     // A pane whose command died stays on screen, so that what it printed can still be read.
     await tmux('set-option', '-g', 'remain-on-exit', 'on');
     const failures: string[] = [];
-    try {
-      for (let t = 0; t < TRIES; t++) {
-        const job = jobs[t % jobs.length]!;
-        const exitFile = join(dir, `exit-${t}`);
-        // The run writes to the pane (a terminal: the live display is drawn); the pane stays open after it.
-        // `trap : INT`: the shell outlives the press to record the run's status (a trap, unlike an
-        // ignored signal, is not inherited: the run gets Ctrl-C as from a user's shell).
-        const command = `trap : INT; '${process.execPath}' '${reelflowBin}' run '${job}'; echo $? > '${exitFile}'; exec sleep 600`;
-        const window = (await tmux('new-window', '-d', '-P', '-F', '#{window_id}', '-t', 'keep', command)).stdout.trim();
-        const screen = async () => (await tmux('capture-pane', '-p', '-J', '-S', '-', '-t', window)).stdout;
-        await untilAsync('the run to print its first line', async () => ((await screen()).trim() ? true : undefined));
-        await new Promise((r) => setTimeout(r, DELAYS[t % DELAYS.length]));
-        await tmux('send-keys', '-t', window, 'C-c');
-        const code = await until(`try ${t} to end`, () => readOr(exitFile)?.trim() || undefined, 30_000).catch(
-          () => 'none (still running 30 s after the press)',
-        );
-        const text = (await screen()).trim();
-        const hint = text.includes(`interrupted: the job keeps its state and resumes with: reelflow run ${job}`);
-        const stack = /\n\s+at \S/.test(text) || /Channel has been shut down|Warning:|Error:/.test(text);
-        if (code !== '130' || !hint || stack) {
-          failures.push(`try ${t} (${DELAYS[t % DELAYS.length]} ms): exit ${code}, hint ${hint}, stack ${stack}:\n${text}`);
-        }
-        await tmux('kill-window', '-t', window).catch(() => undefined);
+    // One lane per job, side by side: each lane's presses stay in order (its first starts the job,
+    // the later ones attach), and the tries keep their pairs of job and delay.
+    const press = async (t: number): Promise<void> => {
+      const job = jobs[t % jobs.length]!;
+      const exitFile = join(dir, `exit-${t}`);
+      // The run writes to the pane (a terminal: the live display is drawn); the pane stays open after it.
+      // `trap : INT`: the shell outlives the press to record the run's status (a trap, unlike an
+      // ignored signal, is not inherited: the run gets Ctrl-C as from a user's shell).
+      const command = `trap : INT; '${process.execPath}' '${reelflowBin}' run '${job}'; echo $? > '${exitFile}'; exec sleep 600`;
+      const window = (await tmux('new-window', '-d', '-P', '-F', '#{window_id}', '-t', 'keep', command)).stdout.trim();
+      const screen = async () => (await tmux('capture-pane', '-p', '-J', '-S', '-', '-t', window)).stdout;
+      await untilAsync('the run to print its first line', async () => ((await screen()).trim() ? true : undefined));
+      await new Promise((r) => setTimeout(r, DELAYS[t % DELAYS.length]));
+      await tmux('send-keys', '-t', window, 'C-c');
+      const code = await until(`try ${t} to end`, () => readOr(exitFile)?.trim() || undefined, 30_000).catch(
+        () => 'none (still running 30 s after the press)',
+      );
+      const text = (await screen()).trim();
+      const hint = text.includes(`interrupted: the job keeps its state and resumes with: reelflow run ${job}`);
+      const stack = /\n\s+at \S/.test(text) || /Channel has been shut down|Warning:|Error:/.test(text);
+      if (code !== '130' || !hint || stack) {
+        failures.push(`try ${t} (${DELAYS[t % DELAYS.length]} ms): exit ${code}, hint ${hint}, stack ${stack}:\n${text}`);
       }
+      await tmux('kill-window', '-t', window).catch(() => undefined);
+    };
+    try {
+      await Promise.all(
+        jobs.map(async (_, lane) => {
+          for (let t = lane; t < TRIES; t += jobs.length) await press(t);
+        }),
+      );
     } finally {
       await tmux('kill-server').catch(() => undefined);
     }

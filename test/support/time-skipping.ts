@@ -14,7 +14,7 @@
 // that ended or continued as new; from then on its clock only runs at normal speed.
 import { execFileSync, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { afterEach, before, beforeEach } from 'node:test';
+import { after, afterEach, before, beforeEach } from 'node:test';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { Connection, type WorkflowClient, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
@@ -129,16 +129,33 @@ export async function bundleWorkflowsFromSource(): Promise<{ code: string }> {
 /**
  * For a describe block: the workflow bundle once, and a fresh time-skipping server for each test
  * (one server per job, see the note at the top). Read `.bundle` and `.env` inside the tests.
+ *
+ * A JVM takes seconds to start, so the next test's server starts while this one runs (and the
+ * first while the workflows bundle): a test waits for a server only when its own was not ready.
  */
 export function timeSkippingPerTest(): { bundle: { code: string }; env: TimeSkippingTemporal } {
   const state = {} as { bundle: { code: string }; env: TimeSkippingTemporal };
+  let next: Promise<TimeSkippingTemporal> | undefined;
+  const startNext = () => {
+    next = startTimeSkippingTemporal();
+    // Its failure is the next test's to report, when it takes the server.
+    next.catch(() => undefined);
+  };
   before(async () => {
+    startNext();
     state.bundle = await bundleWorkflowsFromSource();
   });
   beforeEach(async () => {
-    state.env = await startTimeSkippingTemporal();
+    const server = next ?? startTimeSkippingTemporal();
+    startNext();
+    state.env = await server;
   });
   afterEach(() => state.env.stop());
+  after(async () => {
+    const unused = next;
+    next = undefined;
+    await (await unused?.catch(() => undefined))?.stop();
+  });
   return state;
 }
 

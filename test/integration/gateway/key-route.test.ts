@@ -79,6 +79,30 @@ describe('key route: whose program listens on a loopback port', () => {
     assert.ok(own.keyed > 0);
   });
 
+  it("remembers the user's listener between applications of the rule, and checks every connection made", async () => {
+    // The worker applies the rule before every gateway call; the listener is looked up once, and the
+    // connection (not the earlier look-up) is what proves whose program gets the key.
+    const mine = await ownServer();
+    const origin = `http://127.0.0.1:${mine.port}`;
+    assert.deepEqual(keyRouteRefusals('GATEWAY_API_KEY', [origin], [], FILE), []);
+    await closeServer(mine.server);
+    const squatter = await startForeignListener(`http://127.0.0.1:${own.port}`, mine.port);
+    const transport = new HttpTransport();
+    try {
+      assert.deepEqual(keyRouteRefusals('GATEWAY_API_KEY', [origin], [], FILE), [], 'the listener found before is remembered');
+      await assert.rejects(
+        transport.send({ url: new URL(`${origin}/v1/models`), method: 'GET', headers: { authorization: `Bearer ${KEY}` } }, origin),
+        GatewayKeyWithheldError,
+      );
+      await squatter.flush();
+      assert.deepEqual(squatter.keyed(), []);
+      assert.equal(keyRouteRefusals('GATEWAY_API_KEY', [origin], [], FILE).length, 1, 'a refused connection forgets it');
+    } finally {
+      await transport.destroy();
+      await squatter.close();
+    }
+  });
+
   it('checks every connection: a port taken over by another user after the check gets no key', async () => {
     // The user's gateway passes the check, then stops; another user takes its port before the request.
     const mine = await ownServer();
@@ -104,6 +128,9 @@ describe('key route: whose program listens on a loopback port', () => {
       assert.notEqual(report.readings[0]?.kind, 'catalog');
       await squatter.flush();
       assert.deepEqual(squatter.keyed(), []);
+      // The refused connection forgot the user's listener found there: the rule looks again, and refuses by name.
+      const [again] = keyRouteRefusals('GATEWAY_API_KEY', [origin], [], FILE);
+      assert.match(again?.message ?? '', /belongs to uid 65534 \(nobody\), and you are uid 0 \(root\)/);
       // The user's own pair lifts the check: they chose that port.
       assert.deepEqual(keyRouteRefusals('GATEWAY_API_KEY', [origin], [{ variable: 'GATEWAY_API_KEY', origin }], FILE), []);
       const answer = await transport.send(
