@@ -18,8 +18,7 @@ export type TakeRow = ManifestRow & { pick?: 'keep' | 'reject' };
 export async function rowsWithTakes(plan: Plan, planRows: readonly ManifestRow[], storage: Storage): Promise<TakeRow[]> {
   const latest = latestRowByKey(await readManifestRows(storage));
   const shown = new Set(planRows.map((row) => row.key));
-  const bases = new Set(plan.items.map((item) => baseKeyOf(item.key)));
-  const extra = [...latest.values()].filter((row) => !shown.has(row.key) && bases.has(baseKeyOf(row.key)));
+  const extra = takesMadeByRedo(plan, latest).filter((row) => !shown.has(row.key));
   const picks = currentPicks(await readPicks(storage));
   const takeOf = (row: ManifestRow) => row.take ?? takeOfKey(row.key);
   return [...planRows, ...extra]
@@ -28,6 +27,13 @@ export async function rowsWithTakes(plan: Plan, planRows: readonly ManifestRow[]
       const pick = picks.get(row.key);
       return pick && pick.verdict !== 'clear' ? { ...row, pick: pick.verdict } : row;
     });
+}
+
+/** The latest rows of takes the plan does not name, of its items: those `run --redo`/`--only` made. */
+export function takesMadeByRedo(plan: Plan, latest: ReadonlyMap<string, ManifestRow>): ManifestRow[] {
+  const planned = new Set(plan.items.map((item) => item.key));
+  const bases = new Set(plan.items.map((item) => baseKeyOf(item.key)));
+  return [...latest.values()].filter((row) => !planned.has(row.key) && bases.has(baseKeyOf(row.key)));
 }
 
 /** STATE as the table shows it: the pick beside the state (`succeeded, kept`). */
