@@ -74,6 +74,9 @@ const ALWAYS_CREATE_ATTEMPTS = 3;
 type Page = Awaited<ReturnType<typeof bookkeeping.readPlanItems>>;
 
 export async function JobWorkflow(input: JobInput): Promise<JobResult> {
+  // Reading the plan can take a while (a large job file, references hashed, the gateway's prices):
+  // `run` and `status` show the job preparing meanwhile, not nothing. A query adds nothing to history.
+  if (!input.carry) setHandler(progressQuery, () => preparingProgress());
   const job = new Job(input, input.carry ?? (await firstRun(input)));
   // Workflow log lines are not written again when the history is replayed, and add no events to it.
   if (!input.carry) {
@@ -611,6 +614,22 @@ function normalizedMessage(message: string): string {
     .replace(/[0-9a-f]{8,}|[0-9a-z_-]*\d[0-9a-z_-]*/g, '#')
     .replace(/\s+/g, ' ')
     .slice(0, ALIKE_MESSAGE_CHARS);
+}
+
+/** What the progress query answers before the plan is read: the job, no counts yet. */
+function preparingProgress(): JobProgress {
+  const startedAt = workflowInfo().startTime.getTime();
+  return {
+    job: workflowInfo().workflowId.replace(/^reelflow-/, ''),
+    state: 'preparing',
+    total: 0,
+    started: 0,
+    runs: 1,
+    startedAt,
+    counts: { ...emptyCounts(), in_flight: 0, pending: 0 },
+    inFlight: [],
+    recentFailures: [],
+  };
 }
 
 function emptyCounts(): StateCounts {

@@ -89,7 +89,7 @@ describe('counts that add up: takes past the window, --only, budget stops', () =
 
   it('--only one prompt of a job with takes: the run counts its own takes, 0..1 of 1', async () => {
     const dir = tempDir();
-    const job = takesJob(dir, 'counts-only', e2e.sim.urls, 6, 2);
+    const job = takesJob(dir, 'counts-only', e2e.sim.urls, 6, 2, `pricing:\n  ${MODEL}:\n    per_video: 0.25`);
     const first = await runCli(['run', job], { env: e2e.env });
     assert.equal(first.code, 0, first.stderr);
     const only = await runWatched('counts-only', ['run', job, '--only', 'p5']);
@@ -100,6 +100,18 @@ describe('counts that add up: takes past the window, --only, budget stops', () =
     const status = await runCli(['status', job], { env: e2e.env });
     assert.equal(status.code, 0, status.stderr);
     assert.match(status.stdout, /^counts-only: 13 of 13 succeeded/m);
+
+    // One prompt edited: the dry run shows and prices its 2 takes, not the whole job's 12.
+    writeFileSync(job, readFileSync(job, 'utf8').replace('counts-only prompt 2"', 'counts-only prompt 2, edited"'));
+    const dry = await runCli(['run', job, '--dry-run'], { env: e2e.env });
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(
+      dry.stdout,
+      /^counts-only: dry run, 2 create request\(s\) \(10 of the job's 12 item\(s\) already ended: not sent again\); nothing is sent$/m,
+    );
+    assert.match(dry.stdout, /^2 create request\(s\), by model and protocol:$/m);
+    assert.match(dry.stdout, /\$0\.50/, 'priced: 2 takes at $0.25');
+    assert.doesNotMatch(dry.stdout, /\$3\.00/, 'not the whole job at $0.25');
   });
 
   it('a budget stop says one number of items not started, the same in its message, its hint and the summary', async () => {
