@@ -65,6 +65,12 @@ export interface PriorTask {
 
 /** A plan item as a page hands it to its workflow: with what the manifest knew of it. */
 export interface PageItem extends PlanItem {
+  /**
+   * Its place in the run's plan, 1-based: what the job's window counts by (workflows/job.ts). Not
+   * `index`, which the takes of one prompt share and a redo run's takes keep from the whole job.
+   * Absent from pages of older workers.
+   */
+  position?: number;
   /** requestDigest of its request, recorded in its manifest row. Absent from pages of older workers. */
   requestDigest?: string;
   /** The task the item already holds, when reusing it may save a paid render. */
@@ -364,7 +370,7 @@ export async function readPlanItems(input: {
     const changed = row !== undefined && changedSince(row, item.request, digest);
     const stored = row?.state === 'succeeded' && row.file ? await storage.stat(row.file) : undefined;
     if (!itemIsDone(row, retry, stored, changed)) {
-      const todoItem: PageItem = { ...item, ...(digest !== undefined ? { requestDigest: digest } : {}) };
+      const todoItem: PageItem = { ...item, position: input.offset + read + 1, ...(digest !== undefined ? { requestDigest: digest } : {}) };
       const estimate = estimateItemUsd(table, item.request);
       if ('usd' in estimate) todoItem.estimateUsd = estimate.usd;
       // The rewrite this item will pay for (none when its rewrite is stored): its manifest row records

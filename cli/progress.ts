@@ -61,6 +61,9 @@ function summaryParts(p: JobProgress, ratePerSec?: number): { job: string; facts
   const count = (n: number, word: string, short: string, paint = (t: string) => t): Fact[] =>
     n ? [[paint(`${n} ${word}`), paint(`${n} ${short}`)]] : [];
   const same = (text: string): Fact => [text, text];
+  // Before its plan is read the job has no counts: it says what it is doing.
+  if (p.state === 'preparing')
+    return { job: `${plainText(p.job)}: `, facts: [['preparing: reading the job file and its outputs', 'preparing']] };
   return {
     job: `${plainText(p.job)}: `,
     facts: [
@@ -90,7 +93,11 @@ export function summaryLine(p: JobProgress, ratePerSec?: number): string {
  */
 export function progressHeader(p: JobProgress, ratePerSec: number | undefined, width: number): string {
   const c = p.counts;
-  const bar = progressBar(c.succeeded + c.failed + c.timed_out + c.canceled + c.unknown + c.skipped, p.total);
+  // A job preparing has no total yet: an empty bar, not a full one.
+  const bar =
+    p.state === 'preparing'
+      ? progressBar(0, 1)
+      : progressBar(c.succeeded + c.failed + c.timed_out + c.canceled + c.unknown + c.skipped, p.total);
   const { job, facts } = summaryParts(p, ratePerSec);
   const wide = facts.map(([text]) => text).join('  ');
   const narrow = facts.map(([, short]) => short).join(' ');

@@ -1,8 +1,9 @@
 // The end of a run, read from the manifest: the latest row per item of the plan.
 import { requestDigest } from '../activities/plan';
 import { localReferenceDigests, type ReferenceDigests } from '../activities/reference-digests';
-import type { Plan } from '../jobfile/plan';
-import { latestRowByKey, requestChanged, type ItemEndState, type ManifestRow } from '../storage/manifest';
+import type { Plan, PlanItem } from '../jobfile/plan';
+import { itemIsDone, latestRowByKey, requestChanged, type ItemEndState, type ManifestRow } from '../storage/manifest';
+import type { StoredObject } from '../storage/storage';
 import type { JobStopCause } from '../workflows/types';
 import { openStorage } from '../storage';
 import { estimatePlan } from './estimate';
@@ -10,6 +11,7 @@ import { jobSpend, spendLines, type JobSpend } from './spend';
 import { color, formatBytes } from './output';
 import { plainText } from './terminal-text';
 import { readManifestRows } from './manifest-rows';
+import { takesMadeByRedo } from './takes-view';
 
 export interface JobOutcome {
   job: string;
@@ -48,10 +50,20 @@ export async function readOutcome(plan: Plan, referenceDigests: ReferenceDigests
     bytes += row.bytes ?? 0;
     rows.push(row);
   }
+  // The takes redo runs made for the plan's items are the job's too: "36 of 36" when 40 takes exist
+  // hid 4 of them. A redo run's own plan names its takes alone, and its outcome is theirs.
+  if (!plan.items.some((item) => item.redoOf !== undefined)) {
+    for (const row of takesMadeByRedo(plan, latest)) {
+      counts[row.state]++;
+      bytes += row.bytes ?? 0;
+      rows.push(row);
+    }
+  }
   const spend = await jobSpend(plan, everyRow, estimatePlan(plan));
   return {
     job: plan.job,
-    items: plan.items.length,
+    // The plan's items and the takes redo runs added.
+    items: rows.length + missing.length,
     location: storage.location,
     counts,
     bytes,
@@ -60,6 +72,25 @@ export async function readOutcome(plan: Plan, referenceDigests: ReferenceDigests
     changed,
     ...(spend ? { spend } : {}),
   };
+}
+
+/**
+ * The plan's items a run would send now: those its plan pages do not skip as already ended
+ * (storage/manifest.ts itemIsDone), what `run` says it starts and the dry run prices.
+ */
+export function itemsToSend(
+  plan: Pick<Plan, 'items'>,
+  outcome: Pick<JobOutcome, 'rows' | 'changed'>,
+  stored: ReadonlyMap<string, StoredObject>,
+  retryStates: readonly ItemEndState[],
+): PlanItem[] {
+  const retry = new Set(retryStates);
+  const changed = new Set(outcome.changed);
+  const latest = new Map(outcome.rows.map((row) => [row.key, row]));
+  return plan.items.filter((item) => {
+    const row = latest.get(item.key);
+    return !itemIsDone(row, retry, row?.file ? stored.get(row.file) : undefined, changed.has(item.key));
+  });
 }
 
 /**

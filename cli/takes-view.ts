@@ -19,8 +19,7 @@ export async function rowsWithTakes(plan: Plan, planRows: readonly ManifestRow[]
   const manifest = await readManifestRows(storage);
   const latest = latestRowByKey(manifest);
   const shown = new Set(planRows.map((row) => row.key));
-  const bases = new Set(plan.items.map((item) => baseKeyOf(item.key)));
-  const extra = [...latest.values()].filter((row) => !shown.has(row.key) && bases.has(baseKeyOf(row.key)));
+  const extra = takesMadeByRedo(plan, latest).filter((row) => !shown.has(row.key));
   // A pick is the render's that was seen: a take rendered again since starts unpicked (docs/takes.md).
   const picks = StandingPicks.of(await readPicks(storage), manifest);
   const takeOf = (row: ManifestRow) => row.take ?? takeOfKey(row.key);
@@ -30,6 +29,13 @@ export async function rowsWithTakes(plan: Plan, planRows: readonly ManifestRow[]
       const pick = picks.of(row);
       return pick && pick.verdict !== 'clear' ? { ...row, pick: pick.verdict } : row;
     });
+}
+
+/** The latest rows of takes the plan does not name, of its items: those `run --redo`/`--only` made. */
+export function takesMadeByRedo(plan: Plan, latest: ReadonlyMap<string, ManifestRow>): ManifestRow[] {
+  const planned = new Set(plan.items.map((item) => item.key));
+  const bases = new Set(plan.items.map((item) => baseKeyOf(item.key)));
+  return [...latest.values()].filter((row) => !planned.has(row.key) && bases.has(baseKeyOf(row.key)));
 }
 
 /** STATE as the table shows it: the pick beside the state (`succeeded, kept`). */

@@ -52,11 +52,23 @@ export function liveEta(progress: JobProgress, now: number): JobProgress {
   return finishAt > now ? { ...rest, etaMs: Math.round(finishAt - now) } : rest;
 }
 
+/** How long the display waits for an item's status before it draws without it. */
+const ITEM_STATUS_WAIT_MS = 1_000;
+
 /** The status of up to `limit` of the items in flight, as their workflows answer (those that do). */
-export async function itemStatuses(client: Client, progress: JobProgress, limit: number): Promise<RenderStatus[]> {
+export async function itemStatuses(
+  client: Client,
+  progress: JobProgress,
+  limit: number,
+  waitMs = ITEM_STATUS_WAIT_MS,
+): Promise<RenderStatus[]> {
   const shown = progress.inFlight.slice(0, limit);
+  // An item whose workflow has not run its first task yet answers only once it has: the display
+  // shows the job's counts meanwhile, not nothing (issue 33: 15-20 s of an empty progress area).
   const answers = await Promise.allSettled(
-    shown.map((i) => client.workflow.getHandle<typeof RenderWorkflow>(i.workflowId).query(itemStatusQuery)),
+    shown.map((i) =>
+      client.withDeadline(Date.now() + waitMs, () => client.workflow.getHandle<typeof RenderWorkflow>(i.workflowId).query(itemStatusQuery)),
+    ),
   );
   return answers.flatMap((a) => (a.status === 'fulfilled' ? [a.value] : []));
 }

@@ -4,6 +4,8 @@
 //   npx tsx scripts/record-histories.ts
 // It overwrites the recordings of the previous code: copy them to a prefix first (as session5-*)
 // and add them to index.json, so that jobs started by that code stay covered by the replay test.
+// RECORD_ONLY=job-takes-window records those histories alone (before a patch, with the code before
+// it) and keeps every other recording and its index entry.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -12,6 +14,7 @@ import { startTestTemporal } from '../test/support/temporal';
 import { tempDir, writeJob } from '../test/support/jobs';
 import { temporalCliPath } from '../worker/dev-server';
 import { connectClient, connectWorker } from '../worker/temporal';
+import { acceptKeylessJobsInThisWorker } from '../activities/job-key-check';
 import { createReelflowWorker, runWorkerUntil } from '../worker/worker';
 import { jobWorkflowId } from '../workflows/ids';
 import { JobWorkflow } from '../workflows/job';
@@ -20,7 +23,8 @@ import type { JobInput } from '../workflows/types';
 const out = join(__dirname, '..', 'test', 'fixtures', 'histories');
 const KEY = 'sk-record-histories-0000';
 /** File name -> the workflow id it was recorded under (child ids derive from it, so replay needs it). */
-const index: Record<string, string> = {};
+const only = process.env.RECORD_ONLY;
+const index: Record<string, string> = only ? (JSON.parse(readFileSync(join(out, 'index.json'), 'utf8')) as Record<string, string>) : {};
 
 /** Exports a history the standard way (the Temporal CLI's JSON), as users record theirs too. */
 function save(address: string, name: string, workflowId: string, runId?: string): void {
@@ -39,6 +43,8 @@ function save(address: string, name: string, workflowId: string, runId?: string)
 async function main(): Promise<void> {
   mkdirSync(out, { recursive: true });
   process.env.GATEWAY_API_KEY = KEY;
+  // Its jobs are started here without a key fingerprint, as a worker with --accept-keyless-jobs takes them (docs/keys.md).
+  acceptKeylessJobsInThisWorker(true);
   const temporal = await startTestTemporal();
   const sim = await startSimulator({ ports: [0, 0], keys: [KEY], renderMs: [300, 900], seed: 5 });
   const target = { address: temporal.address, namespace: 'default', connectionOptions: { address: temporal.address }, description: 'test' };
@@ -58,6 +64,27 @@ async function main(): Promise<void> {
     // A folder per job: an output location belongs to one job (docs/reruns.md).
     const dir = () => tempDir();
     const items = (p: string, n: number) => Array.from({ length: n }, (_, i) => ({ id: `${p}${i + 1}`, prompt: `${p} ${i + 1}` }));
+
+    // Session 12: takes of one prompt past the window (they share `index`), under a budget, continuing
+    // as new with takes of a page not started yet.
+    if (!only || only === 'job-takes-window') {
+      const windowJob = writeJob(dir(), {
+        name: 'replay-takes-window',
+        baseUrls: sim.urls,
+        items: items('w', 3),
+        maxInFlight: 2,
+        extra: 'pricing:\n  seedance-1-0-pro-250528:\n    per_video: 0.10\nbudget:\n  max_usd: 100',
+      });
+      writeFileSync(windowJob, readFileSync(windowJob, 'utf8').replace('defaults:\n', 'defaults:\n  variants: 3\n'));
+      const windowHandle = await start('replay-takes-window', { jobFile: windowJob, runDate: '2026-01-01', historyBudget: 40 });
+      // The code before the patch never ends this job (its second run read the plan again from the
+      // shared index, not from the takes' place): what it did by then is the history.
+      await Promise.race([windowHandle.result(), new Promise((r) => setTimeout(r, 25_000))]);
+      await windowHandle.terminate('recorded').catch(() => undefined);
+      save(temporal.address, 'job-takes-window-first-run', jobWorkflowId('replay-takes-window'), windowHandle.firstExecutionRunId);
+      save(temporal.address, 'job-takes-window-last-run', jobWorkflowId('replay-takes-window'));
+    }
+    if (only) return;
 
     const normal = writeJob(dir(), { name: 'replay-normal', baseUrls: sim.urls, items: items('n', 3) });
     await (await start('replay-normal', { jobFile: normal, runDate: '2026-01-01' })).result();

@@ -60,12 +60,23 @@ const BUDGET_RESERVES = 'budget-reserved-before-each-item-starts';
  * rewrite is not stored yet (PageItem.rewriteEstimateUsd). Jobs from before it replay without.
  */
 const BUDGET_RESERVES_REWRITES = 'budget-reserves-prompt-rewrites';
+/**
+ * With it, the window counts items by their place in the run's plan (PageItem.position), not by
+ * their `index`, which the takes of one prompt share and which a redo run's takes keep from the
+ * whole job: counts and the cursor stay within the plan, and a run continued as new reads on from
+ * the right place. A budget stop names an item that alone costs more than the whole budget.
+ * Jobs from before it replay as they ran.
+ */
+const ITEM_POSITIONS = 'items-counted-by-their-place-in-the-plan';
 /** Creates per item that `retries.create: always` may send (workflows/render.ts createWithPolicy). */
 const ALWAYS_CREATE_ATTEMPTS = 3;
 
 type Page = Awaited<ReturnType<typeof bookkeeping.readPlanItems>>;
 
 export async function JobWorkflow(input: JobInput): Promise<JobResult> {
+  // Reading the plan can take a while (a large job file, references hashed, the gateway's prices):
+  // `run` and `status` show the job preparing meanwhile, not nothing. A query adds nothing to history.
+  if (!input.carry) setHandler(progressQuery, () => preparingProgress());
   const job = new Job(input, input.carry ?? (await firstRun(input)));
   // Workflow log lines are not written again when the history is replayed, and add no events to it.
   if (!input.carry) {
@@ -79,6 +90,7 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
     });
   }
   job.newStops = hasPatch(STOPS_LET_IN_FLIGHT_FINISH);
+  job.positions = hasPatch(ITEM_POSITIONS);
   job.startBudget();
   setHandler(itemDoneSignal, (outcome) => job.reported(outcome));
   setHandler(cancelSignal, () => {
@@ -169,6 +181,8 @@ class Job {
   private reservesRewrites = false;
   /** hasPatch(STOPS_LET_IN_FLIGHT_FINISH), asked once at the start of each run. */
   newStops = false;
+  /** hasPatch(ITEM_POSITIONS), asked once at the start of each run. */
+  positions = false;
 
   constructor(
     private readonly input: JobInput,
@@ -253,8 +267,9 @@ class Job {
       pageAt += batch.length;
       for (const item of batch) {
         // Items between the cursor and this one were filtered out of the page as already done.
-        carry.counts.skipped += item.index - 1 - carry.cursor;
-        carry.cursor = item.index;
+        const place = this.placeOf(item);
+        carry.counts.skipped += place - 1 - carry.cursor;
+        carry.cursor = place;
         carry.inFlight[renderWorkflowId(this.self, item.key)] = {
           key: item.key,
           index: item.index,
@@ -326,10 +341,28 @@ class Job {
     return this.inFlightCount() === 0 ? 'reached' : 'continue-as-new';
   }
 
+  /** Where the item is in this run's plan, 1-based: the cursor's unit (ITEM_POSITIONS). */
+  private placeOf(item: PageItem): number {
+    return this.positions && item.position !== undefined ? item.position : item.index;
+  }
+
   private stopForBudget(item: PageItem): void {
     const { carry } = this;
     const budget = carry.budget!;
-    const notStarted = carry.prepared.itemCount - item.index + 1 + (carry.notStarted ?? 0);
+    const notStarted = carry.prepared.itemCount - this.placeOf(item) + 1 + (carry.notStarted ?? 0);
+    const alone = this.reservation(item);
+    if (this.positions && alone > budget.maxUsd) {
+      // No raise of a sensible size helps: most often a price that is wrong (a typo, per second read as per video).
+      this.stop({
+        kind: FailureType.budgetReached,
+        message:
+          `budget reached: ${item.key} alone is estimated at ${usd(alone)}, more than the whole budget of ${usd(budget.maxUsd)} ` +
+          `(${usd(this.committedUsd())} spent or reserved); ${notStarted} items not started`,
+        fix: `check the price of ${item.request.model} (pricing: in the job file, --prices, the gateway's), or raise budget.max_usd (run --budget USD) above ${usd(alone)}`,
+        exitCode: 1,
+      });
+      return;
+    }
     this.stop({
       kind: FailureType.budgetReached,
       message: `budget reached: ${usd(this.committedUsd())} of ${usd(budget.maxUsd)} spent or reserved; ${notStarted} items not started; raise budget.max_usd and run again`,
@@ -581,6 +614,22 @@ function normalizedMessage(message: string): string {
     .replace(/[0-9a-f]{8,}|[0-9a-z_-]*\d[0-9a-z_-]*/g, '#')
     .replace(/\s+/g, ' ')
     .slice(0, ALIKE_MESSAGE_CHARS);
+}
+
+/** What the progress query answers before the plan is read: the job, no counts yet. */
+function preparingProgress(): JobProgress {
+  const startedAt = workflowInfo().startTime.getTime();
+  return {
+    job: workflowInfo().workflowId.replace(/^reelflow-/, ''),
+    state: 'preparing',
+    total: 0,
+    started: 0,
+    runs: 1,
+    startedAt,
+    counts: { ...emptyCounts(), in_flight: 0, pending: 0 },
+    inFlight: [],
+    recentFailures: [],
+  };
 }
 
 function emptyCounts(): StateCounts {

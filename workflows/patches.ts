@@ -66,6 +66,10 @@ export const PATCHES = {
     since: '2026-11-27',
     changed: "a gateway's billed figure below the user's price is charged at the price; before, the billed figure counted",
   },
+  'items-counted-by-their-place-in-the-plan': {
+    since: '2026-11-28',
+    changed: "the window's cursor, skipped and not-started counts follow each item's place in the plan; before, the index takes share",
+  },
 } as const satisfies Record<string, Patch>;
 
 export type PatchId = keyof typeof PATCHES;

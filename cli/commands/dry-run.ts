@@ -6,7 +6,9 @@ import { describeGeneralCreateBody, GENERAL_CREATE_PATH, OPENAI_CREATE_PATH, ope
 import type { Plan, PlanItem } from '../../jobfile/plan';
 import type { Output } from '../output';
 import { addGatewayPrices, estimateLines, estimatePlan, gatewayPricesLines } from '../estimate';
-import { readOutcome } from '../summary';
+import { itemsToSend, readOutcome } from '../summary';
+import { openStorage } from '../../storage';
+import type { ItemEndState } from '../../storage/manifest';
 
 /** Up to this many items, every request is shown without `--full`. */
 const SHOWN_WHOLE = 5;
@@ -41,9 +43,31 @@ function requestGroups(plan: Plan) {
   return [...groups.values()];
 }
 
-export async function printDryRun(plan: Plan, out: Output, options: { full?: boolean; pricesKey?: string } = {}): Promise<void> {
+/**
+ * What a run would send now: the items it would not skip as already ended (summary.ts itemsToSend),
+ * and how many it skips. An output location that cannot be read: every item, as if none had ended.
+ */
+async function toSend(plan: Plan, retryStates: readonly ItemEndState[]): Promise<{ items: PlanItem[]; changed: Set<string> }> {
+  try {
+    const outcome = await readOutcome(plan);
+    const stored = new Map((await openStorage(plan.output).list()).map((o) => [o.name, o]));
+    return { items: itemsToSend(plan, outcome, stored, retryStates), changed: new Set(outcome.changed) };
+  } catch {
+    return { items: plan.items, changed: new Set() };
+  }
+}
+
+export async function printDryRun(
+  whole: Plan,
+  out: Output,
+  options: { full?: boolean; pricesKey?: string; retryStates?: readonly ItemEndState[] } = {},
+): Promise<void> {
   // The gateway's published prices beneath the job's (docs/costs.md): a bounded read, never a create.
-  const { note } = await addGatewayPrices(plan, options.pricesKey);
+  const { note } = await addGatewayPrices(whole, options.pricesKey);
+  // After an edit or a stop, only what is left is sent and priced: quoting the whole job read as its cost.
+  const { items, changed } = await toSend(whole, options.retryStates ?? []);
+  const plan = { ...whole, items };
+  const ended = whole.items.length - items.length;
   const groups = requestGroups(plan);
   if (out.json) {
     const requests = [];
@@ -61,9 +85,8 @@ export async function printDryRun(plan: Plan, out: Output, options: { full?: boo
     });
     return;
   }
-  // Items whose request changed since their last render (an unreachable output location: none shown).
-  const changed = new Set((await readOutcome(plan).catch(() => undefined))?.changed);
-  out.line(`${plan.job}: dry run, ${plan.items.length} create request(s); nothing is sent`);
+  const skipped = ended > 0 ? ` (${ended} of the job's ${whole.items.length} item(s) already ended: not sent again)` : '';
+  out.line(`${plan.job}: dry run, ${plan.items.length} create request(s)${skipped}; nothing is sent`);
   if (changed.size > 0)
     out.line(`${changed.size} item(s) changed since their last render: they are rendered again, the earlier files kept`);
   for (const line of [...estimateLines(estimatePlan(plan), plan.budget), ...gatewayPricesLines(note)]) out.line(line);
@@ -72,8 +95,8 @@ export async function printDryRun(plan: Plan, out: Output, options: { full?: boo
       `each prompt is first rewritten by ${plan.enhance.model} through POST ${plan.gateway.baseUrls[0]}/v1/messages ` +
         `(once per prompt text, then reused): see the rewrites first with \`reelflow enhance ${plan.jobFile}\``,
     );
-  const whole = options.full === true || plan.items.length <= SHOWN_WHOLE;
-  const shown = whole ? plan.items : groups.map((g) => g.first);
+  const every = options.full === true || plan.items.length <= SHOWN_WHOLE;
+  const shown = every ? plan.items : groups.map((g) => g.first);
   for (const item of shown) {
     const request = await describeRequest(plan, item);
     out.line(`\n#${item.index} ${item.key} -> ${item.outputName}${changed.has(item.key) ? '  (changed since its last render)' : ''}`);
@@ -89,5 +112,5 @@ export async function printDryRun(plan: Plan, out: Output, options: { full?: boo
       `  ${g.model.padEnd(modelWidth)}  ${g.protocol.padEnd(protocolWidth)}  ${String(g.items).padStart(countWidth)}  POST ${g.url}`,
     );
   }
-  if (!whole) out.line('shown: the first request of each; every request: reelflow run --dry-run --full (or --json)');
+  if (!every) out.line('shown: the first request of each; every request: reelflow run --dry-run --full (or --json)');
 }

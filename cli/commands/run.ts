@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { rememberCatalog } from '../../activities/preflight';
 import { judgeCatalog, modelUses, readCatalogs, verdictMessage } from '../../gateway';
 import { openStorage } from '../../storage';
-import { StorageError, type StoredObject } from '../../storage/storage';
+import { StorageError } from '../../storage/storage';
 import { InfrastructureError, UsageError } from '../errors';
 import { projectRoot } from '../../worker/bundle';
 import { ensureWritableDir, stateDirectory } from '../../worker/state-dir';
@@ -21,7 +21,7 @@ import { collect, fingerprintedJob, parseAllowKeys, refuseDisallowedKeyUses, sta
 import { startedAs } from '../../client/job-identity';
 import { jobWorkflowId } from '../../workflows/ids';
 import type { JobInput } from '../../workflows/types';
-import { itemIsDone, type ItemEndState } from '../../storage/manifest';
+import type { ItemEndState } from '../../storage/manifest';
 import { jobEnded, jobProgress, jobResult, openItemWorkflows, startOrAttach } from '../../client/control';
 import { inputsChangedNote, loadPlanOrExplain, refuseAnotherJobUnderName, runningExecution, startedJobInput } from '../../client/jobs';
 import { ALLOW_READ_HELP, allowedReads } from '../../client/read-allowance';
@@ -30,7 +30,7 @@ import { hashJobInputs, recordingFiles } from '../../storage/inputs-publish';
 import { createOutput } from '../output';
 import { ProgressView } from '../progress';
 import { addObservabilityOptions, openSession, type Observability, type Session } from '../session';
-import { describeOutcome, describeStop, exitStatusFor, readOutcome, type JobOutcome } from '../summary';
+import { describeOutcome, describeStop, exitStatusFor, itemsToSend, readOutcome, type JobOutcome } from '../summary';
 import { printDryRun } from './dry-run';
 import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
 import { claimOutputOrExplain } from '../output-owner';
@@ -78,10 +78,19 @@ export function registerRunCommand(program: Command): void {
     .option('--detach', 'return once the job has started (a background worker carries it on)')
     .option('--dry-run', 'print the requests that would be sent, key redacted; send nothing')
     .option('--full', 'with --dry-run: print every request, not the first of each model and protocol')
-    .option('--retry-failed', 'render again the items that ended failed or timed_out')
+    .option(
+      '--retry-failed',
+      'with the rest of the job, render the items that ended failed or timed_out again as they were (same key, name and seed); ' +
+        '--redo failed instead makes a new take of each, with a new seed, and renders nothing else',
+    )
     .option('--retry-unknown', 'render again the items whose creation outcome was unknown')
     // takes (issue 26, docs/takes.md)
-    .option('--redo <which>', 'render a new take of each rejected (picks.jsonl) or failed take, beside it; nothing else', parseRedoWhich)
+    .option(
+      '--redo <which>',
+      'rejected | failed: render a new take (new key, name and seed) beside each rejected (picks.jsonl) or failed take, ' +
+        'and nothing else; --retry-failed instead renders failed items again as they were, with the rest of the job',
+      parseRedoWhich,
+    )
     .option(
       '--only <ids>',
       'render a new take of these items only (ids or keys, comma-separated); with --redo, its takes among them',
@@ -234,7 +243,12 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
     ({ plan, takes: redo } = chosen);
   }
   if (options.budget !== undefined) plan.budget = { maxUsd: options.budget };
-  if (options.dryRun) return printDryRun(plan, out, { full: options.full, pricesKey: keyForPrices(plan, options.allowKey) });
+  if (options.dryRun)
+    return printDryRun(plan, out, {
+      full: options.full,
+      pricesKey: keyForPrices(plan, options.allowKey),
+      retryStates: retryStatesOf(options),
+    });
   // Before any request (preflight's and the prompt rewrites' included): which key goes where is the user's decision.
   const allowances = parseAllowKeys(options.allowKey);
   refuseDisallowedKeyUses(jobFile, plan, allowances);
@@ -305,6 +319,11 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   if (interrupt.interrupted) process.exit(130);
 }
 
+/** The ended states `--retry-failed` and `--retry-unknown` render again. */
+function retryStatesOf(options: RunOptions): ItemEndState[] {
+  return [...(options.retryFailed ? (['failed', 'timed_out'] as const) : []), ...(options.retryUnknown ? (['unknown'] as const) : [])];
+}
+
 /** Starts the job or attaches to it, then follows it to its end; true when the server must stay up (--detach). */
 async function followJob(
   session: Session,
@@ -321,10 +340,7 @@ async function followJob(
 ): Promise<boolean> {
   const workflowId = jobWorkflowId(plan.job);
   const scoped = <T>(fn: () => Promise<T>) => interrupt.scoped(session.client, fn);
-  const retryStates: ItemEndState[] = [
-    ...(options.retryFailed ? (['failed', 'timed_out'] as const) : []),
-    ...(options.retryUnknown ? (['unknown'] as const) : []),
-  ];
+  const retryStates = retryStatesOf(options);
   // A running job's start, as Temporal recorded it: the job's own clock starts at its first workflow
   // task, later when no worker was there to run it (run --detach --no-worker).
   const runningSince = await scoped(() => runningExecution(session.client, workflowId).then((d) => d?.startTime.getTime()));
@@ -367,7 +383,9 @@ async function followJob(
   } else {
     const storage = openStorage(plan.output);
     const stored = new Map((await storage.list()).map((o) => [o.name, o]));
-    out.note(startedNote(plan.job, plan.items.length, await readOutcome(plan), stored, retryStates, storage.location));
+    const outcome = await readOutcome(plan);
+    const toRender = itemsToSend(plan, outcome, stored, retryStates).length;
+    out.note(startedNote(plan.job, plan.items.length, toRender, outcome, retryStates, storage.location));
   }
   if (session.target.embedded) {
     // A server this run started stops when it ends, and its web UI with it (docs/commands.md).
@@ -477,28 +495,24 @@ function spawnBackgroundWorker(workflowId: string, allowKey: readonly string[], 
   child.unref();
 }
 
-/** What a start renders: every item the job's plan pages will not skip (itemIsDone). */
+/** What a start renders: every item the job's plan pages will not skip (summary.ts itemsToSend). */
 export function startedNote(
   job: string,
   total: number,
+  toRender: number,
   outcome: JobOutcome,
-  stored: ReadonlyMap<string, StoredObject>,
   retryStates: readonly ItemEndState[],
   location: string,
 ): string {
   const { counts } = outcome;
-  const retry = new Set(retryStates);
-  const changed = new Set(outcome.changed);
-  const done = outcome.rows.filter((row) =>
-    itemIsDone(row, retry, row.file === null ? undefined : stored.get(row.file), changed.has(row.key)),
-  ).length;
-  const toRender = total - done;
+  const done = total - toRender;
   if (toRender === 0) {
     const again =
       counts.failed + counts.timed_out + counts.unknown > 0 ? ' (--retry-failed / --retry-unknown render ended ones again)' : '';
     return `${job}: nothing to render: all ${total} item(s) already ended${again} -> ${location}`;
   }
-  const edited = changed.size > 0 ? `; ${changed.size} changed since rendered, rendered again beside the earlier file` : '';
+  const changed = outcome.changed.length;
+  const edited = changed > 0 ? `; ${changed} changed since rendered, rendered again beside the earlier file` : '';
   return `${job}: started ${toRender} of ${total} item(s)${done > 0 ? ` (${done} already ended)` : ''}${edited} -> ${location}`;
 }
 

@@ -4,7 +4,7 @@
 // Ids and job names are ASCII (the job file allows nothing else); wide characters are unit-tested.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -131,6 +131,33 @@ describe('reelflow run: the live progress display in a real terminal (tmux)', ()
       assert.match(final[0]!, new RegExp(`^${NAME}: started 3 of 3 item\\(s\\) -> `));
       assert.match(final[1]!, /^Temporal web UI: /);
       assert.match(final[2]!, new RegExp(`^${NAME}: 3 of 3 succeeded in `));
+    } finally {
+      await term.kill();
+    }
+  });
+
+  it('shows the job, its planned count and its items in flight before the first take has finished', async () => {
+    const dir = tempDir();
+    const job = writeJob(dir, {
+      name: 'shown-at-once',
+      baseUrls: e2e.sim.urls,
+      items: ['one', 'two', 'three'].map((id) => ({ id, prompt: `shown at once ${id}` })),
+    });
+    writeFileSync(job, readFileSync(job, 'utf8').replace('defaults:\n', 'defaults:\n  variants: 2\n'));
+    const served = e2e.sim.stats().bytesServed;
+    const term = await startTerminal(
+      dir,
+      `'${process.execPath}' '${reelflowBin}' run '${job}'; exec sleep 600`,
+      { columns: 100, rows: 20 },
+      e2e.env,
+    );
+    try {
+      // Renders take 12-14 s: a header with nothing finished yet is what the display shows from its start.
+      const header = await until('a header before any take finished', async () => {
+        const rows = await term.screen();
+        return rows.find((r) => /^\S.*\b0\/6 {1,2}0 ok {1,2}[1-6] in flight/.test(r));
+      });
+      assert.equal(e2e.sim.stats().bytesServed, served, `shown before the first take was downloaded: ${header}`);
     } finally {
       await term.kill();
     }

@@ -3,7 +3,9 @@
 // session 7 (job-wide stops, held tasks, the deadline check, budgets), session7-* before those of
 // session 8 (rewrites reserved, shared-limit permits); they stay so that jobs started by that code
 // stay covered. job-takes, render-take, render-shared and limiter cover session 8's takes, budget
-// with rewrites, and the shared limiter. A failure here means a change would break jobs that are running right now.
+// with rewrites, and the shared limiter. job-takes-window-* were recorded before session 12 counted
+// items by their place in the plan: takes of one prompt past the window, continued as new mid-page
+// (scripts/record-histories.ts, RECORD_ONLY). A failure here means a change would break jobs that are running right now.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +34,8 @@ describe('workflow replay', () => {
       'render-take',
       'render-shared',
       'limiter',
+      'job-takes-window-first-run',
+      'job-takes-window-last-run',
     ]) {
       assert.ok(files.includes(`${name}.json`), `missing ${name}.json`);
     }

@@ -22,6 +22,13 @@ const progress: JobProgress = {
 const strip = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '');
 
 describe('progressHeader', () => {
+  it('while the plan is read: the job preparing, an empty bar, no counts of a total not known yet', () => {
+    const preparing: JobProgress = { ...progress, state: 'preparing', total: 0, started: 0, etaMs: undefined };
+    const h = strip(progressHeader(preparing, undefined, 139));
+    assert.equal(h, `[${'-'.repeat(24)}] spring-campaign-with-a-long-name: preparing: reading the job file and its outputs`);
+    assert.equal(strip(progressHeader(preparing, undefined, 20)), 'preparing');
+  });
+
   it('on a wide terminal: the bar, the job, every count, the rate and the ETA', () => {
     const h = strip(progressHeader(progress, 0.42, 139));
     assert.match(

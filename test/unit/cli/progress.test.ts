@@ -115,6 +115,7 @@ function clientAnswering(gate?: Promise<void>): Client {
     baseUrl: 'http://127.0.0.1:9',
   });
   return {
+    withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn(),
     workflow: {
       getHandle: (id: string) => ({
         query: async () => {
@@ -176,7 +177,10 @@ describe('ProgressView on a terminal', () => {
   it('prints item keys and addresses without the control sequences they carry', async () => {
     const terminal = fakeTerminal(80, 24);
     const status: RenderStatus = { key: 'clip\u001b[2J-1', phase: 'rendering', polls: 1, baseUrl: 'http://gw\u001b]0;owned\u0007.example' };
-    const client = { workflow: { getHandle: () => ({ query: async () => status }) } } as unknown as Client;
+    const client = {
+      withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn(),
+      workflow: { getHandle: () => ({ query: async () => status }) },
+    } as unknown as Client;
     await new ProgressView(client, true, 5_000, terminal as unknown as ProgressOutput).render(progressOf(1));
     assert.ok(!terminal.written.includes('\u001b[2J') && !terminal.written.includes('\u001b]'), JSON.stringify(terminal.written));
     assert.match(terminal.written, /clip-1 .* via http:\/\/gw\.example/);
