@@ -3,7 +3,9 @@
 // session 7 (job-wide stops, held tasks, the deadline check, budgets), session7-* before those of
 // session 8 (rewrites reserved, shared-limit permits); they stay so that jobs started by that code
 // stay covered. job-takes, render-take, render-shared and limiter cover session 8's takes, budget
-// with rewrites, and the shared limiter. A failure here means a change would break jobs that are running right now.
+// with rewrites, and the shared limiter; render-rewrite-* and rewrite the takes of one prompt sharing
+// its rewrite (the take that starts the RewriteWorkflow, takes that find it running and wait, the
+// child itself). A failure here means a change would break jobs that are running right now.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +34,10 @@ describe('workflow replay', () => {
       'render-take',
       'render-shared',
       'limiter',
+      'render-rewrite-r1',
+      'render-rewrite-r1-t2',
+      'render-rewrite-r1-t3',
+      'rewrite',
     ]) {
       assert.ok(files.includes(`${name}.json`), `missing ${name}.json`);
     }
