@@ -9,13 +9,13 @@ import { PLAN_PAGE_BYTES, serializedBytes } from '../jobfile/item-size';
 import { shortHash } from '../jobfile/keys';
 import type { RedoTake } from '../jobfile/takes';
 import type { OutputSettings, PlanItem, Protocol, RenderRequest } from '../jobfile/plan';
-import { estimateEnhanceUsd, estimateItemUsd, rewritePriceOf, roundUsd, type PriceTable, type RewritePrice } from '../jobfile/prices';
+import { estimateEnhanceUsd, estimateItemUsd, rewritePriceOf, type PriceTable, type RewritePrice } from '../jobfile/prices';
 import { withPublishedPrices } from '../gateway/published-prices';
 import { recordJobPrices } from '../storage/job-prices';
 import { RewriteStore, rewriteId, unrecordedRewrites, type RewriteCall } from '../storage/rewrites';
 import type { InputsRef } from '../storage/inputs';
 import { itemIsDone, type ItemEndState, type ManifestRow } from '../storage/manifest';
-import { isRecordedAmount, trustedCosts } from '../storage/spend-rows';
+import { ledger, totalUsd } from '../storage/spend-rows';
 import { OutputOwnedError, claimOutput } from '../storage/owner';
 import { storageFor, workerKeyFor } from './context';
 import { FailureType } from './failure-types';
@@ -294,11 +294,7 @@ export function unpricedMessage(unpriced: readonly UnpricedModel[]): string {
  * Only amounts count (storage/spend-rows.ts): nothing planted in the manifest lowers the sum.
  */
 export function spentBefore(rows: readonly ManifestRow[], unrecorded: readonly Pick<RewriteCall, 'cost_usd'>[] = []): number {
-  const byRows = rows.reduce((sum, row) => {
-    const { costUsd = 0, rewriteCostUsd = 0 } = trustedCosts(row);
-    return sum + costUsd + rewriteCostUsd;
-  }, 0);
-  return roundUsd(unrecorded.reduce((sum, call) => sum + (isRecordedAmount(call.cost_usd) ? call.cost_usd : 0), byRows));
+  return totalUsd(ledger(rows, unrecorded));
 }
 
 /**
