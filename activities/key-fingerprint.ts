@@ -7,6 +7,7 @@
 // Only a holder of the key can make one; without the key it cannot be turned back into it; the
 // salt makes every start's fingerprint of the same key and job different.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { REWRITE_WORKFLOW_PREFIX } from './log-events';
 
 const VERSION = 'hmac-sha256-64-job';
 /** The form before fingerprints were bound to their job: any job could carry a copy of one. */
@@ -64,9 +65,11 @@ export function stableKeyFingerprint(key: string, purpose: string): string {
 /**
  * The id of the job a workflow id belongs to: an item's workflow id is its job's id, `/` and its
  * key (workflows/ids.ts); a scheduled run's is its schedule's action id, `-` and the scheduled time
- * (Temporal's form). Job names have no `/`.
+ * (Temporal's form); a prompt rewrite's is its prefix, its job's id, `/` and the rewrite's id
+ * (workflows/rewrite.ts). Job names have no `/`.
  */
 export function jobIdOfWorkflow(workflowId: string): string {
-  const job = workflowId.split('/')[0]!;
+  const ofJob = workflowId.startsWith(REWRITE_WORKFLOW_PREFIX) ? workflowId.slice(REWRITE_WORKFLOW_PREFIX.length) : workflowId;
+  const job = ofJob.split('/')[0]!;
   return job.replace(/-\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, '');
 }

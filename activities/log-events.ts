@@ -40,6 +40,12 @@ export function bounded(text: string | undefined): string | undefined {
 }
 
 /**
+ * What a prompt rewrite's workflow id starts with (workflows/ids.ts rewriteWorkflowId), before its
+ * job's id: here, so that activities tell its job as they tell an item's (key-fingerprint.ts).
+ */
+export const REWRITE_WORKFLOW_PREFIX = 'reelflow-rewrite:';
+
+/**
  * The job id and item key of an item workflow's id, `<job id>/<item key>` (workflows/ids.ts): job
  * names have no `/` (jobfile/schema.ts), so the first one separates them. Undefined for a job's own id.
  */

@@ -8,6 +8,7 @@ import { noopMetricMeter, type MetricMeter, type MetricTags } from '@temporalio/
 import { isGatewayError } from '../gateway';
 import type { PoolEvent } from '../gateway/pool';
 import type { ManifestRow } from '../storage/manifest';
+import { rowCharges } from '../storage/spend-rows';
 
 export const METRICS = {
   creates: {
@@ -112,8 +113,8 @@ export class ReelflowMetrics {
     enhanceModel?: string,
   ): void {
     this.add('items', 1, { state: row.state, model: row.model });
-    if (row.cost_usd) this.addSpend(row.model, row.cost_source ?? 'estimated', row.cost_usd);
-    if (row.rewrite_cost_usd && enhanceModel) this.addSpend(enhanceModel, row.rewrite_cost_source ?? 'estimated', row.rewrite_cost_usd);
+    // The row's charges as every spend counts them (storage/spend-rows.ts); a $0 one adds nothing.
+    for (const charge of rowCharges(row, enhanceModel)) if (charge.usd > 0) this.addSpend(charge.model, charge.source, charge.usd);
     const seconds = renderSeconds(row);
     if (seconds !== undefined) {
       const { name, help } = METRICS.renderSeconds;

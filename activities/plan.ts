@@ -9,13 +9,13 @@ import { PLAN_PAGE_BYTES, serializedBytes } from '../jobfile/item-size';
 import { shortHash } from '../jobfile/keys';
 import type { RedoTake } from '../jobfile/takes';
 import type { OutputSettings, PlanItem, Protocol, RenderRequest } from '../jobfile/plan';
-import { estimateEnhanceUsd, estimateItemUsd, rewritePriceOf, roundUsd, type PriceTable, type RewritePrice } from '../jobfile/prices';
+import { estimateEnhanceUsd, estimateItemUsd, rewritePriceOf, type PriceTable, type RewritePrice } from '../jobfile/prices';
 import { withPublishedPrices } from '../gateway/published-prices';
 import { recordJobPrices } from '../storage/job-prices';
-import { RewriteStore, unrecordedRewrites, type RewriteCall } from '../storage/rewrites';
+import { RewriteStore, rewriteId, unrecordedRewrites, type RewriteCall } from '../storage/rewrites';
 import type { InputsRef } from '../storage/inputs';
 import { itemIsDone, type ItemEndState, type ManifestRow } from '../storage/manifest';
-import { isRecordedAmount, trustedCosts } from '../storage/spend-rows';
+import { ledger, totalUsd } from '../storage/spend-rows';
 import { OutputOwnedError, claimOutput } from '../storage/owner';
 import { storageFor, workerKeyFor } from './context';
 import { FailureType } from './failure-types';
@@ -85,6 +85,12 @@ export interface PageItem extends PlanItem {
   rewriteEstimateUsd?: number;
   /** The enhance model's prices, which the enhance activity prices the answer's usage with (rewriteCostUsd). */
   rewritePrice?: RewritePrice;
+  /**
+   * Names its prompt text's rewrite (storage/rewrites.ts rewriteId), for a job with `enhance:`: the
+   * takes and items that send one prompt share one Messages call through it (workflows/rewrite.ts).
+   * Absent from pages of older workers: the item asks on its own, as it did.
+   */
+  rewriteId?: string;
 }
 
 /**
@@ -235,14 +241,8 @@ export async function preparePlan(input: {
   const storage = storageFor(plan.output);
   const { rows } = await storage.readManifest();
   // Rewrites paid that no row counts (`reelflow enhance`'s, an item left not started): spent too, as status shows.
-  const unrecorded = plan.enhance ? await unrecordedRewrites(new RewriteStore(storage), planKeys(loaded), rows) : [];
+  const unrecorded = plan.enhance ? await unrecordedRewrites(new RewriteStore(storage), rows) : [];
   return { ...prepared, spentUsd: spentBefore(rows, unrecorded) };
-}
-
-/** The keys of the plan's items, a page at a time (the plan file holds them, not memory). */
-function* planKeys(plan: PlanFile): Generator<string> {
-  const PAGE = 1_000;
-  for (let offset = 0; offset < plan.itemCount; offset += PAGE) for (const item of plan.items(offset, PAGE)) yield item.key;
 }
 
 /**
@@ -302,11 +302,7 @@ export function unpricedMessage(unpriced: readonly UnpricedModel[]): string {
  * Only amounts count (storage/spend-rows.ts): nothing planted in the manifest lowers the sum.
  */
 export function spentBefore(rows: readonly ManifestRow[], unrecorded: readonly Pick<RewriteCall, 'cost_usd'>[] = []): number {
-  const byRows = rows.reduce((sum, row) => {
-    const { costUsd = 0, rewriteCostUsd = 0 } = trustedCosts(row);
-    return sum + costUsd + rewriteCostUsd;
-  }, 0);
-  return roundUsd(unrecorded.reduce((sum, call) => sum + (isRecordedAmount(call.cost_usd) ? call.cost_usd : 0), byRows));
+  return totalUsd(ledger(rows, unrecorded));
 }
 
 /**
@@ -376,9 +372,10 @@ export async function readPlanItems(input: {
       // The rewrite this item will pay for (none when its rewrite is stored): its manifest row records
       // it (rewrite_cost_usd), and a budget reserves it (docs/costs.md). One record read per priced item.
       const rewrite = enhance ? estimateEnhanceUsd(table, enhance, item.request.prompt) : undefined;
-      if (rewrite && 'usd' in rewrite && !(await rewrites.find(item.key, item.request.prompt, enhance!)))
+      if (rewrite && 'usd' in rewrite && !(await rewrites.find(item.request.prompt, enhance!, item.key)))
         todoItem.rewriteEstimateUsd = rewrite.usd;
       if (rewritePrice && rewrite && 'usd' in rewrite) todoItem.rewritePrice = rewritePrice;
+      if (enhance) todoItem.rewriteId = rewriteId(item.request.prompt, enhance);
       // Another request's render holds the plain name: this one is written beside it, never over it.
       const holder = manifest.firstFiles.get(item.key);
       if (holder && digest !== undefined && changedSince(holder, item.request, digest))

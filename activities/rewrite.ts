@@ -1,14 +1,15 @@
-// One item's prompt rewrite, paid for once (docs/enhance.md): the stored record is reused while the
-// prompt and the enhance settings are the ones it was made from; otherwise Messages is asked once
-// and the answer stored before it is returned. Shared by the render's enhance activity and
+// One prompt text's rewrite, paid for once (docs/enhance.md): the stored record of the prompt with
+// these enhance settings is reused by every item and take that sends it; otherwise Messages is asked
+// once and the answer stored before it is returned. Shared by the render's enhance activity and
 // `reelflow enhance`, so both find and leave the same records. No Temporal here.
 import { redact, type MessageResult } from '../gateway';
 import type { EnhanceSettings } from '../jobfile/plan';
 import { rewriteCostUsd, type RewriteCost, type RewritePrice } from '../jobfile/prices';
-import { madeFrom, rewriteRecord, type RewritePayer, type RewriteRecord, type RewriteStore, type RewriteUsage } from '../storage/rewrites';
+import { rewriteRecord, type RewritePayer, type RewriteRecord, type RewriteStore, type RewriteUsage } from '../storage/rewrites';
 
 export interface RewriteInput {
-  key: string;
+  /** The item asking: a call made now is its render's (its row names it); its record from before per-prompt records is reused. */
+  key?: string;
   prompt: string;
   enhance: EnhanceSettings;
   /** Absent: nothing to look up or keep (a workflow from before the store); Messages is asked. */
@@ -37,10 +38,12 @@ export interface Rewritten {
 
 export async function rewriteOnce(input: RewriteInput): Promise<Rewritten> {
   const { key, prompt, enhance, store } = input;
-  // The latest record, reused when it was made from this prompt; else replaced, its calls kept.
-  const latest = store ? await store.latest(key) : undefined;
-  const found = input.again ? undefined : madeFrom(latest, prompt, enhance);
-  if (found) return { record: found, reused: true };
+  // The prompt's record, reused; else (asked again) replaced, its calls kept.
+  const latest = store ? await store.latest(prompt, enhance) : undefined;
+  if (!input.again) {
+    const found = latest ?? (await adoptedFromBefore(input));
+    if (found) return { record: found, reused: true };
+  }
   const answer = await input.ask({ model: enhance.model, maxTokens: enhance.maxTokens, system: enhance.system, prompt });
   // The key never goes into the store, even when a gateway echoes it.
   const text = redact(answer.text.trim());
@@ -77,4 +80,18 @@ export function rewritePricer(
 ): (usage: RewriteUsage | undefined) => RewriteCost | undefined {
   return (usage) =>
     rewriteCostUsd(price, enhance, prompt, usage ? { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens } : undefined);
+}
+
+/**
+ * The item's own record from before records were kept per prompt text, made from this prompt: it
+ * becomes the prompt's record (its calls stay counted where they are), so the item's other takes and
+ * the items sharing its prompt reuse it instead of paying again. Not kept: it is still reused.
+ */
+async function adoptedFromBefore({ store, key, prompt, enhance }: RewriteInput): Promise<RewriteRecord | undefined> {
+  if (!store || key === undefined) return undefined;
+  const legacy = await store.find(prompt, enhance, key);
+  if (!legacy) return undefined;
+  const { key: _key, calls: _calls, ...rest } = legacy;
+  await store.put({ ...rest, v: 2 }).catch(() => undefined);
+  return legacy;
 }

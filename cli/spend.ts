@@ -5,7 +5,7 @@
 import { roundUsd } from '../jobfile/prices';
 import type { ManifestRow } from '../storage/manifest';
 import { openStorage } from '../storage';
-import { isRecordedAmount, trustedCosts } from '../storage/spend-rows';
+import { ledger, trustedCosts, type ChargeSource } from '../storage/spend-rows';
 import { RewriteStore, notInRows, rewriteCalls, type RewriteCall, type UnrecordedRewrite } from '../storage/rewrites';
 import { estimatePlan, formatUsd, type ModelEstimate, type PlanEstimate } from './estimate';
 import type { Plan } from '../jobfile/plan';
@@ -58,27 +58,17 @@ export function spendOf(
     return m;
   };
   for (const v of estimate.per_model) if (v.priced_items > 0) of(v.model, v.role);
-  const enhanceModel = estimate.per_model.find((v) => v.role === 'enhance')?.model ?? 'prompt rewrites';
-  const add = (m: ModelSpend, usd: number, source: ManifestRow['cost_source'] | ManifestRow['rewrite_cost_source']) => {
+  const enhanceModel = estimate.per_model.find((v) => v.role === 'enhance')?.model;
+  const add = (m: ModelSpend, usd: number, source: ChargeSource) => {
     if (source === 'billed') m.billed_usd = roundUsd(m.billed_usd + usd);
     else if (source === 'usage') m.usage_usd = roundUsd(m.usage_usd + usd);
     else m.estimated_usd = roundUsd(m.estimated_usd + usd);
     m.spent_usd = roundUsd(m.billed_usd + m.usage_usd + m.estimated_usd);
   };
-  let recorded = false;
-  for (const row of rows) {
-    // Only amounts count: a cost planted as -1000 or "abc" is no part of what was spent (storage/spend-rows.ts).
-    const { costUsd, rewriteCostUsd } = trustedCosts(row);
-    if (costUsd !== undefined) add(of(row.model), costUsd, row.cost_source);
-    // Rows from before rewrite_cost_source recorded the estimate.
-    if (rewriteCostUsd !== undefined) add(of(enhanceModel, 'enhance'), rewriteCostUsd, row.rewrite_cost_source ?? 'estimated');
-    recorded ||= costUsd !== undefined || rewriteCostUsd !== undefined;
-  }
-  for (const call of rewrites) {
-    if (!isRecordedAmount(call.cost_usd)) continue;
-    add(of(enhanceModel, 'enhance'), call.cost_usd, call.cost_source ?? 'estimated');
-    recorded = true;
-  }
+  // The ledger every spend is computed from (storage/spend-rows.ts): only amounts count.
+  const charges = ledger(rows, rewrites, enhanceModel);
+  for (const charge of charges) add(of(charge.model, charge.role), charge.usd, charge.source);
+  const recorded = charges.length > 0;
   if (!recorded && models.size === 0) return undefined;
   const perModel = [...models.values()];
   const sum = (pick: (m: ModelSpend) => number) => roundUsd(perModel.reduce((total, m) => total + pick(m), 0));
@@ -150,10 +140,7 @@ export async function jobSpend(
 /** Every paid rewrite call the records of the plan's items keep; none for a job without `enhance:`. */
 function rewriteCallsOf(plan: Pick<Plan, 'items' | 'enhance' | 'output'>): Promise<UnrecordedRewrite[]> {
   if (!plan.enhance) return Promise.resolve([]);
-  return rewriteCalls(
-    new RewriteStore(openStorage(plan.output)),
-    plan.items.map((item) => item.key),
-  );
+  return rewriteCalls(new RewriteStore(openStorage(plan.output)));
 }
 
 /** The spend lines for a listing (`status`, `results`): none when nothing is priced or recorded. */

@@ -26,6 +26,8 @@ export interface JobOutcome {
   changed: string[];
   /** What every run of the job spent, beside the plan's estimate (docs/costs.md); absent with no price and no cost. */
   spend?: JobSpend;
+  /** Every row of the manifest, each run of each item (the ledger the spend is computed from). */
+  everyRow?: ManifestRow[];
 }
 
 /** `referenceDigests`: how local references' contents are known (a job's stored inputs, client/jobs.ts). */
@@ -71,6 +73,7 @@ export async function readOutcome(plan: Plan, referenceDigests: ReferenceDigests
     missing,
     changed,
     ...(spend ? { spend } : {}),
+    everyRow,
   };
 }
 

@@ -2,19 +2,21 @@
 // address dies mid-run, and a job that continues as new. Run after changing workflows/ on purpose
 // (a change that breaks replay of these histories would break running jobs in production):
 //   npx tsx scripts/record-histories.ts
+// `npx tsx scripts/record-histories.ts rewrites` records the shared prompt rewrite's histories only
+// (render-rewrite-*, rewrite), leaving the others as they are.
 // It overwrites the recordings of the previous code: copy them to a prefix first (as session5-*)
 // and add them to index.json, so that jobs started by that code stay covered by the replay test.
 // RECORD_ONLY=job-takes-window records those histories alone (before a patch, with the code before
 // it) and keeps every other recording and its index entry.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startSimulator } from '../sim';
+import { acceptKeylessJobsInThisWorker } from '../activities/job-key-check';
 import { startTestTemporal } from '../test/support/temporal';
 import { tempDir, writeJob } from '../test/support/jobs';
 import { temporalCliPath } from '../worker/dev-server';
 import { connectClient, connectWorker } from '../worker/temporal';
-import { acceptKeylessJobsInThisWorker } from '../activities/job-key-check';
 import { createReelflowWorker, runWorkerUntil } from '../worker/worker';
 import { jobWorkflowId } from '../workflows/ids';
 import { JobWorkflow } from '../workflows/job';
@@ -24,7 +26,9 @@ const out = join(__dirname, '..', 'test', 'fixtures', 'histories');
 const KEY = 'sk-record-histories-0000';
 /** File name -> the workflow id it was recorded under (child ids derive from it, so replay needs it). */
 const only = process.env.RECORD_ONLY;
-const index: Record<string, string> = only ? (JSON.parse(readFileSync(join(out, 'index.json'), 'utf8')) as Record<string, string>) : {};
+const index: Record<string, string> = existsSync(join(out, 'index.json'))
+  ? (JSON.parse(readFileSync(join(out, 'index.json'), 'utf8')) as Record<string, string>)
+  : {};
 
 /** Exports a history the standard way (the Temporal CLI's JSON), as users record theirs too. */
 function save(address: string, name: string, workflowId: string, runId?: string): void {
@@ -60,10 +64,30 @@ async function main(): Promise<void> {
   );
   const start = (name: string, input: Omit<JobInput, 'jobFile'> & { jobFile: string }) =>
     client.workflow.start(JobWorkflow, { taskQueue: 'record', workflowId: jobWorkflowId(name), args: [input] });
+  // Session 12: the takes of a prompt share one rewrite (workflows/rewrite.ts): the take that starts
+  // the RewriteWorkflow child, one that finds it running and starts it again later, and the child.
+  const recordSharedRewrite = async (dir: () => string, items: (p: string, n: number) => Array<{ id: string; prompt: string }>) => {
+    const job = writeJob(dir(), {
+      name: 'replay-rewrites',
+      baseUrls: sim.urls,
+      items: items('r', 1),
+      extra: 'enhance:\n  model: claude-sonnet-4-6\n  max_tokens: 200',
+    });
+    writeFileSync(job, readFileSync(job, 'utf8').replace('defaults:\n', 'defaults:\n  variants: 3\n'));
+    await (await start('replay-rewrites', { jobFile: job, runDate: '2026-01-01' })).result();
+    for (const take of ['r1', 'r1~t2', 'r1~t3'])
+      save(temporal.address, `render-rewrite-${take.replace('~', '-')}`, `${jobWorkflowId('replay-rewrites')}/${take}`);
+    for await (const rewrite of client.workflow.list({ query: 'WorkflowType = "RewriteWorkflow"' })) {
+      save(temporal.address, 'rewrite', rewrite.workflowId, rewrite.runId);
+      break;
+    }
+  };
   try {
     // A folder per job: an output location belongs to one job (docs/reruns.md).
     const dir = () => tempDir();
     const items = (p: string, n: number) => Array.from({ length: n }, (_, i) => ({ id: `${p}${i + 1}`, prompt: `${p} ${i + 1}` }));
+
+    if (process.argv[2] === 'rewrites') return await recordSharedRewrite(dir, items);
 
     // Session 12: takes of one prompt past the window (they share `index`), under a budget, continuing
     // as new with takes of a page not started yet.
@@ -131,6 +155,7 @@ async function main(): Promise<void> {
     for await (const limiter of client.workflow.list({ query: 'WorkflowType = "LimiterWorkflow"' })) {
       save(temporal.address, 'limiter', limiter.workflowId);
     }
+    await recordSharedRewrite(dir, items);
   } finally {
     stop();
     await running;

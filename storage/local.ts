@@ -420,6 +420,23 @@ export class LocalStorage implements Storage {
     }
   }
 
+  /** Plain files only: a link or folder planted among the records is no record (safeDir refuses a linked folder). */
+  async listRecords(folder: string): Promise<string[]> {
+    const { path } = await safeDir(this.location, RECORDS_DIR + folder, false);
+    let entries;
+    try {
+      entries = await readdir(path, { withFileTypes: true });
+    } catch (err) {
+      const code = errnoCode(err);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+      throw fsError(`cannot list ${path}`, err);
+    }
+    return entries
+      .filter((e) => e.isFile() && !e.name.endsWith(PART_SUFFIX) && !e.name.endsWith(PART_RECORD_SUFFIX))
+      .map((e) => `${folder}/${e.name}`)
+      .sort();
+  }
+
   private async manifestSha256(name: string, path: string, bytes: number): Promise<string | undefined> {
     await this.refreshDigests();
     return this.digests.lookup([name, path], bytes);

@@ -1,12 +1,13 @@
 // The prompt rewrites of a job's enhance step, kept beside its outputs (docs/enhance.md): one record
-// per item key under `.reelflow/rewrites/`, written whole (Storage.putRecord), the last write
-// winning. A record is reused while the item's prompt and the enhance settings are the ones it was
-// made from, so every attempt, run and worker of an item pays for one Messages call per prompt
-// text; `reelflow enhance` shows the records before any render is paid for.
+// per prompt text and enhance settings under `.reelflow/rewrites/`, written whole
+// (Storage.putRecord), the last write winning. A record is shared by every item, take, attempt, run
+// and worker that sends that prompt with those settings, so each prompt text costs one Messages
+// call; `reelflow enhance` shows the records before any render is paid for.
 //
-// One record per key rather than one appended log: a render looks up its own item with one read (a
-// single GetObject on S3) instead of reading every item's rewrite, and two workers writing the same
-// item never interleave. Records hold digests of the prompt and settings, never the API key.
+// One record per prompt text rather than one appended log: a render looks up its rewrite with one
+// read (a single GetObject on S3). Records of earlier versions were one per item key (v1): they are
+// still reused by their item and their paid calls still counted. Records hold digests of the prompt
+// and settings, never the API key.
 import { createHash } from 'node:crypto';
 import type { EnhanceSettings } from '../jobfile/plan';
 import type { Storage } from './storage';
@@ -17,7 +18,9 @@ import { trustedCosts } from './spend-rows';
 export const MAX_REWRITE_CHARS = 20_000;
 /** A record is refused past this (a rewrite is at most 20,000 characters, a few bytes each). */
 const MAX_RECORD_BYTES = 256 * 1024;
-const RECORD_VERSION = 1;
+/** 2: one record per prompt text; 1: one per item key, from before (read, never written). */
+const RECORD_VERSION = 2;
+type RecordVersion = 1 | 2;
 
 export interface RewriteUsage {
   input_tokens?: number;
@@ -35,6 +38,8 @@ export type RewritePayer = 'render' | 'enhance';
 export interface RewriteCall {
   at: string;
   by: RewritePayer;
+  /** The item whose render paid for the call (its row names it with rewrite_at); absent for `reelflow enhance`'s. */
+  key?: string;
   /** What the call cost when it was made (jobfile/prices.ts rewriteCostUsd); absent: the model had no price. */
   cost_usd?: number;
   cost_source?: 'usage' | 'estimated';
@@ -44,8 +49,9 @@ export interface RewriteCall {
 export const MAX_RECORDED_CALLS = 200;
 
 export interface RewriteRecord {
-  v: typeof RECORD_VERSION;
-  key: string;
+  v: RecordVersion;
+  /** v1 only: the item the record was made for (v2 records are the prompt's, whoever asked). */
+  key?: string;
   /** sha256 of the prompt the item had when it was rewritten. */
   prompt_sha256: string;
   /** settingsDigest() of the enhance settings it was rewritten with. */
@@ -71,15 +77,28 @@ export function settingsDigest(enhance: EnhanceSettings): string {
   return sha256(JSON.stringify([enhance.model, enhance.system ?? null, enhance.maxTokens]));
 }
 
-/** The record's name: keys are the job's own (any characters), names are hex. */
-function recordName(key: string): string {
-  return `rewrites/${sha256(key)}.json`;
+/**
+ * What names the rewrite of one prompt text with one enhance settings: its record's name, and the
+ * single-flight that makes concurrent takes of the prompt share one call (workflows/render.ts).
+ */
+export function rewriteId(prompt: string, enhance: EnhanceSettings): string {
+  return idOf(promptDigest(prompt), settingsDigest(enhance));
 }
+
+const idOf = (prompt: string, settings: string): string => sha256(`${prompt}\n${settings}`);
+
+const FOLDER = 'rewrites';
+const recordName = (id: string): string => `${FOLDER}/${id}.json`;
+/** A v1 record's name: the sha256 of the item key. */
+const legacyName = (key: string): string => recordName(sha256(key));
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
-/** A record as read back: anything not shaped like one (edited, another version) counts as none. */
-export function decodeRewrite(text: string, key: string): RewriteRecord | undefined {
+/**
+ * A record as read back from the name `rewrites/<id>.json`: anything not shaped like one (edited,
+ * another version) or not the record its name says counts as none.
+ */
+export function decodeRewrite(text: string, id: string): RewriteRecord | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -89,13 +108,18 @@ export function decodeRewrite(text: string, key: string): RewriteRecord | undefi
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const r = value as Record<string, unknown>;
   const hex = (v: unknown) => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
-  if (r.v !== RECORD_VERSION || r.key !== key || !hex(r.prompt_sha256) || !hex(r.settings_sha256)) return undefined;
+  if (!hex(r.prompt_sha256) || !hex(r.settings_sha256)) return undefined;
+  const named =
+    r.v === 2
+      ? idOf(r.prompt_sha256 as string, r.settings_sha256 as string) === id
+      : r.v === 1 && typeof r.key === 'string' && sha256(r.key) === id;
+  if (!named) return undefined;
   const rewrite = r.rewrite === null || (typeof r.rewrite === 'string' && r.rewrite.length > 0 && r.rewrite.length <= MAX_REWRITE_CHARS);
   if (!rewrite) return undefined;
   const usage = r.usage as Record<string, unknown> | undefined;
   const record: RewriteRecord = {
-    v: RECORD_VERSION,
-    key,
+    v: r.v as RecordVersion,
+    ...(r.v === 1 ? { key: r.key as string } : {}),
     prompt_sha256: r.prompt_sha256 as string,
     settings_sha256: r.settings_sha256 as string,
     rewrite: r.rewrite as string | null,
@@ -114,6 +138,7 @@ function callOf(value: unknown): RewriteCall[] {
   const c = value as Record<string, unknown>;
   if (typeof c.at !== 'string' || c.at.length > 40 || (c.by !== 'render' && c.by !== 'enhance')) return [];
   const call: RewriteCall = { at: c.at, by: c.by };
+  if (typeof c.key === 'string' && c.key.length <= 1000) call.key = c.key;
   const usd = c.cost_usd;
   if (typeof usd === 'number' && Number.isFinite(usd) && usd >= 0 && (c.cost_source === 'usage' || c.cost_source === 'estimated')) {
     call.cost_usd = usd;
@@ -127,34 +152,56 @@ export function madeFrom(record: RewriteRecord | undefined, prompt: string, enha
   return record && record.prompt_sha256 === promptDigest(prompt) && record.settings_sha256 === settingsDigest(enhance) ? record : undefined;
 }
 
+/** Records read at once when the spend is summed (one GetObject each on S3). */
+const READS_AT_ONCE = 16;
+
 export class RewriteStore {
   constructor(private readonly storage: Storage) {}
 
   /** Where the records are, for people. */
   get location(): string {
-    return `${this.storage.location.replace(/\/?$/, '/')}.reelflow/rewrites`;
+    return `${this.storage.location.replace(/\/?$/, '/')}.reelflow/${FOLDER}`;
   }
 
-  /** The item's latest record, whatever it was made from. */
-  async latest(key: string): Promise<RewriteRecord | undefined> {
-    const text = await this.storage.getRecord(recordName(key), MAX_RECORD_BYTES);
-    return text === undefined ? undefined : decodeRewrite(text, key);
+  private async read(name: string, id: string): Promise<RewriteRecord | undefined> {
+    const text = await this.storage.getRecord(name, MAX_RECORD_BYTES);
+    return text === undefined ? undefined : decodeRewrite(text, id);
   }
 
-  /** The item's record when it was made from this prompt with these settings: reusable as it is. */
-  async find(key: string, prompt: string, enhance: EnhanceSettings): Promise<RewriteRecord | undefined> {
-    return madeFrom(await this.latest(key), prompt, enhance);
+  /** The record of this prompt text with these settings, reusable as it is: every item sending it shares it. */
+  latest(prompt: string, enhance: EnhanceSettings): Promise<RewriteRecord | undefined> {
+    const id = rewriteId(prompt, enhance);
+    return this.read(recordName(id), id);
   }
 
-  /** Writes the record: the item's latest from now on. */
+  /**
+   * The rewrite to reuse for an item sending this prompt: the prompt's record, else the item's own
+   * record from before records were kept per prompt text (v1), when it was made from this prompt.
+   */
+  async find(prompt: string, enhance: EnhanceSettings, key?: string): Promise<RewriteRecord | undefined> {
+    const record = await this.latest(prompt, enhance);
+    if (record || key === undefined) return record;
+    return madeFrom(await this.read(legacyName(key), sha256(key)), prompt, enhance);
+  }
+
+  /** Writes the record: its prompt text's from now on. */
   async put(record: RewriteRecord): Promise<void> {
-    await this.storage.putRecord(recordName(record.key), `${JSON.stringify(record)}\n`);
+    const id = idOf(record.prompt_sha256, record.settings_sha256);
+    await this.storage.putRecord(recordName(id), `${JSON.stringify(record)}\n`);
+  }
+
+  /** Every record kept at the location, v1 ones included: the ledger of the job's paid rewrite calls. */
+  async all(): Promise<RewriteRecord[]> {
+    const names = (await this.storage.listRecords(FOLDER)).filter((n) => /^rewrites\/[0-9a-f]{64}\.json$/.test(n));
+    const read = await mapLimit(names, READS_AT_ONCE, (name) => this.read(name, name.slice(FOLDER.length + 1, -'.json'.length)));
+    return read.filter((r): r is RewriteRecord => r !== undefined);
   }
 }
 
 /** A new record (its rewrite and usage bounded: they are a gateway's answer). */
 export function rewriteRecord(input: {
-  key: string;
+  /** The item whose render pays for it: its row names the call. */
+  key?: string;
   prompt: string;
   enhance: EnhanceSettings;
   rewrite: string | null;
@@ -169,11 +216,11 @@ export function rewriteRecord(input: {
   const call: RewriteCall | undefined = paid && {
     at,
     by: paid.by,
+    ...(paid.by === 'render' && input.key !== undefined ? { key: input.key } : {}),
     ...(paid.cost ? { cost_usd: paid.cost.usd, cost_source: paid.cost.source } : {}),
   };
   return {
     v: RECORD_VERSION,
-    key: input.key,
     prompt_sha256: promptDigest(input.prompt),
     settings_sha256: settingsDigest(input.enhance),
     rewrite: input.rewrite === null ? null : input.rewrite.slice(0, MAX_REWRITE_CHARS),
@@ -189,28 +236,24 @@ export interface UnrecordedRewrite extends RewriteCall {
   key: string;
 }
 
-/** Records read at once when the spend is summed (one GetObject each on S3). */
-const READS_AT_ONCE = 16;
-
 /**
- * The paid rewrite calls of these items that no manifest row counts: made by `reelflow enhance`, or
- * by a render whose item a job-wide cause then left not started (no row). A row counts a call when
- * its `rewrite_at` is the call's `at`. Records from before calls were kept add nothing.
+ * The paid rewrite calls kept at the location that no manifest row counts: made by `reelflow
+ * enhance`, or by a render whose item a job-wide cause then left not started (no row). A row counts
+ * a call when its key and `rewrite_at` are the call's. Records from before calls were kept add nothing.
  */
 export async function unrecordedRewrites(
   store: RewriteStore,
-  keys: Iterable<string>,
   rows: readonly { key: string; rewrite_at?: string; rewrite_cost_usd?: number }[],
 ): Promise<UnrecordedRewrite[]> {
-  return notInRows(await rewriteCalls(store, keys), rows);
+  return notInRows(await rewriteCalls(store), rows);
 }
 
-/** Every paid call the records of these items keep, by item key then time. */
-export async function rewriteCalls(store: RewriteStore, keys: Iterable<string>): Promise<UnrecordedRewrite[]> {
-  const found = await mapLimit([...new Set(keys)], READS_AT_ONCE, async (key) =>
-    ((await store.latest(key))?.calls ?? []).map((c): UnrecordedRewrite => ({ ...c, key })),
+/** Every paid call the records keep, by the item that paid (none: `reelflow enhance`'s) then time. */
+export async function rewriteCalls(store: RewriteStore): Promise<UnrecordedRewrite[]> {
+  const calls = (await store.all()).flatMap((record) =>
+    (record.calls ?? []).map((c): UnrecordedRewrite => ({ ...c, key: c.key ?? record.key ?? '' })),
   );
-  return found.flat().sort((a, b) => a.key.localeCompare(b.key) || a.at.localeCompare(b.at));
+  return calls.sort((a, b) => a.key.localeCompare(b.key) || a.at.localeCompare(b.at));
 }
 
 /**

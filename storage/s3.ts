@@ -449,6 +449,11 @@ export class S3Storage implements Storage {
     }
   }
 
+  async listRecords(folder: string): Promise<string[]> {
+    const base = this.prefix + S3_RESERVED_DIR;
+    return (await this.listKeys(`${base}${checkObjectName(folder)}/`)).map((o) => o.key.slice(base.length)).sort();
+  }
+
   private async getRow(Key: string): Promise<ManifestRow | { problem: string } | null> {
     try {
       const got = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key }));

@@ -103,6 +103,8 @@ export interface Storage {
   putRecord(name: string, text: string): Promise<void>;
   /** The record's text; undefined when there is none. A record larger than `maxBytes` is refused. */
   getRecord(name: string, maxBytes: number): Promise<string | undefined>;
+  /** The names (as putRecord took them) of the records in the folder `folder` (`/`-separated), in name order; none when it is absent. */
+  listRecords(folder: string): Promise<string[]>;
   /** Throws a StorageError with a clear message when the location cannot be written. */
   checkWritable(): Promise<void>;
   /**

@@ -46,7 +46,7 @@ export async function firstRunIdOf(client: Client, workflowId: string, runId?: s
 
 /**
  * Whether the workflow run an activity comes from is the owned job, or an item workflow its chain
- * started. `verified` remembers the runs already found to belong, and the job's own runs.
+ * started, or a prompt rewrite such an item started (workflows/rewrite.ts). `verified` remembers the runs already found to belong, and the job's own runs.
  */
 async function belongsTo(context: Context, owned: OwnedJob, verified: Set<string>): Promise<boolean> {
   const { client } = context;
@@ -63,9 +63,16 @@ async function belongsTo(context: Context, owned: OwnedJob, verified: Set<string
   if (workflowId === owned.workflowId) {
     belongs = await isJobRun(runId);
   } else {
-    const parent = (await client.workflow.getHandle(workflowId, runId).describe()).raw.workflowExecutionInfo?.parentExecution;
-    belongs = parent?.workflowId === owned.workflowId && !!parent.runId && (await isJobRun(parent.runId));
-    if (belongs) verified.add(`${owned.workflowId}\u0000${parent!.runId!}`);
+    // An item workflow is the job's child; a prompt rewrite (workflows/rewrite.ts) an item's child.
+    belongs = false;
+    let child = { workflowId, runId };
+    for (let level = 0; level < 2 && !belongs; level++) {
+      const parent = (await client.workflow.getHandle(child.workflowId, child.runId).describe()).raw.workflowExecutionInfo?.parentExecution;
+      if (!parent?.workflowId || !parent.runId) break;
+      belongs = parent.workflowId === owned.workflowId && (await isJobRun(parent.runId));
+      if (belongs) verified.add(`${owned.workflowId}\u0000${parent.runId}`);
+      child = { workflowId: parent.workflowId, runId: parent.runId };
+    }
   }
   if (belongs) verified.add(runKey);
   return belongs;

@@ -1,4 +1,5 @@
 // Workflow ids make runs idempotent: one id per job (attach if running), one per item.
+import { REWRITE_WORKFLOW_PREFIX } from '../activities/log-events';
 
 export function jobWorkflowId(jobName: string): string {
   return `reelflow-${jobName}`;
@@ -11,6 +12,15 @@ export function renderWorkflowId(jobWorkflowIdValue: string, itemKey: string): s
 /** What every item workflow id of a job starts with (a visibility query's STARTS_WITH). */
 export function renderWorkflowIdPrefix(jobWorkflowIdValue: string): string {
   return `${jobWorkflowIdValue}/`;
+}
+
+/**
+ * The workflow that makes the rewrite of one prompt text for a job (workflows/rewrite.ts): every take
+ * asking for it at once meets this id, so one of them asks Messages. Outside the job's item prefix:
+ * it is no item of the job.
+ */
+export function rewriteWorkflowId(jobWorkflowIdValue: string, rewriteId: string): string {
+  return `${REWRITE_WORKFLOW_PREFIX}${jobWorkflowIdValue}/${rewriteId}`;
 }
 
 export function scheduleId(jobName: string): string {

@@ -2,3 +2,4 @@
 export { JobWorkflow } from './job';
 export { RenderWorkflow } from './render';
 export { LimiterWorkflow } from './limiter';
+export { RewriteWorkflow } from './rewrite';

@@ -70,6 +70,10 @@ export const PATCHES = {
     since: '2026-11-28',
     changed: "the window's cursor, skipped and not-started counts follow each item's place in the plan; before, the index takes share",
   },
+  'one-rewrite-per-prompt-text': {
+    since: '2026-11-28',
+    changed: 'the takes of one prompt text share one rewrite, made by a RewriteWorkflow per text; before, each take paid its own',
+  },
 } as const satisfies Record<string, Patch>;
 
 export type PatchId = keyof typeof PATCHES;

@@ -25,6 +25,10 @@ import type { DownloadedVideo } from '../activities/download';
 import type { PriorTask } from '../activities/plan';
 import type { CreatedTaskInfo, EnhancedPrompt, TaskCheck } from '../activities/render';
 import type { ItemEndState, ItemOutcome, RenderInput, RenderStatus } from './types';
+import { rewriteAcrossTakes } from './rewrite';
+
+/** The takes of a prompt share its rewrite through one RewriteWorkflow (history: a child in place of the enhance activity). */
+const ONE_REWRITE_PER_PROMPT_TEXT = 'one-rewrite-per-prompt-text';
 
 export const itemStatusQuery = defineQuery<RenderStatus>('itemStatus');
 export const itemDoneSignal = defineSignal<[ItemOutcome]>('itemDone');
@@ -130,9 +134,13 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
         // The key finds the item's stored rewrite (docs/enhance.md); withCost and the price ask for
         // what the call cost. Arguments only, so replay is unchanged.
         const price = item.rewritePrice ? { price: item.rewritePrice } : {};
-        const answer = await calls.enhance
-          .enhancePrompt({ settings, prompt, key: item.key, withCost: true, ...price })
-          .catch(endedBy('enhance'));
+        const asked = { settings, prompt, key: item.key, withCost: true, ...price };
+        // One Messages call per prompt text, however many takes start together (workflows/rewrite.ts);
+        // pages from older workers carry no rewriteId, and histories from before ask on their own.
+        const shared = item.rewriteId !== undefined && hasPatch(ONE_REWRITE_PER_PROMPT_TEXT);
+        const answer = await (
+          shared ? rewriteAcrossTakes(input.jobWorkflowId, item.rewriteId!, asked) : calls.enhance.enhancePrompt(asked)
+        ).catch(endedBy('enhance'));
         ({ prompt, cost: rewrite, at: rewriteAt } = enhancedOf(answer, estimate));
         enhanced = prompt;
       }

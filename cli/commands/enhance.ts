@@ -138,21 +138,31 @@ export async function enhanceJob(plan: Plan, options: { again: boolean; note: (l
   const rewrites: ItemRewrite[] = plan.items.map((item) => ({ item, reused: false }));
   let stoppedBy: Error | undefined;
   let next = 0;
+  // One call per prompt text (docs/enhance.md): the takes of an item, and items that send the same
+  // prompt, share the first one's answer, even while it is still being asked.
+  const asked = new Map<string, Promise<Awaited<ReturnType<typeof rewriteOnce>>>>();
   const worker = async (): Promise<void> => {
     while (!stoppedBy && next < rewrites.length) {
       const slot = rewrites[next++]!;
       try {
-        const done = await rewriteOnce({
-          key: slot.item.key,
-          prompt: slot.item.request.prompt,
-          enhance,
-          store,
-          again: options.again,
-          ask: (message) => gateway.createMessage(message),
-          payer: { by: 'enhance', priceOf: rewritePricer(price, enhance, slot.item.request.prompt) },
-        });
+        const prompt = slot.item.request.prompt;
+        const shared = asked.get(prompt);
+        const pending =
+          shared ??
+          rewriteOnce({
+            key: slot.item.key,
+            prompt,
+            enhance,
+            store,
+            again: options.again,
+            ask: (message) => gateway.createMessage(message),
+            payer: { by: 'enhance', priceOf: rewritePricer(price, enhance, prompt) },
+          });
+        if (!shared) asked.set(prompt, pending);
+        const done = await pending;
         slot.record = done.record;
-        slot.reused = done.reused;
+        // Only the first item of a prompt made the call: the others reuse its answer.
+        slot.reused = shared ? true : done.reused;
       } catch (error) {
         if (error instanceof StorageError) {
           stoppedBy ??= new InfrastructureError(error.message);
@@ -200,7 +210,7 @@ export async function withRewrites(plan: Plan, rows: readonly ManifestRow[]): Pr
   return Promise.all(
     rows.map(async (row) => {
       if (row.enhanced_prompt) return row;
-      const stored = await store.find(row.key, row.prompt, enhance);
+      const stored = await store.find(row.prompt, enhance, row.key);
       return { ...row, enhanced_prompt: stored ? textToRender(stored, row.prompt) : null };
     }),
   );

@@ -14,6 +14,7 @@ import { jobStanding, lookUpJob } from '../job-outcome';
 import type { EndedStatus, JobList, RunningStatus, UnansweredStatus } from '../json-outputs';
 import { createOutput, formatBytes, type Output } from '../output';
 import { terminalColumns, withRewrites } from './enhance';
+import { withReplacedPaidRows } from '../paid-rows';
 import { csvCell, displayWidth, fitWidth, padToWidth, plainText } from '../terminal-text';
 import { ProgressView, summaryLine } from '../progress';
 import { openSession } from '../session';
@@ -98,8 +99,10 @@ export function registerOperateCommands(program: Command): void {
       const all = await rowsWithTakes(plan, await withRewrites(plan, outcome.rows), storage);
       const rows = all.filter(keep);
       const filtered = rows.length !== all.length;
-      if (options.format === 'json') process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-      else if (options.format === 'csv') process.stdout.write(toCsv(rows));
+      // csv and json: every paid run has a row, so their costs add up to the spend below (cli/paid-rows.ts).
+      const paid = () => withReplacedPaidRows(all, outcome.everyRow ?? outcome.rows).filter(keep);
+      if (options.format === 'json') process.stdout.write(`${JSON.stringify(paid(), null, 2)}\n`);
+      else if (options.format === 'csv') process.stdout.write(toCsv(paid()));
       else process.stdout.write(toTable(rows, filtered ? 0 : outcome.missing.length, terminalColumns()));
       // Spent vs estimated, per model and in total (docs/costs.md): after the table; csv and json keep stdout to their format.
       const spent = spendSummaryLines(outcome.spend).join('\n');
@@ -339,6 +342,7 @@ const COLUMNS = [
   'bytes',
   'sha256',
   'error',
+  'replaced',
   'prompt',
   'enhanced_prompt',
   'cost_usd',
@@ -348,7 +352,9 @@ const COLUMNS = [
   'total_cost_usd',
 ] as const;
 
-function cell(row: ManifestRow, column: (typeof COLUMNS)[number]): string {
+function cell(row: ManifestRow & { replaced?: true }, column: (typeof COLUMNS)[number]): string {
+  // A paid run a later row of its item replaced (cli/paid-rows.ts).
+  if (column === 'replaced') return row.replaced ? 'true' : '';
   if (column === 'error') return row.error ? `${row.error.kind}: ${row.error.message}` : '';
   // The item's whole cost: its create's and its prompt rewrite's (docs/costs.md).
   if (column === 'total_cost_usd') return String(rowTotalUsd(row) ?? '');
@@ -356,7 +362,7 @@ function cell(row: ManifestRow, column: (typeof COLUMNS)[number]): string {
   return value === null || value === undefined ? '' : String(value);
 }
 
-export function toCsv(rows: ManifestRow[]): string {
+export function toCsv(rows: ReadonlyArray<ManifestRow & { replaced?: true }>): string {
   return [COLUMNS.join(','), ...rows.map((r) => COLUMNS.map((c) => csvCell(cell(r, c))).join(','))].join('\n') + '\n';
 }
 

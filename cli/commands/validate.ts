@@ -6,6 +6,7 @@ import type { Plan, PlanItem } from '../../jobfile/plan';
 import { estimateLines, estimatePlan, userPrices } from '../estimate';
 import { ALLOW_READ_HELP, allowedReads } from '../../client/read-allowance';
 import { collect, disallowedKeyUses } from '../keys';
+import { unpricedMessage, unpricedModels } from '../../activities/plan';
 
 export interface ValidateOptions {
   json?: boolean;
@@ -102,6 +103,25 @@ export function jsonReport(result: LoadResult): unknown {
   };
 }
 
+/**
+ * What `run` refuses of a valid job file before anything starts: a budget that cannot hold an item
+ * it cannot price (docs/costs.md). validate sends nothing, so it knows the job file's prices and
+ * yours, not the gateway's: it says where to see those.
+ */
+function budgetRefusal(plan: Plan): { file: string; line: 0; column: 0; path: string; message: string } | undefined {
+  const unpriced = plan.budget ? unpricedModels(plan) : [];
+  if (unpriced.length === 0) return undefined;
+  return {
+    file: plan.jobFile,
+    line: 0,
+    column: 0,
+    path: 'budget',
+    message:
+      `run refuses this job: ${unpricedMessage(unpriced)} ` +
+      '(a price your gateway publishes counts too: `reelflow run JOB --dry-run` reads them and shows the estimate)',
+  };
+}
+
 /** Runs the command; returns the exit status (0 valid, 2 invalid or unreadable). */
 export async function runValidate(file: string, options: ValidateOptions, out: Out = processOut): Promise<number> {
   const allowRead = allowedReads(options.allowRead);
@@ -116,6 +136,12 @@ export async function runValidate(file: string, options: ValidateOptions, out: O
     for (const refusal of disallowedKeyUses(result.plan, []).filter((r) => !r.never)) {
       result.plan.warnings.push(`${file}: warning: run refuses this job: ${refusal.message}`);
     }
+  }
+  const refused = result.ok ? budgetRefusal(result.plan) : undefined;
+  if (refused) {
+    if (options.json) out.stdout(`${JSON.stringify({ ...(jsonReport(result) as object), ok: false, errors: [refused] })}\n`);
+    out.stderr(`reelflow: ${file}: ${refused.message}\n${file}: 1 problem; nothing was started\n`);
+    return 2;
   }
   if (options.json) out.stdout(`${JSON.stringify(jsonReport(result))}\n`);
   if (!result.ok) {

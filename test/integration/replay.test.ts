@@ -5,7 +5,9 @@
 // stay covered. job-takes, render-take, render-shared and limiter cover session 8's takes, budget
 // with rewrites, and the shared limiter. job-takes-window-* were recorded before session 12 counted
 // items by their place in the plan: takes of one prompt past the window, continued as new mid-page
-// (scripts/record-histories.ts, RECORD_ONLY). A failure here means a change would break jobs that are running right now.
+// (scripts/record-histories.ts, RECORD_ONLY); render-rewrite-* and rewrite the takes of one prompt
+// sharing its rewrite (the take that starts the RewriteWorkflow, takes that find it running and
+// wait, the child itself). A failure here means a change would break jobs that are running right now.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,6 +38,10 @@ describe('workflow replay', () => {
       'limiter',
       'job-takes-window-first-run',
       'job-takes-window-last-run',
+      'render-rewrite-r1',
+      'render-rewrite-r1-t2',
+      'render-rewrite-r1-t3',
+      'rewrite',
     ]) {
       assert.ok(files.includes(`${name}.json`), `missing ${name}.json`);
     }

@@ -117,4 +117,28 @@ describe('reelflow validate', () => {
     }
     assert.match(printed, /matrix: valid, 8 items/);
   });
+
+  it('refuses what run refuses: a budget with a model that has no price (exit 2, the model named), as text and --json', async () => {
+    const budgeted = `${HEAD}budget:\n  max_usd: 20\nitems:\n  - prompt: a shoe\n`;
+    const dir = tempJobDir({
+      'unpriced.yaml': budgeted,
+      'priced.yaml': `${budgeted}pricing:\n  seedance-1-0-pro-250528:\n    per_video: 0.25\n`,
+    });
+    const text = capture();
+    assert.equal(await runValidate(join(dir, 'unpriced.yaml'), {}, text.io), 2);
+    assert.doesNotMatch(text.out.stdout, /valid/);
+    assert.match(
+      text.out.stderr,
+      /run refuses this job: a budget is set and these models have no price: seedance-1-0-pro-250528 \(no price/,
+    );
+    assert.match(text.out.stderr, /run JOB --dry-run/);
+    const json = capture();
+    assert.equal(await runValidate(join(dir, 'unpriced.yaml'), { json: true }, json.io), 2);
+    const doc = JSON.parse(json.out.stdout) as { ok: boolean; errors: Array<{ path: string; message: string }> };
+    assert.equal(doc.ok, false);
+    assert.equal(doc.errors[0]?.path, 'budget');
+    const priced = capture();
+    assert.equal(await runValidate(join(dir, 'priced.yaml'), {}, priced.io), 0, priced.out.stderr);
+    assert.match(priced.out.stdout, /t: valid, 1 item/);
+  });
 });
