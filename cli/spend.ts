@@ -138,7 +138,7 @@ export async function jobSpend(
 }
 
 /** Every paid rewrite call the records of the plan's items keep; none for a job without `enhance:`. */
-function rewriteCallsOf(plan: Pick<Plan, 'items' | 'enhance' | 'output'>): Promise<UnrecordedRewrite[]> {
+export function rewriteCallsOf(plan: Pick<Plan, 'items' | 'enhance' | 'output'>): Promise<UnrecordedRewrite[]> {
   if (!plan.enhance) return Promise.resolve([]);
   return rewriteCalls(new RewriteStore(openStorage(plan.output)));
 }

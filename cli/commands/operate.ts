@@ -93,7 +93,7 @@ export function registerOperateCommands(program: Command): void {
       }
       const { plan, outcome } = standing;
       // The rewrite beside the prompt: what the render sent, else the stored one (docs/enhance.md).
-      // takes (issue 26): every take beside its item, with its pick; --kept lists the kept files.
+      // takes (docs/takes.md): every take beside its item, with its pick; --kept lists the kept files.
       const storage = openStorage(plan.output);
       if (options.kept) return printKept(await keptFilesOf(storage), options.format);
       const all = await rowsWithTakes(plan, await withRewrites(plan, outcome.rows), storage);

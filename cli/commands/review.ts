@@ -13,6 +13,7 @@ import { findMediaTools } from '../report/posters';
 import { planFor } from '../report-target';
 import { LiveJob } from '../review/live';
 import { startReviewServer } from '../review/server';
+import { rewriteCallsOf } from '../spend';
 
 /** How often the manifest is read for new rows (only what was appended is read). */
 const REFRESH_MS = 1_000;
@@ -50,11 +51,23 @@ export function registerReviewCommand(program: Command): void {
         ...(localDir ? { localDir } : {}),
         ...(posterDir ? { remote: { posterDir, videoUrl: (file: string) => address + (relativeUrl(file) ?? '') } } : {}),
       });
+      // The rewrites paid for (`reelflow enhance`'s too) are read now and again every 30 s, not per page.
+      let rewrites = await rewriteCallsOf(plan);
+      const rereadRewrites = setInterval(
+        () =>
+          void rewriteCallsOf(plan).then(
+            (calls) => (rewrites = calls),
+            () => undefined,
+          ),
+        30_000,
+      );
+      rereadRewrites.unref();
       const server = await startReviewServer({
         job: plan.job,
         live,
         storage,
         estimate: estimatePlan(plan),
+        rewriteCalls: () => rewrites,
         ffmpeg: tools.ffmpeg !== undefined,
         ...(localDir ? { localDir } : {}),
         ...(port !== undefined ? { port } : {}),

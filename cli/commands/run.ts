@@ -84,7 +84,7 @@ export function registerRunCommand(program: Command): void {
         '--redo failed instead makes a new take of each, with a new seed, and renders nothing else',
     )
     .option('--retry-unknown', 'render again the items whose creation outcome was unknown')
-    // takes (issue 26, docs/takes.md)
+    // takes (docs/takes.md)
     .option(
       '--redo <which>',
       'rejected | failed: render a new take (new key, name and seed) beside each rejected (picks.jsonl) or failed take, ' +

@@ -15,6 +15,7 @@ import type { Readable } from 'node:stream';
 import type { Storage } from '../../storage/storage';
 import type { PlanEstimate } from '../estimate';
 import { spendOf } from '../spend';
+import { notInRows, type UnrecordedRewrite } from '../../storage/rewrites';
 import { MAX_NOTE_CHARS, pickOn, type Verdict } from '../../storage/picks';
 import { openUnder } from '../../storage/safe-path';
 import { renderFailures, renderFilters, statsFor } from '../report/header';
@@ -41,6 +42,8 @@ export interface ReviewServerOptions {
   port?: number;
   /** The plan's estimate, for what the job spent per model (cli/spend.ts). */
   estimate?: PlanEstimate;
+  /** The paid rewrite calls the job's records keep (`reelflow enhance`'s among them), as last read. */
+  rewriteCalls?: () => readonly UnrecordedRewrite[];
   /** Test hook: a fixed token. Default: 24 random bytes. */
   token?: string;
 }
@@ -101,7 +104,9 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
 
   const page = (): string => {
     const rows = [...options.live.rows.values()];
-    const spend = options.estimate ? spendOf(options.live.allRows, options.estimate) : undefined;
+    // One spend everywhere (cli/spend.ts): the rewrites no row counts are the job's spend too.
+    const all = options.live.allRows;
+    const spend = options.estimate ? spendOf(all, options.estimate, notInRows(options.rewriteCalls?.() ?? [], all)) : undefined;
     return renderReport({
       ...(spend ? { spend } : {}),
       job: options.job,
