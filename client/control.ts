@@ -64,7 +64,7 @@ export async function itemStatuses(
 ): Promise<RenderStatus[]> {
   const shown = progress.inFlight.slice(0, limit);
   // An item whose workflow has not run its first task yet answers only once it has: the display
-  // shows the job's counts meanwhile, not nothing (issue 33: 15-20 s of an empty progress area).
+  // shows the job's counts meanwhile, not nothing (instead of an empty progress area for the 15-20 s a plan can take).
   const answers = await Promise.allSettled(
     shown.map((i) =>
       client.withDeadline(Date.now() + waitMs, () => client.workflow.getHandle<typeof RenderWorkflow>(i.workflowId).query(itemStatusQuery)),
