@@ -2,7 +2,7 @@
 // retry engine (retry.ts) over one agent and one pool of base addresses.
 import { basename } from 'node:path';
 import type { RenderRequest } from '../jobfile/plan';
-import { normaliseBaseUrl } from '../jobfile/values';
+import { DEFAULT_REQUEST_TIMEOUT_MS, normaliseBaseUrl } from '../jobfile/values';
 import { parsePollAfter } from './backoff';
 import { billedUsd } from './billed';
 import { isTaskNotExistCode } from './classify';
@@ -96,7 +96,7 @@ class Client implements GatewayClient {
       maxCooldownMs: options.maxCooldownMs,
       onEvent: options.onEvent,
     });
-    const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
+    const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.requestTimeoutMs = requestTimeoutMs;
     this.transport = new HttpTransport({
       connectTimeoutMs: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,

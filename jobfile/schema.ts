@@ -7,6 +7,7 @@ import { nearest, show, looksLikeApiKey } from './text';
 import {
   BUCKET_RE,
   classifySource,
+  DEFAULT_REQUEST_TIMEOUT_MS,
   DIGITS_RE,
   ENV_NAME_RE,
   ID_RE,
@@ -257,7 +258,7 @@ export const gatewaySchema = z.strictObject(
         }
       })
       .default('GATEWAY_API_KEY'),
-    request_timeout: duration('request_timeout').default('30s'),
+    request_timeout: duration('request_timeout').default(`${DEFAULT_REQUEST_TIMEOUT_MS / 1000}s`),
     allow_private_targets: z
       .boolean({ error: says('allow_private_targets', 'true or false') })
       .optional()

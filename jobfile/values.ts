@@ -109,3 +109,6 @@ export function outputNameProblem(name: string): string | undefined {
   if (name.length > 200) return 'is longer than 200 characters';
   return undefined;
 }
+
+/** gateway.request_timeout when a job file gives none; the gateway client's default too (gateway/client.ts). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
