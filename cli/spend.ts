@@ -3,9 +3,9 @@
 // paid prompt rewrites no row counts (`reelflow enhance`'s, and those of items a job-wide cause left
 // not started), from the rewrite records.
 import { roundUsd } from '../jobfile/prices';
-import type { ManifestRow } from '../storage/manifest';
+import { latestRowByKey, type ManifestRow } from '../storage/manifest';
 import { openStorage } from '../storage';
-import { ledger, trustedCosts, type ChargeSource } from '../storage/spend-rows';
+import { eachRunOnce, ledger, trustedCosts, type ChargeSource } from '../storage/spend-rows';
 import { RewriteStore, notInRows, rewriteCalls, type RewriteCall, type UnrecordedRewrite } from '../storage/rewrites';
 import { estimatePlan, formatUsd, type ModelEstimate, type PlanEstimate } from './estimate';
 import type { Plan } from '../jobfile/plan';
@@ -33,6 +33,24 @@ export interface JobSpend {
   /** The plan's creates and rewrites, estimated (the priced part); null when no model of the plan has a price. */
   estimate_usd: number | null;
   per_model: ModelSpend[];
+  /** The renders that did not succeed and record a create's cost, by what the gateway said; absent when there are none. */
+  unsuccessful?: UnsuccessfulSpend;
+}
+
+/**
+ * What the renders that did not succeed count (docs/costs.md): all of it is spend, as the budget
+ * counts it, but a failure's estimate is no charge the gateway reported, so each part says which.
+ */
+export interface UnsuccessfulSpend {
+  renders: number;
+  /** The gateway reported a charge (cost_source `billed`, above 0). */
+  charged: number;
+  charged_usd: number;
+  /** The gateway reported none (`billed`, 0). */
+  not_charged: number;
+  /** No charge of the gateway's to go by: counted at the estimate (it may have charged). */
+  estimated: number;
+  estimated_usd: number;
 }
 
 /**
@@ -72,6 +90,7 @@ export function spendOf(
   if (!recorded && models.size === 0) return undefined;
   const perModel = [...models.values()];
   const sum = (pick: (m: ModelSpend) => number) => roundUsd(perModel.reduce((total, m) => total + pick(m), 0));
+  const unsuccessful = unsuccessfulSpend(rows);
   return {
     currency: 'USD',
     spent_usd: sum((m) => m.spent_usd),
@@ -80,7 +99,49 @@ export function spendOf(
     estimated_usd: sum((m) => m.estimated_usd),
     estimate_usd: perModel.some((m) => m.estimate_usd !== null) ? sum((m) => m.estimate_usd ?? 0) : null,
     per_model: perModel,
+    ...(unsuccessful ? { unsuccessful } : {}),
   };
+}
+
+/** The creates of the rows (each run of an item once) that did not succeed, by what the gateway said they cost. */
+function unsuccessfulSpend(rows: readonly ManifestRow[]): UnsuccessfulSpend | undefined {
+  const parts: UnsuccessfulSpend = { renders: 0, charged: 0, charged_usd: 0, not_charged: 0, estimated: 0, estimated_usd: 0 };
+  for (const row of eachRunOnce(rows)) {
+    const { costUsd } = trustedCosts(row);
+    if (row.state === 'succeeded' || costUsd === undefined) continue;
+    parts.renders++;
+    if (row.cost_source !== 'billed') {
+      parts.estimated++;
+      parts.estimated_usd = roundUsd(parts.estimated_usd + costUsd);
+    } else if (costUsd > 0) {
+      parts.charged++;
+      parts.charged_usd = roundUsd(parts.charged_usd + costUsd);
+    } else parts.not_charged++;
+  }
+  return parts.renders > 0 ? parts : undefined;
+}
+
+const NO_CHARGE_TO_GO_BY = 'the gateway gave no charge to go by';
+
+/**
+ * What a render that did not succeed cost, as the gateway said (cost_source `billed`: charged, or
+ * not at 0) or estimated (the gateway gave no figure, or one below the price that is not believed:
+ * docs/costs.md); undefined when the row records no create's cost (none was sent, or no price).
+ */
+export function createChargeText(row: Pick<ManifestRow, 'cost_usd' | 'cost_source'>): string | undefined {
+  const { costUsd } = trustedCosts(row);
+  if (costUsd === undefined) return undefined;
+  if (row.cost_source !== 'billed') return `${formatUsd(costUsd)} estimated: ${NO_CHARGE_TO_GO_BY}, it may have charged`;
+  return costUsd > 0 ? `charged ${formatUsd(costUsd)}, as the gateway said` : 'not charged, as the gateway said';
+}
+
+function unsuccessfulText(u: UnsuccessfulSpend): string {
+  const parts = [
+    ...(u.charged ? [`${u.charged} charged ${formatUsd(u.charged_usd)}, as the gateway said`] : []),
+    ...(u.not_charged ? [`${u.not_charged} not charged, as the gateway said`] : []),
+    ...(u.estimated ? [`${u.estimated} estimated at ${formatUsd(u.estimated_usd)} (${NO_CHARGE_TO_GO_BY})`] : []),
+  ];
+  return `  of which ${u.renders} render${u.renders === 1 ? '' : 's'} that did not succeed: ${parts.join('; ')}`;
 }
 
 function spentText(s: Omit<ModelSpend, 'model' | 'estimate_usd'>, estimate: number | null): string {
@@ -90,11 +151,25 @@ function spentText(s: Omit<ModelSpend, 'model' | 'estimate_usd'>, estimate: numb
   return `${formatUsd(s.spent_usd)} (${formatUsd(s.billed_usd)} billed${usage}, ${formatUsd(s.estimated_usd)} estimated) ${against}`;
 }
 
-/** For people: the total, then one line per model. */
-export function spendLines(spend: JobSpend): string[] {
+/** For people: the total, then one line per model, then what the renders that did not succeed count. */
+export function spendLines(spend: JobSpend, label = 'spent:   '): string[] {
   return [
-    `spent:    ${spentText(spend, spend.estimate_usd)}`,
+    `${label} ${spentText(spend, spend.estimate_usd)}`,
     ...spend.per_model.map((m) => `  ${m.model}: ${spentText(m, m.estimate_usd)}`),
+    ...(spend.unsuccessful ? [unsuccessfulText(spend.unsuccessful)] : []),
+  ];
+}
+
+/**
+ * For the end of a run that earlier runs paid before (a redo, `--only`, a re-run after an edit):
+ * this run's spend beside its own estimate, then the job's, every run of its items, with no
+ * estimate beside it (this run's plan prices this run only).
+ */
+export function runSpendLines(run: JobSpend, job: JobSpend): string[] {
+  const usage = job.usage_usd > 0 ? `, ${formatUsd(job.usage_usd)} from usage` : '';
+  return [
+    ...spendLines(run, 'this run:'),
+    `the job:  ${formatUsd(job.spent_usd)} (${formatUsd(job.billed_usd)} billed${usage}, ${formatUsd(job.estimated_usd)} estimated), every run of its items`,
   ];
 }
 
@@ -134,7 +209,49 @@ export async function jobSpend(
   rows: readonly ManifestRow[],
   estimate: PlanEstimate,
 ): Promise<JobSpend | undefined> {
-  return spendOf(rows, estimate, notInRows(await rewriteCallsOf(plan), rows));
+  return spendOf(rows, estimate, await unrecordedRewriteCalls(plan, rows));
+}
+
+/**
+ * This run's part of a job's spend (docs/costs.md): the rows that ended at or after `since`, its
+ * job's start as its workflow recorded it (JobResult startedAt), and the paid rewrite calls no row
+ * counts made since then; beside the estimate of the plan's items this run rendered or left to
+ * render (their latest row is its own, or they have none), not the ones an earlier run had done.
+ * Undefined when nothing was paid before it: this run's spend is then the job's. The rows'
+ * `finished_at` is their render workflow's clock, the same server's as the job's start, and the job
+ * workflow carries its start across a killed and re-attached `run`, so the split holds there too.
+ */
+export function spendSince(
+  plan: Pick<Plan, 'items' | 'enhance' | 'pricing'>,
+  rows: readonly ManifestRow[],
+  calls: readonly UnrecordedRewrite[],
+  since: number,
+): JobSpend | undefined {
+  // A time that is not one (a row from someone else's tool) is no time of this run's.
+  const ofThisRun = (at: string) => Date.parse(at) >= since;
+  const earlier = ledger(
+    rows.filter((row) => !ofThisRun(row.finished_at)),
+    calls.filter((call) => !ofThisRun(call.at)),
+  );
+  if (earlier.length === 0) return undefined;
+  const latest = latestRowByKey(rows);
+  const items = plan.items.filter((item) => {
+    const row = latest.get(item.key);
+    return row === undefined || ofThisRun(row.finished_at);
+  });
+  return spendOf(
+    rows.filter((row) => ofThisRun(row.finished_at)),
+    estimatePlan({ ...plan, items }),
+    calls.filter((call) => ofThisRun(call.at)),
+  );
+}
+
+/** The paid rewrite calls of the plan's items that no row counts (docs/costs.md "Rewrites no row counts"). */
+export async function unrecordedRewriteCalls(
+  plan: Pick<Plan, 'items' | 'enhance' | 'output'>,
+  rows: readonly ManifestRow[],
+): Promise<UnrecordedRewrite[]> {
+  return notInRows(await rewriteCallsOf(plan), rows);
 }
 
 /** Every paid rewrite call the records of the plan's items keep; none for a job without `enhance:`. */

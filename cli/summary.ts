@@ -7,7 +7,7 @@ import type { StoredObject } from '../storage/storage';
 import type { JobStopCause } from '../workflows/types';
 import { openStorage } from '../storage';
 import { estimatePlan } from './estimate';
-import { jobSpend, spendLines, type JobSpend } from './spend';
+import { createChargeText, runSpendLines, spendLines, spendOf, spendSince, unrecordedRewriteCalls, type JobSpend } from './spend';
 import { color, formatBytes } from './output';
 import { plainText } from './terminal-text';
 import { readManifestRows } from './manifest-rows';
@@ -26,12 +26,24 @@ export interface JobOutcome {
   changed: string[];
   /** What every run of the job spent, beside the plan's estimate (docs/costs.md); absent with no price and no cost. */
   spend?: JobSpend;
+  /**
+   * What this run spent, when runs before it paid too (cli/spend.ts spendSince): the end of `run`
+   * says it and the job's apart. Absent when this run's spend is the job's.
+   */
+  runSpend?: JobSpend;
   /** Every row of the manifest, each run of each item (the ledger the spend is computed from). */
   everyRow?: ManifestRow[];
 }
 
-/** `referenceDigests`: how local references' contents are known (a job's stored inputs, client/jobs.ts). */
-export async function readOutcome(plan: Plan, referenceDigests: ReferenceDigests = localReferenceDigests): Promise<JobOutcome> {
+/**
+ * `referenceDigests`: how local references' contents are known (a job's stored inputs, client/jobs.ts).
+ * `runStartedAt`: the start of the run whose end this is (JobResult startedAt), to tell its spend apart.
+ */
+export async function readOutcome(
+  plan: Plan,
+  referenceDigests: ReferenceDigests = localReferenceDigests,
+  runStartedAt?: number,
+): Promise<JobOutcome> {
   const storage = openStorage(plan.output);
   const everyRow = await readManifestRows(storage);
   const latest = latestRowByKey(everyRow);
@@ -61,7 +73,9 @@ export async function readOutcome(plan: Plan, referenceDigests: ReferenceDigests
       rows.push(row);
     }
   }
-  const spend = await jobSpend(plan, everyRow, estimatePlan(plan));
+  const calls = await unrecordedRewriteCalls(plan, everyRow);
+  const spend = spendOf(everyRow, estimatePlan(plan), calls);
+  const runSpend = runStartedAt === undefined ? undefined : spendSince(plan, everyRow, calls, runStartedAt);
   return {
     job: plan.job,
     // The plan's items and the takes redo runs added.
@@ -73,6 +87,7 @@ export async function readOutcome(plan: Plan, referenceDigests: ReferenceDigests
     missing,
     changed,
     ...(spend ? { spend } : {}),
+    ...(runSpend ? { runSpend } : {}),
     everyRow,
   };
 }
@@ -126,9 +141,11 @@ export function describeOutcome(outcome: JobOutcome, jobFile: string, elapsedMs?
   const bad = outcome.rows.filter((r) => r.state !== 'succeeded');
   for (const row of bad) {
     const reason = row.error ? `${row.error.kind}: ${plainText(row.error.message)}` : row.state;
-    lines.push(`  ${color.red(row.state.padEnd(9))} #${row.index} ${plainText(row.key)}  ${reason}`);
+    const charge = createChargeText(row);
+    lines.push(`  ${color.red(row.state.padEnd(9))} #${row.index} ${plainText(row.key)}  ${reason}${charge ? `  (${charge})` : ''}`);
   }
-  if (outcome.spend) lines.push(...spendLines(outcome.spend));
+  if (outcome.spend && outcome.runSpend) lines.push(...runSpendLines(outcome.runSpend, outcome.spend));
+  else if (outcome.spend) lines.push(...spendLines(outcome.spend));
   if (outcome.changed.length)
     lines.push(`  ${outcome.changed.length} item(s) changed since their last render: the next run renders them again`);
   if (outcome.missing.length)

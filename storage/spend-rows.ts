@@ -91,21 +91,28 @@ export function rowRunId(row: Partial<Pick<ManifestRow, RunFields | CostField | 
   ]);
 }
 
-/** The ledger of a job: its rows' charges (each run of an item once) and those of the paid rewrite calls no row counts. */
-export function ledger(
-  rows: readonly LedgerRow[],
-  calls: readonly Parameters<typeof callCharges>[0][] = [],
-  enhanceModel?: string,
-): Charge[] {
+/** The rows, each run of an item once: a row written again by a repeated recording is left out. */
+export function eachRunOnce<Row extends LedgerRow>(rows: readonly Row[]): Row[] {
   const seen = new Set<string>();
-  const once = rows.filter((row) => {
+  return rows.filter((row) => {
     if (row.key === undefined || row.finished_at === undefined) return true;
     const id = rowRunId(row);
     if (seen.has(id)) return false;
     seen.add(id);
     return true;
   });
-  return [...once.flatMap((row) => rowCharges(row, enhanceModel)), ...calls.flatMap((call) => callCharges(call, enhanceModel))];
+}
+
+/** The ledger of a job: its rows' charges (each run of an item once) and those of the paid rewrite calls no row counts. */
+export function ledger(
+  rows: readonly LedgerRow[],
+  calls: readonly Parameters<typeof callCharges>[0][] = [],
+  enhanceModel?: string,
+): Charge[] {
+  return [
+    ...eachRunOnce(rows).flatMap((row) => rowCharges(row, enhanceModel)),
+    ...calls.flatMap((call) => callCharges(call, enhanceModel)),
+  ];
 }
 
 /** What charges add up to, USD (rounded to a millionth, as every amount shown). */

@@ -415,7 +415,8 @@ async function followJob(
   view.clear();
   const finished = await scoped(() => jobResult(session.client, workflowId));
   if (session.worker) await scoped(() => childrenClosed(session.client, workflowId, 15_000));
-  const outcome = await readOutcome(plan);
+  // This run's spend apart from the earlier runs': told by the job's own start, which a re-attached run sees too.
+  const outcome = await readOutcome(plan, undefined, finished.startedAt);
   if (options.json) {
     out.result({
       workflowId,

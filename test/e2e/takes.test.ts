@@ -62,7 +62,9 @@ describe('takes: variants with seeds, --redo rejected, --only, --redo failed, re
 
   it('variants: 2 sends two distinct seeds per item, and a re-run the same seeds; only the rejected items get new takes', async () => {
     const dir = tempDir();
-    const job = writeJob(dir, { name: 'takes-a', baseUrls: e2e.sim.urls, items: items('takes-a'), extra: MODEL_VARIANTS });
+    // Priced, so that the redo's summary has a spend to tell apart from the job's.
+    const extra = `${MODEL_VARIANTS}\npricing:\n  seedance-1-0-pro-250528:\n    per_video: 0.5`;
+    const job = writeJob(dir, { name: 'takes-a', baseUrls: e2e.sim.urls, items: items('takes-a'), extra });
     const first = await runCli(['run', job], { env: e2e.env });
     assert.equal(first.code, 0, `${first.stdout}\n${first.stderr}`);
     assert.deepEqual([...hashes(dir).keys()].sort(), [
@@ -112,6 +114,10 @@ describe('takes: variants with seeds, --redo rejected, --only, --redo failed, re
       ['a~t3', 'a~t2', 3, 'succeeded'],
       ['c~t3', 'c', 3, 'succeeded'],
     ]);
+    // Its summary says the redo's spend beside the redo's estimate, and the job's apart: not the
+    // job's $4.00 "of $1.00 estimated" (issue 33).
+    assert.match(redo.stdout, /^this run: \$1\.00 \(\$0\.00 billed, \$1\.00 estimated\) of \$1\.00 estimated$/m, redo.stdout);
+    assert.match(redo.stdout, /^the job: {2}\$4\.00 \(\$0\.00 billed, \$4\.00 estimated\), every run of its items$/m, redo.stdout);
 
     // The same command again: each rejected take has its new take already.
     const twice = await runCli(['run', job, '--redo', 'rejected'], { env: e2e.env });
