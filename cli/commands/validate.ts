@@ -138,8 +138,10 @@ export async function runValidate(file: string, options: ValidateOptions, out: O
     }
   }
   const refused = result.ok ? budgetRefusal(result.plan) : undefined;
-  if (refused) {
+  if (refused && result.ok) {
+    // The plan and its estimate still print: they show which model has no price, and what the rest costs.
     if (options.json) out.stdout(`${JSON.stringify({ ...(jsonReport(result) as object), ok: false, errors: [refused] })}\n`);
+    else out.stdout(`${summaryLines(result.plan).join('\n')}\n`);
     out.stderr(`reelflow: ${file}: ${refused.message}\n${file}: 1 problem; nothing was started\n`);
     return 2;
   }

@@ -46,10 +46,12 @@ function jobDir(job = JOB): { dir: string; job: string } {
 const env = { ...process.env, TEMPORAL_ADDRESS: undefined, GATEWAY_API_KEY: undefined };
 
 describe('the estimate before anything is sent', () => {
-  it('validate: cost per model and in total, where each price came from, the unpriced model named', async () => {
+  it('validate: cost per model and in total, where each price came from, the unpriced model named; refused as run refuses it', async () => {
     const { job } = jobDir();
     const r = await runCli(['validate', job], { env });
-    assert.equal(r.code, 0, r.stderr);
+    // A budget cannot hold an item it cannot price: run refuses the job, so validate does too (exit 2).
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /run refuses this job: .*kling-v2.*--dry-run/s);
     assert.match(r.stdout, /^estimate: \$1\.65 \(USD\) for 3 of 4 items; 1 without a price, not counted$/m);
     assert.match(r.stdout, /^ +\$0\.85 {2}seedance-1-0-pro-250528: 2 items, price from job file$/m);
     assert.match(r.stdout, /^ +\$0\.80 {2}sora-2: 1 item, price from litellm\.json \(openai\/sora-2\)$/m);
@@ -61,11 +63,16 @@ describe('the estimate before anything is sent', () => {
     assert.match(r.stdout, /^budget: {3}\$1\.50; the estimate is above it$/m);
   });
 
-  it('validate --json carries the estimate', async () => {
+  it('validate --json carries the estimate, and the refusal of an unpriced model under a budget', async () => {
     const { job } = jobDir();
     const r = await runCli(['validate', job, '--json'], { env });
-    assert.equal(r.code, 0, r.stderr);
-    const doc = JSON.parse(r.stdout) as { estimate: Record<string, unknown>; budget: unknown };
+    assert.equal(r.code, 2, r.stderr);
+    const doc = JSON.parse(r.stdout) as { ok: boolean; errors: { path: string }[]; estimate: Record<string, unknown>; budget: unknown };
+    assert.equal(doc.ok, false);
+    assert.deepEqual(
+      doc.errors.map((e) => e.path),
+      ['budget'],
+    );
     assert.deepEqual(doc.budget, { max_usd: 1.5 });
     assert.deepEqual(doc.estimate, {
       currency: 'USD',
