@@ -73,7 +73,13 @@ describe('a budget is never crossed', () => {
     assert.equal(raised.code, 0, `${raised.stdout}\n${raised.stderr}`);
     const byPrompt = e2e.sim.stats().createsByPrompt;
     for (const { prompt } of items) assert.equal(byPrompt[prompt], 1, `creates of ${prompt}: ${JSON.stringify(byPrompt)}`);
-    assert.match(raised.stdout, new RegExp(`  ${MODEL}: \\$50\\.00 \\(\\$0\\.00 billed, \\$50\\.00 estimated\\) of \\$50\\.00 estimated`));
+    // This run's spend (the 3 it rendered) apart from the job's (all 10): never the job's beside this run's estimate.
+    assert.match(raised.stdout, /^this run: \$15\.00 \(\$0\.00 billed, \$15\.00 estimated\) of \$15\.00 estimated$/m);
+    assert.match(
+      raised.stdout,
+      new RegExp(`^  ${MODEL}: \\$15\\.00 \\(\\$0\\.00 billed, \\$15\\.00 estimated\\) of \\$15\\.00 estimated$`, 'm'),
+    );
+    assert.match(raised.stdout, /^the job: {2}\$50\.00 \(\$0\.00 billed, \$50\.00 estimated\)/m);
 
     // status --json of the ended job: what every run spent, beside the estimate.
     const status = await runCli(['status', job, '--json'], { env: e2e.env });
