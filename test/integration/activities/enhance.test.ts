@@ -3,7 +3,6 @@
 // MockActivityEnvironment gives it an activity context. A retried attempt, a later run, another
 // worker: one Messages call per item per prompt text.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -12,6 +11,7 @@ import { closeActivityResources } from '../../../activities/context';
 import { enhancePrompt } from '../../../activities/render';
 import type { EnhanceSettings, JobSettings } from '../../../jobfile/plan';
 import { estimateEnhanceUsd, type RewritePrice } from '../../../jobfile/prices';
+import { rewriteId } from '../../../storage/rewrites';
 import { startSimulator, type SimHandleExt } from '../../../sim';
 import { messageUsage, replyFor } from '../../../sim/messages';
 import { filesContaining } from '../../support/gateways';
@@ -53,10 +53,14 @@ const pricedUsage = (prompt: string): number => {
   return Math.round(usage.input_tokens * 3 + usage.output_tokens * 15) / 1e6;
 };
 
-/** The item's stored rewrite record (storage/rewrites.ts), as the activity wrote it. */
-function storedRecord(dir: string, key: string): { at: string; calls?: unknown[] } {
-  const file = join(dir, '.reelflow', 'rewrites', `${createHash('sha256').update(key, 'utf8').digest('hex')}.json`);
-  return JSON.parse(readFileSync(file, 'utf8')) as { at: string; calls?: unknown[] };
+/** Where the store keeps the rewrite of `prompt` (storage/rewrites.ts): named by the prompt text and the settings. */
+function recordFile(dir: string, prompt: string): string {
+  return join(dir, '.reelflow', 'rewrites', `${rewriteId(prompt, ENHANCE)}.json`);
+}
+
+/** The prompt's stored rewrite record, as the activity wrote it. */
+function storedRecord(dir: string, prompt: string): { at: string; calls?: unknown[] } {
+  return JSON.parse(readFileSync(recordFile(dir, prompt), 'utf8')) as { at: string; calls?: unknown[] };
 }
 
 describe('enhancePrompt: one Messages call per item per prompt text', () => {
@@ -126,8 +130,7 @@ describe('enhancePrompt: one Messages call per item per prompt text', () => {
   it('an answer that cannot be stored is still used by the attempt that paid for it', async () => {
     const dir = tempDir('reelflow-enhance-');
     // The record's part file is a folder: the store reads (nothing there) but cannot write.
-    const recordName = `${createHash('sha256').update('u', 'utf8').digest('hex')}.json.part`;
-    mkdirSync(join(dir, 'out', '.reelflow', 'rewrites', recordName), { recursive: true });
+    mkdirSync(`${recordFile(join(dir, 'out'), 'unstorable')}.part`, { recursive: true });
     const before = calls();
     const input = { settings: settings(sim, join(dir, 'out')), prompt: 'unstorable', key: 'u' };
     assert.equal(await attempt(input), replyFor('unstorable'));
@@ -145,10 +148,10 @@ describe('enhancePrompt: one Messages call per item per prompt text', () => {
       const first = await priced(input);
       assert.equal(calls() - before, 1);
       const usd = pricedUsage('a tram in the fog');
-      const { at, calls: kept } = storedRecord(dir, 'tram');
+      const { at, calls: kept } = storedRecord(dir, 'a tram in the fog');
       assert.deepEqual(first, { prompt: replyFor('a tram in the fog'), paid: true, cost: { usd, source: 'usage' }, at });
       // The record keeps the paid call, priced: its spend is counted even if no manifest row ever does.
-      assert.deepEqual(kept, [{ at, by: 'render', cost_usd: usd, cost_source: 'usage' }]);
+      assert.deepEqual(kept, [{ at, by: 'render', key: 'tram', cost_usd: usd, cost_source: 'usage' }]);
       const estimate = estimateEnhanceUsd({ [ENHANCE.model]: { source: '', ...PRICE } }, ENHANCE, input.prompt);
       assert.ok('usd' in estimate && usd < estimate.usd, `usage ${usd} is below the max_tokens estimate ${JSON.stringify(estimate)}`);
       // A later run (or another item's workflow) finds it stored: no call, nothing paid.
@@ -169,7 +172,7 @@ describe('enhancePrompt: one Messages call per item per prompt text', () => {
         prompt: replyFor('a diver under ice'),
         paid: true,
         cost: { usd: pricedUsage('a diver under ice'), source: 'usage' },
-        at: storedRecord(dir, 'diver').at,
+        at: storedRecord(dir, 'a diver under ice').at,
       });
       // A retry of an activity scheduled after the record was made (a later run's) paid nothing.
       assert.deepEqual(await priced(input, { attempt: 2, scheduledTimestampMs: Date.now() + 1_000 }), {
@@ -178,9 +181,9 @@ describe('enhancePrompt: one Messages call per item per prompt text', () => {
       });
 
       // A record without a usage (the gateway sent none, or one not believable): the estimate, and it says so.
-      const recordFile = join(dir, '.reelflow', 'rewrites', `${createHash('sha256').update('diver', 'utf8').digest('hex')}.json`);
-      const record = JSON.parse(readFileSync(recordFile, 'utf8')) as Record<string, unknown>;
-      writeFileSync(recordFile, JSON.stringify({ ...record, usage: { input_tokens: -5, output_tokens: 1e12 } }));
+      const stored = recordFile(dir, 'a diver under ice');
+      const record = JSON.parse(readFileSync(stored, 'utf8')) as Record<string, unknown>;
+      writeFileSync(stored, JSON.stringify({ ...record, usage: { input_tokens: -5, output_tokens: 1e12 } }));
       const estimate = estimateEnhanceUsd({ [ENHANCE.model]: { source: '', ...PRICE } }, ENHANCE, input.prompt);
       assert.ok('usd' in estimate);
       assert.deepEqual((await priced(input, { attempt: 3, scheduledTimestampMs: scheduled })) as unknown, {
@@ -199,9 +202,10 @@ describe('enhancePrompt: one Messages call per item per prompt text', () => {
         key: 'u',
         withCost: true,
       });
-      const { at, calls: kept } = storedRecord(dir, 'u');
+      const { at, calls: kept } = storedRecord(dir, 'unpriced');
       assert.deepEqual(answer, { prompt: replyFor('unpriced'), paid: true, at });
-      assert.deepEqual(kept, [{ at, by: 'render' }]);
+      // The call names the item whose row counts it (the record is the prompt text's, whoever asked).
+      assert.deepEqual(kept, [{ at, by: 'render', key: 'u' }]);
     });
   });
 });
