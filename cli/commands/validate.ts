@@ -38,8 +38,9 @@ export function outputLocation(plan: Plan, item: PlanItem): string {
   return join(o.dir ?? '.', item.outputName);
 }
 
-export function summaryLines(plan: Plan): string[] {
-  const lines = [`${plan.job}: valid, ${plan.items.length} item${plan.items.length === 1 ? '' : 's'}`];
+/** The plan in lines; `verdict` heads it (`valid`, or why run would refuse it). */
+export function summaryLines(plan: Plan, verdict = 'valid'): string[] {
+  const lines = [`${plan.job}: ${verdict}, ${plan.items.length} item${plan.items.length === 1 ? '' : 's'}`];
   const counts = new Map<string, number>();
   for (const item of plan.items) {
     const k = `${item.request.model} (${item.request.protocol} protocol)`;
@@ -141,7 +142,7 @@ export async function runValidate(file: string, options: ValidateOptions, out: O
   if (refused && result.ok) {
     // The plan and its estimate still print: they show which model has no price, and what the rest costs.
     if (options.json) out.stdout(`${JSON.stringify({ ...(jsonReport(result) as object), ok: false, errors: [refused] })}\n`);
-    else out.stdout(`${summaryLines(result.plan).join('\n')}\n`);
+    else out.stdout(`${summaryLines(result.plan, 'refused (below)').join('\n')}\n`);
     out.stderr(`reelflow: ${file}: ${refused.message}\n${file}: 1 problem; nothing was started\n`);
     return 2;
   }

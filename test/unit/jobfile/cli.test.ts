@@ -127,6 +127,9 @@ describe('reelflow validate', () => {
     const text = capture();
     assert.equal(await runValidate(join(dir, 'unpriced.yaml'), {}, text.io), 2);
     assert.doesNotMatch(text.out.stdout, /valid/);
+    // The plan and estimate still show which model has no price.
+    assert.match(text.out.stdout, /^t: refused \(below\), 1 item$/m);
+    assert.match(text.out.stdout, /^estimate: none, no prices for seedance-1-0-pro-250528/m);
     assert.match(
       text.out.stderr,
       /run refuses this job: a budget is set and these models have no price: seedance-1-0-pro-250528 \(no price/,
