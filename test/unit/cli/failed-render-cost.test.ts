@@ -8,27 +8,19 @@ import { createChargeText, spendLines, spendOf } from '../../../cli/spend';
 import { describeOutcome, type JobOutcome } from '../../../cli/summary';
 import type { PlanEstimate } from '../../../cli/estimate';
 import type { ManifestRow } from '../../../storage/manifest';
+import { manifestRow } from '../../support/storage';
 
 function row(key: string, extra: Partial<ManifestRow>): ManifestRow {
-  return {
+  return manifestRow(1, {
     key,
     id: key,
-    index: 1,
-    state: 'succeeded',
     model: 'seedance',
-    protocol: 'general',
     prompt: key,
     task_id: `t-${key}`,
     base_url: null,
-    created_at: null,
     finished_at: '2026-11-27T17:00:00.000Z',
-    polls: 1,
-    file: null,
-    bytes: null,
-    sha256: null,
-    error: null,
     ...extra,
-  };
+  });
 }
 
 const failure = { kind: 'render_failed', message: 'the gateway said the render failed' };

@@ -1,4 +1,4 @@
-// A run's end summary says this run's spend and the job's apart (issue 33, item 5): after `run
+// A run's end summary says this run's spend and the job's apart (docs/costs.md): after `run
 // --redo` the summary read "spent: $10.00 of $1.02 estimated", the job's whole spend beside this
 // run's estimate. This run's rows are those that ended at or after its job's start (JobResult
 // startedAt, the workflow's clock, the rows' own). Pure logic.
@@ -11,30 +11,22 @@ import type { PlanItem } from '../../../jobfile/plan';
 import type { PriceTable } from '../../../jobfile/prices';
 import type { ManifestRow } from '../../../storage/manifest';
 import { estimatePlan } from '../../../cli/estimate';
+import { manifestRow } from '../../support/storage';
 
 const RUN_START = Date.UTC(2026, 10, 27, 18, 0);
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 27, 17, minute)).toISOString();
 
 function row(key: string, finishedAt: string, extra: Partial<ManifestRow> = {}): ManifestRow {
-  return {
+  return manifestRow(1, {
     key,
     id: key,
-    index: 1,
-    state: 'succeeded',
     model: 'seedance',
-    protocol: 'general',
     prompt: key,
     task_id: `t-${key}-${finishedAt}`,
     base_url: null,
-    created_at: null,
     finished_at: finishedAt,
-    polls: 1,
-    file: null,
-    bytes: null,
-    sha256: null,
-    error: null,
     ...extra,
-  };
+  });
 }
 
 function item(key: string): PlanItem {

@@ -14,26 +14,19 @@ import { withReplacedPaidRows } from '../../../cli/paid-rows';
 import { spendOf } from '../../../cli/spend';
 import { toCsv } from '../../../cli/commands/operate';
 import { latestRowByKey, type ManifestRow } from '../../../storage/manifest';
+import { manifestRow } from '../../support/storage';
 
-const base = (key: string, finished: number, extra: Partial<ManifestRow>): ManifestRow => ({
-  key,
-  id: key,
-  index: 1,
-  state: 'succeeded',
-  model: 'seedance',
-  protocol: 'general',
-  prompt: `a ${key}`,
-  task_id: `task-${key}-${finished}`,
-  base_url: null,
-  created_at: null,
-  finished_at: new Date(Date.UTC(2026, 10, 27, 17, finished)).toISOString(),
-  polls: 1,
-  file: null,
-  bytes: null,
-  sha256: null,
-  error: null,
-  ...extra,
-});
+const base = (key: string, finished: number, extra: Partial<ManifestRow>): ManifestRow =>
+  manifestRow(1, {
+    key,
+    id: key,
+    model: 'seedance',
+    prompt: `a ${key}`,
+    task_id: `task-${key}-${finished}`,
+    base_url: null,
+    finished_at: new Date(Date.UTC(2026, 10, 27, 17, finished)).toISOString(),
+    ...extra,
+  });
 
 const rows: ManifestRow[] = [
   base('shoe', 1, { cost_usd: 0.25, cost_source: 'billed', rewrite_cost_usd: 0.0003, rewrite_cost_source: 'usage', rewrite_at: 'r1' }),
