@@ -1,4 +1,4 @@
-// The counts a job shows while it runs and when it stops (issue 33): the built CLI runs jobs with
+// The counts a job shows while it runs and when it stops (docs/takes.md): the built CLI runs jobs with
 // several takes per prompt, `--only` and budgets against a real Temporal server and the simulator,
 // while this test asks the job's own `progress` query as `run` and `status` do, every 100 ms. Every
 // answer must add up: done, already done, in flight and pending are never negative and make the total.

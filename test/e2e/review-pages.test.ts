@@ -1,4 +1,4 @@
-// The review page made for comparing (issue 33), in real Chromium (Debian's): finished jobs of 36,
+// The review page made for comparing (docs/review.md), in real Chromium (Debian's): finished jobs of 36,
 // 200 and 1,000 takes served by `reelflow review`, screenshots at 1400x900 and 390x844 written to
 // test-output/ (looked at by a person: docs/review.md); at 390 px the counters, the filters and
 // the failure list are on screen and usable; the large player opens a take big, the arrow keys move

@@ -1,4 +1,4 @@
-// Picks after a prompt edit (issue 33, docs/takes.md), as a producer meets them: the built CLI, a
+// Picks after a prompt edit (docs/takes.md), as a producer meets them: the built CLI, a
 // real Temporal development server and the simulator over HTTP, picks made with the keyboard on the
 // review page in Chromium. One item's prompt is edited after the picks and the job run again: its
 // takes are rendered anew beside the old files. The new renders were never seen, so they start
