@@ -169,10 +169,10 @@ export function spendLines(spend: JobSpend, label = 'spent:   '): string[] {
  * this run's spend beside its own estimate, then the job's, every run of its items, with no
  * estimate beside it (this run's plan prices this run only).
  */
-export function runSpendLines(run: JobSpend, job: JobSpend): string[] {
+export function runSpendLines(run: JobSpend, job: JobSpend, label = 'this run:'): string[] {
   const usage = job.usage_usd > 0 ? `, ${formatUsd(job.usage_usd)} from usage` : '';
   return [
-    ...spendLines(run, 'this run:'),
+    ...spendLines(run, label),
     `the job:  ${formatUsd(job.spent_usd)} (${formatUsd(job.billed_usd)} billed${usage}, ${formatUsd(job.estimated_usd)} estimated), every run of its items`,
   ];
 }
