@@ -163,6 +163,33 @@ describe('reelflow run: the live progress display in a real terminal (tmux)', ()
     }
   });
 
+  it('says the job is preparing while its worker reads a 20,000-item plan, before anything is sent', async () => {
+    const dir = tempDir();
+    // A catalog's worth of rows: the worker's plan takes seconds to read, the time the display once stayed empty.
+    const rows = Array.from({ length: 20_000 }, (_, i) => `p${i},A catalog video of product ${i}`);
+    writeFileSync(join(dir, 'catalog.csv'), `id,prompt\n${rows.join('\n')}\n`);
+    const job = writeJob(dir, { name: 'catalog', baseUrls: e2e.sim.urls, maxInFlight: 2, items: [] });
+    writeFileSync(job, readFileSync(job, 'utf8').replace('items:\n', 'items_from:\n  file: catalog.csv\n'));
+    const creates = () => Object.values(e2e.sim.stats().createsByPrompt).reduce((a, b) => a + b, 0);
+    const sent = creates();
+    const term = await startTerminal(
+      dir,
+      `'${process.execPath}' '${reelflowBin}' run '${job}'; exec sleep 600`,
+      { columns: 100, rows: 20 },
+      e2e.env,
+    );
+    try {
+      // The first frame drawn: the job preparing, with nothing sent yet.
+      const first = await until('the first frame', async () => (await term.screen()).find((r) => r.startsWith('[')));
+      assert.match(first, /^\[-{24}\] catalog: preparing: reading the job file and its outputs$/);
+      assert.equal(creates(), sent, `nothing sent while preparing: ${first}`);
+      // Then the counts of the plan it read.
+      await until('the plan counted', async () => (await term.screen()).find((r) => /catalog: \d+\/20000 /.test(r)));
+    } finally {
+      await term.kill();
+    }
+  });
+
   it('at 60 columns the header keeps the counts, the rate and the ETA, and drops decoration first', async () => {
     const dir = tempDir();
     const ids = ['one', 'two', 'three', 'four'];
