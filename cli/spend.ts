@@ -196,10 +196,18 @@ export async function spendSoFar(plan: Plan): Promise<JobSpend | undefined> {
 const RECORDS_FRESH_MS = 30_000;
 let recentCalls: { output: string; at: number; calls: UnrecordedRewrite[] } | undefined;
 
-async function recentRewriteCalls(plan: Pick<Plan, 'items' | 'enhance' | 'output'>): Promise<UnrecordedRewrite[]> {
+/** The paid rewrite calls of the plan's records, read again after RECORDS_FRESH_MS only (status --watch, the review page). */
+export async function recentRewriteCalls(plan: Pick<Plan, 'items' | 'enhance' | 'output'>): Promise<UnrecordedRewrite[]> {
   const output = JSON.stringify(plan.output);
   if (recentCalls?.output === output && Date.now() - recentCalls.at < RECORDS_FRESH_MS) return recentCalls.calls;
-  const calls = await rewriteCallsOf(plan);
+  let calls: UnrecordedRewrite[];
+  try {
+    calls = await rewriteCallsOf(plan);
+  } catch (error) {
+    // A read that fails now (a storage hiccup) keeps the last one read, as a page shown a moment ago did.
+    if (recentCalls?.output === output) return recentCalls.calls;
+    throw error;
+  }
   recentCalls = { output, at: Date.now(), calls };
   return calls;
 }
