@@ -12,7 +12,7 @@ import { acceptCreate } from './create';
 import { generalCreateAnswer, polledTask, readGeneralCreate, type CreateRequest } from './general';
 import { sendJson } from './http';
 import { messages } from './messages';
-import { isSoraModel } from './profile';
+import { isVideoObjectModel } from './profile';
 import { currentReading, type Reading } from './refresh';
 import { FAIL_REASONS, videosStatus, type GeneralStatus, type Task } from './tasks';
 import { readVideosCreate } from './videos';
@@ -113,7 +113,7 @@ async function create(
   const { req, res, ctx } = call;
   const r = await read(call);
   if (!r) return;
-  const sora = isSoraModel(r.model);
+  const sora = isVideoObjectModel(r.model);
   // v0.10.0's Seedance channel sends its upstream only the prompt: seconds, resolution and ratio are dropped.
   const passed = sora || !v010(ctx);
   const createdAt = ctx.now();

@@ -34,7 +34,8 @@ describe('profile litellm', () => {
     await withSim({ profile: 'litellm', renderMs: 200 }, async (sim) => {
       const base = sim.urls[0]!;
       const form = new FormData();
-      for (const [k, v] of Object.entries({ model: 'sora-2', prompt: 'a', seconds: '4', size: '1280x720' })) form.append(k, v);
+      for (const [k, v] of Object.entries({ model: 'veo-3.1-fast-generate-001', prompt: 'a', seconds: '4', size: '1280x720' }))
+        form.append(k, v);
       const created = (await (await fetch(`${base}/v1/videos`, { method: 'POST', headers: AUTH, body: form })).json()) as Json;
       const id = String(created['id']);
       assert.match(id, /^video_[A-Za-z0-9+/]+=+$/);
@@ -53,7 +54,7 @@ describe('profile litellm', () => {
           remixed_from_video_id: null,
           seconds: '4',
           size: '1280x720',
-          model: 'sora-2',
+          model: 'veo-3.1-fast-generate-001',
           usage: { duration_seconds: 4 },
         },
       );
@@ -62,7 +63,7 @@ describe('profile litellm', () => {
       assert.equal(notReady.status, 400);
       assert.match(
         message(notReady.body),
-        /^litellm\.BadRequestError: OpenAIException - .*Video is not ready.*LiteLLM: model group 'sora-2' failed/s,
+        /^litellm\.BadRequestError: OpenAIException - .*Video is not ready.*LiteLLM: model group 'veo-3.1-fast-generate-001' failed/s,
       );
       const retrieved = await send(path);
       assert.equal(retrieved.status, 200);
@@ -126,8 +127,8 @@ describe('profile litellm', () => {
       assert.deepEqual(
         (models.body['data'] as Json[]).map((m) => [m['id'], m['mode']]),
         [
-          ['sora-2', 'video_generation'],
-          ['sora-2-pro', 'video_generation'],
+          ['veo-3.1-fast-generate-001', 'video_generation'],
+          ['veo-3.1-generate-001', 'video_generation'],
           ['upstream-unknown', 'video_generation'],
           ['claude-sonnet-4-6', 'chat'],
           ['claude-haiku-4-5', 'chat'],
@@ -144,7 +145,7 @@ describe('profile litellm', () => {
       assert.equal(badMsg.status, 400);
       assert.match(message(badMsg.body), /^anthropic_messages: Invalid model name passed in model=claude-nope/);
       sim.setFaults({ errorRate: 1, errorBody: 'json', errorStatuses: [500], scope: ['create'] });
-      const failed = await send(`${base}/v1/videos`, { body: { model: 'sora-2', prompt: 'x' } });
+      const failed = await send(`${base}/v1/videos`, { body: { model: 'veo-3.1-fast-generate-001', prompt: 'x' } });
       assert.equal(failed.status, 500);
       assert.match(
         message(failed.body),
@@ -171,7 +172,9 @@ describe('profile new-api', () => {
       { profile: 'new-api', renderMs: 900, refreshMs: 400, serverAddress: 'http://new-api.test:3000', cdn: false },
       async (sim) => {
         const base = sim.urls[0]!;
-        const sora = await send(`${base}/v1/video/generations`, { body: { model: 'sora-2', prompt: 's', seconds: '4' } });
+        const sora = await send(`${base}/v1/video/generations`, {
+          body: { model: 'veo-3.1-fast-generate-001', prompt: 's', seconds: '4' },
+        });
         assert.equal(sora.body['object'], 'video', 'a Sora model answers a video object on the general route');
         const id = String(sora.body['id']);
         const seedance = await send(`${base}/v1/video/generations`, { body: { model: 'seedance-1-0-pro-250528', prompt: 'd' } });
@@ -239,7 +242,7 @@ describe('profile new-api-0.10', () => {
         })(),
       });
       assert.deepEqual(Object.keys((await viaVideos.json()) as Json), ['task_id']);
-      const sora = await send(`${base}/v1/videos`, { body: { model: 'sora-2', prompt: 's', seconds: '4' } });
+      const sora = await send(`${base}/v1/videos`, { body: { model: 'veo-3.1-fast-generate-001', prompt: 's', seconds: '4' } });
       assert.match(String(sora.body['id']), /^video_[0-9a-f]{32}$/);
       await sleep(450);
       const done = (await send(`${base}/v1/video/generations/${String(created.body['task_id'])}`)).body['data'] as Json;
@@ -310,7 +313,7 @@ describe('reelflow sim --profile', () => {
       await ready;
       assert.match(out, /sim: imitating new-api/);
       const base = /sim: listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
-      const id = String((await send(`${base}/v1/videos`, { body: { model: 'sora-2', prompt: 'cli' } })).body['id']);
+      const id = String((await send(`${base}/v1/videos`, { body: { model: 'veo-3.1-fast-generate-001', prompt: 'cli' } })).body['id']);
       await sleep(250);
       const data = (await send(`${base}/v1/video/generations/${id}`)).body['data'] as Json;
       assert.equal(data['result_url'], `http://new-api.test:3000/v1/videos/${id}/content`);
