@@ -60,7 +60,7 @@ export interface SimOptionsExt extends SimOptions {
   litellmDatabase?: boolean;
   /**
    * Prices this gateway publishes at new-api's `GET /api/pricing` (not the litellm profile): model ->
-   * `model_price` (quota_type 1: USD per call; per second for a Sora model). Unset: no such route.
+   * `model_price` (quota_type 1: USD per call). Unset: no such route.
    */
   publishedPrices?: Record<string, number>;
 }

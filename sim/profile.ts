@@ -55,16 +55,11 @@ export function profileDefaults(profile: SimProfile): ProfileDefaults {
 }
 
 /**
- * A model whose new-api channel makes video objects on /v1/videos: Veo on its Gemini channel (type 24),
- * and the retired Sora channel (type 55). Their tasks are video objects on either route
- * (test/gateways/OBSERVED.md); a Gemini task's general-route reading has a shape of its own there.
+ * A model of new-api's Gemini channel (type 24): Veo. Its tasks are video objects on /v1/videos and
+ * readable on either route (test/gateways/OBSERVED.md); it is priced per call, and its endpoint
+ * types are `gemini` and `openai` (common/endpoint_type.go).
  */
 export function isVideoObjectModel(model: string): boolean {
-  return /^(veo|sora)/i.test(model);
-}
-
-/** A model of new-api's Gemini channel (type 24): priced per call, its endpoint types `gemini` and `openai`. */
-export function isGeminiChannelModel(model: string): boolean {
   return /^veo/i.test(model);
 }
 

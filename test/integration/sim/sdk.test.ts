@@ -42,7 +42,7 @@ test('openai v6: typed errors for bad key, unknown model, not completed, rate li
     const bad = new OpenAI({ apiKey: 'sk-wrong', baseURL, maxRetries: 0 });
     await assert.rejects(bad.videos.retrieve('task_x'), OpenAI.AuthenticationError);
     const client = new OpenAI({ apiKey: KEY, baseURL, maxRetries: 0 });
-    await assert.rejects(client.videos.create({ model: 'sora-9' as 'veo-3.1-fast-generate-001', prompt: 'x' }), OpenAI.NotFoundError);
+    await assert.rejects(client.videos.create({ model: 'veo-9' as 'veo-3.1-fast-generate-001', prompt: 'x' }), OpenAI.NotFoundError);
     const v = await client.videos.create({ model: 'veo-3.1-fast-generate-001', prompt: 'x' });
     await assert.rejects(client.videos.downloadContent(v.id), (e: unknown) => {
       assert.ok(e instanceof OpenAI.BadRequestError);
