@@ -124,6 +124,13 @@ describe('LiteLLM proxy 1.106 in front of a fake Gemini (Veo) + OpenAI videos + 
     assert.equal(content.type, 'video/mp4');
     assert.ok(content.bytes.equals(upstream.video));
     assert.equal(upstream.createsFor(prompt), 1);
+    // Its Gemini provider maps seconds and size to Veo's parameters.
+    const sent = upstream.requests.find((r) => r.method === 'POST' && r.body.includes(prompt));
+    assert.equal(sent?.path, '/v1beta/models/veo-3.1-fast-generate-001:predictLongRunning');
+    assert.deepEqual(JSON.parse(sent.body), {
+      instances: [{ prompt }],
+      parameters: { aspectRatio: '16:9', resolution: '720p', durationSeconds: 8 },
+    });
     assert.ok(
       upstream.requests.every((r) => r.headers.range === undefined),
       'Range is not passed upstream',
@@ -322,6 +329,10 @@ describe('new-api v0.10.0 in front of a fake Ark tasks + Gemini (Veo) + Anthropi
     assert.equal(noKey.status, 401);
     assert.equal(noKey.json.error.type, 'new_api_error');
     assert.equal(upstream.createsFor(openai.prompt), 1);
+    // v0.10.0's Gemini adaptor sends Veo only the prompt and the request's metadata: seconds and size are dropped.
+    const sent = upstream.requests.find((r) => r.method === 'POST' && r.body.includes(openai.prompt));
+    assert.equal(sent?.path, '/v1beta/models/veo-3.1-fast-generate-001:predictLongRunning');
+    assert.deepEqual(JSON.parse(sent.body), { instances: [{ prompt: openai.prompt }], parameters: {} });
     assertKeyStayedAtGateway(upstream, gateway);
   });
 
