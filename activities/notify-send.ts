@@ -175,7 +175,7 @@ function clickLink(output: string): string | undefined {
  * the target and the answer, never the address (`secrets` are redacted from all of it).
  */
 export async function send(target: NotifyTarget, request: SendRequest, secrets: readonly string[]): Promise<SendAnswer> {
-  const hide = [target.url, ...secrets];
+  const hide = [target.url, ...addressSecrets(target.url), ...secrets];
   if (Buffer.byteLength(request.body) > MAX_BODY_BYTES)
     throw new DeliveryError(`${target.name}: the event is over ${MAX_BODY_BYTES} bytes`);
   let response: Response;
@@ -205,6 +205,16 @@ export async function send(target: NotifyTarget, request: SendRequest, secrets: 
   );
 }
 
+/** The parts of an address that may be its credential: its path and query (a receiver may echo them). */
+function addressSecrets(url: string): string[] {
+  try {
+    const { pathname, search } = new URL(url);
+    return [`${pathname}${search}`, pathname].filter((part) => part.length > 1);
+  } catch {
+    return [];
+  }
+}
+
 /** The host only: the path of a Slack or ntfy address is its secret. */
 export function hostOf(url: string): string {
   try {
@@ -231,10 +241,12 @@ async function boundedText(response: Response): Promise<string> {
   } finally {
     void reader.cancel().catch(() => undefined);
   }
-  return Buffer.concat(chunks)
-    .toString('utf8')
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
-    .trim()
-    .slice(0, MAX_ANSWER_CHARS);
+  return (
+    Buffer.concat(chunks)
+      .toString('utf8')
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+      .trim()
+      .slice(0, MAX_ANSWER_CHARS)
+  );
 }
