@@ -49,6 +49,13 @@ async function startReceiver(): Promise<{ server: Server; url: string; seen: Rec
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
 }
 
+/** A history with its payloads (base64 in the fetched history) as text, so what it holds can be searched. */
+function readable(history: unknown): string {
+  return JSON.stringify(history, (key, value: unknown) =>
+    key === 'data' && typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : value,
+  );
+}
+
 describe('job events out', () => {
   const e2e = useTemporalAndSimulator(KEY, { ports: [0], renderMs: [300, 800], seed: 35 });
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -124,8 +131,23 @@ describe('job events out', () => {
     for (const f of flaky) new Webhook(SECRET).verify(f.body, f.headers as Record<string, string>);
     // The job's end was not held for the deliveries: its workflow closed before the retries came.
     const connection = await Connection.connect({ address: e2e.temporal.address });
-    const closed = (await new Client({ connection }).workflow.getHandle(`reelflow-${name}`).describe()).closeTime;
+    const client = new Client({ connection });
+    const closed = (await client.workflow.getHandle(`reelflow-${name}`).describe()).closeTime;
+    // What Temporal keeps (and its UI shows) holds target names, never an address or the secret.
+    const histories: string[] = [];
+    for await (const w of client.workflow.list({ query: `WorkflowId STARTS_WITH 'reelflow-notify:reelflow-${name}/'` })) {
+      histories.push(readable(await client.workflow.getHandle(w.workflowId).fetchHistory()));
+    }
+    histories.push(readable(await client.workflow.getHandle(`reelflow-${name}`).fetchHistory()));
     await connection.close();
+    assert.equal(histories.length, 2, 'the job and its one job.ended event');
+    for (const history of histories) {
+      assert.ok(history.includes('studio-slack'), 'targets by name');
+      assert.ok(
+        !history.includes(`/slack/${name}`) && !history.includes(SECRET) && !history.includes(receiver.url),
+        'no address, no secret',
+      );
+    }
     assert.ok(closed && closed.getTime() < flaky[1]!.at, `the job closed at ${closed?.toISOString()}, before the first retry`);
     assert.ok(flaky[2]!.at - flaky[1]!.at >= flaky[1]!.at - flaky[0]!.at, 'retried with backoff');
 
