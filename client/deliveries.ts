@@ -4,6 +4,9 @@
 import type { Client } from '@temporalio/client';
 import type { NotifyDelivery } from '../workflows/notify';
 import { notifyWorkflowIdPrefix } from '../workflows/ids';
+import { JobEvents } from '../workflows/notify';
+import { firstRunIdOf } from '../worker/owned-job';
+import { startedJobInput } from './jobs';
 
 export interface DeliveryState {
   /** job.ended, job.started, item.failed/<key>. */
@@ -43,20 +46,55 @@ async function eventDeliveries(client: Client, workflowId: string, event: string
       ...(r.error ? { lastError: r.error } : {}),
     }));
   }
+  // Running: a target whose activity is no longer pending has ended; its history says how.
+  const closed = await endedActivities(handle);
   const pending = new Map(
     (described.raw.pendingActivities ?? []).map((a) => [String(a.activityId ?? '').replace(/^notify:/, ''), a] as const),
   );
   return targets.map((target): DeliveryState => {
+    const ended = closed.get(target);
+    if (ended) return { event, target, ...ended };
     const activity = pending.get(target);
-    if (!activity) {
-      // A running event whose first attempts are not scheduled yet lists no activity at all.
-      const running = described.status.name === 'RUNNING';
-      return { event, target, state: running ? (pending.size === 0 ? 'pending' : 'delivered') : 'gave_up' };
-    }
+    if (!activity) return { event, target, state: 'pending' };
     const attempts = activity.attempt ?? 1;
     const lastError = activity.lastFailure?.message ?? undefined;
     return { event, target, state: lastError ? 'retrying' : 'pending', attempts, ...(lastError ? { lastError } : {}) };
   });
+}
+
+/** The deliveries of a running event workflow that have ended, by target, read from its history. */
+async function endedActivities(
+  handle: ReturnType<Client['workflow']['getHandle']>,
+): Promise<Map<string, Omit<DeliveryState, 'event' | 'target'>>> {
+  const history = await handle.fetchHistory();
+  const targetOf = new Map<string, string>();
+  const ended = new Map<string, Omit<DeliveryState, 'event' | 'target'>>();
+  for (const e of history.events ?? []) {
+    const scheduled = e.activityTaskScheduledEventAttributes;
+    if (scheduled?.activityId) targetOf.set(String(e.eventId), scheduled.activityId.replace(/^notify:/, ''));
+    const completed = e.activityTaskCompletedEventAttributes;
+    if (completed) {
+      const target = targetOf.get(String(completed.scheduledEventId));
+      const data = completed.result?.payloads?.[0]?.data;
+      const result = data
+        ? (JSON.parse((typeof data === 'string' ? Buffer.from(data, 'base64') : Buffer.from(data)).toString('utf8')) as {
+            status?: number;
+            attempts?: number;
+          })
+        : {};
+      if (target)
+        ended.set(target, {
+          state: result.status === 0 ? 'skipped' : 'delivered',
+          ...(result.attempts ? { attempts: result.attempts } : {}),
+        });
+    }
+    const failed = e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes;
+    if (failed) {
+      const target = targetOf.get(String(failed.scheduledEventId));
+      if (target) ended.set(target, { state: 'gave_up', lastError: failed.failure?.message ?? 'failed' });
+    }
+  }
+  return ended;
 }
 
 /** `delivered`, `retrying (attempt 3): <error>`, `gave up: <error>`. */
@@ -86,4 +124,23 @@ export async function awaitDeliveries(
     if (!open || Date.now() >= deadline) return states;
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/** The deliveries of a job's latest run, for the targets its job file and its `run --notify` named; none without targets. */
+export async function deliveriesOfJob(
+  client: Client,
+  jobWorkflowId: string,
+  planNotify: readonly string[] | undefined,
+): Promise<DeliveryState[]> {
+  const started = await startedJobInput(client, jobWorkflowId).catch(() => undefined);
+  const targets = JobEvents.targets(planNotify, started?.notify);
+  if (targets.length === 0) return [];
+  const firstRunId = await firstRunIdOf(client, jobWorkflowId).catch(() => undefined);
+  if (!firstRunId) return [];
+  return jobDeliveries(client, jobWorkflowId, firstRunId, targets).catch(() => []);
+}
+
+/** One line per delivery: `notify job.ended → studio-slack: retrying (attempt 3): ... answered 500`. */
+export function deliveryLines(states: readonly DeliveryState[]): string[] {
+  return states.map((s) => `  notify ${s.event} -> ${s.target}: ${describeDelivery(s)}`);
 }

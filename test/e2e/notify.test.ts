@@ -37,6 +37,10 @@ async function startReceiver(): Promise<{ server: Server; url: string; seen: Rec
       const path = req.url ?? '';
       seen.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
       const id = String(req.headers['webhook-id']);
+      if (path.startsWith('/down')) {
+        res.writeHead(503).end('down for maintenance');
+        return;
+      }
       if (path.startsWith('/flaky') && (failures.get(id) ?? 0) < 2) {
         failures.set(id, (failures.get(id) ?? 0) + 1);
         res.writeHead(500).end('busy, try later');
@@ -80,6 +84,12 @@ describe('job events out', () => {
         `  slack: ${receiver.url}/slack/${job}`,
         'phone:',
         `  ntfy: ${receiver.url}/ntfy/${job}`,
+        'down-briefly:',
+        `  webhook: ${receiver.url}/down/${job}`,
+        '  secret_env: TEST_WEBHOOK_SECRET',
+        '  retry_for: 2s',
+        'down-long:',
+        `  ntfy: ${receiver.url}/down/${job}`,
         '',
       ].join('\n'),
     );
@@ -236,6 +246,32 @@ describe('job events out', () => {
     assert.equal(endedEvents(name).data.outcome, 'canceled');
   });
 
+  it('a receiver that stays down: given up after retry_for, or still retrying; run and status say which', async () => {
+    const dir = tempDir();
+    const name = 'notify-down';
+    const env = userEnv(dir, name);
+    const job = writeJob(dir, { name, baseUrls: e2e.sim.urls, items: [{ id: 'd-1', prompt: 'notify down 1' }] });
+    const run = await runCli(['run', job, '--notify', 'down-briefly', '--notify', 'down-long'], { env });
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+    assert.match(
+      run.stdout,
+      /notify down-briefly: gave up: gave up after \d attempts over 0 min \(retry_for\): down-briefly \(webhook at 127\.0\.0\.1:\d+\) answered 503: down for maintenance/,
+    );
+    assert.match(run.stdout, /notify down-long: retrying \(attempt \d+\): down-long \(ntfy at 127\.0\.0\.1:\d+\) answered 503/);
+    assert.match(
+      run.stdout,
+      /down-long: still retrying; a later `reelflow run` of this job or a `reelflow worker` on its queue carries it on/,
+    );
+    assert.ok(!run.stdout.includes(`/down/${name}`), 'no address in what run prints');
+    const status = await runCli(['status', job], { env });
+    assert.equal(status.code, 0, `${status.stdout}\n${status.stderr}`);
+    assert.match(status.stdout, /notify job\.ended -> down-briefly: gave up: /);
+    assert.match(status.stdout, /notify job\.ended -> down-long: retrying \(attempt \d+\): /);
+    const refused = await runCli(['run', job, '--notify', 'elsewhere'], { env });
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /--notify: notify target "elsewhere" not defined in .*notify\.yaml/);
+  });
+
   it('`notify test` sends a signed sample and prints the answer; an undefined target is refused', async () => {
     const dir = tempDir();
     const env = userEnv(dir, 'sample');
@@ -246,7 +282,10 @@ describe('job events out', () => {
     new Webhook(SECRET).verify(sample.body, sample.headers as Record<string, string>);
     const refused = await runCli(['notify', 'test', 'nobody'], { env });
     assert.equal(refused.code, 2, refused.stdout);
-    assert.match(refused.stderr, /no target "nobody" in .*notify\.yaml \(defined: on-call, flaky, studio-slack, phone\)/);
+    assert.match(
+      refused.stderr,
+      /no target "nobody" in .*notify\.yaml \(defined: on-call, flaky, studio-slack, phone, down-briefly, down-long\)/,
+    );
     const flaky = await runCli(['notify', 'test', 'flaky'], { env });
     assert.equal(flaky.code, 1);
     assert.match(flaky.stdout, /not delivered: flaky \(webhook at 127\.0\.0\.1:\d+\) answered 500: busy, try later/);
