@@ -61,7 +61,7 @@ function readable(history: unknown): string {
 }
 
 describe('job events out', () => {
-  const e2e = useTemporalAndSimulator(KEY, { ports: [0], renderMs: [300, 800], seed: 35 });
+  const e2e = useTemporalAndSimulator(KEY, { ports: [0], renderMs: [300, 800], seed: 35, eventSecret: SECRET });
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   before(async () => {
     receiver = await startReceiver();
@@ -88,12 +88,23 @@ describe('job events out', () => {
         `  webhook: ${receiver.url}/down/${job}`,
         '  secret_env: TEST_WEBHOOK_SECRET',
         '  retry_for: 2s',
+        'demo:',
+        `  webhook: ${e2e.sim.urls[0]}/__sim/events/${job}`,
+        '  secret_env: TEST_WEBHOOK_SECRET',
+        'forged:',
+        `  webhook: ${e2e.sim.urls[0]}/__sim/events/forged`,
+        '  secret_env: OTHER_WEBHOOK_SECRET',
         'down-long:',
         `  ntfy: ${receiver.url}/down/${job}`,
         '',
       ].join('\n'),
     );
-    return { ...e2e.env, REELFLOW_NOTIFY_CONFIG: file, TEST_WEBHOOK_SECRET: SECRET };
+    return {
+      ...e2e.env,
+      REELFLOW_NOTIFY_CONFIG: file,
+      TEST_WEBHOOK_SECRET: SECRET,
+      OTHER_WEBHOOK_SECRET: `whsec_${Buffer.from('not-the-simulator-secret-0123456').toString('base64')}`,
+    };
   }
 
   const forJob = (job: string, kind: string) => receiver.seen.filter((r) => r.path === `/${kind}/${job}`);
@@ -272,6 +283,26 @@ describe('job events out', () => {
     assert.match(refused.stderr, /--notify: notify target "elsewhere" not defined in .*notify\.yaml/);
   });
 
+  it('the simulator receives a job event, checks its signature, and counts a webhook-id once', async () => {
+    const dir = tempDir();
+    const name = 'notify-sim';
+    const env = userEnv(dir, name);
+    const job = writeJob(dir, { name, baseUrls: e2e.sim.urls, items: [{ id: 's-1', prompt: 'notify sim 1' }] });
+    const run = await runCli(['run', job, '--notify', 'demo'], { env });
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+    assert.match(run.stdout, /notify demo: delivered/);
+    const received = e2e.sim.events().filter((e) => e.name === name);
+    assert.deepEqual(
+      received.map((e) => [e.type, e.job, e.outcome, e.deliveries]),
+      [['job.ended', name, 'succeeded', 1]],
+    );
+    const again = await runCli(['notify', 'test', 'demo'], { env });
+    assert.match(again.stdout, /demo answered 200: \{"received":"msg_test_/);
+    const forged = await runCli(['notify', 'test', 'forged'], { env });
+    assert.equal(forged.code, 1);
+    assert.match(forged.stdout, /answered 401: \{"error":"webhook-signature does not match"\}/);
+  });
+
   it('`notify test` sends a signed sample and prints the answer; an undefined target is refused', async () => {
     const dir = tempDir();
     const env = userEnv(dir, 'sample');
@@ -284,7 +315,7 @@ describe('job events out', () => {
     assert.equal(refused.code, 2, refused.stdout);
     assert.match(
       refused.stderr,
-      /no target "nobody" in .*notify\.yaml \(defined: on-call, flaky, studio-slack, phone, down-briefly, down-long\)/,
+      /no target "nobody" in .*notify\.yaml \(defined: on-call, flaky, studio-slack, phone, down-briefly, demo, forged, down-long\)/,
     );
     const flaky = await runCli(['notify', 'test', 'flaky'], { env });
     assert.equal(flaky.code, 1);
