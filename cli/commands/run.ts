@@ -570,7 +570,8 @@ function describeDeliveries(states: DeliveryState[], ownWorker: boolean): string
   if (open.length > 0) {
     lines.push(
       ownWorker
-        ? `${open.map((s) => s.target).join(', ')}: still retrying; a later \`reelflow run\` of this job or a \`reelflow worker\` on its queue carries it on (\`reelflow status\` shows it)`
+        ? `${open.map((s) => s.target).join(', ')}: not delivered while this run lasted; its retries need this run's own worker, ` +
+            "which ends now: check the target with `reelflow notify test` (a job started with --no-worker or by a schedule is retried by the fleet's workers)"
         : `${open.map((s) => s.target).join(', ')}: retried by the workers of the job's queue (\`reelflow status\` shows it)`,
     );
   }
