@@ -6,3 +6,4 @@ export { recordItem } from './record';
 export { itemWorkflowState } from './item-workflow';
 export { snapshotManifest } from './manifest-snapshot';
 export { askForPermit, permitHoldersRunning } from './limiter';
+export { deliverEvent, notifySubscriptions } from './notify';

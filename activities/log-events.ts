@@ -7,6 +7,7 @@ export const LogEvent = {
   jobContinuedAsNew: 'job.continued_as_new',
   jobEnded: 'job.ended',
   jobManifestNotLeft: 'job.manifest_not_left',
+  jobEventNotStarted: 'job.event_not_started',
   jobPricesNotRecorded: 'job.prices_not_recorded',
   jobManifestRowSkipped: 'job.manifest_row_skipped',
   itemRestarted: 'item.restarted',

@@ -8,6 +8,7 @@ import { chooseLogLevel, log, logFormat, LogLevelError, LOG_LEVELS, setLogLevel 
 import { registerReportCommand } from './commands/report';
 import { registerReviewCommand } from './commands/review';
 import { exitCodeFor, UsageError } from './errors';
+import { registerNotifyCommand } from './commands/notify';
 import { registerRunCommand } from './commands/run';
 import { registerServerCommand } from './commands/server';
 import { registerSimCommand } from './commands/sim';
@@ -45,6 +46,7 @@ export function buildProgram(): Command {
   registerReportCommand(program, { resolveOutput: resolveReportTarget });
   registerReviewCommand(program);
   registerScheduleCommand(program);
+  registerNotifyCommand(program);
   registerWorkerCommand(program);
   registerDoctorCommand(program);
   registerServerCommand(program);

@@ -12,3 +12,14 @@ export type * from './plan';
 export function formatJobFileError(e: JobFileError): string {
   return e.line > 0 ? `${e.file}:${e.line}:${e.column}: ${e.message}` : `${e.file}: ${e.message}`;
 }
+export {
+  readNotifySettings,
+  notifySettingsPath,
+  parseNotifySettings,
+  undefinedTargets,
+  NotifySettingsError,
+  NOTIFY_EVENTS,
+  type NotifySettings,
+  type NotifyTarget,
+  type NotifyEventType,
+} from './notify-settings';

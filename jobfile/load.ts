@@ -13,6 +13,7 @@ import type { JobFileError, Plan } from './plan';
 import type { RedoTake } from './takes';
 import { type Path, YamlPositions, yamlError } from './positions';
 import { resolvePrices } from './pricing';
+import { type NotifySettings, readNotifySettings, undefinedTargets } from './notify-settings';
 import { refuseOwnReadScope } from './read-scope';
 import { jobFileSchema } from './schema';
 import { buildSettings, jobValues } from './settings';
@@ -42,6 +43,12 @@ export interface LoadOptions {
    * read settings (jobfile/read-settings.ts), absolute. Never from the job file (jobfile/read-scope.ts).
    */
   allowRead?: readonly string[];
+  /**
+   * The notification targets a job file's `notify:` may name (jobfile/notify-settings.ts); default:
+   * this process's user's notify.yaml, read only when the job file names targets. On a worker (a
+   * schedule's run), the worker's.
+   */
+  notifySettings?: NotifySettings;
 }
 
 /** The prices a user brings to a job file (`--prices`, the settings file) and `run --budget`. */
@@ -207,6 +214,7 @@ export function parseJobFile(text: string, path: string, options: LoadOptions = 
   const values = jobValues(data, ctx);
   const rawOutput = ((raw as Record<string, unknown>).output ?? {}) as Record<string, unknown>;
   const settings = buildSettings(data, ctx, values, rawOutput);
+  if (data.notify?.length) checkNotifyTargets(data.notify, ctx, options.notifySettings);
   const room = itemCountRoom(data, ctx);
   if (room === undefined) return failure(ctx.errors, ctx.warnings, file, data.name);
   const sources = [...yamlSources(data, ctx), ...rowSources(data, ctx, room)];
@@ -222,4 +230,19 @@ export function parseJobFile(text: string, path: string, options: LoadOptions = 
   const modelSites = sites.list();
   const plan = { ...settings, jobFile: resolve(path), runDate, items, warnings: sortWarnings(ctx.warnings), modelSites };
   return { ok: true, plan: pricing ? { ...plan, pricing } : plan };
+}
+
+/** A job file may name only targets its user (or, for a schedule, its worker) defined: each other name is an error at its line. */
+function checkNotifyTargets(names: readonly string[], ctx: Ctx, given: NotifySettings | undefined): void {
+  let settings: NotifySettings;
+  try {
+    settings = given ?? readNotifySettings();
+  } catch (error) {
+    ctx.errors.push(ctx.pos.error(['notify'], `cannot check the notify targets: ${(error as Error).message}`));
+    return;
+  }
+  names.forEach((name, i) => {
+    const problem = undefinedTargets([name], settings);
+    if (problem) ctx.errors.push(ctx.pos.error(['notify', i], problem));
+  });
 }

@@ -173,6 +173,8 @@ export interface JobSettings {
   schedule?: ScheduleSettings;
   /** budget.max_usd: the most the job may spend, in USD. */
   budget?: { maxUsd: number };
+  /** notify: names of the user's (or worker's) notification targets; never their addresses (docs/notifications.md). */
+  notify?: string[];
 }
 
 /**

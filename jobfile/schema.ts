@@ -529,6 +529,15 @@ export const budgetSchema = z
   )
   .meta({ description: 'the most the job may spend, in USD (docs/costs.md)' });
 
+// notify: names of targets in the user's (or the worker's) notify.yaml, never addresses
+// (jobfile/notify-settings.ts, docs/notifications.md): checked against those settings by load.ts.
+export const notifySchema = z
+  .array(pattern('notify', /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/, 'a target name defined in your notify.yaml'), {
+    error: says('notify', 'a list of target names defined in your notify.yaml, such as [studio-slack]'),
+  })
+  .max(10, { error: says('notify', 'at most 10 target names') })
+  .meta({ description: "where job events go: names of targets defined in the user's notify.yaml (docs/notifications.md)" });
+
 export const jobFileSchema = z
   .strictObject(
     {
@@ -552,6 +561,7 @@ export const jobFileSchema = z
       retries: retriesSchema.prefault({}),
       output: outputSchema.prefault({}),
       schedule: scheduleSchema.optional(),
+      notify: notifySchema.optional(),
     },
     { error: says('a job file', 'a map of sections') },
   )

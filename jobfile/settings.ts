@@ -157,6 +157,7 @@ export function buildSettings(data: JobFileData, ctx: Ctx, values: Map<string, s
     settings.enhance = { model: data.enhance.model, maxTokens: data.enhance.max_tokens, system: data.enhance.system };
   }
   if (data.budget) settings.budget = { maxUsd: data.budget.max_usd };
+  if (data.notify?.length) settings.notify = [...new Set(data.notify)];
   if (data.schedule) {
     const { cron, timezone: given, overlap } = data.schedule;
     const { zone, expression } = splitCronZone(cron);

@@ -9,6 +9,8 @@
 // RECORD_ONLY=job-takes-window records those histories alone (before a patch, with the code before
 // it) and keeps every other recording and its index entry.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { startSimulator } from '../sim';
@@ -82,6 +84,32 @@ async function main(): Promise<void> {
       break;
     }
   };
+  const recordJobEvents = async (dir: () => string, items: (p: string, n: number) => Array<{ id: string; prompt: string }>) => {
+    const receiver = createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end('ok')));
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const folder = dir();
+    const settings = join(folder, 'notify.yaml');
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    writeFileSync(
+      settings,
+      `hook:\n  webhook: ${hook}\n  secret_env: RECORD_WEBHOOK_SECRET\n  events: [job.started, job.ended, item.failed]\n`,
+    );
+    process.env.REELFLOW_NOTIFY_CONFIG = settings;
+    process.env.RECORD_WEBHOOK_SECRET = `whsec_${Buffer.from('record-histories-secret-0123456').toString('base64')}`;
+    const job = writeJob(folder, { name: 'replay-events', baseUrls: sim.urls, items: items('e', 3), extra: 'notify: [hook]' });
+    sim.setFaults({ failRate: 0.5 });
+    try {
+      await (await start('replay-events', { jobFile: job, runDate: '2026-01-01' })).result();
+    } finally {
+      sim.setFaults({ failRate: 0 });
+    }
+    save(temporal.address, 'job-events', jobWorkflowId('replay-events'));
+    for await (const event of client.workflow.list({ query: 'WorkflowType = "NotifyWorkflow"' })) {
+      await client.workflow.getHandle(event.workflowId).result();
+      if (event.workflowId.endsWith('/job.ended')) save(temporal.address, 'notify-job-ended', event.workflowId);
+    }
+    receiver.close();
+  };
   try {
     // A folder per job: an output location belongs to one job (docs/reruns.md).
     const dir = () => tempDir();
@@ -108,6 +136,9 @@ async function main(): Promise<void> {
       save(temporal.address, 'job-takes-window-first-run', jobWorkflowId('replay-takes-window'), windowHandle.firstExecutionRunId);
       save(temporal.address, 'job-takes-window-last-run', jobWorkflowId('replay-takes-window'));
     }
+    // Session 13: a job with notify targets (workflows/notify.ts): job.started, an item.failed per
+    // failed item and job.ended, each an abandoned NotifyWorkflow; one event's own history.
+    if (only === 'job-events') return await recordJobEvents(dir, items);
     if (only) return;
 
     const normal = writeJob(dir(), { name: 'replay-normal', baseUrls: sim.urls, items: items('n', 3) });

@@ -63,6 +63,11 @@ export interface SimOptionsExt extends SimOptions {
    * `model_price` (quota_type 1: USD per call). Unset: no such route.
    */
   publishedPrices?: Record<string, number>;
+  /**
+   * A Standard Webhooks secret (`whsec_...`): the simulator then receives reelflow's job events at
+   * `POST /__sim/events/<name>`, signed with it (sim/events.ts). Unset: no event receiver.
+   */
+  eventSecret?: string;
 }
 
 export interface ModelInfo {

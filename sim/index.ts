@@ -8,6 +8,7 @@ import type { SimContext } from './context';
 import { keyOf } from './catalog';
 import { Cdn } from './cdn';
 import { type SimFaultsExt, type SimOptionsExt, resolveConfig } from './config';
+import { EventInbox, type ReceivedEvent } from './events';
 import { FaultEngine } from './faults';
 import { readBody, sendJson } from './http';
 import { VideoLibrary } from './mp4';
@@ -29,6 +30,8 @@ export interface SimHandleExt extends SimHandle {
   /** The keys accepted from now on: a key left out is refused as the profile's gateway refuses a disabled one. */
   setKeys(keys: string[]): void;
   stats(): SimStatsExt;
+  /** The job events received at /__sim/events/<name> (with an event secret), once per webhook-id. */
+  events(): ReceivedEvent[];
   /** Current faults after all merges. */
   faults(): SimFaultsExt;
   /** True when videos come from ffmpeg; false when the shipped sample is served. */
@@ -37,6 +40,7 @@ export interface SimHandleExt extends SimHandle {
   readonly profile: SimProfile;
 }
 
+const EVENTS_PATH = '/__sim/events/';
 const PORT_MODES: readonly PortMode[] = ['up', 'refuse', '502', '503', 'hang'];
 
 export async function startSimulator(options: SimOptions | SimOptionsExt = {}): Promise<SimHandleExt> {
@@ -68,7 +72,10 @@ export async function startSimulator(options: SimOptions | SimOptionsExt = {}): 
     await p.setMode(mode);
   };
 
+  const inbox = new EventInbox(o.eventSecret);
   const control = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    // Job events come signed, not with a gateway key: the signature is their guard (sim/events.ts).
+    if (req.method === 'POST' && path.startsWith(EVENTS_PATH)) return inbox.receive(req, res, path.slice(EVENTS_PATH.length));
     // The stats hold every prompt and the faults steer every answer: the key, like every route.
     const key = keyOf(req, true);
     if (key === undefined || !ctx.cfg.keys.has(key)) {
@@ -76,6 +83,7 @@ export async function startSimulator(options: SimOptions | SimOptionsExt = {}): 
       return sendJson(res, 401, { error: 'the simulator control endpoints need an accepted key (Authorization: Bearer <key>)' });
     }
     if (req.method === 'GET' && path === '/__sim/stats') return sendJson(res, 200, ctx.stats.snapshot());
+    if (req.method === 'GET' && path === '/__sim/events') return sendJson(res, 200, { events: inbox.list() });
     if (req.method === 'GET' && path === '/__sim/faults') {
       return sendJson(res, 200, { faults: ctx.faults.faults, ports: ports.map((p) => ({ url: p.base, mode: p.mode })) });
     }
@@ -138,6 +146,7 @@ export async function startSimulator(options: SimOptions | SimOptionsExt = {}): 
     faults: () => ({ ...ctx.faults.faults }),
     setPortMode,
     stats: () => ctx.stats.snapshot(),
+    events: () => inbox.list(),
     close: async () => {
       await Promise.all(ports.map((p) => p.close()));
       await cdn?.close();

@@ -23,6 +23,19 @@ export function rewriteWorkflowId(jobWorkflowIdValue: string, rewriteId: string)
   return `${REWRITE_WORKFLOW_PREFIX}${jobWorkflowIdValue}/${rewriteId}`;
 }
 
+/** What every job event workflow id of a job starts with (`status` lists a job's deliveries by it). */
+export function notifyWorkflowIdPrefix(jobWorkflowIdValue: string, firstRunId: string): string {
+  return `reelflow-notify:${jobWorkflowIdValue}/${firstRunId}/`;
+}
+
+/**
+ * One job event's workflow (workflows/notify.ts): outside the job's item prefix, one per event of
+ * one run of the job (its first run id tells a re-run of the same job file apart).
+ */
+export function notifyWorkflowId(jobWorkflowIdValue: string, firstRunId: string, event: string): string {
+  return `${notifyWorkflowIdPrefix(jobWorkflowIdValue, firstRunId)}${event}`;
+}
+
 export function scheduleId(jobName: string): string {
   return `reelflow-${jobName}`;
 }

@@ -3,3 +3,4 @@ export { JobWorkflow } from './job';
 export { RenderWorkflow } from './render';
 export { LimiterWorkflow } from './limiter';
 export { RewriteWorkflow } from './rewrite';
+export { NotifyWorkflow } from './notify';

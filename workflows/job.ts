@@ -3,6 +3,7 @@
 // to this workflow's id, so continue-as-new loses none of them.
 import {
   ActivityFailure,
+  CancellationScope,
   ParentClosePolicy,
   allHandlersFinished,
   condition,
@@ -10,6 +11,7 @@ import {
   defineQuery,
   defineSignal,
   getExternalWorkflowHandle,
+  isCancellation,
   log,
   setHandler,
   sleep,
@@ -24,6 +26,7 @@ import type { PageItem } from '../activities/plan';
 import { roundUsd } from '../jobfile/prices';
 import { bookkeeping } from './activities';
 import { renderWorkflowId } from './ids';
+import { JobEvents } from './notify';
 import { hasPatch } from './patches';
 import { RenderWorkflow, itemDoneSignal } from './render';
 import type { ItemOutcome, JobCarry, JobInput, JobProgress, JobResult, JobStopCause, StateCounts } from './types';
@@ -70,6 +73,8 @@ const BUDGET_RESERVES_REWRITES = 'budget-reserves-prompt-rewrites';
 const ITEM_POSITIONS = 'items-counted-by-their-place-in-the-plan';
 /** Creates per item that `retries.create: always` may send (workflows/render.ts createWithPolicy). */
 const ALWAYS_CREATE_ATTEMPTS = 3;
+/** With it, a job with notify targets sends job events (workflows/notify.ts, docs/notifications.md). */
+const JOB_EVENTS = 'job-events-out';
 
 type Page = Awaited<ReturnType<typeof bookkeeping.readPlanItems>>;
 
@@ -92,14 +97,26 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
   job.newStops = hasPatch(STOPS_LET_IN_FLIGHT_FINISH);
   job.positions = hasPatch(ITEM_POSITIONS);
   job.startBudget();
+  const events = new JobEvents(job.carry, workflowInfo().workflowId);
+  job.events = events;
+  // Only jobs with targets ask the patch: every other job's history is as before.
+  const targets = JobEvents.targets(job.settings.notify, input.notify);
+  if (!input.carry && targets.length > 0 && hasPatch(JOB_EVENTS)) await events.start(targets);
   setHandler(itemDoneSignal, (outcome) => job.reported(outcome));
   setHandler(cancelSignal, () => {
     job.carry.canceled = true;
   });
   setHandler(progressQuery, () => job.progress());
 
-  if ((await job.fillWindow()) === 'continue-as-new') return job.continueAsNew();
-  if ((await job.drainWindow()) === 'continue-as-new') return job.continueAsNew();
+  let next: 'done' | 'continue-as-new';
+  try {
+    next = (await job.fillWindow()) === 'continue-as-new' ? 'continue-as-new' : await job.drainWindow();
+  } catch (error) {
+    // Canceled through Temporal itself (its UI, `temporal workflow cancel`): job.ended still goes out.
+    if (isCancellation(error)) await CancellationScope.nonCancellable(() => events.ended(true));
+    throw error;
+  }
+  if (next === 'continue-as-new') return job.continueAsNew();
   job.state = 'completed';
   await condition(allHandlersFinished);
   // The manifest as one file at the output location (S3: manifest.jsonl beside the row objects).
@@ -115,6 +132,8 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
       });
     });
   }
+  // Started, never awaited: a delivery neither delays nor fails the job's outcome.
+  await events.ended();
   const { carry } = job;
   log.info('job ended', {
     event: LogEvent.jobEnded,
@@ -183,6 +202,8 @@ class Job {
   newStops = false;
   /** hasPatch(ITEM_POSITIONS), asked once at the start of each run. */
   positions = false;
+  /** The job's notification events (workflows/notify.ts); they start nothing for a job without targets. */
+  events?: JobEvents;
 
   constructor(
     private readonly input: JobInput,
@@ -391,6 +412,7 @@ class Job {
 
   async continueAsNew(): Promise<never> {
     await condition(allHandlersFinished);
+    await this.events?.settled();
     log.info('job continues as new', {
       event: LogEvent.jobContinuedAsNew,
       jobId: this.self,
@@ -441,6 +463,7 @@ class Job {
     if (carry.budget) carry.budget.spentUsd = roundUsd(carry.budget.spentUsd + spentBy(outcome, reservedUsd));
     if (outcome.notStarted) carry.notStarted = (carry.notStarted ?? 0) + 1;
     else carry.counts[outcome.state] += 1;
+    this.events?.itemEnded(outcome);
     if (outcome.renderMs !== undefined) {
       const samples = (carry.renderSamples[outcome.model] ??= []);
       samples.push(outcome.renderMs);

@@ -74,6 +74,11 @@ export const PATCHES = {
     since: '2026-11-28',
     changed: 'the takes of one prompt text share one rewrite, made by a RewriteWorkflow per text; before, each take paid its own',
   },
+  'job-events-out': {
+    since: '2026-11-28',
+    changed:
+      'a job with notify targets asks a worker which events each takes, and starts an abandoned NotifyWorkflow per event (job.started, item.failed, job.ended); before, no job had targets',
+  },
 } as const satisfies Record<string, Patch>;
 
 export type PatchId = keyof typeof PATCHES;

@@ -3,6 +3,7 @@
 // history, so they hold paths, keys and settings, never file contents or secrets.
 import type { PriceTable } from '../jobfile/prices';
 import type { FailureKind } from '../activities/failure-types';
+import type { NotifyEventType } from '../jobfile/notify-settings';
 import type { JobSettingsWithInputs } from '../activities/inputs';
 import type { PageItem, PreparedJob } from '../activities/plan';
 import type { InputsRef } from '../storage/inputs';
@@ -56,6 +57,11 @@ export interface JobInput {
    * does not read it. Absent: a schedule's run, or a job started before it was recorded.
    */
   startedAs?: JobStartedAs;
+  /**
+   * `run --notify NAME`: notification targets added for this run, by name only (the worker resolves
+   * each in its notify.yaml; docs/notifications.md). Never an address or a secret.
+   */
+  notify?: string[];
   /** Carried across continue-as-new; absent on the first run. */
   carry?: JobCarry;
 }
@@ -136,6 +142,8 @@ export interface JobCarry {
   notStarted?: number;
   /** Identical item failures since the last success, by kind and normalized message (stop_after_failures). */
   alikeFailures?: Record<string, number>;
+  /** A job with notification targets: which events each takes (asked once), item.failed events sent. */
+  notify?: { subscribed: Record<string, NotifyEventType[]>; itemEvents: number };
   runs: number;
 }
 

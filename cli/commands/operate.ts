@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { itemStatuses, jobProgress, jobResult, jobTaskQueue, recentJobs, requestCancel } from '../../client/control';
 import { jobHandle, loadJobPlan, resolveJob, type JobRef } from '../../client/jobs';
 import { isRunning } from '../../client/status';
+import { deliveriesOfJob, deliveryLines } from '../../client/deliveries';
 import type { ItemEndState, ManifestRow } from '../../storage/manifest';
 import type { JobResult, RenderStatus } from '../../workflows/types';
 import { WorkflowNotFoundError } from '@temporalio/client';
@@ -273,6 +274,7 @@ async function showStatus(
       if (result?.stoppedBy) for (const line of describeStop(result.stoppedBy, job.jobFile, result.notStarted ?? 0)) out.line(line);
       if (result?.canceled) out.line('the job was canceled');
       for (const line of describeOutcome(outcome, job.jobFile, undefined, 'last run:')) out.line(line);
+      for (const line of deliveryLines(await deliveriesOfJob(client, workflowId, standing.plan.notify))) out.line(plainText(line));
     }
     return true;
   }
@@ -327,6 +329,8 @@ async function showStatus(
     for (const line of spendSummaryLines(spend)) out.line(line);
     for (const f of progress.recentFailures.slice(-5))
       out.line(`  ${f.state} #${f.index} ${plainText(f.key)}: ${plainText(f.error?.message ?? '')}`);
+    const plan = (await loadJobPlan(job)).plan;
+    for (const line of deliveryLines(await deliveriesOfJob(client, workflowId, plan.notify))) out.line(plainText(line));
   }
   return false;
 }

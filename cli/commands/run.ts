@@ -42,6 +42,9 @@ import { estimateForRun, keyForPrices, recordRunPrices, userPrices } from '../es
 import { readManifestRows } from '../manifest-rows';
 import { restartWithMemoryBounds } from '../worker-heap';
 import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
+import { awaitDeliveries, describeDelivery, type DeliveryState } from '../../client/deliveries';
+import { readNotifySettings, undefinedTargets } from '../../jobfile/notify-settings';
+import { JobEvents } from '../../workflows/notify';
 
 /** `--budget 50`: a number of dollars above 0, as budget.max_usd. */
 function parseBudget(text: string): number {
@@ -65,6 +68,7 @@ interface RunOptions extends Observability {
   reEnhance?: boolean;
   allowKey: string[];
   allowRead: string[];
+  notify: string[];
   budget?: number;
   redo?: RedoWhich;
   only?: string[];
@@ -116,7 +120,13 @@ export function registerRunCommand(program: Command): void {
       collect,
       [],
     )
-    .option('--allow-read <dir>', ALLOW_READ_HELP, collect, []);
+    .option('--allow-read <dir>', ALLOW_READ_HELP, collect, [])
+    .option(
+      '--notify <name>',
+      "also send this run's job events to a target of your notify.yaml (repeatable; docs/notifications.md)",
+      collect,
+      [],
+    );
   addObservabilityOptions(command).action((jobFile: string, options: RunOptions) => runCommand(jobFile, options));
 }
 
@@ -363,6 +373,8 @@ async function followJob(
     ...(redo ? { redo } : {}),
     // The user's decision, never the job file's: its workers read outside the folder only there.
     ...(allowRead.length > 0 ? { allowRead } : {}),
+    // Names only: the worker resolves each in its notify.yaml; no address or secret enters history.
+    ...(options.notify.length > 0 ? { notify: checkedNotifyTargets(options.notify) } : {}),
     // The prices this run priced the job with, the gateway's included: the workers' budget holds to
     // them. Even none: the job's worker then does not ask the gateway again (activities/plan.ts).
     prices: plan.pricing ?? {},
@@ -415,6 +427,15 @@ async function followJob(
   view.clear();
   const finished = await scoped(() => jobResult(session.client, workflowId));
   if (session.worker) await scoped(() => childrenClosed(session.client, workflowId, 15_000));
+  const targets = JobEvents.targets(plan.notify, options.notify);
+  let deliveries: DeliveryState[] = [];
+  if (targets.length > 0) {
+    // run's own worker carries the deliveries while it lasts: a few seconds, then where each stands.
+    const firstRunId = await scoped(() => firstRunIdOf(session.client, workflowId, handle.firstExecutionRunId));
+    deliveries = await scoped(() =>
+      awaitDeliveries(session.client, workflowId, firstRunId, targets, session.worker ? DELIVERY_WAIT_MS : 0),
+    );
+  }
   // This run's spend apart from the earlier runs': told by the job's own start, which a re-attached run sees too.
   const outcome = await readOutcome(plan, undefined, finished.startedAt);
   if (options.json) {
@@ -425,6 +446,7 @@ async function followJob(
       stoppedBy: finished.stoppedBy ?? null,
       ...outcome,
       rows: undefined,
+      ...(targets.length > 0 ? { notified: deliveries } : {}),
       failures: outcome.rows
         .filter((r) => r.state !== 'succeeded')
         .map((r) => ({ key: r.key, index: r.index, state: r.state, error: r.error })),
@@ -436,6 +458,7 @@ async function followJob(
     // The job's own time (its workflow's start to its end), not this command's: an attach comes later.
     const startedAt = Math.min(finished.startedAt, runningSince ?? Infinity);
     for (const line of describeOutcome(outcome, jobFile, finished.finishedAt - startedAt)) out.line(line);
+    for (const line of describeDeliveries(deliveries, !!session.worker)) out.line(line);
   }
   process.exitCode = exitStatusFor(outcome, finished.stoppedBy);
   return false;
@@ -528,4 +551,29 @@ async function childrenClosed(client: Client, jobWorkflowId: string, timeoutMs: 
     if ((await openItemWorkflows(client, jobWorkflowId)) === 0) return;
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** How long `run` keeps its worker for the job's events once the job ended: receivers answer in well under this. */
+const DELIVERY_WAIT_MS = 8_000;
+
+/** `run --notify` names: each must be a target of the user's notify.yaml. */
+function checkedNotifyTargets(names: string[]): string[] {
+  const problem = undefinedTargets(names, readNotifySettings());
+  if (problem) throw new UsageError(`--notify: ${problem}`);
+  return [...new Set(names)];
+}
+
+function describeDeliveries(states: DeliveryState[], ownWorker: boolean): string[] {
+  const ended = states.filter((s) => s.event === 'job.ended');
+  const open = ended.filter((s) => s.state === 'pending' || s.state === 'retrying');
+  const lines = ended.map((s) => `notify ${s.target}: ${describeDelivery(s)}`);
+  if (open.length > 0) {
+    lines.push(
+      ownWorker
+        ? `${open.map((s) => s.target).join(', ')}: not delivered while this run lasted; its retries need this run's own worker, ` +
+            "which ends now: check the target with `reelflow notify test` (a job started with --no-worker or by a schedule is retried by the fleet's workers)"
+        : `${open.map((s) => s.target).join(', ')}: retried by the workers of the job's queue (\`reelflow status\` shows it)`,
+    );
+  }
+  return lines;
 }

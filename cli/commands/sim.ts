@@ -235,6 +235,8 @@ function optionsFrom(f: SimFlags): SimOptionsExt {
     faults,
     portModes,
     seed: f.seed,
+    // From the environment, never a flag: a flag's value shows in every process list.
+    ...(process.env['REELFLOW_SIM_EVENT_SECRET'] ? { eventSecret: process.env['REELFLOW_SIM_EVENT_SECRET'] } : {}),
   };
 }
 
@@ -261,6 +263,8 @@ async function runSim(flags: SimFlags): Promise<void> {
     process.stdout.write(`sim: listening on ${url}${mode === 'up' ? '' : ` (mode ${mode})`}\n`);
   }
   if (sim.cdnUrl) process.stdout.write(`sim: cdn on ${sim.cdnUrl}\n`);
+  if (opts.eventSecret)
+    process.stdout.write(`sim: receiving signed job events at ${sim.urls[0]}/__sim/events/<name> (docs/notifications.md)\n`);
   if (sim.profile !== 'default') process.stdout.write(`sim: imitating ${sim.profile}\n`);
   process.stdout.write(
     `sim: accepting ${opts.keys?.length ?? 1} key(s) from ${keySource}; ` +

@@ -7,7 +7,9 @@
 // items by their place in the plan: takes of one prompt past the window, continued as new mid-page
 // (scripts/record-histories.ts, RECORD_ONLY); render-rewrite-* and rewrite the takes of one prompt
 // sharing its rewrite (the take that starts the RewriteWorkflow, takes that find it running and
-// wait, the child itself). A failure here means a change would break jobs that are running right now.
+// wait, the child itself). job-events and notify-job-ended (session 13, patch job-events-out) are a
+// job with notify targets and its job.ended NotifyWorkflow; jobs without targets never ask the patch,
+// so the histories above are what the code before it recorded. A failure here means a change would break jobs that are running right now.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,6 +44,8 @@ describe('workflow replay', () => {
       'render-rewrite-r1-t2',
       'render-rewrite-r1-t3',
       'rewrite',
+      'job-events',
+      'notify-job-ended',
     ]) {
       assert.ok(files.includes(`${name}.json`), `missing ${name}.json`);
     }

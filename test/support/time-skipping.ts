@@ -197,7 +197,10 @@ export interface StubOptions {
 export function stubActivities(env: TimeSkippingTemporal, plan: { settings: JobSettings; items: PlanItem[] }, options: StubOptions) {
   const events: StubEvent[] = [];
   const creates = new Map<string, number>();
-  const stubs: Omit<typeof activities, 'enhancePrompt' | 'createTask' | 'askForPermit' | 'permitHoldersRunning'> = {
+  const stubs: Omit<
+    typeof activities,
+    'enhancePrompt' | 'createTask' | 'askForPermit' | 'permitHoldersRunning' | 'deliverEvent' | 'notifySubscriptions'
+  > = {
     async preparePlan() {
       return { settings: plan.settings, runDate: '2025-01-01', digest: 'stub', itemCount: plan.items.length };
     },
