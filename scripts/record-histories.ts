@@ -24,6 +24,8 @@ import type { JobInput } from '../workflows/types';
 
 const out = join(__dirname, '..', 'test', 'fixtures', 'histories');
 const KEY = 'sk-record-histories-0000';
+/** Short waits, so a render of under a second is checked several times. */
+const POLLS = 'polling:\n  initial: 100ms\n  max: 200ms\n  timeout: 5m';
 /** File name -> the workflow id it was recorded under (child ids derive from it, so replay needs it). */
 const only = process.env.RECORD_ONLY;
 const index: Record<string, string> = existsSync(join(out, 'index.json'))
@@ -107,6 +109,13 @@ async function main(): Promise<void> {
       await windowHandle.terminate('recorded').catch(() => undefined);
       save(temporal.address, 'job-takes-window-first-run', jobWorkflowId('replay-takes-window'), windowHandle.firstExecutionRunId);
       save(temporal.address, 'job-takes-window-last-run', jobWorkflowId('replay-takes-window'));
+    }
+    // Session 13: a render noticed by polling alone (several checks), recorded by the code before
+    // callbacks could wake its checks (hasPatch('callback-wakes-status-check')).
+    if (only === 'render-polls-before-callbacks') {
+      const polls = writeJob(dir(), { name: 'replay-polls', baseUrls: sim.urls, items: items('p', 1), polling: POLLS });
+      await (await start('replay-polls', { jobFile: polls, runDate: '2026-01-01' })).result();
+      save(temporal.address, 'session13-render-polls-before-callbacks', `${jobWorkflowId('replay-polls')}/p1`);
     }
     if (only) return;
 

@@ -7,7 +7,8 @@
 // items by their place in the plan: takes of one prompt past the window, continued as new mid-page
 // (scripts/record-histories.ts, RECORD_ONLY); render-rewrite-* and rewrite the takes of one prompt
 // sharing its rewrite (the take that starts the RewriteWorkflow, takes that find it running and
-// wait, the child itself). A failure here means a change would break jobs that are running right now.
+// wait, the child itself). session13-render-polls-before-callbacks was recorded before a callback
+// could wake a render's status check: a render noticed by polling alone. A failure here means a change would break jobs that are running right now.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,6 +43,7 @@ describe('workflow replay', () => {
       'render-rewrite-r1-t2',
       'render-rewrite-r1-t3',
       'rewrite',
+      'session13-render-polls-before-callbacks',
     ]) {
       assert.ok(files.includes(`${name}.json`), `missing ${name}.json`);
     }
