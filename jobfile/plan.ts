@@ -55,6 +55,11 @@ export interface RenderRequest {
    */
   seed?: number;
   references: ReferenceAsset[];
+  /**
+   * general protocol: metadata.callback_url, added by the create activity of a worker that listens
+   * for callbacks (activities/callback-address.ts, docs/callbacks.md); never in a plan.
+   */
+  callbackUrl?: string;
 }
 
 export interface PlanItem {
@@ -173,6 +178,12 @@ export interface JobSettings {
   schedule?: ScheduleSettings;
   /** budget.max_usd: the most the job may spend, in USD. */
   budget?: { maxUsd: number };
+  /**
+   * Callbacks (docs/callbacks.md): the models whose creates carry a callback address
+   * (`models.<m>.callbacks: true`), and polling.backstop, the wait between checks of their renders.
+   * Absent when no model takes callbacks.
+   */
+  callbacks?: { models: string[]; backstopMs: number };
 }
 
 /**

@@ -157,6 +157,10 @@ export function buildSettings(data: JobFileData, ctx: Ctx, values: Map<string, s
     settings.enhance = { model: data.enhance.model, maxTokens: data.enhance.max_tokens, system: data.enhance.system };
   }
   if (data.budget) settings.budget = { maxUsd: data.budget.max_usd };
+  const callbackModels = Object.entries(data.models ?? {})
+    .filter(([, entry]) => entry.callbacks === true)
+    .map(([model]) => model);
+  if (callbackModels.length > 0) settings.callbacks = { models: callbackModels, backstopMs: ms(data.polling.backstop) };
   if (data.schedule) {
     const { cron, timezone: given, overlap } = data.schedule;
     const { zone, expression } = splitCronZone(cron);

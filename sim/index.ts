@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PortMode, SimHandle, SimOptions } from './contract';
 import type { SimContext } from './context';
 import { keyOf } from './catalog';
+import { CallbackSender } from './callbacks';
 import { Cdn } from './cdn';
 import { type SimFaultsExt, type SimOptionsExt, resolveConfig } from './config';
 import { FaultEngine } from './faults';
@@ -59,6 +60,7 @@ export async function startSimulator(options: SimOptions | SimOptionsExt = {}): 
     startedAt: Date.now(),
     now: () => Date.now(),
   };
+  ctx.callbacks = new CallbackSender(ctx);
   const ports: GatewayPort[] = [];
 
   const setPortMode = async (index: number, mode: PortMode): Promise<void> => {
@@ -139,6 +141,7 @@ export async function startSimulator(options: SimOptions | SimOptionsExt = {}): 
     setPortMode,
     stats: () => ctx.stats.snapshot(),
     close: async () => {
+      ctx.callbacks?.close();
       await Promise.all(ports.map((p) => p.close()));
       await cdn?.close();
     },

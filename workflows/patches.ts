@@ -74,6 +74,11 @@ export const PATCHES = {
     since: '2026-11-28',
     changed: 'the takes of one prompt text share one rewrite, made by a RewriteWorkflow per text; before, each take paid its own',
   },
+  'callback-wakes-status-check': {
+    since: '2026-11-28',
+    changed:
+      'a render whose create carried a callback address waits for a callback or polling.backstop before each check; before, the fixed schedule',
+  },
 } as const satisfies Record<string, Patch>;
 
 export type PatchId = keyof typeof PATCHES;
