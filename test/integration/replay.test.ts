@@ -8,7 +8,9 @@
 // (scripts/record-histories.ts, RECORD_ONLY); render-rewrite-* and rewrite the takes of one prompt
 // sharing its rewrite (the take that starts the RewriteWorkflow, takes that find it running and
 // wait, the child itself). session13-render-polls-before-callbacks was recorded before a callback
-// could wake a render's status check: a render noticed by polling alone. A failure here means a change would break jobs that are running right now.
+// could wake a render's status check: a render noticed by polling alone; render-callbacks is a render
+// woken by the simulator's callback (its signal, the canceled backstop timer). A failure here means
+// a change would break jobs that are running right now.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,6 +46,7 @@ describe('workflow replay', () => {
       'render-rewrite-r1-t3',
       'rewrite',
       'session13-render-polls-before-callbacks',
+      'render-callbacks',
     ]) {
       assert.ok(files.includes(`${name}.json`), `missing ${name}.json`);
     }
