@@ -7,7 +7,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { SimStatsExt } from '../../sim';
-import { runCli } from '../support/cli';
+import { runCli, startCli } from '../support/cli';
+import { freePort } from '../../worker/dev-server';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { tempDir, writeJob } from '../support/jobs';
 
@@ -118,6 +119,49 @@ describe('callbacks (run --callbacks, real Temporal, simulator over HTTP)', () =
     assert.equal(delta(woken.before.callbackAnswers, woken.after.callbackAnswers, 'final 200'), ITEMS);
     assert.equal(delta(polled.before.callbacks, polled.after.callbacks, 'sent-final'), 0, 'without callbacks: true no address is sent');
     assert.equal(delta(woken.before.requests, woken.after.requests, RETRIEVE), ITEMS * on);
+  });
+
+  it("a fleet behind one address: one worker's callback listener takes the callbacks of creates another worker made", async () => {
+    const dir = tempDir();
+    const secret = { REELFLOW_CALLBACK_SECRET: 'fleet-secret-for-the-e2e-test-0123456789' };
+    const ingressPort = await freePort();
+    // The listener's worker polls another task queue: it makes no create of this job, and still
+    // checks the tokens the other worker minted and signals its renders through Temporal.
+    const listening = startCli(['worker', '--callbacks', `127.0.0.1:${ingressPort}`], {
+      env: { ...e2e.env, ...secret, REELFLOW_TASK_QUEUE: 'elsewhere', XDG_CONFIG_HOME: dir },
+    });
+    const rendering = startCli(['worker', '--callbacks', '127.0.0.1:0', '--callback-url', `http://127.0.0.1:${ingressPort}/fleet`], {
+      env: { ...e2e.env, ...secret, XDG_CONFIG_HOME: dir },
+    });
+    try {
+      await Promise.all([listening.waitFor(/polling task queue/), rendering.waitFor(/polling task queue/)]);
+      const job = writeJob(dir, {
+        name: 'cb-fleet',
+        baseUrls: e2e.sim.urls,
+        items: Array.from({ length: ITEMS }, (_, i) => ({ id: `f${i + 1}`, prompt: `fleet shot ${i + 1}` })),
+        polling: 'polling:\n  initial: 500ms\n  max: 2s\n  timeout: 5m\n  backstop: 60s',
+        extra: 'models:\n  seedance-1-0-pro-250528:\n    callbacks: true',
+      });
+      const before = e2e.sim.stats();
+      const result = await runCli(['run', job, '--no-worker'], { env: { ...e2e.env, XDG_CONFIG_HOME: dir } });
+      const after = e2e.sim.stats();
+      assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+      const rows = readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Row);
+      assert.deepEqual(
+        rows.map((r) => r.state),
+        Array(ITEMS).fill('succeeded'),
+      );
+      // Every final callback went to the one public address and was taken there; with a 60 s
+      // backstop, the renders of 2.5-3.5 s were each noticed by the one check it woke.
+      assert.equal(delta(before.callbackAnswers, after.callbackAnswers, 'final 200'), ITEMS);
+      assert.deepEqual(checksPerTask(rows, before, after), Array(ITEMS).fill(1));
+    } finally {
+      for (const worker of [listening, rendering]) worker.child.kill('SIGTERM');
+      await Promise.all([listening.done, rendering.done]);
+    }
   });
 
   it('refuses a listener beyond loopback without --callback-url and --callbacks-public (exit 2)', async () => {
