@@ -201,7 +201,13 @@ async function main(): Promise<void> {
   const client = createGatewayClient({ baseUrls: [sim.url], apiKey: KEY });
   const pacedClient = createGatewayClient({ baseUrls: [sim.pacedUrl], apiKey: KEY });
   try {
-    const created = await client.createTask({ model: 'sora-2', protocol: 'openai', prompt: 'bench', seconds: '4', references: [] });
+    const created = await client.createTask({
+      model: 'veo-3.1-fast-generate-001',
+      protocol: 'openai',
+      prompt: 'bench',
+      seconds: '4',
+      references: [],
+    });
     for (let i = 0; i < 500; i += 1) {
       const s = await client.getTask({ taskId: created.taskId, protocol: 'openai' });
       if (s.state === 'succeeded') break;

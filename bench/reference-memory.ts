@@ -40,7 +40,7 @@ async function runClient(spec: string): Promise<void> {
   const client = createGatewayClient({ baseUrls: [url], apiKey: KEY, allowPrivateTargets: true });
   const started = Date.now();
   await client.createTask({
-    model: protocol === 'openai' ? 'sora-2' : 'seedance-1-0-pro-250528',
+    model: protocol === 'openai' ? 'veo-3.1-fast-generate-001' : 'seedance-1-0-pro-250528',
     protocol,
     prompt: 'a reference-memory bench',
     references: [{ kind: 'image', role: 'reference_image', source: path, local: true }],

@@ -65,7 +65,7 @@ async function main(): Promise<void> {
         method: 'POST',
         headers,
         dispatcher: agent,
-        body: JSON.stringify({ model: 'sora-2', prompt: `bench ${i}`, seconds: '4', metadata: { resolution: '480p' } }),
+        body: JSON.stringify({ model: 'doubao-seedance-2-0-260128', prompt: `bench ${i}`, seconds: '4', metadata: { resolution: '480p' } }),
       });
       ids.push(((await r.body.json()) as { id: string }).id);
     }

@@ -28,7 +28,7 @@ function jobText(n: number): string {
     'models:',
     '  seedance-1-0-pro-250528:',
     '    assets: [image, video, audio]',
-    '  sora-2:',
+    '  veo-3.1-fast-generate-001:',
     '    protocol: openai',
     '    assets: [image]',
     'vars:',
@@ -42,7 +42,7 @@ function jobText(n: number): string {
     if (i % 5 === 0) {
       lines.push('    references:', '      - image: ./assets/logo.png', `      - audio: https://cdn.example.com/beat-${i % 7}.mp3`);
     }
-    if (i % 10 === 1) lines.push('    model: sora-2', '    size: 1280x720', '    seconds: 8');
+    if (i % 10 === 1) lines.push('    model: veo-3.1-fast-generate-001', '    size: 1280x720', '    seconds: 8');
   }
   lines.push('output:', '  dir: ./out/{job}', '  name: "{index:05}-{id}"');
   return `${lines.join('\n')}\n`;

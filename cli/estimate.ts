@@ -35,7 +35,7 @@ export interface ModelEstimate {
   items: number;
   priced_items: number;
   usd: number;
-  /** Where the price came from (`job file`, `prices.json (openai/sora-2)`); null when unpriced. */
+  /** Where the price came from (`job file`, `prices.json (gemini/veo-3.1-fast-generate-001)`); null when unpriced. */
   source: string | null;
   /** Items sent without seconds and priced at an assumed length: `{seconds: items}`. */
   assumed_seconds: Record<string, number>;

@@ -46,23 +46,20 @@ export async function jobStanding(
   target: string,
 ): Promise<JobStanding & { state: string }> {
   const { plan } = loaded;
-  const outcome = await readOutcome(plan, loaded.referenceDigests);
   const described = await jobHandle(client, ref.workflowId)
     .describe()
     .catch((error: unknown) => {
       if (error instanceof WorkflowNotFoundError) return undefined;
       throw error;
     });
+  const result = described && isCompleted(described) ? await jobResult(client, ref.workflowId).catch(() => undefined) : undefined;
+  // The last run's start tells its part of the spend apart (cli/spend.ts spendSince), as its summary did.
+  const outcome = await readOutcome(plan, loaded.referenceDigests, result?.startedAt);
   if (!described) {
     if (outcome.rows.length === 0) throw new NeverRunError(plan.job, target);
     return { workflowId: ref.workflowId, plan, state: 'forgotten', outcome };
   }
-  const standing: JobStanding & { state: string } = { workflowId: ref.workflowId, plan, state: stateName(described), outcome };
-  if (isCompleted(described)) {
-    const result = await jobResult(client, ref.workflowId).catch(() => undefined);
-    if (result) standing.result = result;
-  }
-  return standing;
+  return { workflowId: ref.workflowId, plan, state: stateName(described), outcome, ...(result ? { result } : {}) };
 }
 
 /**

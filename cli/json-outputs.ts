@@ -46,6 +46,8 @@ export const endedStatusSchema = z.object({
   canceled: z.boolean(),
   stoppedBy: stopCause.nullable(),
   spend,
+  /** The last run's part of the spend, when runs before it paid too (cli/spend.ts spendSince); null: it is the job's. */
+  last_run_spend: spend.optional(),
 });
 
 /** `status JOB --json` of a running job whose worker answers. */

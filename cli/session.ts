@@ -8,7 +8,6 @@ import { configureLog, LOG_FORMATS, LOG_LEVELS, type LogFormat } from '../worker
 import { parseMetricsAddress, type MetricsAddress } from '../worker/metrics-address';
 import { serveWorkerEndpoints } from '../worker/health';
 import { connectClient, connectWorker, resolveTemporal, type TemporalTarget } from '../worker/temporal';
-import { createReelflowWorker, runWorkerUntil } from '../worker/worker';
 import type { OwnedJob } from '../worker/owned-job';
 import { UsageError } from './errors';
 import { TASK_QUEUE } from './task-queue';
@@ -89,6 +88,7 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
     const taskQueue = options.worker ? await (options.workerTaskQueue?.(client) ?? TASK_QUEUE) : undefined;
     if (taskQueue) {
       const connection = await connectWorker(target);
+      const { createReelflowWorker, runWorkerUntil } = await import('../worker/worker.js');
       const ownedJob = options.ownedJob?.();
       worker = await createReelflowWorker({ connection, namespace: target.namespace, taskQueue, ...(ownedJob ? { ownedJob } : {}) });
       const stop = new Promise<void>((resolve) => {

@@ -135,13 +135,17 @@ export function createChargeText(row: Pick<ManifestRow, 'cost_usd' | 'cost_sourc
   return costUsd > 0 ? `charged ${formatUsd(costUsd)}, as the gateway said` : 'not charged, as the gateway said';
 }
 
-function unsuccessfulText(u: UnsuccessfulSpend): string {
-  const parts = [
+/** What the renders that did not succeed count, by what the gateway said: `1 charged $0.40, as the gateway said; ...`. */
+export function unsuccessfulParts(u: UnsuccessfulSpend): string {
+  return [
     ...(u.charged ? [`${u.charged} charged ${formatUsd(u.charged_usd)}, as the gateway said`] : []),
     ...(u.not_charged ? [`${u.not_charged} not charged, as the gateway said`] : []),
     ...(u.estimated ? [`${u.estimated} estimated at ${formatUsd(u.estimated_usd)} (${NO_CHARGE_TO_GO_BY})`] : []),
-  ];
-  return `  of which ${u.renders} render${u.renders === 1 ? '' : 's'} that did not succeed: ${parts.join('; ')}`;
+  ].join('; ');
+}
+
+function unsuccessfulText(u: UnsuccessfulSpend): string {
+  return `  of which ${u.renders} render${u.renders === 1 ? '' : 's'} that did not succeed: ${unsuccessfulParts(u)}`;
 }
 
 function spentText(s: Omit<ModelSpend, 'model' | 'estimate_usd'>, estimate: number | null): string {
@@ -165,10 +169,10 @@ export function spendLines(spend: JobSpend, label = 'spent:   '): string[] {
  * this run's spend beside its own estimate, then the job's, every run of its items, with no
  * estimate beside it (this run's plan prices this run only).
  */
-export function runSpendLines(run: JobSpend, job: JobSpend): string[] {
+export function runSpendLines(run: JobSpend, job: JobSpend, label = 'this run:'): string[] {
   const usage = job.usage_usd > 0 ? `, ${formatUsd(job.usage_usd)} from usage` : '';
   return [
-    ...spendLines(run, 'this run:'),
+    ...spendLines(run, label),
     `the job:  ${formatUsd(job.spent_usd)} (${formatUsd(job.billed_usd)} billed${usage}, ${formatUsd(job.estimated_usd)} estimated), every run of its items`,
   ];
 }
@@ -192,10 +196,18 @@ export async function spendSoFar(plan: Plan): Promise<JobSpend | undefined> {
 const RECORDS_FRESH_MS = 30_000;
 let recentCalls: { output: string; at: number; calls: UnrecordedRewrite[] } | undefined;
 
-async function recentRewriteCalls(plan: Pick<Plan, 'items' | 'enhance' | 'output'>): Promise<UnrecordedRewrite[]> {
+/** The paid rewrite calls of the plan's records, read again after RECORDS_FRESH_MS only (status --watch, the review page). */
+export async function recentRewriteCalls(plan: Pick<Plan, 'items' | 'enhance' | 'output'>): Promise<UnrecordedRewrite[]> {
   const output = JSON.stringify(plan.output);
   if (recentCalls?.output === output && Date.now() - recentCalls.at < RECORDS_FRESH_MS) return recentCalls.calls;
-  const calls = await rewriteCallsOf(plan);
+  let calls: UnrecordedRewrite[];
+  try {
+    calls = await rewriteCallsOf(plan);
+  } catch (error) {
+    // A read that fails now (a storage hiccup) keeps the last one read, as a page shown a moment ago did.
+    if (recentCalls?.output === output) return recentCalls.calls;
+    throw error;
+  }
   recentCalls = { output, at: Date.now(), calls };
   return calls;
 }
@@ -268,14 +280,17 @@ export function spendSummaryLines(spend: JobSpend | undefined): string[] {
 /**
  * One row's whole cost for a table cell, its create's and its prompt rewrite's: `$0.40 billed`,
  * `$0.04 est.`; named by its least certain part (`est.` when a part is an estimate; `usage` for a
- * rewrite alone priced from its usage); `-` when the row records none.
+ * rewrite alone priced from its usage); `not charged` for a create the gateway billed at nothing
+ * (a failed render it did not charge: `$0.00 billed` read as a price); `-` when the row records none.
  */
 export function rowCostText(row: Pick<ManifestRow, 'cost_usd' | 'cost_source' | 'rewrite_cost_usd' | 'rewrite_cost_source'>): string {
   const total = rowTotalUsd(row);
   if (total === undefined) return '-';
   const { costUsd, rewriteCostUsd } = trustedCosts(row);
+  const notCharged = costUsd === 0 && row.cost_source === 'billed';
+  if (notCharged && rewriteCostUsd === undefined) return 'not charged';
   const sources = [
-    ...(costUsd !== undefined ? [row.cost_source ?? 'estimated'] : []),
+    ...(costUsd !== undefined && !notCharged ? [row.cost_source ?? 'estimated'] : []),
     ...(rewriteCostUsd !== undefined ? [row.rewrite_cost_source ?? 'estimated'] : []),
   ];
   const named = sources.includes('estimated') ? 'est.' : sources.includes('billed') ? 'billed' : 'usage';

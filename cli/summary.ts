@@ -132,7 +132,8 @@ export function describeStop(stoppedBy: JobStopCause, jobFile: string, notStarte
   return lines;
 }
 
-export function describeOutcome(outcome: JobOutcome, jobFile: string, elapsedMs?: number): string[] {
+/** `runLabel`: what the run whose part of the spend is told apart is called (`run`'s end: this run; `status`: the last). */
+export function describeOutcome(outcome: JobOutcome, jobFile: string, elapsedMs?: number, runLabel = 'this run:'): string[] {
   const c = outcome.counts;
   const lines: string[] = [];
   const took = elapsedMs !== undefined ? ` in ${(elapsedMs / 1000).toFixed(1)} s` : '';
@@ -144,7 +145,7 @@ export function describeOutcome(outcome: JobOutcome, jobFile: string, elapsedMs?
     const charge = createChargeText(row);
     lines.push(`  ${color.red(row.state.padEnd(9))} #${row.index} ${plainText(row.key)}  ${reason}${charge ? `  (${charge})` : ''}`);
   }
-  if (outcome.spend && outcome.runSpend) lines.push(...runSpendLines(outcome.runSpend, outcome.spend));
+  if (outcome.spend && outcome.runSpend) lines.push(...runSpendLines(outcome.runSpend, outcome.spend, runLabel));
   else if (outcome.spend) lines.push(...spendLines(outcome.spend));
   if (outcome.changed.length)
     lines.push(`  ${outcome.changed.length} item(s) changed since their last render: the next run renders them again`);

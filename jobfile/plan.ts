@@ -195,7 +195,7 @@ export interface ModelSite {
   model: string;
   /** `jobs/a.yaml:7:10`, or `prompts.csv:4:1` for an items_from row. */
   at: string;
-  /** `defaults.model`, `items[2].model`, `items_from, column model`, `models.sora-2`, `enhance.model`. */
+  /** `defaults.model`, `items[2].model`, `items_from, column model`, `models.veo-3.1-fast-generate-001`, `enhance.model`. */
   where: string;
 }
 

@@ -8,7 +8,7 @@ import type { EnhanceSettings, Protocol, RenderRequest } from './plan';
  * `perSecondByResolution`; a Messages model (the enhance model) has both token prices.
  */
 export interface ModelPrice {
-  /** Where the price came from, for the estimate: `job file`, `prices.json (openai/sora-2)`. */
+  /** Where the price came from, for the estimate: `job file`, `prices.json (gemini/veo-3.1-fast-generate-001)`. */
   source: string;
   perVideo?: number;
   /** Any resolution; with `perSecondByResolution`, the resolutions it does not list. */

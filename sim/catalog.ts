@@ -5,7 +5,7 @@ import type { ModelInfo } from './config';
 import type { RouteCall, SimContext } from './context';
 import { openaiError, requestId, sendJson, sendText } from './http';
 import { litellmKeyRefused, litellmUnknownModel } from './litellm-errors';
-import { isNewApi, isSoraModel } from './profile';
+import { isNewApi, isVideoObjectModel } from './profile';
 
 /** The key a request carries: `Authorization: Bearer`, or `x-api-key` where `xApiKey` says the route takes it. */
 export function keyOf(req: IncomingMessage, xApiKey = false): string | undefined {
@@ -95,7 +95,8 @@ export function litellmModelInfo({ req, res, ctx }: RouteCall): void {
 /**
  * new-api's `GET /api/pricing` (test/gateways/OBSERVED.md, "Published prices"), when the simulator is
  * given `publishedPrices`: public (no key), one entry per priced model in v0.10.0's shape, the
- * `default` group at ratio 1. A Sora model's entry says `openai-video`: its price is per second.
+ * `default` group at ratio 1. A Veo model's Gemini channel says `gemini` and `openai`, as
+ * common/endpoint_type.go does; every price is per call.
  */
 export function newApiPricing({ res, ctx }: RouteCall): void {
   const data = Object.entries(ctx.cfg.publishedPrices ?? {}).map(([model, price]) => ({
@@ -106,7 +107,7 @@ export function newApiPricing({ res, ctx }: RouteCall): void {
     owner_by: '',
     completion_ratio: 0,
     enable_groups: ['default'],
-    supported_endpoint_types: isSoraModel(model) ? ['openai-video'] : ['openai'],
+    supported_endpoint_types: isVideoObjectModel(model) ? ['gemini', 'openai'] : ['openai'],
   }));
   sendJson(res, 200, { success: true, data, group_ratio: { default: 1 }, auto_groups: ['default'] });
 }

@@ -71,7 +71,7 @@ export interface SimOptionsExt extends SimOptions {
   litellmDatabase?: boolean;
   /**
    * Prices this gateway publishes at new-api's `GET /api/pricing` (not the litellm profile): model ->
-   * `model_price` (quota_type 1: USD per call; per second for a Sora model). Unset: no such route.
+   * `model_price` (quota_type 1: USD per call). Unset: no such route.
    */
   publishedPrices?: Record<string, number>;
 }
@@ -88,8 +88,10 @@ export interface ModelInfo {
 export const DEFAULT_CATALOG: Record<string, ModelInfo> = {
   'seedance-1-0-pro-250528': { kind: 'video', defaultSeconds: 5, renderMs: [30_000, 90_000] },
   'seedance-1-0-lite-t2v-250428': { kind: 'video', defaultSeconds: 5, renderMs: [20_000, 60_000] },
-  'sora-2': { kind: 'video', defaultSeconds: 4, renderMs: [40_000, 120_000] },
-  'sora-2-pro': { kind: 'video', defaultSeconds: 4, renderMs: [60_000, 180_000] },
+  // Seedance 2.0 renders 4-15 s, 5 by default; Veo 3.1 renders 4, 6 or 8 s, 8 by default.
+  'doubao-seedance-2-0-260128': { kind: 'video', defaultSeconds: 5, renderMs: [40_000, 120_000] },
+  'veo-3.1-fast-generate-001': { kind: 'video', defaultSeconds: 8, renderMs: [30_000, 75_000] },
+  'veo-3.1-generate-001': { kind: 'video', defaultSeconds: 8, renderMs: [60_000, 180_000] },
   'veo-3.1-fast-generate-preview': { kind: 'video', defaultSeconds: 8, renderMs: [30_000, 75_000] },
   'kling-v2-1': { kind: 'video', defaultSeconds: 5, renderMs: [45_000, 150_000] },
   'claude-sonnet-4-6': { kind: 'messages', defaultSeconds: 0, renderMs: [0, 0] },

@@ -1,10 +1,11 @@
 // The new-api profiles (test/gateways/OBSERVED.md): the channel, chosen by the model, decides what a
-// task is (a Sora model makes a Sora task on either create route; a Seedance task is not readable on
-// /v1/videos/{id}); readings come from the last upstream refresh round (refresh.ts); a finished
-// Sora task's address is its content endpoint under the operator's ServerAddress, another host name
-// than the one clients use; the content endpoint relays the video without the client's Range.
-// 'new-api-0.10' adds v0.10.0's shapes: the upstream's ids, a create answer of only `task_id`, no
-// `result_url` (the address is in `fail_reason`), and "task failed" with the reason in `data.data`.
+// task is (a Veo model, on its Gemini channel, makes a video object on either create route; a
+// Seedance task is not readable on /v1/videos/{id}); readings come from the last upstream refresh
+// round (refresh.ts); a finished video object's address is its content endpoint under the operator's
+// ServerAddress, another host name than the one clients use; the content endpoint relays the video
+// without the client's Range. 'new-api-0.10' adds v0.10.0's shapes: the upstream's ids, a create
+// answer of only `task_id`, no `result_url` (the address is in `fail_reason`), "task failed" with the
+// reason in `data.data`, and a Gemini task read live on the general route in a shape of its own.
 import type { Route, RouteCall, SimContext } from './context';
 import { checkKey, listModels, pickRenderMs } from './catalog';
 import { serveVideo } from './content';
@@ -12,22 +13,40 @@ import { acceptCreate } from './create';
 import { generalCreateAnswer, polledTask, readGeneralCreate, type CreateRequest } from './general';
 import { sendJson } from './http';
 import { messages } from './messages';
-import { isSoraModel } from './profile';
-import { currentReading, type Reading } from './refresh';
+import { isVideoObjectModel } from './profile';
+import { currentReading, readingAt, type Reading } from './refresh';
 import { FAIL_REASONS, videosStatus, type GeneralStatus, type Task } from './tasks';
 import { readVideosCreate } from './videos';
 
 const v010 = (ctx: SimContext): boolean => ctx.cfg.profile === 'new-api-0.10';
-const isSora = (task: Task): boolean => task.protocol === 'videos';
+/** A task of the Gemini channel (Veo): a video object. */
+const isVideoObject = (task: Task): boolean => task.protocol === 'videos';
 
 function hex(ctx: SimContext, n: number): string {
   return Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(ctx.dice.next('new-api-id') * 16)]).join('');
 }
 
-/** v0.10.0 shows the upstream's own ids (Ark `cgt-…`, OpenAI `video_…`); later releases their own. */
-function idFor(ctx: SimContext, sora: boolean, createdAt: number): string | undefined {
+/**
+ * v0.10.0 shows the upstream's own ids (Ark `cgt-…`; a Gemini task's is its Veo operation's name in
+ * base64url, relay/channel/task/gemini); later releases their own.
+ */
+function idFor(ctx: SimContext, model: string, video: boolean, createdAt: number): string | undefined {
   if (!v010(ctx)) return undefined;
-  return sora ? `video_${hex(ctx, 32)}` : `cgt-${createdAt}-${hex(ctx, 6)}`;
+  if (video) return Buffer.from(`models/${model}/operations/${hex(ctx, 12)}`).toString('base64url');
+  return `cgt-${createdAt}-${hex(ctx, 6)}`;
+}
+
+/**
+ * v0.10.0's general-route reading of a Gemini task (relay/relay_task.go): read live from the
+ * upstream, `processing` until the operation is done, the address in `url`; on failure `url` holds
+ * what the task records, the reason.
+ */
+function geminiGeneral(ctx: SimContext, task: Task): Record<string, unknown> {
+  const { status } = readingAt(task, ctx.now(), ctx.startedAt, 0).view;
+  const shown = status === 'SUCCESS' ? 'succeeded' : status === 'FAILURE' ? 'failed' : 'processing';
+  const url = shown === 'succeeded' ? videoAddress(ctx, task) : shown === 'failed' ? (task.failReason ?? '') : '';
+  const data = { error: null, format: 'mp4', metadata: null, status: shown, task_id: task.id, url };
+  return { code: 'success', message: '', data };
 }
 
 /** Keys in order, as new-api re-serialises the upstream's object (Go maps are written sorted). */
@@ -44,14 +63,14 @@ function generalReading(ctx: SimContext, task: Task, reading: Reading): { status
   if (status === 'SUCCESS' || status === 'FAILURE') return { status, progress: '100%' };
   const read = wasRead(ctx, reading);
   if (status !== 'IN_PROGRESS')
-    return read ? { status: 'QUEUED', progress: isSora(task) ? '0%' : '10%' } : { status: 'NOT_START', progress: '0%' };
+    return read ? { status: 'QUEUED', progress: isVideoObject(task) ? '0%' : '10%' } : { status: 'NOT_START', progress: '0%' };
   // Ark's "running" maps to 30 % whatever the render's progress (v0.10.0 maps only "processing", to 50 %).
-  return { status, progress: isSora(task) ? `${progress}%` : '30%' };
+  return { status, progress: isVideoObject(task) ? `${progress}%` : '30%' };
 }
 
-/** Where the finished video is: a Sora task's content endpoint on ServerAddress; a Seedance task's upstream file. */
+/** Where the finished video is: a video object's content endpoint on ServerAddress; a Seedance task's upstream file. */
 function videoAddress(ctx: SimContext, task: Task): string {
-  if (!isSora(task) && ctx.cdn) return ctx.cdn.signedUrl(task.id);
+  if (!isVideoObject(task) && ctx.cdn) return ctx.cdn.signedUrl(task.id);
   return `${ctx.cfg.serverAddress}/v1/videos/${task.id}/content`;
 }
 
@@ -62,8 +81,27 @@ function upstreamError(task: Task): { code: string; message: string } {
   return { code: ARK_ERROR_CODES[i] ?? 'InternalServiceError', message: task.failReason ?? 'failed' };
 }
 
-/** The Sora upstream's video object as new-api last read it (sorted keys). */
-function soraObject(ctx: SimContext, task: Task, reading: Reading): Record<string, unknown> {
+/**
+ * v0.10.0's video object for a Gemini task (ConvertToOpenAIVideo, after a live read): progress 50
+ * until the operation is done, no seconds, size or error.
+ */
+function geminiVideo(ctx: SimContext, task: Task): Record<string, unknown> {
+  const { status, finishTime } = readingAt(task, ctx.now(), ctx.startedAt, 0).view;
+  const done = status === 'SUCCESS' || status === 'FAILURE';
+  return {
+    id: task.id,
+    object: 'video',
+    model: task.model,
+    status: done ? videosStatus(status) : 'in_progress',
+    progress: done ? 100 : 50,
+    created_at: Math.floor(task.createdAt / 1000),
+    // Its finish time, else when the task record was last written.
+    completed_at: done ? finishTime : Math.floor(ctx.now() / 1000),
+  };
+}
+
+/** A video object as a newer new-api last read it from the upstream (sorted keys). */
+function videoObject(ctx: SimContext, task: Task, reading: Reading): Record<string, unknown> {
   const v = reading.view;
   const status = wasRead(ctx, reading) ? videosStatus(v.status) : 'queued';
   return sorted({
@@ -113,15 +151,16 @@ async function create(
   const { req, res, ctx } = call;
   const r = await read(call);
   if (!r) return;
-  const sora = isSoraModel(r.model);
-  // v0.10.0's Seedance channel sends its upstream only the prompt: seconds, resolution and ratio are dropped.
-  const passed = sora || !v010(ctx);
+  const video = isVideoObjectModel(r.model);
+  // v0.10.0's Seedance and Gemini channels send their upstream only the prompt (the Gemini one its
+  // metadata too): seconds, size, resolution and ratio are dropped and the model's defaults apply.
+  const passed = !v010(ctx);
   const createdAt = ctx.now();
   const task = acceptCreate(
     ctx,
     req,
     {
-      protocol: sora ? 'videos' : 'general',
+      protocol: video ? 'videos' : 'general',
       model: r.model,
       prompt: r.prompt,
       seconds: (passed ? r.seconds : undefined) ?? r.info.defaultSeconds,
@@ -130,10 +169,23 @@ async function create(
       renderMs: pickRenderMs(ctx, r.info),
       metadata: r.metadata,
     },
-    idFor(ctx, sora, createdAt),
+    idFor(ctx, r.model, video, createdAt),
   );
   if (!task) return;
-  if (sora) {
+  if (video && v010(ctx)) {
+    // relay/channel/task/gemini DoResponse: new-api's own video object, its status still empty.
+    const { id, model } = task;
+    return sendJson(res, 200, {
+      id,
+      task_id: id,
+      object: 'video',
+      model,
+      status: '',
+      progress: 0,
+      created_at: Math.floor(createdAt / 1000),
+    });
+  }
+  if (video) {
     const at = Math.floor(createdAt / 1000);
     const { id, model, seconds, size } = { ...task, seconds: String(task.seconds) };
     return sendJson(res, 200, { id, object: 'video', model, status: 'queued', progress: 0, created_at: at, seconds, size });
@@ -150,9 +202,10 @@ function retrieveGeneral(call: RouteCall): void {
   const address = status === 'SUCCESS' ? videoAddress(ctx, task) : '';
   const reason = task.failReason ?? '';
   const times = { submit_time: reading.view.submitTime, start_time: reading.view.startTime, finish_time: reading.view.finishTime };
+  if (v010(ctx) && isVideoObject(task)) return sendJson(res, 200, geminiGeneral(ctx, task));
   if (v010(ctx)) {
     const failReason = status === 'SUCCESS' ? address : status === 'FAILURE' ? 'task failed' : '';
-    const upstream = isSora(task) ? soraObject(ctx, task, reading) : arkTask(ctx, task, reading, address);
+    const upstream = isVideoObject(task) ? videoObject(ctx, task, reading) : arkTask(ctx, task, reading, address);
     const data = { task_id: task.id, action: 'generate', status, fail_reason: failReason, ...times, progress, data: upstream };
     return sendJson(res, 200, { code: 'success', message: '', data });
   }
@@ -166,9 +219,9 @@ function retrieveVideos(call: RouteCall): void {
   const { res, ctx } = call;
   const task = polledTask(call);
   if (!task) return;
-  // Only a Sora-type channel (55) has this route; a Seedance task's channel (54) does not implement it.
-  if (!isSora(task)) return sendJson(res, 501, { code: 'not_implemented', message: 'not_implemented:54', data: null });
-  sendJson(res, 200, soraObject(ctx, task, currentReading(ctx, task, true)));
+  // Only a channel with a video-object form has this route; a Seedance task's channel (54) does not implement it.
+  if (!isVideoObject(task)) return sendJson(res, 501, { code: 'not_implemented', message: 'not_implemented:54', data: null });
+  sendJson(res, 200, v010(ctx) ? geminiVideo(ctx, task) : videoObject(ctx, task, currentReading(ctx, task, true)));
 }
 
 async function content(call: RouteCall): Promise<void> {

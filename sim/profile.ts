@@ -7,8 +7,8 @@ export const PROFILES = ['default', 'litellm', 'new-api', 'new-api-0.10'] as con
 /**
  * - `litellm`: LiteLLM proxy 1.106: only the OpenAI videos protocol and Messages, long base64 ids,
  *   its error shapes, `Range` ignored on content.
- * - `new-api`: a newer new-api release: the protocol by channel (Sora models are Sora tasks on
- *   either route), readings refreshed from upstream every 15 s, a Sora task's `result_url` on its
+ * - `new-api`: a newer new-api release: the protocol by channel (Veo models, on its Gemini channel, make video
+ *   objects on either route), readings refreshed from upstream every 15 s, a video object's `result_url` on its
  *   `ServerAddress`, `Range` ignored on content, its Chinese error messages.
  * - `new-api-0.10`: new-api v0.10.0, the tagged release: as `new-api`, with the upstream's ids, a
  *   create answer of only `task_id`, no `result_url` (the address is in `fail_reason`), and a failed
@@ -42,7 +42,10 @@ export function profileDefaults(profile: SimProfile): ProfileDefaults {
   switch (profile) {
     case 'litellm':
       // The models of the config in OBSERVED.md: `upstream-unknown` is listed by LiteLLM but refused upstream.
-      return { models: ['sora-2', 'sora-2-pro', 'upstream-unknown', 'claude-sonnet-4-6', 'claude-haiku-4-5'], refreshMs: 0 };
+      return {
+        models: ['veo-3.1-fast-generate-001', 'veo-3.1-generate-001', 'upstream-unknown', 'claude-sonnet-4-6', 'claude-haiku-4-5'],
+        refreshMs: 0,
+      };
     case 'new-api':
     case 'new-api-0.10':
       return { group: 'default', refreshMs: NEW_API_REFRESH_MS, cdn: true };
@@ -51,9 +54,13 @@ export function profileDefaults(profile: SimProfile): ProfileDefaults {
   }
 }
 
-/** A model whose channel is Sora-type (new-api type 55): its tasks are video objects on either route. */
-export function isSoraModel(model: string): boolean {
-  return /^sora/i.test(model);
+/**
+ * A model of new-api's Gemini channel (type 24): Veo. Its tasks are video objects on /v1/videos and
+ * readable on either route (test/gateways/OBSERVED.md); it is priced per call, and its endpoint
+ * types are `gemini` and `openai` (common/endpoint_type.go).
+ */
+export function isVideoObjectModel(model: string): boolean {
+  return /^veo/i.test(model);
 }
 
 /** LiteLLM lists these but its upstream does not know them (`model_name: upstream-unknown` in OBSERVED.md). */

@@ -12,7 +12,6 @@ import { freePort } from './dev-server';
 import { MetricsAddressError } from './errors';
 import { withBaseline } from './metrics-baseline';
 import type { MetricsAddress } from './metrics-address';
-import { installRuntime } from './runtime';
 
 /** How long /readyz waits for Temporal's answer: a probe's own timeout is typically a few seconds. */
 export const READY_CHECK_MS = 2_000;
@@ -41,6 +40,7 @@ export async function serveWorkerEndpoints(address: MetricsAddress): Promise<voi
   const server = createServer((request, response) => void answer(request, response, exporterPort));
   await listen(server, address);
   server.unref();
+  const { installRuntime } = await import('./runtime.js');
   // Chosen free just before the exporter binds it: another process could take it in between, so try again.
   for (let attempt = 1; ; attempt++) {
     exporterPort = await freePort();

@@ -2,11 +2,10 @@
 // configuration point at a real service and nothing is started; otherwise the embedded server.
 import { Client, Connection, type ConnectionLike } from '@temporalio/client';
 import { loadClientConfig, loadClientConnectConfig } from '@temporalio/envconfig';
-import { NativeConnection } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import { ensureDevServer, type DevServer } from './dev-server';
 import { TemporalUnavailableError } from './errors';
 import { dropIpServerNameWarning } from './ip-server-name-warning';
-import { installRuntime, watchTemporal } from './runtime';
 import { stateDirectory } from './state-dir';
 import { diagnoseHandshake, diagnoseNamespaceError, diagnoseTls, type Diagnosis } from './temporal-diagnosis';
 
@@ -129,6 +128,11 @@ export async function connectClient(target: TemporalTarget): Promise<Client> {
 
 /** A worker's connection. The SDK's Runtime (logs, metrics) is installed first, if the command has not already. */
 export async function connectWorker(target: TemporalTarget): Promise<NativeConnection> {
+  // The worker's SDK (about 0.8 s of loading) only where a worker runs: status, results, validate go without.
+  const [{ NativeConnection }, { installRuntime, watchTemporal }] = await Promise.all([
+    import('@temporalio/worker'),
+    import('./runtime.js'),
+  ]);
   installRuntime();
   const connection = await withConnectRetries(target, () => NativeConnection.connect(target.connectionOptions));
   watchTemporal(connection); // an outage's end is learnt by asking it (docs/logs.md)

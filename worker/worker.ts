@@ -1,5 +1,6 @@
 // The worker: registers the workflows (prebuilt bundle) and activities on the task queue.
 import { setFlagsFromString } from 'node:v8';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from './shutdown';
 import { Worker, type NativeConnection } from '@temporalio/worker';
 import * as activities from '../activities/definitions';
 import { closeActivityResources } from '../activities/context';
@@ -26,9 +27,6 @@ export interface WorkerOptions {
    */
   ownedJob?: OwnedJob;
 }
-
-/** The shutdown grace of a worker not told otherwise (`run`'s own, `worker` without --shutdown-grace). */
-export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
 const WORKFLOW_THREAD_HEAP_MIB = 256;
 

@@ -267,11 +267,12 @@ async function showStatus(
         canceled: result?.canceled ?? false,
         stoppedBy: result?.stoppedBy ?? null,
         spend: outcome.spend ?? null,
+        ...(outcome.runSpend ? { last_run_spend: outcome.runSpend } : {}),
       } satisfies EndedStatus);
     } else {
       if (result?.stoppedBy) for (const line of describeStop(result.stoppedBy, job.jobFile, result.notStarted ?? 0)) out.line(line);
       if (result?.canceled) out.line('the job was canceled');
-      for (const line of describeOutcome(outcome, job.jobFile)) out.line(line);
+      for (const line of describeOutcome(outcome, job.jobFile, undefined, 'last run:')) out.line(line);
     }
     return true;
   }

@@ -13,7 +13,7 @@ import { findMediaTools } from '../report/posters';
 import { planFor } from '../report-target';
 import { LiveJob } from '../review/live';
 import { startReviewServer } from '../review/server';
-import { rewriteCallsOf } from '../spend';
+import { recentRewriteCalls } from '../spend';
 
 /** How often the manifest is read for new rows (only what was appended is read). */
 const REFRESH_MS = 1_000;
@@ -51,23 +51,13 @@ export function registerReviewCommand(program: Command): void {
         ...(localDir ? { localDir } : {}),
         ...(posterDir ? { remote: { posterDir, videoUrl: (file: string) => address + (relativeUrl(file) ?? '') } } : {}),
       });
-      // The rewrites paid for (`reelflow enhance`'s too) are read now and again every 30 s, not per page.
-      let rewrites = await rewriteCallsOf(plan);
-      const rereadRewrites = setInterval(
-        () =>
-          void rewriteCallsOf(plan).then(
-            (calls) => (rewrites = calls),
-            () => undefined,
-          ),
-        30_000,
-      );
-      rereadRewrites.unref();
       const server = await startReviewServer({
         job: plan.job,
         live,
         storage,
         estimate: estimatePlan(plan),
-        rewriteCalls: () => rewrites,
+        // The rewrites paid for (`reelflow enhance`'s too): read again at most every 30 s, not per page, as status reads them.
+        rewriteCalls: () => recentRewriteCalls(plan),
         ffmpeg: tools.ffmpeg !== undefined,
         ...(localDir ? { localDir } : {}),
         ...(port !== undefined ? { port } : {}),

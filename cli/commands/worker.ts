@@ -11,7 +11,7 @@ import { allowedReads } from '../../client/read-allowance';
 import { collect, keySettingsOrExplain, parseAllowKeys } from '../keys';
 import { restartWithMemoryBounds } from '../worker-heap';
 import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
-import { createReelflowWorker, DEFAULT_SHUTDOWN_GRACE_MS, runWorkerUntil } from '../../worker/worker';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from '../../worker/shutdown';
 import { parseDuration } from '../../jobfile/values';
 import { UsageError } from '../errors';
 import { addObservabilityOptions, startObservability, type Observability } from '../session';
@@ -89,6 +89,7 @@ export function registerWorkerCommand(program: Command): void {
       () => signaller,
       (line) => process.stderr.write(`reelflow worker: ${line}\n`),
     );
+    const { createReelflowWorker, runWorkerUntil } = await import('../../worker/worker.js');
     const worker = await createReelflowWorker({
       connection,
       namespace: target.namespace,

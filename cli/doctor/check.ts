@@ -13,8 +13,12 @@ export interface Check {
   failure?: FailureClass;
 }
 
-/** Every probe of the doctor is bounded by this. */
-export const PROBE_TIMEOUT_MS = 5_000;
+/**
+ * Every probe of the doctor is bounded by this. A freshly started LiteLLM answered its first
+ * requests in over 5 s on a busy 2-core machine (then 3.7 s, then 50 ms): a 5 s bound told its
+ * user an address that works was unreachable.
+ */
+export const PROBE_TIMEOUT_MS = 10_000;
 
 export const ok = (name: string, detail: string): Check => ({ name, status: 'ok', detail });
 export const warn = (name: string, detail: string): Check => ({ name, status: 'warn', detail });

@@ -1,7 +1,7 @@
 // The review page's header (docs/review.md): the counts (each end state, the picks, what is new
 // since the last review), what the job spent, the filters, and the list of takes that did not
 // succeed. `reelflow review` sends the same fragments again as takes finish.
-import type { JobSpend } from '../spend';
+import { createChargeText, unsuccessfulParts, type JobSpend } from '../spend';
 import { formatUsd } from '../estimate';
 import type { ManifestRow } from '../../storage/manifest';
 import type { StandingPicks } from '../../storage/picks';
@@ -59,7 +59,8 @@ export function renderFailures(rows: readonly ManifestRow[]): string {
   if (problems.length === 0) return '';
   const items = problems.map((row) => {
     const reason = row.error ? `<code>${h(row.error.kind)}</code>${h(row.error.message)}` : 'no reason recorded';
-    const meta = [row.model, row.task_id ? `task ${row.task_id}` : 'no task id'].map((v) => h(v)).join(' · ');
+    const charge = createChargeText(row);
+    const meta = [row.model, row.task_id ? `task ${row.task_id}` : 'no task id', ...(charge ? [charge] : [])].map((v) => h(v)).join(' · ');
     return `<li class="problem" data-key="${h(row.key)}" data-state="${h(row.state)}"><a href="#${tileId(row)}"><span class="badge ${h(row.state)}">${h(STATE_LABELS[row.state] ?? row.state)}</span> #${h(row.index)} ${h(row.id ?? row.key)}</a> <span class="meta">${meta}</span><p class="reason">${reason}</p></li>`;
   });
   // The list scrolls inside a few lines; the heading says how many there are, so a scrolled list is never taken for all of them.
@@ -97,7 +98,10 @@ export function spendLine(spend: JobSpend | undefined): string {
   if (!spend) return '';
   const perModel = spend.per_model.map((m) => `${m.model} ${formatUsd(m.spent_usd)}`).join(' · ');
   const usage = spend.usage_usd > 0 ? `, ${h(formatUsd(spend.usage_usd))} from usage` : '';
-  return `<p class="sub" id="spend">spent ${h(formatUsd(spend.spent_usd))} (${h(formatUsd(spend.billed_usd))} billed${usage}, ${h(formatUsd(spend.estimated_usd))} estimated)${perModel ? ` · ${h(perModel)}` : ''}</p>`;
+  // The renders that did not succeed are spend as the budget counts it; the header says which the gateway charged.
+  const u = spend.unsuccessful;
+  const failed = u ? ` · ${h(`${u.renders} did not succeed: ${unsuccessfulParts(u)}`)}` : '';
+  return `<p class="sub" id="spend">spent ${h(formatUsd(spend.spent_usd))} (${h(formatUsd(spend.billed_usd))} billed${usage}, ${h(formatUsd(spend.estimated_usd))} estimated)${perModel ? ` · ${h(perModel)}` : ''}${failed}</p>`;
 }
 
 /** The line under the job's name: how many takes, from which file, over what time. */

@@ -42,8 +42,8 @@ export interface ReviewServerOptions {
   port?: number;
   /** The plan's estimate, for what the job spent per model (cli/spend.ts). */
   estimate?: PlanEstimate;
-  /** The paid rewrite calls the job's records keep (`reelflow enhance`'s among them), as last read. */
-  rewriteCalls?: () => readonly UnrecordedRewrite[];
+  /** The paid rewrite calls the job's records keep (`reelflow enhance`'s among them), recently read (cli/spend.ts recentRewriteCalls). */
+  rewriteCalls?: () => Promise<readonly UnrecordedRewrite[]>;
   /** Test hook: a fixed token. Default: 24 random bytes. */
   token?: string;
 }
@@ -102,11 +102,12 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
     if (req.method === 'POST' && origin === undefined) throw new Refused(403, 'a pick needs an Origin');
   };
 
-  const page = (): string => {
+  const page = async (): Promise<string> => {
     const rows = [...options.live.rows.values()];
     // One spend everywhere (cli/spend.ts): the rewrites no row counts are the job's spend too.
     const all = options.live.allRows;
-    const spend = options.estimate ? spendOf(all, options.estimate, notInRows(options.rewriteCalls?.() ?? [], all)) : undefined;
+    const calls = (await options.rewriteCalls?.()) ?? [];
+    const spend = options.estimate ? spendOf(all, options.estimate, notInRows(calls, all)) : undefined;
     return renderReport({
       ...(spend ? { spend } : {}),
       job: options.job,
@@ -327,7 +328,7 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
           ...headers('text/html; charset=utf-8'),
           'content-security-policy': `${pagePolicy(true)}; frame-ancestors 'none'`,
         })
-        .end(page());
+        .end(await page());
       return;
     }
     if (route === 'events') {

@@ -12,15 +12,18 @@ export const LITELLM_MODEL_INFO_PATH = '/v1/model/info';
 /**
  * LiteLLM wraps the upstream's error in its own: `litellm.NotFoundError: OpenAIException -
  * {"error":{"message":"The model 'x' does not exist","code":"model_not_found"}}\n\nLiteLLM: model
- * group …`. The upstream's own words and code are what the user needs.
+ * group …`; its Gemini provider as `GeminiException InternalServerError - {"error":{"code":500,
+ * "message":…,"status":"INTERNAL"}}` (test/gateways/OBSERVED.md). The upstream's own words and code
+ * (Google's `status` name where the code is a number) are what the user needs.
  */
 function unwrapMessage(message: string): { message: string; code?: string } | undefined {
-  const m = /^litellm\.\w+: \w+ - (\{[\s\S]*?\})\s*(?:\n\nLiteLLM:|$)/.exec(message);
+  const m = /^litellm\.\w+: \w+(?: \w+)? - (\{[\s\S]*?\})\s*(?:\n\nLiteLLM:|$)/.exec(message);
   if (!m) return undefined;
   try {
-    const inner = (JSON.parse(m[1]!) as { error?: { message?: unknown; code?: unknown } }).error;
+    const inner = (JSON.parse(m[1]!) as { error?: { message?: unknown; code?: unknown; status?: unknown } }).error;
     const text = typeof inner?.message === 'string' && inner.message.trim() !== '' ? inner.message : undefined;
-    const code = typeof inner?.code === 'string' && inner.code.trim() !== '' ? inner.code : undefined;
+    const named = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
+    const code = named(inner?.code) ?? named(inner?.status);
     return text === undefined ? undefined : { message: text, code };
   } catch {
     return undefined;

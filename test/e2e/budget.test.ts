@@ -84,8 +84,17 @@ describe('a budget is never crossed', () => {
     // status --json of the ended job: what every run spent, beside the estimate.
     const status = await runCli(['status', job, '--json'], { env: e2e.env });
     assert.equal(status.code, 0, status.stderr);
-    const { spend } = JSON.parse(status.stdout) as { spend: { spent_usd: number; estimated_usd: number; estimate_usd: number } };
+    const { spend, last_run_spend: lastRun } = JSON.parse(status.stdout) as {
+      spend: { spent_usd: number; estimated_usd: number; estimate_usd: number };
+      last_run_spend: { spent_usd: number; estimate_usd: number } | null;
+    };
     assert.deepEqual([spend.spent_usd, spend.estimated_usd, spend.estimate_usd], [50, 50, 50]);
+    // status of the ended job tells its last run's part apart, as that run's summary did.
+    assert.deepEqual([lastRun?.spent_usd, lastRun?.estimate_usd], [15, 15]);
+    const told = await runCli(['status', job], { env: e2e.env });
+    assert.equal(told.code, 0, told.stderr);
+    assert.match(told.stdout, /^last run: \$15\.00 \(\$0\.00 billed, \$15\.00 estimated\) of \$15\.00 estimated$/m, told.stdout);
+    assert.match(told.stdout, /^the job: {2}\$50\.00 /m);
     const csv = await runCli(['results', job, '--format', 'csv'], { env: e2e.env });
     assert.equal(csv.code, 0, csv.stderr);
     const [head, first] = csv.stdout.split('\n');

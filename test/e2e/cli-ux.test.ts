@@ -17,7 +17,9 @@ const KEY = 'sk-test-cli-ux-000000000000';
 /** A job of `n` items, half on a general-protocol model and half on an openai one. */
 function writeMixedJob(dir: string, n: number, extra = ''): string {
   const items = Array.from({ length: n }, (_, i) =>
-    i % 2 === 0 ? `  - id: g${i}\n    prompt: general ${i}` : `  - id: o${i}\n    prompt: openai ${i}\n    model: sora-2`,
+    i % 2 === 0
+      ? `  - id: g${i}\n    prompt: general ${i}`
+      : `  - id: o${i}\n    prompt: openai ${i}\n    model: veo-3.1-fast-generate-001`,
   );
   const path = join(dir, 'mixed.yaml');
   writeFileSync(
@@ -30,7 +32,7 @@ function writeMixedJob(dir: string, n: number, extra = ''): string {
       '  model: seedance-1-0-pro-250528',
       '  seconds: "05"',
       'models:',
-      '  sora-2:',
+      '  veo-3.1-fast-generate-001:',
       '    protocol: openai',
       extra,
       'items:',
@@ -50,8 +52,8 @@ describe('run --dry-run', () => {
     assert.ok(lines.length < 80, `a summary, not every request: ${lines.length} lines`);
     assert.deepEqual(lines.slice(-4), [
       '80 create request(s), by model and protocol:',
-      '  seedance-1-0-pro-250528  general  40  POST http://127.0.0.1:9/v1/video/generations',
-      '  sora-2                   openai   40  POST http://127.0.0.1:9/v1/videos',
+      '  seedance-1-0-pro-250528    general  40  POST http://127.0.0.1:9/v1/video/generations',
+      '  veo-3.1-fast-generate-001  openai   40  POST http://127.0.0.1:9/v1/videos',
       'shown: the first request of each; every request: reelflow run --dry-run --full (or --json)',
     ]);
     const full = await runCli(['run', job, '--dry-run', '--full'], { env: { ...process.env, GATEWAY_API_KEY: KEY } });

@@ -35,7 +35,9 @@ function assertAddsUp(p: JobProgress, where: string): void {
   assert.equal(done + c.skipped + c.in_flight + c.pending, p.total, `${where}: the counts make the total: ${JSON.stringify(p)}`);
 }
 
-describe('counts that add up: takes past the window, --only, budget stops', () => {
+// The cases share one Temporal server and simulator and run side by side: each has its own job,
+// output and prompts, and most of their time is waiting on renders and polls.
+describe('counts that add up: takes past the window, --only, budget stops', { concurrency: true }, () => {
   const e2e = useTemporalAndSimulator(KEY, { ports: [0], renderMs: [150, 400], seed: 33 });
 
   /** Runs `args` to its end while asking the job's progress; returns the run and every answer. */

@@ -19,7 +19,7 @@ interface JobOptions {
   outputDir?: string;
   keyEnv?: string;
   enhance?: boolean;
-  /** Items as `model` names; default: one seedance item and one sora-2 item. */
+  /** Items as `model` names; default: one seedance item and one veo-3.1-fast-generate-001 item. */
   models?: string[];
   /** `models.<name>.protocol` entries. */
   protocols?: Record<string, 'general' | 'openai'>;
@@ -41,7 +41,7 @@ function writeDoctorJob(dir: string, o: JobOptions): string {
     'output:',
     `  dir: ${o.outputDir ?? './out/{date}'}`,
     'items:',
-    ...(o.models ?? ['seedance-1-0-pro-250528', 'sora-2']).flatMap((model, i) => [
+    ...(o.models ?? ['seedance-1-0-pro-250528', 'veo-3.1-fast-generate-001']).flatMap((model, i) => [
       `  - prompt: scene ${i + 1}, a lighthouse at dusk`,
       `    model: ${model}`,
     ]),
@@ -93,7 +93,7 @@ function openaiOnlyGateway(options: { litellm: boolean; catalog?: boolean }): Pr
       if (!keyed) return refuse();
       return json(res, 200, {
         object: 'list',
-        data: ['sora-2', 'claude-sonnet-4-6'].map((id) => ({ id, object: 'model', owned_by: 'openai' })),
+        data: ['veo-3.1-fast-generate-001', 'claude-sonnet-4-6'].map((id) => ({ id, object: 'model', owned_by: 'openai' })),
       });
     }
     if (req.method === 'POST' && path === '/v1/messages') {
@@ -144,7 +144,7 @@ describe('reelflow doctor', { timeout: 180_000 }, () => {
       `gateway ${alternate} (alternate 1)`,
       'messages',
       'model seedance-1-0-pro-250528',
-      'model sora-2',
+      'model veo-3.1-fast-generate-001',
       'enhance model claude-sonnet-4-6',
       'temporal',
       'output',
@@ -158,8 +158,8 @@ describe('reelflow doctor', { timeout: 180_000 }, () => {
     assert.match(lines.get('messages')!.detail, /accepts the key and anthropic-version 2023-06-01/);
     // Every model of the job, the enhance model too, against the key's catalog (GET /v1/models), as `run` checks them.
     assert.match(
-      lines.get('model sora-2')!.detail,
-      new RegExp(`^in the catalog of ${primary.replace(/[.]/g, '\\.')} \\(8 models listed for this key\\)$`),
+      lines.get('model veo-3.1-fast-generate-001')!.detail,
+      new RegExp(`^in the catalog of ${primary.replace(/[.]/g, '\\.')} \\(9 models listed for this key\\)$`),
     );
     assert.equal(lines.get('enhance model claude-sonnet-4-6')!.status, 'ok');
     assert.equal(lines.get('key variable')!.detail, 'GATEWAY_API_KEY is set');
@@ -176,8 +176,8 @@ describe('reelflow doctor', { timeout: 180_000 }, () => {
     const job = writeDoctorJob(dir, {
       name: 'openai-only',
       baseUrls: [gateway.url],
-      models: ['sora-2'],
-      protocols: { 'sora-2': 'openai' },
+      models: ['veo-3.1-fast-generate-001'],
+      protocols: { 'veo-3.1-fast-generate-001': 'openai' },
     });
     const result = await runCli(['doctor', job], { env });
     assert.equal(result.code, 0, result.stdout + result.stderr);
@@ -188,13 +188,18 @@ describe('reelflow doctor', { timeout: 180_000 }, () => {
     assert.match(line!.detail, /key accepted/);
     assert.match(line!.detail, /openai ✓/);
     assert.match(line!.detail, /general ✗ \(not used by this job\)/);
-    assert.equal(lines.get('model sora-2')?.status, 'ok', result.stdout);
+    assert.equal(lines.get('model veo-3.1-fast-generate-001')?.status, 'ok', result.stdout);
     assert.ok(!gateway.seen.some((s) => s.method === 'POST' && s.path.startsWith('/v1/video')), 'the doctor never creates a task');
   });
 
   it('a gateway that publishes no catalog: models not checked, a warning, not a failure (exit 0)', async () => {
     const gateway = await openaiOnlyGateway({ litellm: false, catalog: false });
-    const job = writeDoctorJob(dir, { name: 'no-catalog', baseUrls: [gateway.url], models: ['sora-2'], protocols: { 'sora-2': 'openai' } });
+    const job = writeDoctorJob(dir, {
+      name: 'no-catalog',
+      baseUrls: [gateway.url],
+      models: ['veo-3.1-fast-generate-001'],
+      protocols: { 'veo-3.1-fast-generate-001': 'openai' },
+    });
     const result = await runCli(['doctor', job], { env });
     assert.equal(result.code, 0, result.stdout + result.stderr);
     const models = linesOf(result).get('models');
@@ -206,14 +211,14 @@ describe('reelflow doctor', { timeout: 180_000 }, () => {
   });
 
   it('a model the catalog lacks: FAIL with its line and the closest names, in the words `run` uses (exit 2)', async () => {
-    const job = writeDoctorJob(dir, { name: 'typo', baseUrls: sim.urls, models: ['sora2'] });
+    const job = writeDoctorJob(dir, { name: 'typo', baseUrls: sim.urls, models: ['veo3.1-fast'] });
     const result = await runCli(['doctor', job], { env });
     assert.equal(result.code, 2, result.stdout + result.stderr);
-    const line = linesOf(result).get('model sora2');
+    const line = linesOf(result).get('model veo3.1-fast');
     assert.equal(line?.status, 'FAIL', result.stdout);
     assert.match(
       line!.detail,
-      /^model "sora2" is not in the gateway's catalog for this key \(GET \/v1\/models on http:\/\/127\.0\.0\.1:\d+ lists 8 models\); set at .*typo\.yaml:\d+:12 \(items\[0\]\.model\); closest in the catalog: sora-2, /,
+      /^model "veo3\.1-fast" is not in the gateway's catalog for this key \(GET \/v1\/models on http:\/\/127\.0\.0\.1:\d+ lists 9 models\); set at .*typo\.yaml:\d+:12 \(items\[0\]\.model\); closest in the catalog: veo-3\.1-fast-generate-001, /,
     );
     const run = await runCli(['run', job], { env });
     assert.equal(run.code, 2, run.stdout + run.stderr);
@@ -226,8 +231,8 @@ describe('reelflow doctor', { timeout: 180_000 }, () => {
     const job = writeDoctorJob(dir, {
       name: 'general-on-openai-only',
       baseUrls: [gateway.url],
-      models: ['sora-2', 'seedance-1-0-pro-250528'],
-      protocols: { 'sora-2': 'openai' },
+      models: ['veo-3.1-fast-generate-001', 'seedance-1-0-pro-250528'],
+      protocols: { 'veo-3.1-fast-generate-001': 'openai' },
     });
     const result = await runCli(['doctor', job], { env });
     assert.equal(result.code, 2, result.stdout + result.stderr);
@@ -238,7 +243,7 @@ describe('reelflow doctor', { timeout: 180_000 }, () => {
     assert.match(line!.detail, /seedance-1-0-pro-250528/);
     assert.doesNotMatch(line!.detail, /must be the gateway's root/);
     // The address works for what it serves: the models check still runs.
-    assert.equal(linesOf(result).get('model sora-2')?.status, 'ok', result.stdout);
+    assert.equal(linesOf(result).get('model veo-3.1-fast-generate-001')?.status, 'ok', result.stdout);
   });
 
   it('probes Messages only when the job enhances', async () => {
@@ -246,8 +251,8 @@ describe('reelflow doctor', { timeout: 180_000 }, () => {
     const plain = writeDoctorJob(dir, {
       name: 'no-enhance',
       baseUrls: [gateway.url],
-      models: ['sora-2'],
-      protocols: { 'sora-2': 'openai' },
+      models: ['veo-3.1-fast-generate-001'],
+      protocols: { 'veo-3.1-fast-generate-001': 'openai' },
     });
     const without = await runCli(['doctor', plain], { env });
     assert.equal(without.code, 0, without.stdout + without.stderr);
@@ -257,8 +262,8 @@ describe('reelflow doctor', { timeout: 180_000 }, () => {
     const enhanced = writeDoctorJob(dir, {
       name: 'enhance',
       baseUrls: [gateway.url],
-      models: ['sora-2'],
-      protocols: { 'sora-2': 'openai' },
+      models: ['veo-3.1-fast-generate-001'],
+      protocols: { 'veo-3.1-fast-generate-001': 'openai' },
       enhance: true,
     });
     const result = await runCli(['doctor', enhanced], { env });
@@ -274,8 +279,8 @@ describe('reelflow doctor', { timeout: 180_000 }, () => {
     const job = writeDoctorJob(dir, {
       name: 'litellm-shaped',
       baseUrls: [gateway.url],
-      models: ['sora-2'],
-      protocols: { 'sora-2': 'openai' },
+      models: ['veo-3.1-fast-generate-001'],
+      protocols: { 'veo-3.1-fast-generate-001': 'openai' },
     });
     const result = await runCli(['doctor', job], { env });
     assert.equal(result.code, 0, result.stdout + result.stderr);

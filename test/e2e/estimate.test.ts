@@ -10,7 +10,7 @@ import { tempDir } from '../support/jobs';
 // Entries written for this test in the shape of LiteLLM's model_prices_and_context_window.json.
 const LITELLM_MAP = JSON.stringify(
   {
-    'openai/sora-2': { litellm_provider: 'openai', mode: 'video_generation', output_cost_per_video_per_second: 0.1 },
+    'gemini/veo-3.1-fast-generate-001': { litellm_provider: 'gemini', mode: 'video_generation', output_cost_per_second: 0.1 },
     'claude-sonnet-4-6': { litellm_provider: 'anthropic', mode: 'chat', input_cost_per_token: 3e-6, output_cost_per_token: 1.5e-5 },
   },
   null,
@@ -32,7 +32,7 @@ budget:
 items:
   - {id: a, prompt: one, resolution: 1080p}
   - {id: b, prompt: two, resolution: 720p}
-  - {id: c, prompt: three, model: sora-2, protocol: openai, seconds: "8", size: 1280x720}
+  - {id: c, prompt: three, model: veo-3.1-fast-generate-001, protocol: openai, seconds: "8", size: 1280x720}
   - {id: d, prompt: four, model: kling-v2}
 `;
 
@@ -54,7 +54,10 @@ describe('the estimate before anything is sent', () => {
     assert.match(r.stderr, /run refuses this job: .*kling-v2.*--dry-run/s);
     assert.match(r.stdout, /^estimate: \$1\.65 \(USD\) for 3 of 4 items; 1 without a price, not counted$/m);
     assert.match(r.stdout, /^ +\$0\.85 {2}seedance-1-0-pro-250528: 2 items, price from job file$/m);
-    assert.match(r.stdout, /^ +\$0\.80 {2}sora-2: 1 item, price from litellm\.json \(openai\/sora-2\)$/m);
+    assert.match(
+      r.stdout,
+      /^ +\$0\.80 {2}veo-3.1-fast-generate-001: 1 item, price from litellm\.json \(gemini\/veo-3\.1-fast-generate-001\)$/m,
+    );
     assert.match(r.stdout, /^ +- {2}kling-v2: 1 item$/m);
     assert.match(
       r.stdout,
@@ -88,12 +91,12 @@ describe('the estimate before anything is sent', () => {
           assumed_seconds: {},
         },
         {
-          model: 'sora-2',
+          model: 'veo-3.1-fast-generate-001',
           role: 'video',
           items: 1,
           priced_items: 1,
           usd: 0.8,
-          source: 'litellm.json (openai/sora-2)',
+          source: 'litellm.json (gemini/veo-3.1-fast-generate-001)',
           assumed_seconds: {},
         },
         { model: 'kling-v2', role: 'video', items: 1, priced_items: 0, usd: 0, source: null, assumed_seconds: {} },
@@ -180,15 +183,12 @@ describe('the estimate before anything is sent', () => {
 
   it('a bad price in a LiteLLM-format file is refused at its line in that file', async () => {
     const { dir, job } = jobDir();
-    writeFileSync(
-      join(dir, 'litellm.json'),
-      LITELLM_MAP.replace('"output_cost_per_video_per_second": 0.1', '"output_cost_per_video_per_second": "0.1"'),
-    );
+    writeFileSync(join(dir, 'litellm.json'), LITELLM_MAP.replace('"output_cost_per_second": 0.1', '"output_cost_per_second": "0.1"'));
     const r = await runCli(['validate', job], { env });
     assert.equal(r.code, 2);
     assert.ok(
       r.stderr.includes(
-        `${join(dir, 'litellm.json')}:5:45: openai/sora-2.output_cost_per_video_per_second must be a price in USD: a number 0 or more, such as 0.10, got "0.1"`,
+        `${join(dir, 'litellm.json')}:5:35: gemini/veo-3.1-fast-generate-001.output_cost_per_second must be a price in USD: a number 0 or more, such as 0.10, got "0.1"`,
       ),
       r.stderr,
     );

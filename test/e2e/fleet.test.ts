@@ -134,7 +134,7 @@ describe('a fleet: workers that share nothing with the submitter but Temporal an
     for (let i = 1; i <= ITEMS; i++) {
       const name = i === ITEMS ? 'img-1.png' : `img-${i}.png`;
       if (!images.has(name)) images.set(name, image(name));
-      rows.push(`row-${i},fleet prompt ${i},assets/${name},${i === 2 ? 'sora-2' : ''}`);
+      rows.push(`row-${i},fleet prompt ${i},assets/${name},${i === 2 ? 'veo-3.1-fast-generate-001' : ''}`);
     }
     for (const [name, bytes] of images) writeFileSync(join(jobDir, 'assets', name), bytes);
     writeFileSync(join(jobDir, 'rows.csv'), `${rows.join('\n')}\n`);
@@ -150,7 +150,7 @@ describe('a fleet: workers that share nothing with the submitter but Temporal an
         '  model: seedance-1-0-pro-250528',
         '  seconds: "5"',
         'models:',
-        '  sora-2:',
+        '  veo-3.1-fast-generate-001:',
         '    protocol: openai',
         '    seconds: "4"',
         '    assets: [image]',

@@ -82,14 +82,14 @@ describe('reelflow against the simulator imitating LiteLLM and new-api (issue #1
   }
 
   it('litellm: the openai protocol with ~138-character ids holding + / =, downloads cut and restarted whole (Range ignored)', async () => {
-    const items = [1, 2, 3].map((i) => ({ id: `l-${i}`, prompt: `litellm prompt ${i}`, model: 'sora-2' }));
+    const items = [1, 2, 3].map((i) => ({ id: `l-${i}`, prompt: `litellm prompt ${i}`, model: 'veo-3.1-fast-generate-001' }));
     const r = await run(
       { profile: 'litellm', renderMs: [600, 1200], seed: 15, faults: { cutDownloadRate: 0.5, scope: ['content'] } },
       {
         name: 'profile-litellm',
         items,
         polling: 'polling:\n  initial: 300ms\n  max: 2s\n  timeout: 3m',
-        extra: 'models:\n  sora-2:\n    protocol: openai\n    seconds: "4"\nretries:\n  download: 10',
+        extra: 'models:\n  veo-3.1-fast-generate-001:\n    protocol: openai\n    seconds: "4"\nretries:\n  download: 10',
       },
     );
     assert.equal(r.code, 0, r.stderr);
@@ -107,10 +107,10 @@ describe('reelflow against the simulator imitating LiteLLM and new-api (issue #1
     assert.deepEqual(others, ['other GET /api/pricing'], 'no other request to a route LiteLLM does not have');
   });
 
-  it('new-api: 2 s refresh not over-polled, a Sora result_url on ServerAddress fetched through the base with the key, Range ignored', async (t) => {
+  it('new-api: 2 s refresh not over-polled, a Veo result_url on ServerAddress fetched through the base with the key, Range ignored', async (t) => {
     const items = [
-      { id: 'n-sora-openai', prompt: 'new-api sora openai', model: 'sora-2' },
-      { id: 'n-sora-general', prompt: 'new-api sora general', model: 'sora-2-pro' },
+      { id: 'n-veo-openai', prompt: 'new-api veo openai', model: 'veo-3.1-fast-generate-001' },
+      { id: 'n-veo-general', prompt: 'new-api veo general', model: 'veo-3.1-generate-001' },
       { id: 'n-seedance', prompt: 'new-api seedance' },
       { id: 'n-seedance-2', prompt: 'new-api seedance 2' },
     ];
@@ -120,16 +120,16 @@ describe('reelflow against the simulator imitating LiteLLM and new-api (issue #1
         name: 'profile-new-api',
         items,
         polling: 'polling:\n  initial: 500ms\n  max: 20s\n  timeout: 3m',
-        extra: 'models:\n  sora-2:\n    protocol: openai\n    seconds: "4"\nretries:\n  download: 10',
+        extra: 'models:\n  veo-3.1-fast-generate-001:\n    protocol: openai\n    seconds: "4"\nretries:\n  download: 10',
       },
     );
     assert.equal(r.code, 0, r.stderr);
     const base = r.sim.urls[0]!;
     for (const row of r.rows.values()) assertSucceeded(r, row);
-    const viaServerAddress = r.rows.get('n-sora-general')!;
+    const viaServerAddress = r.rows.get('n-veo-general')!;
     assert.equal(viaServerAddress.download_base_url, base, 'http://localhost:3000/… was fetched through the base address');
     assert.equal(viaServerAddress.sha256, await served(r.sim, viaServerAddress.task_id!));
-    assert.equal(r.rows.get('n-sora-openai')!.sha256, await served(r.sim, r.rows.get('n-sora-openai')!.task_id!));
+    assert.equal(r.rows.get('n-veo-openai')!.sha256, await served(r.sim, r.rows.get('n-veo-openai')!.task_id!));
     const stats = r.sim.stats();
     assert.equal(stats.cdnAuthHeadersSeen, 0, 'the key never went to the Seedance file host');
     assert.ok(stats.cdnRequests >= 2, 'the Seedance videos came from their file host');
@@ -151,8 +151,8 @@ describe('reelflow against the simulator imitating LiteLLM and new-api (issue #1
   it('new-api 0.10: task_id create answers, addresses in fail_reason, a failed Seedance render with its real reason', async () => {
     const items = [
       ...[1, 2, 3, 4, 5].map((i) => ({ id: `o-seedance-${i}`, prompt: `old new-api seedance ${i}` })),
-      { id: 'o-sora-general', prompt: 'old new-api sora general', model: 'sora-2-pro' },
-      { id: 'o-sora-openai', prompt: 'old new-api sora openai', model: 'sora-2' },
+      { id: 'o-veo-general', prompt: 'old new-api veo general', model: 'veo-3.1-generate-001' },
+      { id: 'o-veo-openai', prompt: 'old new-api veo openai', model: 'veo-3.1-fast-generate-001' },
     ];
     const r = await run(
       { profile: 'new-api-0.10', refreshMs: 1_000, renderMs: [1_000, 2_500], seed: 11, faults: { failRate: 0.4 } },
@@ -160,7 +160,7 @@ describe('reelflow against the simulator imitating LiteLLM and new-api (issue #1
         name: 'profile-new-api-010',
         items,
         polling: 'polling:\n  initial: 500ms\n  max: 5s\n  timeout: 3m',
-        extra: 'models:\n  sora-2:\n    protocol: openai\n    seconds: "4"',
+        extra: 'models:\n  veo-3.1-fast-generate-001:\n    protocol: openai\n    seconds: "4"',
       },
     );
     let failed = 0;
@@ -170,6 +170,12 @@ describe('reelflow against the simulator imitating LiteLLM and new-api (issue #1
           data: { status: string; fail_reason: string; data: { error?: { code: string; message: string } } };
         }
       ).data;
+      // A Veo task (new-api's Gemini channel) reads {status: "failed", url: reason} there, nothing nested.
+      if (truth.status === 'failed') {
+        failed++;
+        assert.equal(row.state, 'failed', row.id);
+        continue;
+      }
       if (truth.status === 'FAILURE') {
         failed++;
         assert.equal(row.state, 'failed', row.id);
@@ -192,16 +198,16 @@ describe('reelflow against the simulator imitating LiteLLM and new-api (issue #1
     assert.ok(failed >= 1 && failed <= items.length - 3, `the seed gives both outcomes (failed ${failed})`);
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.rows.get('o-seedance-1')!.task_id ?? '', /^cgt-\d+-[0-9a-f]{6}$/, 'the id of a {"task_id"} create answer');
-    const sora = r.rows.get('o-sora-general')!;
-    if (sora.state === 'succeeded')
-      assert.equal(sora.download_base_url, r.sim.urls[0], 'its fail_reason address on localhost:3000, fetched through the base');
+    const veo = r.rows.get('o-veo-general')!;
+    if (veo.state === 'succeeded')
+      assert.equal(veo.download_base_url, r.sim.urls[0], 'its url address on localhost:3000, fetched through the base');
     assert.equal(r.sim.stats().cdnAuthHeadersSeen, 0, 'the key never went to the Seedance file host');
   });
 
   it("new-api's fetch guard: a download failure in the server's words, not a key or quota error, and the job goes on", async () => {
     const items = [
-      { id: 'g-1', prompt: 'guarded 1', model: 'sora-2' },
-      { id: 'g-2', prompt: 'guarded 2', model: 'sora-2' },
+      { id: 'g-1', prompt: 'guarded 1', model: 'veo-3.1-fast-generate-001' },
+      { id: 'g-2', prompt: 'guarded 2', model: 'veo-3.1-fast-generate-001' },
     ];
     const r = await run(
       { profile: 'new-api', refreshMs: 500, renderMs: 600, faults: { fetchGuardPort: 19180 } },
@@ -209,7 +215,7 @@ describe('reelflow against the simulator imitating LiteLLM and new-api (issue #1
         name: 'profile-fetch-guard',
         items,
         polling: 'polling:\n  initial: 300ms\n  max: 2s\n  timeout: 2m',
-        extra: 'models:\n  sora-2:\n    protocol: openai\n    seconds: "4"\nretries:\n  download: 2',
+        extra: 'models:\n  veo-3.1-fast-generate-001:\n    protocol: openai\n    seconds: "4"\nretries:\n  download: 2',
       },
     );
     assert.equal(r.code, 1, r.stderr);

@@ -56,7 +56,7 @@ describe('a hostile gateway, a dead primary and a key-refusing CDN (issue #4, do
     const items = Array.from({ length: 10 }, (_, i) => ({
       id: `q-${i + 1}`,
       prompt: `quirks prompt ${i + 1}`,
-      ...(i % 2 === 1 ? { model: 'sora-2' } : {}),
+      ...(i % 2 === 1 ? { model: 'veo-3.1-fast-generate-001' } : {}),
     }));
     const job = writeJob(dir, {
       name: 'quirks',
@@ -64,7 +64,7 @@ describe('a hostile gateway, a dead primary and a key-refusing CDN (issue #4, do
       items,
       maxInFlight: 5,
       polling: 'polling:\n  initial: 300ms\n  max: 1s\n  timeout: 5m',
-      extra: 'models:\n  sora-2:\n    protocol: openai\nretries:\n  download: 10',
+      extra: 'models:\n  veo-3.1-fast-generate-001:\n    protocol: openai\nretries:\n  download: 10',
     });
     const result = await runCli(['run', job], { env: e2e.env });
     const stats = e2e.sim.stats();

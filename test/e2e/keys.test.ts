@@ -94,117 +94,121 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
     rmSync(config, { recursive: true, force: true });
   });
 
-  it('two concurrent runs with keys A and B: each gateway sees only its own key, both finish', async () => {
-    const proxyA = await keyProxy(sim.urls[0]!);
-    const proxyB = await keyProxy(sim.urls[0]!);
-    try {
-      const jobA = writeKeyJob(tempDir(), 'keys-a', proxyA.url, 6);
-      const jobB = writeKeyJob(tempDir(), 'keys-b', proxyB.url, 6);
-      const [a, b] = await Promise.all([
-        runCli(['run', jobA], { env: envWith({ GATEWAY_API_KEY: KEY_A }) }),
-        runCli(['run', jobB], { env: envWith({ GATEWAY_API_KEY: KEY_B }) }),
-      ]);
-      assert.equal(a.code, 0, a.stderr + a.stdout);
-      assert.equal(b.code, 0, b.stderr + b.stdout);
-      assert.match(a.stdout, /keys-a: 6 of 6 succeeded/);
-      assert.match(b.stdout, /keys-b: 6 of 6 succeeded/);
-      assert.ok(proxyA.tokens.length > 0 && proxyB.tokens.length > 0);
-      assert.deepEqual(Object.keys(counts(proxyA.keys)), [KEY_A], `A's gateway saw ${JSON.stringify(counts(proxyA.tokens))}`);
-      assert.deepEqual(Object.keys(counts(proxyB.keys)), [KEY_B], `B's gateway saw ${JSON.stringify(counts(proxyB.tokens))}`);
-    } finally {
-      await proxyA.close();
-      await proxyB.close();
-    }
-  });
+  // Each of these runs its job with a worker of its own through a proxy of its own: they run side by
+  // side. The fleet cases below share the fleet's queue, so they run one at a time after them.
+  describe('runs with workers of their own', { concurrency: true }, () => {
+    it('two concurrent runs with keys A and B: each gateway sees only its own key, both finish', async () => {
+      const proxyA = await keyProxy(sim.urls[0]!);
+      const proxyB = await keyProxy(sim.urls[0]!);
+      try {
+        const jobA = writeKeyJob(tempDir(), 'keys-a', proxyA.url, 6);
+        const jobB = writeKeyJob(tempDir(), 'keys-b', proxyB.url, 6);
+        const [a, b] = await Promise.all([
+          runCli(['run', jobA], { env: envWith({ GATEWAY_API_KEY: KEY_A }) }),
+          runCli(['run', jobB], { env: envWith({ GATEWAY_API_KEY: KEY_B }) }),
+        ]);
+        assert.equal(a.code, 0, a.stderr + a.stdout);
+        assert.equal(b.code, 0, b.stderr + b.stdout);
+        assert.match(a.stdout, /keys-a: 6 of 6 succeeded/);
+        assert.match(b.stdout, /keys-b: 6 of 6 succeeded/);
+        assert.ok(proxyA.tokens.length > 0 && proxyB.tokens.length > 0);
+        assert.deepEqual(Object.keys(counts(proxyA.keys)), [KEY_A], `A's gateway saw ${JSON.stringify(counts(proxyA.tokens))}`);
+        assert.deepEqual(Object.keys(counts(proxyB.keys)), [KEY_B], `B's gateway saw ${JSON.stringify(counts(proxyB.tokens))}`);
+      } finally {
+        await proxyA.close();
+        await proxyB.close();
+      }
+    });
 
-  for (const variable of ['OPENAI_API_KEY', 'TEMPORAL_API_KEY', 'AWS_SECRET_ACCESS_KEY']) {
-    it(`a job naming ${variable} is refused before any request (exit 2, variable and host named)`, async () => {
+    for (const variable of ['OPENAI_API_KEY', 'TEMPORAL_API_KEY', 'AWS_SECRET_ACCESS_KEY']) {
+      it(`a job naming ${variable} is refused before any request (exit 2, variable and host named)`, async () => {
+        const proxy = await keyProxy(sim.urls[0]!);
+        try {
+          const job = writeKeyJob(tempDir(), `keys-${variable.toLowerCase().replace(/_/g, '-')}`, proxy.url, 1, variable);
+          const result = await runCli(['run', job], { env: envWith(OTHER_SECRETS) });
+          assert.equal(result.code, 2, result.stderr + result.stdout);
+          assert.ok(result.stderr.includes(variable), result.stderr);
+          assert.ok(result.stderr.includes(new URL(proxy.url).host), result.stderr);
+          assert.ok(!result.stderr.includes(KEY_A) && !result.stdout.includes(KEY_A));
+          assert.ok(!result.stderr.includes('[REDACTED]'), `the advice reads whole: ${result.stderr}`);
+          assert.deepEqual(proxy.tokens, []);
+        } finally {
+          await proxy.close();
+        }
+      });
+    }
+
+    it('prompt rewrites send nothing with a key the rule refuses: enhance and run --enhance-only exit 2', async () => {
       const proxy = await keyProxy(sim.urls[0]!);
       try {
-        const job = writeKeyJob(tempDir(), `keys-${variable.toLowerCase().replace(/_/g, '-')}`, proxy.url, 1, variable);
-        const result = await runCli(['run', job], { env: envWith(OTHER_SECRETS) });
-        assert.equal(result.code, 2, result.stderr + result.stdout);
-        assert.ok(result.stderr.includes(variable), result.stderr);
-        assert.ok(result.stderr.includes(new URL(proxy.url).host), result.stderr);
-        assert.ok(!result.stderr.includes(KEY_A) && !result.stdout.includes(KEY_A));
-        assert.ok(!result.stderr.includes('[REDACTED]'), `the advice reads whole: ${result.stderr}`);
+        const dir = tempDir();
+        const job = writeKeyJob(dir, 'keys-enhance', proxy.url, 2, 'OPENAI_API_KEY');
+        writeFileSync(job, `${readFileSync(job, 'utf8')}enhance:\n  model: claude-sonnet-4-6\n`);
+        for (const args of [
+          ['enhance', job],
+          ['run', job, '--enhance-only'],
+        ]) {
+          const result = await runCli(args, { env: envWith(OTHER_SECRETS) });
+          assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}${result.stdout}`);
+          assert.ok(result.stderr.includes('OPENAI_API_KEY'), result.stderr);
+          assert.ok(!result.stderr.includes(KEY_A) && !result.stdout.includes(KEY_A));
+        }
+        assert.deepEqual(proxy.tokens, [], 'no request reached the gateway');
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    it('doctor probes no gateway with a key the rule refuses (exit 2, key rule named)', async () => {
+      const proxy = await keyProxy(sim.urls[0]!);
+      try {
+        const job = writeKeyJob(tempDir(), 'keys-doctor', proxy.url, 1, 'OPENAI_API_KEY');
+        const result = await runCli(['doctor', job], { env: envWith(OTHER_SECRETS) });
+        assert.equal(result.code, 2, result.stdout + result.stderr);
+        assert.match(result.stdout, /FAIL\s+key rule: run refuses this job, so no gateway was probed/);
+        assert.ok(!result.stdout.includes(KEY_A) && !result.stderr.includes(KEY_A));
         assert.deepEqual(proxy.tokens, []);
       } finally {
         await proxy.close();
       }
     });
-  }
 
-  it('prompt rewrites send nothing with a key the rule refuses: enhance and run --enhance-only exit 2', async () => {
-    const proxy = await keyProxy(sim.urls[0]!);
-    try {
-      const dir = tempDir();
-      const job = writeKeyJob(dir, 'keys-enhance', proxy.url, 2, 'OPENAI_API_KEY');
-      writeFileSync(job, `${readFileSync(job, 'utf8')}enhance:\n  model: claude-sonnet-4-6\n`);
-      for (const args of [
-        ['enhance', job],
-        ['run', job, '--enhance-only'],
-      ]) {
-        const result = await runCli(args, { env: envWith(OTHER_SECRETS) });
-        assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}${result.stdout}`);
-        assert.ok(result.stderr.includes('OPENAI_API_KEY'), result.stderr);
-        assert.ok(!result.stderr.includes(KEY_A) && !result.stdout.includes(KEY_A));
+    it('TEMPORAL_* and AWS_* stay refused even when allowed on the command line', async () => {
+      const proxy = await keyProxy(sim.urls[0]!);
+      try {
+        const job = writeKeyJob(tempDir(), 'keys-temporal-allowed', proxy.url, 1, 'TEMPORAL_API_KEY');
+        const result = await runCli(['run', job, '--allow-key', `TEMPORAL_API_KEY@${proxy.url}`], { env: envWith(OTHER_SECRETS) });
+        assert.equal(result.code, 2, result.stderr + result.stdout);
+        assert.match(result.stderr, /TEMPORAL_API_KEY.*never sent/);
+        assert.deepEqual(proxy.tokens, []);
+      } finally {
+        await proxy.close();
       }
-      assert.deepEqual(proxy.tokens, [], 'no request reached the gateway');
-    } finally {
-      await proxy.close();
-    }
-  });
+    });
 
-  it('doctor probes no gateway with a key the rule refuses (exit 2, key rule named)', async () => {
-    const proxy = await keyProxy(sim.urls[0]!);
-    try {
-      const job = writeKeyJob(tempDir(), 'keys-doctor', proxy.url, 1, 'OPENAI_API_KEY');
-      const result = await runCli(['doctor', job], { env: envWith(OTHER_SECRETS) });
-      assert.equal(result.code, 2, result.stdout + result.stderr);
-      assert.match(result.stdout, /FAIL\s+key rule: run refuses this job, so no gateway was probed/);
-      assert.ok(!result.stdout.includes(KEY_A) && !result.stderr.includes(KEY_A));
-      assert.deepEqual(proxy.tokens, []);
-    } finally {
-      await proxy.close();
-    }
-  });
+    it('another variable goes only where the user allowed it: --allow-key, or the user settings file', async () => {
+      const proxy = await keyProxy(sim.urls[0]!);
+      try {
+        const dir = tempDir();
+        const job = writeKeyJob(dir, 'keys-lab', proxy.url, 1, 'LAB_GATEWAY_KEY');
+        const refused = await runCli(['validate', job], { env: envWith(OTHER_SECRETS) });
+        assert.equal(refused.code, 0, refused.stderr);
+        assert.match(refused.stdout + refused.stderr, /warning: .*LAB_GATEWAY_KEY.*--allow-key/s);
+        const allowed = await runCli(['run', job, '--allow-key', `LAB_GATEWAY_KEY@${proxy.url}`], { env: envWith(OTHER_SECRETS) });
+        assert.equal(allowed.code, 0, allowed.stderr + allowed.stdout);
+        assert.deepEqual(Object.keys(counts(proxy.keys)), [KEY_A]);
 
-  it('TEMPORAL_* and AWS_* stay refused even when allowed on the command line', async () => {
-    const proxy = await keyProxy(sim.urls[0]!);
-    try {
-      const job = writeKeyJob(tempDir(), 'keys-temporal-allowed', proxy.url, 1, 'TEMPORAL_API_KEY');
-      const result = await runCli(['run', job, '--allow-key', `TEMPORAL_API_KEY@${proxy.url}`], { env: envWith(OTHER_SECRETS) });
-      assert.equal(result.code, 2, result.stderr + result.stdout);
-      assert.match(result.stderr, /TEMPORAL_API_KEY.*never sent/);
-      assert.deepEqual(proxy.tokens, []);
-    } finally {
-      await proxy.close();
-    }
-  });
-
-  it('another variable goes only where the user allowed it: --allow-key, or the user settings file', async () => {
-    const proxy = await keyProxy(sim.urls[0]!);
-    try {
-      const dir = tempDir();
-      const job = writeKeyJob(dir, 'keys-lab', proxy.url, 1, 'LAB_GATEWAY_KEY');
-      const refused = await runCli(['validate', job], { env: envWith(OTHER_SECRETS) });
-      assert.equal(refused.code, 0, refused.stderr);
-      assert.match(refused.stdout + refused.stderr, /warning: .*LAB_GATEWAY_KEY.*--allow-key/s);
-      const allowed = await runCli(['run', job, '--allow-key', `LAB_GATEWAY_KEY@${proxy.url}`], { env: envWith(OTHER_SECRETS) });
-      assert.equal(allowed.code, 0, allowed.stderr + allowed.stdout);
-      assert.deepEqual(Object.keys(counts(proxy.keys)), [KEY_A]);
-
-      const settings = join(tempDir('reelflow-keys-xdg-'), 'reelflow');
-      mkdirSync(settings, { recursive: true });
-      writeFileSync(join(settings, 'keys.yaml'), `# docs/keys.md\nLAB_GATEWAY_KEY:\n  - ${proxy.url}\n`);
-      // A folder of its own: an output location belongs to one job (docs/reruns.md).
-      const job2 = writeKeyJob(tempDir(), 'keys-lab-settings', proxy.url, 1, 'LAB_GATEWAY_KEY');
-      const viaFile = await runCli(['run', job2], { env: envWith({ ...OTHER_SECRETS, XDG_CONFIG_HOME: join(settings, '..') }) });
-      assert.equal(viaFile.code, 0, viaFile.stderr + viaFile.stdout);
-    } finally {
-      await proxy.close();
-    }
+        const settings = join(tempDir('reelflow-keys-xdg-'), 'reelflow');
+        mkdirSync(settings, { recursive: true });
+        writeFileSync(join(settings, 'keys.yaml'), `# docs/keys.md\nLAB_GATEWAY_KEY:\n  - ${proxy.url}\n`);
+        // A folder of its own: an output location belongs to one job (docs/reruns.md).
+        const job2 = writeKeyJob(tempDir(), 'keys-lab-settings', proxy.url, 1, 'LAB_GATEWAY_KEY');
+        const viaFile = await runCli(['run', job2], { env: envWith({ ...OTHER_SECRETS, XDG_CONFIG_HOME: join(settings, '..') }) });
+        assert.equal(viaFile.code, 0, viaFile.stderr + viaFile.stdout);
+      } finally {
+        await proxy.close();
+      }
+    });
   });
 
   it("a fleet worker with another key refuses the job's activities; a worker with the same key finishes it", async () => {

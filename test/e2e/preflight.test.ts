@@ -82,7 +82,7 @@ describe('run: preflight before the first create', { timeout: 240_000 }, () => {
 
   it('an items_from row and an enhance model not in the catalog are named at their own lines', async () => {
     const dir = tempDir('reelflow-preflight-');
-    writeFileSync(join(dir, 'rows.csv'), 'id,prompt,model\nr1,one,sora-2\nr2,two,sora2-pro\n');
+    writeFileSync(join(dir, 'rows.csv'), 'id,prompt,model\nr1,one,veo-3.1-fast-generate-001\nr2,two,veo3.1-generate\n');
     const job = writeJob(dir, {
       name: 'wrong-row',
       baseUrls: e2e.sim.urls,
@@ -95,13 +95,13 @@ describe('run: preflight before the first create', { timeout: 240_000 }, () => {
     assert.equal(result.code, 2, result.stdout + result.stderr);
     assert.match(
       result.stderr,
-      /model "sora2-pro" is not in the gateway's catalog .*rows\.csv:3:\d+ \(items_from, column model\).*closest in the catalog: sora-2-pro/,
+      /model "veo3\.1-generate" is not in the gateway's catalog .*rows\.csv:3:\d+ \(items_from, column model\).*closest in the catalog: veo-3\.1-generate-001/,
     );
     assert.match(
       result.stderr,
       /enhance model "claude-sonet-4-6" is not in .*wrong-row\.yaml:\d+:\d+ \(enhance\.model\).*closest in the catalog: claude-sonnet-4-6/,
     );
-    assert.doesNotMatch(result.stderr, /"sora-2" is not in/);
+    assert.doesNotMatch(result.stderr, /"veo-3.1-fast-generate-001" is not in/);
     assert.equal(creates(e2e.sim.stats()) + messagesCalls(e2e.sim.stats()), creates(before) + messagesCalls(before), 'nothing sent');
   });
 
@@ -148,10 +148,10 @@ describe('run: preflight before the first create', { timeout: 240_000 }, () => {
       name: 'fleet-wrong-model',
       baseUrls: e2e.sim.urls,
       items: [
-        { id: 'x', prompt: 'fleet one', model: 'sora-2-pro' },
-        { id: 'y', prompt: 'fleet two', model: 'sora-3' },
+        { id: 'x', prompt: 'fleet one', model: 'veo-3.1-generate-001' },
+        { id: 'y', prompt: 'fleet two', model: 'veo-4-fast' },
       ],
-      extra: 'models:\n  sora-2-pro:\n    protocol: openai\n  sora-3:\n    protocol: openai',
+      extra: 'models:\n  veo-3.1-generate-001:\n    protocol: openai\n  veo-4-fast:\n    protocol: openai',
     });
     writeFileSync(job, readFileSync(job, 'utf8').replace('  seconds: "5"\n', '  seconds: "4"\n'));
     // The submitter has no key: it can check that the gateway answers, not what the key may use.
@@ -173,7 +173,7 @@ describe('run: preflight before the first create', { timeout: 240_000 }, () => {
       if (y) assert.equal(y.error?.kind, 'model_unavailable', manifest);
       assert.match(
         result.stdout + result.stderr + manifest,
-        /model \\?"sora-3\\?" is not in the gateway's catalog for this key .*closest in the catalog: sora-2, sora-2-pro/,
+        /model \\?"veo-4-fast\\?" is not in the gateway's catalog for this key .*closest in the catalog: veo-3\.1-fast-generate-001, veo-3\.1-fast-generate-preview/,
       );
       const after = e2e.sim.stats();
       assert.equal(after.createsByPrompt['fleet two'] ?? 0, 0, 'the refused create was never sent');

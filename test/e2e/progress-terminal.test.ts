@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { reelflowBin } from '../support/cli';
@@ -74,11 +74,13 @@ function assertOneFrame(rows: string[], columns: number): void {
   for (const row of rows) assert.ok([...row].length <= columns, `row wider than the pane: ${row}`);
 }
 
+type Terminal = Awaited<ReturnType<typeof startTerminal>>;
+
 /**
  * assertOneFrame on the screen, checked again for up to 2 s while it fails: a capture may fall
  * between a resize and the redraw it causes. Stale rows stay on screen, so they still fail it.
  */
-async function expectOneFrame(term: Awaited<ReturnType<typeof startTerminal>>, columns: number): Promise<void> {
+async function expectOneFrame(term: Terminal, columns: number): Promise<void> {
   const deadline = Date.now() + 2_000;
   for (;;) {
     try {
@@ -92,6 +94,16 @@ async function expectOneFrame(term: Awaited<ReturnType<typeof startTerminal>>, c
 
 describe('reelflow run: the live progress display in a real terminal (tmux)', () => {
   const e2e = useTemporalAndSimulator(KEY, { ports: [0], renderMs: [12000, 14000], seed: 14 });
+
+  /** `reelflow run JOB` in a pane of `size` (kept open after it), `look` at it, then the pane's server stopped. */
+  async function watchRun(job: string, size: { columns: number; rows: number }, look: (term: Terminal) => Promise<void>) {
+    const term = await startTerminal(dirname(job), `'${process.execPath}' '${reelflowBin}' run '${job}'; exec sleep 600`, size, e2e.env);
+    try {
+      await look(term);
+    } finally {
+      await term.kill();
+    }
+  }
 
   it('redraws in place in a 40-column pane with wrapping lines, after a resize, and leaves no frame behind', async () => {
     const dir = tempDir();
@@ -145,22 +157,33 @@ describe('reelflow run: the live progress display in a real terminal (tmux)', ()
     });
     writeFileSync(job, readFileSync(job, 'utf8').replace('defaults:\n', 'defaults:\n  variants: 2\n'));
     const served = e2e.sim.stats().bytesServed;
-    const term = await startTerminal(
-      dir,
-      `'${process.execPath}' '${reelflowBin}' run '${job}'; exec sleep 600`,
-      { columns: 100, rows: 20 },
-      e2e.env,
-    );
-    try {
+    await watchRun(job, { columns: 100, rows: 20 }, async (term) => {
       // Renders take 12-14 s: a header with nothing finished yet is what the display shows from its start.
       const header = await until('a header before any take finished', async () => {
         const rows = await term.screen();
         return rows.find((r) => /^\S.*\b0\/6 {1,2}0 ok {1,2}[1-6] in flight/.test(r));
       });
       assert.equal(e2e.sim.stats().bytesServed, served, `shown before the first take was downloaded: ${header}`);
-    } finally {
-      await term.kill();
-    }
+    });
+  });
+
+  it('says the job is preparing while its worker reads a 20,000-item plan, before anything is sent', async () => {
+    const dir = tempDir();
+    // A catalog's worth of rows: the worker's plan takes seconds to read, the time the display once stayed empty.
+    const rows = Array.from({ length: 20_000 }, (_, i) => `p${i},A catalog video of product ${i}`);
+    writeFileSync(join(dir, 'catalog.csv'), `id,prompt\n${rows.join('\n')}\n`);
+    const job = writeJob(dir, { name: 'catalog', baseUrls: e2e.sim.urls, maxInFlight: 2, items: [] });
+    writeFileSync(job, readFileSync(job, 'utf8').replace('items:\n', 'items_from:\n  file: catalog.csv\n'));
+    const creates = () => Object.values(e2e.sim.stats().createsByPrompt).reduce((a, b) => a + b, 0);
+    const sent = creates();
+    await watchRun(job, { columns: 100, rows: 20 }, async (term) => {
+      // The first frame drawn: the job preparing, with nothing sent yet.
+      const first = await until('the first frame', async () => (await term.screen()).find((r) => r.startsWith('[')));
+      assert.match(first, /^\[-{24}\] catalog: preparing: reading the job file and its outputs$/);
+      assert.equal(creates(), sent, `nothing sent while preparing: ${first}`);
+      // Then the counts of the plan it read.
+      await until('the plan counted', async () => (await term.screen()).find((r) => /catalog: \d+\/20000 /.test(r)));
+    });
   });
 
   it('at 60 columns the header keeps the counts, the rate and the ETA, and drops decoration first', async () => {
@@ -172,13 +195,7 @@ describe('reelflow run: the live progress display in a real terminal (tmux)', ()
       maxInFlight: 2,
       items: ids.map((id) => ({ id, prompt: `sixty ${id}` })),
     });
-    const term = await startTerminal(
-      dir,
-      `'${process.execPath}' '${reelflowBin}' run '${job}'; exec sleep 600`,
-      { columns: 60, rows: 12 },
-      e2e.env,
-    );
-    try {
+    await watchRun(job, { columns: 60, rows: 12 }, async (term) => {
       // Once an item has finished there is a rate and an ETA; both must be on the header row.
       const header = await until('a header after the first item finished', async () => {
         const rows = await term.screen();
@@ -191,8 +208,6 @@ describe('reelflow run: the live progress display in a real terminal (tmux)', ()
         `counts, rate and ETA: ${header}`,
       );
       assert.doesNotMatch(header, /…/, `nothing cut: ${header}`);
-    } finally {
-      await term.kill();
-    }
+    });
   });
 });

@@ -109,7 +109,7 @@ async function manifestRows(dir: string): Promise<ManifestRow[]> {
         sha256: `${'ab12cd34'.repeat(8)}`,
         prompt: i === 2 ? 'bars <script>window.__pwned = 1</script> & "quotes"' : `A slow dolly shot, take ${i + 1}`,
         ...(i === 0 ? { enhanced_prompt: 'A slow cinematic dolly shot at golden hour, 35 mm, shallow depth of field.' } : {}),
-        ...(i === 1 ? { protocol: 'openai', model: 'sora-2' } : {}),
+        ...(i === 1 ? { protocol: 'openai', model: 'veo-3.1-fast-generate-001' } : {}),
       }),
     );
   }

@@ -167,7 +167,7 @@ void describe('review page: 36, 200 and 1,000 takes at 1400x900 and 390x844', { 
       await page.waitForSelector('#player:not([hidden])');
       const big = await box(page, '#pvideo');
       assert.ok(big && big.right - big.left > 800, `the take plays big: ${JSON.stringify(big)}`);
-      assert.match((await page.textContent('#ptitle')) ?? '', /shoe-1 · 16:9 · sora-2 · take 1/);
+      assert.match((await page.textContent('#ptitle')) ?? '', /shoe-1 · 16:9 · veo-3.1-fast-generate-001 · take 1/);
       assert.equal(await page.textContent('#ppos'), '1 of 3');
       await page.screenshot({ path: join(OUTPUT, 'review-player-1400x900.png') });
 

@@ -183,14 +183,14 @@ void describe('reelflow review: a finished job of 200 takes in Chromium', { time
       rows.map((r) => [r.label, r.takes.map((t) => [t.key, t.label])]),
       [
         [
-          ['shoe-1', '16:9', 'sora-2'],
+          ['shoe-1', '16:9', 'veo-3.1-fast-generate-001'],
           [
             ['shoe-1.16-9', 'take 1'],
             ['shoe-1.16-9~t2', 'take 2'],
           ],
         ],
         [
-          ['shoe-1', '9:16', 'sora-2'],
+          ['shoe-1', '9:16', 'veo-3.1-fast-generate-001'],
           [
             ['shoe-1.9-16', 'take 1'],
             ['shoe-1.9-16~t2', 'take 2'],
@@ -243,7 +243,7 @@ void describe('reelflow review: a finished job of 200 takes in Chromium', { time
     assert.equal(await page.getAttribute('.stat.failed a', 'href'), '#failures');
 
     // What the job spent, per model (cli/spend.ts): 200 rows at $0.40 estimated each.
-    assert.match((await page.textContent('#spend')) ?? '', /spent \$80\.00 .*sora-2 \$40\.00/);
+    assert.match((await page.textContent('#spend')) ?? '', /spent \$80\.00 .*veo-3.1-fast-generate-001 \$40\.00/);
 
     // Markup in a prompt is text.
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
@@ -264,12 +264,12 @@ void describe('reelflow review: a finished job of 200 takes in Chromium', { time
     await page.waitForSelector('#grid .take.playing video');
     await page.mouse.move(0, 0);
     await page.waitForSelector('#grid .take.playing', { state: 'detached' });
-    await page.selectOption('select[data-filter=model]', 'sora-2');
+    await page.selectOption('select[data-filter=model]', 'veo-3.1-fast-generate-001');
     let keys = await visibleKeys(page);
     assert.deepEqual(
       keys.sort(),
       fixture.rows
-        .filter((r) => r.model === 'sora-2')
+        .filter((r) => r.model === 'veo-3.1-fast-generate-001')
         .map((r) => r.key)
         .sort(),
     );
@@ -278,7 +278,7 @@ void describe('reelflow review: a finished job of 200 takes in Chromium', { time
     assert.deepEqual(
       keys.sort(),
       fixture.rows
-        .filter((r) => r.model === 'sora-2' && r.ratio === '9:16')
+        .filter((r) => r.model === 'veo-3.1-fast-generate-001' && r.ratio === '9:16')
         .map((r) => r.key)
         .sort(),
     );

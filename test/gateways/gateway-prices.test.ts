@@ -79,7 +79,7 @@ describe('prices the gateway publishes: doctor, run --dry-run, a run under a bud
       await gateway?.stop();
     });
 
-    it('doctor --json: sora-2 at $0.10 a second and the Messages model per token, from the gateway, named as such', async () => {
+    it('doctor --json: Veo 3.1 Fast at $0.10 a second and the Messages model per token, from the gateway, named as such', async () => {
       // The doctor's probes allow 5 s each: a proxy's first answers after its start are slower than that on a loaded machine.
       await fetch(`${gateway.url}/v1/models`, { headers: { authorization: `Bearer ${gateway.key}` } });
       const result = await runCli(['doctor', job, '--json'], { env });
@@ -91,9 +91,9 @@ describe('prices the gateway publishes: doctor, run --dry-run, a run under a bud
         budget: unknown;
       };
       assert.equal(doc.checks.find((c) => c.name === 'cost')?.status, 'ok', result.stdout);
-      const sora = rowFor(doc.estimate, GATEWAY_MODELS.openai);
-      assert.deepEqual([sora.items, sora.priced_items, sora.usd], [2, 2, 0.8]);
-      assert.equal(sora.source, `gateway ${gateway.url} (/v1/model/info, openai/sora-2)`);
+      const veo = rowFor(doc.estimate, GATEWAY_MODELS.openai);
+      assert.deepEqual([veo.items, veo.priced_items, veo.usd], [2, 2, 0.8]);
+      assert.equal(veo.source, `gateway ${gateway.url} (/v1/model/info, gemini/veo-3.1-fast-generate-001)`);
       const rewrites = rowFor(doc.estimate, GATEWAY_MODELS.messages, 'enhance');
       assert.equal(rewrites.priced_items, 2);
       assert.match(rewrites.source ?? '', /\/v1\/model\/info, /);
@@ -115,9 +115,9 @@ describe('prices the gateway publishes: doctor, run --dry-run, a run under a bud
       assert.equal(result.code, 0, result.stdout + result.stderr);
       assert.match(
         result.stdout,
-        /\$0\.80 {2}sora-2: 2 items, price from gateway http:\/\/127\.0\.0\.1:\d+ \(\/v1\/model\/info, openai\/sora-2\)/,
+        /\$0\.80 {2}veo-3\.1-fast-generate-001: 2 items, price from gateway http:\/\/127\.0\.0\.1:\d+ \(\/v1\/model\/info, gemini\/veo-3\.1-fast-generate-001\)/,
       );
-      assert.match(result.stdout, /^gateway prices: claude-sonnet-4-6, sora-2, from litellm at /m);
+      assert.match(result.stdout, /^gateway prices: claude-sonnet-4-6, veo-3\.1-fast-generate-001, from litellm at /m);
       const own = writeGatewayJob(dir, {
         name: 'litellm-own-price',
         baseUrls: [gateway.url],
@@ -148,7 +148,7 @@ describe('prices the gateway publishes: doctor, run --dry-run, a run under a bud
         // x-litellm-response-cost: what LiteLLM recorded for the create, from the same cost map.
         assert.deepEqual([row.cost_usd, row.cost_source], [0.4, 'billed'], JSON.stringify(row));
       }
-      assert.match(result.stdout, /^ {2}sora-2: \$0\.80 \(\$0\.80 billed, \$0\.00 estimated\) of \$0\.80 estimated$/m);
+      assert.match(result.stdout, /^ {2}veo-3\.1-fast-generate-001: \$0\.80 \(\$0\.80 billed, \$0\.00 estimated\) of \$0\.80 estimated$/m);
       // The rewrites, reserved at their estimate (an upper bound: max_tokens each), are recorded at
       // what LiteLLM passed on of the upstream's answer: its usage (12 input and 9 output tokens,
       // OBSERVED.md) at the prices LiteLLM publishes for the model ($3 and $15 per million).
@@ -186,18 +186,18 @@ describe('prices the gateway publishes: doctor, run --dry-run, a run under a bud
         defaults: [`model: ${GATEWAY_MODELS.openai}`, 'protocol: openai', 'size: 1280x720'],
         items: [
           { id: 'seedance', prompt: 'A keeper on the stairs', model: GATEWAY_MODELS.general, protocol: 'general' },
-          { id: 'sora', prompt: 'A lighthouse at dusk' },
+          { id: 'veo', prompt: 'A lighthouse at dusk' },
         ],
         extra: ['budget:', '  max_usd: 5'],
       });
-      // The Sora item (the last) renders 8 s: new-api charges its price per second.
+      // The Veo item (the last) renders 8 s: new-api charges a Gemini-channel task its price per call, whatever the length.
       appendFileSync(job, '    seconds: "8"\n');
     });
     after(async () => {
       await gateway?.stop();
     });
 
-    it('doctor --json: per second for its Sora channel, per video for Seedance, per call for Messages', async () => {
+    it('doctor --json: per video for its Gemini (Veo) and Seedance channels, per call for Messages', async () => {
       const result = await runCli(['doctor', job, '--json'], { env });
       assertNoKey(result, gateway.key);
       assert.equal(result.code, 0, result.stdout + result.stderr);
@@ -205,7 +205,7 @@ describe('prices the gateway publishes: doctor, run --dry-run, a run under a bud
       const source = `gateway ${gateway.url} (/api/pricing)`;
       assert.deepEqual(
         [rowFor(doc.estimate, GATEWAY_MODELS.openai).usd, rowFor(doc.estimate, GATEWAY_MODELS.openai).source],
-        [0.08, source],
+        [0.01, source],
       );
       assert.deepEqual(
         [rowFor(doc.estimate, GATEWAY_MODELS.general).usd, rowFor(doc.estimate, GATEWAY_MODELS.general).source],
@@ -215,7 +215,7 @@ describe('prices the gateway publishes: doctor, run --dry-run, a run under a bud
         [rowFor(doc.estimate, GATEWAY_MODELS.messages, 'enhance').usd, rowFor(doc.estimate, GATEWAY_MODELS.messages, 'enhance').source],
         [0.02, source],
       );
-      assert.equal(doc.estimate.total, 0.11);
+      assert.equal(doc.estimate.total, 0.04);
       assert.equal(doc.gateway_prices.gateway, 'new-api');
     });
 
@@ -228,18 +228,18 @@ describe('prices the gateway publishes: doctor, run --dry-run, a run under a bud
       assertNoKey(result, gateway.key);
       assert.equal(result.code, 0, result.stdout + result.stderr);
       const charged = Math.round(((await usedUsd()) - before) * 1e6) / 1e6;
-      // Two creates ($0.08 + $0.01) and two rewrites ($0.01 each): the estimate is what was charged.
+      // Two creates ($0.01 each) and two rewrites ($0.01 each): the estimate is what was charged.
       assert.equal(charged, estimate.total);
       const rows = manifestRows(`${dir}/out`);
-      const sora = rowOf(rows, 'sora', 'succeeded');
+      const veo = rowOf(rows, 'veo', 'succeeded');
       const seedance = rowOf(rows, 'seedance', 'succeeded');
       // new-api tells the key no cost per task (OBSERVED.md): the rows are its published price, estimated.
-      assert.deepEqual([sora.cost_usd, sora.cost_source], [0.08, 'estimated']);
+      assert.deepEqual([veo.cost_usd, veo.cost_source], [0.01, 'estimated']);
       assert.deepEqual([seedance.cost_usd, seedance.cost_source], [0.01, 'estimated']);
       // Each rewrite at new-api's per-call price, as charged: the rows hold the whole spend.
-      assert.deepEqual([sora.rewrite_cost_usd, seedance.rewrite_cost_usd], [0.01, 0.01]);
+      assert.deepEqual([veo.rewrite_cost_usd, seedance.rewrite_cost_usd], [0.01, 0.01]);
       assert.equal(
-        Math.round((sora.cost_usd! + seedance.cost_usd! + sora.rewrite_cost_usd! + seedance.rewrite_cost_usd!) * 1e6) / 1e6,
+        Math.round((veo.cost_usd! + seedance.cost_usd! + veo.rewrite_cost_usd! + seedance.rewrite_cost_usd!) * 1e6) / 1e6,
         charged,
       );
     });

@@ -1,6 +1,6 @@
 // reelflow itself (the built CLI, a real Temporal dev server) through the real LiteLLM proxy 1.106.2
 // (scripts/litellm.sh), in front of the project's fake upstream. LiteLLM serves the openai protocol
-// and Messages only (test/gateways/OBSERVED.md), so every item is sora-2 over /v1/videos. A job with
+// and Messages only (test/gateways/OBSERVED.md), so every item is Veo 3.1 Fast over /v1/videos. A job with
 // enhancement and a dead first base address runs through a lossy proxy in front of the gateway,
 // which loses one create's answer and cuts one download short; the upstream counts the paid
 // creates and Messages calls and records every request's headers.
@@ -40,7 +40,7 @@ const ITEMS = {
   lost: `A gull over the harbour ${LOSE_SAFE}`,
 };
 
-/** Every item is sora-2 over the openai protocol: the only video protocol LiteLLM serves. */
+/** Every item is Veo 3.1 Fast over the openai protocol: the only video protocol LiteLLM serves. */
 function writeJob(dir: string, name: string, baseUrls: string[], items: Record<string, string>, extra: string[] = []): string {
   return writeGatewayJob(dir, {
     name,
@@ -101,21 +101,21 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
     const wrong = writeGatewayJob(dir, {
       name: 'litellm-wrong-model',
       baseUrls: [dead, proxy.url],
-      defaults: ['model: sora-2-hd', 'protocol: openai', 'seconds: "4"', 'size: 1280x720'],
+      defaults: ['model: veo-3.1-fast-hd', 'protocol: openai', 'seconds: "4"', 'size: 1280x720'],
       items: [{ id: 'never', prompt: 'never rendered' }],
     });
     const result = await run(['run', wrong]);
     assert.equal(result.code, 2, result.stdout + result.stderr);
     assert.match(
       result.stderr,
-      /model "sora-2-hd" is not in the gateway's catalog for this key \(GET \/v1\/models on http:\/\/127\.0\.0\.1:\d+ lists 3 models\)/,
+      /model "veo-3.1-fast-hd" is not in the gateway's catalog for this key \(GET \/v1\/models on http:\/\/127\.0\.0\.1:\d+ lists 3 models\)/,
     );
-    assert.match(result.stderr, /litellm-wrong-model\.yaml:8:10 \(defaults\.model\); closest in the catalog: sora-2, /);
+    assert.match(result.stderr, /litellm-wrong-model\.yaml:8:10 \(defaults\.model\); closest in the catalog: veo-3.1-fast-generate-001, /);
     assert.equal(upstream.createCount(), 0, 'no create reached the upstream');
     assert.equal(upstreamMessages(upstream), messagesBefore, 'no Messages call reached the upstream');
     const doctor = await run(['doctor', wrong]);
     assert.equal(doctor.code, 2, doctor.stdout);
-    assert.match(doctor.stdout, /^FAIL\s+model sora-2-hd: model "sora-2-hd" is not in the gateway's catalog/m);
+    assert.match(doctor.stdout, /^FAIL\s+model veo-3.1-fast-hd: model "veo-3.1-fast-hd" is not in the gateway's catalog/m);
   });
 
   it('runs the job: enhanced through Messages, past the dead primary; the lost create ends unknown, one paid create per item', async (t) => {
@@ -148,7 +148,7 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
       // LiteLLM's own price for the create (x-litellm-response-cost): $0.10 a second, 4 s.
       assert.deepEqual([row.cost_usd, row.cost_source], [0.4, 'billed'], id);
     }
-    // The job gives no price: run read LiteLLM's own (GET /v1/model/info, $0.10 a second for sora-2),
+    // The job gives no price: run read LiteLLM's own (GET /v1/model/info, $0.10 a second for gemini/veo-3.1-fast-generate-001),
     // so the 3 creates were estimated at $1.20, and the lost one counts as spent at its estimate. The
     // rewrites are priced from the usage LiteLLM passed through, at its published claude prices.
     const rewrites = [...rows.values()].map((row) => [row.rewrite_cost_source, (row.rewrite_cost_usd ?? 0) > 0]);
@@ -254,7 +254,8 @@ describe('reelflow through the LiteLLM proxy 1.106.2', { timeout: 600_000 }, () 
 
   it('the key reached only the gateway: no upstream request, file, log or workflow history holds it', () => {
     assert.deepEqual(upstreamRequestsWithKey(upstream, gateway.key), []);
-    assert.ok(upstream.requests.some((r) => r.path.startsWith('/v1/videos/') && r.path.endsWith('/content')));
+    // The videos came from the upstream's Gemini file host, through the proxy.
+    assert.ok(upstream.requests.some((r) => r.path.startsWith('/v1beta/files/') && r.path.includes(':download')));
     for (const output of outputs) assert.ok(!output.stdout.includes(gateway.key) && !output.stderr.includes(gateway.key));
     assert.deepEqual(filesContaining(dir, gateway.key), []);
     assert.deepEqual(filesContaining(temporal.stateDir, gateway.key), []);

@@ -1,8 +1,8 @@
 // reelflow itself (the built CLI, a real Temporal dev server) through the real new-api v0.10.0
 // (scripts/new-api.sh), in front of the project's fake upstream. new-api picks the protocol by
 // channel (test/gateways/OBSERVED.md): Seedance (type 54) tasks over the general protocol, whose
-// video is on the upstream's file host (a CDN to reelflow); Sora (type 55) tasks over the openai
-// protocol, and over the general protocol too, where the finished task names
+// video is on the upstream's file host (a CDN to reelflow); Veo 3.1 tasks of its Gemini channel
+// (type 24) over the openai protocol, and over the general protocol too, where the finished task names
 // `{ServerAddress}/v1/videos/{id}/content`: another host name, which reelflow must reach through
 // its own base addresses. Messages go through the Anthropic channel (type 14). As with LiteLLM, the
 // main job runs past a dead first base address through a lossy proxy (one create's answer lost, one
@@ -42,7 +42,7 @@ const LOSE_ALWAYS = '[lose:always]';
 /** A ServerAddress on a host name the client never uses (and that does not resolve). */
 const OTHER_HOST = 'http://new-api.test:3000';
 
-/** Seedance over the general protocol by default; sora-2 over the openai protocol unless an item says otherwise. */
+/** Seedance over the general protocol by default; Veo 3.1 Fast over the openai protocol unless an item says otherwise. */
 function writeJob(dir: string, name: string, baseUrls: string[], items: GatewayJobItem[], extra: string[] = []): string {
   return writeGatewayJob(dir, {
     name,
@@ -56,16 +56,16 @@ function writeJob(dir: string, name: string, baseUrls: string[], items: GatewayJ
       'size: 1280x720',
     ],
     items,
-    extra: ['models:', `  ${GATEWAY_MODELS.openai}:`, '    protocol: openai', '    seconds: "4"', ...extra],
+    extra: ['models:', `  ${GATEWAY_MODELS.openai}:`, '    protocol: openai', '    seconds: "8"', ...extra],
   });
 }
 
-/** One item per channel and protocol: Seedance (general), Sora (openai), Sora over the general protocol. */
+/** One item per channel and protocol: Seedance (general), Veo (openai), Veo over the general protocol. */
 function channelItems(tag: string): GatewayJobItem[] {
   return [
     { id: 'seedance', prompt: `${tag}: a lighthouse on a cliff at dusk` },
-    { id: 'sora', prompt: `${tag}: a keeper climbing the spiral stairs`, model: GATEWAY_MODELS.openai },
-    { id: 'sora-general', prompt: `${tag}: a lamp turning in the fog`, model: GATEWAY_MODELS.openai, protocol: 'general' },
+    { id: 'veo', prompt: `${tag}: a keeper climbing the spiral stairs`, model: GATEWAY_MODELS.openai },
+    { id: 'veo-general', prompt: `${tag}: a lamp turning in the fog`, model: GATEWAY_MODELS.openai, protocol: 'general' },
   ];
 }
 
@@ -73,7 +73,7 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 
 /**
  * Checks the rows of the channel items: succeeded, one paid create each of the enhanced prompt,
- * the upstream's bytes, and each video fetched from where it may be: a Sora video only through the
+ * the upstream's bytes, and each video fetched from where it may be: a Veo video only through the
  * job's base addresses (`bases`), whatever host the gateway named.
  */
 function assertChannelItems(
@@ -93,7 +93,7 @@ function assertChannelItems(
     assert.equal(row.sha256, sha256(upstream.video), item.id);
     assert.ok(bases.includes(row.create_base_url ?? ''), `${item.id} created on ${row.create_base_url}`);
     // A Seedance video may come from the upstream's file host (the address new-api reports) or
-    // through new-api's content endpoint; a Sora video only ever through the base addresses.
+    // through new-api's content endpoint; a Veo video only ever through the base addresses.
     const servedBy = item.model === GATEWAY_MODELS.openai ? bases : [upstream.url, ...bases];
     assert.ok(servedBy.includes(row.download_base_url ?? ''), `${item.id} downloaded from ${row.download_base_url}`);
     diagnostic(`${item.id}: created on ${row.create_base_url}, downloaded from ${row.download_base_url}`);
@@ -274,7 +274,7 @@ describe('reelflow through new-api v0.10.0', { timeout: 900_000 }, () => {
 
     before(async () => {
       gateway = await startNewApi(upstream);
-      // The finished Sora task names http://localhost:3000/...: anything listening there must get
+      // The finished Veo task names http://localhost:3000/...: anything listening there must get
       // nothing from reelflow, least of all the key. Port 3000 may be taken on a shared machine;
       // then the run's success alone shows the address was not used.
       trap = await listenOn3000();

@@ -36,21 +36,17 @@ describe('published prices: LiteLLM 1.106.2 /v1/model/info', () => {
       assert.match(answer.type, /application\/json/);
       const doc = JSON.parse(answer.text) as { data: Entry[] };
       assert.deepEqual(Object.keys(doc), ['data']);
-      const sora = doc.data.find((e) => e.model_name === GATEWAY_MODELS.openai);
-      assert.ok(sora, answer.text.slice(0, 500));
-      assert.equal(sora.litellm_params.model, 'openai/sora-2');
-      // The cost map's key for the deployment, its mode, and the video price: per second, any size.
-      assert.equal(sora.model_info.key, 'openai/sora-2');
-      assert.equal(sora.model_info.mode, 'video_generation');
-      assert.equal(sora.model_info.output_cost_per_video_per_second, 0.1);
+      const veo = doc.data.find((e) => e.model_name === GATEWAY_MODELS.openai);
+      assert.ok(veo, answer.text.slice(0, 500));
+      assert.equal(veo.litellm_params.model, 'gemini/veo-3.1-fast-generate-001');
+      // The cost map's key for the deployment, its mode, and the video price: per second, more at 1080p and 4k.
+      assert.equal(veo.model_info.key, 'gemini/veo-3.1-fast-generate-001');
+      assert.equal(veo.model_info.mode, 'video_generation');
+      assert.equal(veo.model_info.output_cost_per_second, 0.1);
+      assert.equal(veo.model_info.output_cost_per_second_1080p, 0.12);
+      assert.equal(veo.model_info.output_cost_per_second_4k, 0.3);
       // Every price key is present, null when the map has no value.
-      for (const k of [
-        'output_cost_per_second',
-        'output_cost_per_second_720p',
-        'output_cost_per_second_1080p',
-        'output_cost_per_second_4k',
-      ])
-        assert.equal(sora.model_info[k], null, k);
+      for (const k of ['output_cost_per_video_per_second', 'output_cost_per_second_720p']) assert.equal(veo.model_info[k], null, k);
       const claude = doc.data.find((e) => e.model_name === GATEWAY_MODELS.messages);
       assert.equal(claude?.model_info.input_cost_per_token, 3e-6);
       assert.equal(claude?.model_info.output_cost_per_token, 1.5e-5);
@@ -58,7 +54,9 @@ describe('published prices: LiteLLM 1.106.2 /v1/model/info', () => {
   });
 
   it('?model= does not filter; an unknown litellm_model_id is a 400; no key is a 500', async () => {
-    const filtered = JSON.parse((await getJson(`${gateway.url}/v1/model/info?model=sora-2`, gateway.key)).text) as { data: Entry[] };
+    const filtered = JSON.parse((await getJson(`${gateway.url}/v1/model/info?model=veo-3.1-fast-generate-001`, gateway.key)).text) as {
+      data: Entry[];
+    };
     assert.ok(filtered.data.length > 1);
     const unknown = await getJson(`${gateway.url}/v1/model/info?litellm_model_id=x`, gateway.key);
     assert.equal(unknown.status, 400);
@@ -100,19 +98,20 @@ describe('published prices: new-api v0.10.0 /api/pricing', () => {
         'usable_group',
         'vendors',
       ]);
-      // test/support/gateways.ts sets ModelPrice 0.01 for each model: a per-call price.
-      const sora = doc.data.find((m) => m.model_name === GATEWAY_MODELS.openai);
+      // test/support/gateways.ts sets ModelPrice 0.01 for each model: a per-call price. The Veo
+      // model's Gemini channel lists the gemini and openai endpoints (common/endpoint_type.go).
+      const veo = doc.data.find((m) => m.model_name === GATEWAY_MODELS.openai);
       assert.deepEqual(
-        { ...sora },
+        { ...veo },
         {
-          model_name: 'sora-2',
+          model_name: 'veo-3.1-fast-generate-001',
           quota_type: 1,
           model_ratio: 0,
           model_price: 0.01,
           owner_by: '',
           completion_ratio: 0,
           enable_groups: ['default'],
-          supported_endpoint_types: ['openai-video'],
+          supported_endpoint_types: ['gemini', 'openai'],
         },
       );
       const seedance = doc.data.find((m) => m.model_name === GATEWAY_MODELS.general);

@@ -74,7 +74,7 @@ function assertKeyStayedAtGateway(upstream: FakeUpstream, gateway: Gateway): voi
   }
 }
 
-describe('LiteLLM proxy 1.106 in front of a fake OpenAI videos + Anthropic upstream', () => {
+describe('LiteLLM proxy 1.106 in front of a fake Gemini (Veo) + OpenAI videos + Anthropic upstream', () => {
   let upstream: FakeUpstream;
   let gateway: Gateway;
   before(async () => {
@@ -89,30 +89,34 @@ describe('LiteLLM proxy 1.106 in front of a fake OpenAI videos + Anthropic upstr
   it('creates on /v1/videos, polls to completed and serves the upstream bytes; one create upstream', async () => {
     const prompt = 'litellm: a lighthouse at dusk';
     const created = await call(gateway, 'POST', '/v1/videos', {
-      form: { model: GATEWAY_MODELS.openai, prompt, seconds: '4', size: '1280x720' },
+      form: { model: GATEWAY_MODELS.openai, prompt, seconds: '8', size: '1280x720' },
     });
     assert.equal(created.status, 200, created.text);
-    assert.equal(created.json.status, 'queued');
+    assert.equal(created.json.status, 'processing');
     // The id is base64 of LiteLLM's routing data around the upstream's id: about 130 characters.
     const id = created.json.id as string;
     assert.match(id, /^video_[A-Za-z0-9+/]+=*$/);
     assert.ok(id.length > 120, `id of ${id.length} characters`);
     const decoded = Buffer.from(id.slice('video_'.length), 'base64').toString('utf8');
-    assert.match(decoded, /^litellm:custom_llm_provider:openai;model_id:sora-2;video_id:video_[0-9a-f]{32}$/);
+    // Its Gemini provider wraps the Veo operation's name.
+    assert.match(
+      decoded,
+      /^litellm:custom_llm_provider:gemini;model_id:veo-3\.1-fast-generate-001;video_id:models\/veo-3\.1-fast-generate-001\/operations\/[0-9a-f]{12}$/,
+    );
 
     const done = await pollUntil(
       () => call(gateway, 'GET', `/v1/videos/${id}`),
-      (a) => a.json?.status !== 'queued' && a.json?.status !== 'in_progress',
+      (a) => a.json?.status !== 'processing',
       30_000,
     );
     assert.equal(done.status, 200, done.text);
     assert.equal(done.json.status, 'completed');
-    assert.equal(done.json.progress, 100);
+    assert.equal(done.json.progress, null, 'its Gemini provider reports no progress');
     // The retrieve answers another id for the same task: its model_id is empty.
     assert.notEqual(done.json.id, id);
     assert.equal(
       Buffer.from((done.json.id as string).slice('video_'.length), 'base64').toString('utf8'),
-      decoded.replace('model_id:sora-2;', 'model_id:;'),
+      decoded.replace('model_id:veo-3.1-fast-generate-001;', 'model_id:;'),
     );
 
     const content = await call(gateway, 'GET', `/v1/videos/${id}/content`, { headers: { range: 'bytes=100-' } });
@@ -120,6 +124,13 @@ describe('LiteLLM proxy 1.106 in front of a fake OpenAI videos + Anthropic upstr
     assert.equal(content.type, 'video/mp4');
     assert.ok(content.bytes.equals(upstream.video));
     assert.equal(upstream.createsFor(prompt), 1);
+    // Its Gemini provider maps seconds and size to Veo's parameters.
+    const sent = upstream.requests.find((r) => r.method === 'POST' && r.body.includes(prompt));
+    assert.equal(sent?.path, '/v1beta/models/veo-3.1-fast-generate-001:predictLongRunning');
+    assert.deepEqual(JSON.parse(sent.body), {
+      instances: [{ prompt }],
+      parameters: { aspectRatio: '16:9', resolution: '720p', durationSeconds: 8 },
+    });
     assert.ok(
       upstream.requests.every((r) => r.headers.range === undefined),
       'Range is not passed upstream',
@@ -127,18 +138,22 @@ describe('LiteLLM proxy 1.106 in front of a fake OpenAI videos + Anthropic upstr
     assertKeyStayedAtGateway(upstream, gateway);
   });
 
-  it('passes a failed render through as status failed with the upstream error object', async () => {
+  it('reads a failed Veo render as completed: its Gemini provider ignores the operation error; the content is then a 500', async () => {
     const created = await call(gateway, 'POST', '/v1/videos', { form: { model: GATEWAY_MODELS.openai, prompt: `litellm ${FAIL_RENDER}` } });
     const id = created.json.id as string;
     const notReady = await call(gateway, 'GET', `/v1/videos/${id}/content`);
-    assert.equal(notReady.status, 400);
-    assert.match(notReady.json.error.message, /^litellm\.BadRequestError: OpenAIException - \{"error":\{"message":"Video is not ready"/);
+    assert.equal(notReady.status, 500);
+    assert.match(notReady.json.error.message, /Video generation is not complete yet/);
+    // litellm/llms/gemini/videos/transformation.py: status is "processing" until done, then "completed".
     const failed = await pollUntil(
       () => call(gateway, 'GET', `/v1/videos/${id}`),
-      (a) => a.json?.status === 'failed',
+      (a) => a.json?.status !== 'processing',
       30_000,
     );
-    assert.deepEqual(failed.json.error, { code: 'moderation_blocked', message: 'The render was blocked by the upstream' });
+    assert.equal(failed.json.status, 'completed', failed.text);
+    const content = await call(gateway, 'GET', `/v1/videos/${id}/content`);
+    assert.equal(content.status, 500);
+    assert.match(content.json.error.message, /No response data in completed operation/);
   });
 
   it('has no general protocol: FastAPI 404 {"detail":"Not Found"} on /v1/video/generations', async () => {
@@ -185,7 +200,7 @@ describe('LiteLLM proxy 1.106 in front of a fake OpenAI videos + Anthropic upstr
     const once = `litellm once ${FAIL_CREATE_500}`;
     const answer = await call(gateway, 'POST', '/v1/videos', { json: { model: GATEWAY_MODELS.openai, prompt: once } });
     assert.equal(answer.status, 500);
-    assert.match(answer.json.error.message, /^litellm\.InternalServerError: InternalServerError: OpenAIException - /);
+    assert.match(answer.json.error.message, /^litellm\.InternalServerError: GeminiException InternalServerError - /);
     assert.equal(upstream.createsFor(once), 1);
     // LiteLLM's default (2) as a per-request setting: three paid renders for one create.
     const thrice = `litellm thrice ${FAIL_CREATE_500}`;
@@ -208,7 +223,7 @@ describe('LiteLLM proxy 1.106 in front of a fake OpenAI videos + Anthropic upstr
   });
 });
 
-describe('new-api v0.10.0 in front of a fake Ark tasks + Sora + Anthropic upstream', () => {
+describe('new-api v0.10.0 in front of a fake Ark tasks + Gemini (Veo) + Anthropic upstream', () => {
   const serverAddress = 'http://new-api.test:3000';
   let upstream: FakeUpstream;
   let gateway: Gateway;
@@ -231,7 +246,7 @@ describe('new-api v0.10.0 in front of a fake Ark tasks + Sora + Anthropic upstre
     });
     const openaiPrompt = 'new-api: a keeper climbing the stairs';
     const createdOpenai = await call(gateway, 'POST', '/v1/videos', {
-      form: { model: GATEWAY_MODELS.openai, prompt: openaiPrompt, seconds: '4', size: '1280x720' },
+      form: { model: GATEWAY_MODELS.openai, prompt: openaiPrompt, seconds: '8', size: '1280x720' },
     });
     assert.equal(createdOpenai.status, 200, createdOpenai.text);
     const poll = (path: string, done: (a: Answer) => boolean) => pollUntil(() => call(gateway, 'GET', path), done, 60_000);
@@ -275,7 +290,7 @@ describe('new-api v0.10.0 in front of a fake Ark tasks + Sora + Anthropic upstre
     const content = await call(gateway, 'GET', `/v1/videos/${general.id}/content`, { headers: { range: 'bytes=100-' } });
     assert.equal(content.status, 200, 'Range is ignored');
     assert.ok(content.bytes.equals(upstream.video));
-    // The Sora route does not serve Seedance tasks.
+    // The video-object route does not serve Seedance tasks: v0.10.0's Seedance adaptor has no converter.
     const wrongRoute = await call(gateway, 'GET', `/v1/videos/${general.id}`);
     assert.equal(wrongRoute.status, 501);
     assert.deepEqual(wrongRoute.json, { code: 'not_implemented', message: 'not_implemented:54', data: null });
@@ -288,14 +303,23 @@ describe('new-api v0.10.0 in front of a fake Ark tasks + Sora + Anthropic upstre
     assert.equal(data.data.error.message, 'The render was blocked by the upstream');
   });
 
-  it('openai protocol (Sora channel): plain video object; the general retrieve puts {ServerAddress}/v1/videos/{id}/content in fail_reason', async () => {
+  it('openai protocol (Gemini channel, Veo): plain video object; the general retrieve answers status succeeded and url {ServerAddress}/v1/videos/{id}/content', async () => {
     assert.equal(openai.done.status, 200, openai.done.text);
     assert.equal(openai.done.json.status, 'completed');
     assert.equal(openai.done.json.id, openai.id);
-    const data = openai.general.json.data;
-    assert.equal(data.status, 'SUCCESS', openai.general.text);
-    assert.equal(data.fail_reason, `${serverAddress}/v1/videos/${openai.id}/content`);
-    assert.equal('result_url' in data, false);
+    // A Gemini task read on the general route answers its own shape (relay/relay_task.go), not the task DTO.
+    assert.deepEqual(openai.general.json, {
+      code: 'success',
+      message: '',
+      data: {
+        error: null,
+        format: 'mp4',
+        metadata: null,
+        status: 'succeeded',
+        task_id: openai.id,
+        url: `${serverAddress}/v1/videos/${openai.id}/content`,
+      },
+    });
 
     const content = await call(gateway, 'GET', `/v1/videos/${openai.id}/content`);
     assert.equal(content.status, 200);
@@ -305,6 +329,10 @@ describe('new-api v0.10.0 in front of a fake Ark tasks + Sora + Anthropic upstre
     assert.equal(noKey.status, 401);
     assert.equal(noKey.json.error.type, 'new_api_error');
     assert.equal(upstream.createsFor(openai.prompt), 1);
+    // v0.10.0's Gemini adaptor sends Veo only the prompt and the request's metadata: seconds and size are dropped.
+    const sent = upstream.requests.find((r) => r.method === 'POST' && r.body.includes(openai.prompt));
+    assert.equal(sent?.path, '/v1beta/models/veo-3.1-fast-generate-001:predictLongRunning');
+    assert.deepEqual(JSON.parse(sent.body), { instances: [{ prompt: openai.prompt }], parameters: {} });
     assertKeyStayedAtGateway(upstream, gateway);
   });
 

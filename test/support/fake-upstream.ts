@@ -1,6 +1,6 @@
 // A fake upstream provider behind the real gateways (LiteLLM, new-api) in the gateway tests: the
-// OpenAI videos API, the Ark (Volcengine Seedance) content-generation tasks API and Anthropic
-// Messages, on 127.0.0.1. Written from the providers' public API shapes, not from reelflow's
+// Gemini API's Veo long-running operations, the OpenAI videos API, the Ark (Volcengine Seedance)
+// content-generation tasks API and Anthropic Messages, on 127.0.0.1. Written from the providers' public API shapes, not from reelflow's
 // simulator, so the gateways are tested against a reading of the protocol reelflow did not make.
 // It counts creates per prompt (one paid render per item) and records every request's path and
 // headers, so tests can prove the gateway key never reaches the upstream or its file host.
@@ -48,11 +48,11 @@ export function enhanced(prompt: string): string {
   return `A cinematic shot: ${prompt}`;
 }
 /** The models the upstream knows; others are refused as each provider does. */
-const MODELS = new Set(['sora-2', 'sora-2-pro', 'seedance-1-0-pro-250528', 'claude-sonnet-4-6']);
+const MODELS = new Set(['veo-3.1-fast-generate-001', 'seedance-1-0-pro-250528', 'doubao-seedance-2-0-260128', 'claude-sonnet-4-6']);
 
 interface Task {
   id: string;
-  api: 'openai' | 'ark';
+  api: 'openai' | 'ark' | 'gemini';
   model: string;
   prompt: string;
   createdMs: number;
@@ -77,7 +77,12 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
 
   function createTask(api: Task['api'], model: string, prompt: string, seconds: string, size: string): Task {
     countCreate(prompt);
-    const id = api === 'ark' ? `cgt-${Date.now()}-${randomBytes(3).toString('hex')}` : `video_${randomBytes(16).toString('hex')}`;
+    const id =
+      api === 'ark'
+        ? `cgt-${Date.now()}-${randomBytes(3).toString('hex')}`
+        : api === 'gemini'
+          ? `models/${model}/operations/${randomBytes(6).toString('hex')}`
+          : `video_${randomBytes(16).toString('hex')}`;
     const task: Task = { id, api, model, prompt, createdMs: Date.now(), seconds, size };
     tasks.set(id, task);
     return task;
@@ -126,6 +131,21 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     };
   }
 
+  /** A Veo operation as the Gemini API answers it: `done` and, when finished, the video's file address. */
+  function geminiOperation(task: Task): unknown {
+    if (progressOf(task) < 100) return { name: task.id };
+    if (failed(task)) return { name: task.id, done: true, error: { code: 3, message: 'The render was blocked by the upstream' } };
+    const uri = `${url}/v1beta/files/${encodeURIComponent(task.id)}:download?alt=media`;
+    return {
+      name: task.id,
+      done: true,
+      response: {
+        '@type': 'type.googleapis.com/google.ai.generativelanguage.v1beta.PredictLongRunningResponse',
+        generateVideoResponse: { generatedSamples: [{ video: { uri } }] },
+      },
+    };
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const bearer = req.headers.authorization === `Bearer ${apiKey}`;
@@ -147,6 +167,38 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
         stop_sequence: null,
         usage: { input_tokens: 12, output_tokens: 9 },
       });
+    }
+
+    // The Gemini API (Veo): a create is a long-running operation; its video file takes the key too.
+    if (path.startsWith('/v1beta/')) {
+      const key = req.headers['x-goog-api-key'] ?? new URL(req.url ?? '/', 'http://upstream').searchParams.get('key');
+      if (key !== apiKey) return geminiError(res, 400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.');
+      if (req.method === 'POST' && (match = path.match(/^\/v1beta\/models\/([^/:]+):predictLongRunning$/))) {
+        const model = match[1] ?? '';
+        if (!MODELS.has(model)) return geminiError(res, 404, 'NOT_FOUND', `models/${model} is not found for API version v1beta`);
+        const request = JSON.parse(body.toString('utf8')) as {
+          instances?: Array<{ prompt?: string }>;
+          parameters?: { durationSeconds?: number; aspectRatio?: string };
+        };
+        const prompt = request.instances?.[0]?.prompt ?? '';
+        if (prompt.includes(FAIL_CREATE_500)) {
+          countCreate(prompt);
+          return geminiError(res, 500, 'INTERNAL', 'An internal error has occurred.');
+        }
+        const seconds = String(request.parameters?.durationSeconds ?? 8);
+        const size = request.parameters?.aspectRatio === '9:16' ? '720x1280' : '1280x720';
+        return json(res, 200, { name: createTask('gemini', model, prompt, seconds, size).id });
+      }
+      if (req.method === 'GET' && (match = path.match(/^\/v1beta\/files\/([^/]+):download$/))) {
+        const task = tasks.get(decodeURIComponent(match[1] ?? ''));
+        if (!task || task.api !== 'gemini' || progressOf(task) < 100) return geminiError(res, 404, 'NOT_FOUND', 'File not found.');
+        return sendVideo(req, res, video);
+      }
+      if (req.method === 'GET' && (match = path.match(/^\/v1beta\/(models\/[^/]+\/operations\/[^/]+)$/))) {
+        const task = tasks.get(match[1] ?? '');
+        if (!task || task.api !== 'gemini') return geminiError(res, 404, 'NOT_FOUND', 'Operation not found.');
+        return json(res, 200, geminiOperation(task));
+      }
     }
 
     if (path === '/v1/videos' || path.startsWith('/v1/videos/')) {
@@ -292,6 +344,10 @@ function sendText(res: ServerResponse, status: number, text: string): void {
 
 function openaiError(res: ServerResponse, status: number, code: string, message: string): void {
   json(res, status, { error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code } });
+}
+
+function geminiError(res: ServerResponse, status: number, statusName: string, message: string): void {
+  json(res, status, { error: { code: status, message, status: statusName } });
 }
 
 function arkError(res: ServerResponse, status: number, code: string, message: string): void {

@@ -30,8 +30,15 @@ export interface Gateway {
   setKeyEnabled?(enabled: boolean): Promise<void>;
 }
 
-/** Model names the gateways serve; each maps to the same name at the fake upstream. */
-export const GATEWAY_MODELS = { openai: 'sora-2', general: 'seedance-1-0-pro-250528', messages: 'claude-sonnet-4-6' } as const;
+/**
+ * Model names the gateways serve; each maps to the same name at the fake upstream. The openai
+ * protocol's is Veo 3.1 Fast through each gateway's Gemini provider (Sora 2 was shut down on 2026-09-24).
+ */
+export const GATEWAY_MODELS = {
+  openai: 'veo-3.1-fast-generate-001',
+  general: 'seedance-1-0-pro-250528',
+  messages: 'claude-sonnet-4-6',
+} as const;
 /** A model LiteLLM lists but the upstream does not know: shows how LiteLLM wraps upstream errors. */
 export const UPSTREAM_UNKNOWN_MODEL = 'upstream-unknown';
 
@@ -66,7 +73,11 @@ export async function startLiteLLM(upstream: FakeUpstream): Promise<Gateway> {
   });
   const config = {
     model_list: [
-      openai(GATEWAY_MODELS.openai, GATEWAY_MODELS.openai),
+      // LiteLLM's Gemini provider speaks the Gemini API's Veo operations to api_base (docs/gateways.md).
+      {
+        model_name: GATEWAY_MODELS.openai,
+        litellm_params: { model: `gemini/${GATEWAY_MODELS.openai}`, api_base: upstream.url, api_key: upstream.apiKey },
+      },
       openai(UPSTREAM_UNKNOWN_MODEL, 'no-such-model'),
       {
         model_name: GATEWAY_MODELS.messages,
@@ -105,7 +116,7 @@ export interface NewApiOptions {
 
 /**
  * new-api with SQLite in a temporary directory, configured headlessly through its admin API:
- * first-run setup, a Seedance (54), a Sora (55) and an Anthropic (14) channel pointing at the fake
+ * first-run setup, a Seedance (54), a Gemini (24, Veo) and an Anthropic (14) channel pointing at the fake
  * upstream, per-call prices for their models, and a token with unlimited quota as the client key.
  */
 export async function startNewApi(upstream: FakeUpstream, options: NewApiOptions = {}): Promise<Gateway> {
@@ -161,7 +172,7 @@ async function configureNewApi(
 
   const channels = [
     { type: 54, name: 'seedance', models: GATEWAY_MODELS.general },
-    { type: 55, name: 'sora', models: GATEWAY_MODELS.openai },
+    { type: 24, name: 'veo', models: GATEWAY_MODELS.openai },
     { type: 14, name: 'anthropic', models: GATEWAY_MODELS.messages },
   ];
   for (const channel of channels) {

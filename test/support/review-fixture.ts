@@ -12,7 +12,7 @@ const run = promisify(execFile);
 export const RATIOS = ['16:9', '9:16'] as const;
 const SIZES: Record<(typeof RATIOS)[number], string> = { '16:9': '320x180', '9:16': '180x320' };
 const SOURCES = ['testsrc', 'testsrc2', 'smptebars', 'rgbtestsrc'];
-export const MODELS = ['veo-3-fast', 'sora-2'];
+export const MODELS = ['veo-3-fast', 'veo-3.1-fast-generate-001'];
 export const MOODS = ['calm', 'bold'];
 export const HOSTILE_PROMPT = 'bars <script>window.__pwned = 1</script> & "quotes" <img src=x onerror="window.__pwned=2">';
 
@@ -86,7 +86,7 @@ export async function writeTakesJob(dir: string, options: { items: number; takes
           id,
           index,
           model,
-          protocol: model === 'sora-2' ? ('openai' as const) : ('general' as const),
+          protocol: model === 'veo-3.1-fast-generate-001' ? ('openai' as const) : ('general' as const),
           prompt,
           enhanced_prompt: item % 5 === 0 ? `${prompt}, 35 mm, shallow depth of field, slow dolly in` : null,
           task_id: `task_${n.toString(36)}_${'x'.repeat(4)}`,

@@ -38,7 +38,12 @@ const request = (model: string, prompt: string): RenderRequest => ({ model, prot
 describe('worker preflight in the create activity', () => {
   let sim: SimHandleExt;
   before(async () => {
-    sim = await startSimulator({ ports: [0, 0], keys: [KEY], models: ['seedance-1-0-pro-250528', 'sora-2'], renderMs: 1000 });
+    sim = await startSimulator({
+      ports: [0, 0],
+      keys: [KEY],
+      models: ['seedance-1-0-pro-250528', 'veo-3.1-fast-generate-001'],
+      renderMs: 1000,
+    });
   });
   after(async () => {
     await closeActivityResources();
@@ -56,7 +61,7 @@ describe('worker preflight in the create activity', () => {
     assert.deepEqual(failure.details, [{ createSent: false }]);
     assert.match(
       failure.message,
-      /^model "seedance-1\.0-pro" is not in the gateway's catalog for this key \(GET \/v1\/models on http:\/\/127\.0\.0\.1:\d+ lists 2 models\); closest in the catalog: seedance-1-0-pro-250528, sora-2\./,
+      /^model "seedance-1\.0-pro" is not in the gateway's catalog for this key \(GET \/v1\/models on http:\/\/127\.0\.0\.1:\d+ lists 2 models\); closest in the catalog: seedance-1-0-pro-250528, veo-3.1-fast-generate-001\./,
     );
     assert.ok(!failure.message.includes(KEY));
     assert.equal(sim.stats().tasksCreated, 0, 'no create was sent');
@@ -72,7 +77,7 @@ describe('worker preflight in the create activity', () => {
     assert.equal(sim.stats().requests['GET /v1/models'], reads);
 
     // Another job is read once for itself.
-    await env.run(createTask, { settings: settings('another-job', sim.urls), request: request('sora-2', 'other job') });
+    await env.run(createTask, { settings: settings('another-job', sim.urls), request: request('veo-3.1-fast-generate-001', 'other job') });
     assert.equal(sim.stats().requests['GET /v1/models'], reads + 2);
   });
 
@@ -81,7 +86,10 @@ describe('worker preflight in the create activity', () => {
     const createdBefore = sim.stats().tasksCreated;
     let failure: unknown;
     await new MockActivityEnvironment()
-      .run(createTask, { settings: settings('handed-job', sim.urls, 'OPENAI_API_KEY'), request: request('sora-2', 'never sent') })
+      .run(createTask, {
+        settings: settings('handed-job', sim.urls, 'OPENAI_API_KEY'),
+        request: request('veo-3.1-fast-generate-001', 'never sent'),
+      })
       .catch((e: unknown) => (failure = e));
     assert.ok(failure instanceof ApplicationFailure, String(failure));
     assert.equal(failure.type, 'missing_key');

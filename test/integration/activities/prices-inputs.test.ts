@@ -35,7 +35,10 @@ after(() => {
 function writeJobDir(): { dir: string; jobFile: string } {
   const dir = tempDir('reelflow-prices-job-');
   cleanup.push(dir);
-  writeFileSync(join(dir, 'prices.json'), JSON.stringify({ 'openai/sora-2': { output_cost_per_video_per_second: 0.1 } }));
+  writeFileSync(
+    join(dir, 'prices.json'),
+    JSON.stringify({ 'gemini/veo-3.1-fast-generate-001': { output_cost_per_video_per_second: 0.1 } }),
+  );
   const jobFile = join(dir, 'priced.yaml');
   writeFileSync(
     jobFile,
@@ -44,7 +47,7 @@ function writeJobDir(): { dir: string; jobFile: string } {
       'gateway:',
       '  base_urls: [http://127.0.0.1:9]',
       'defaults:',
-      '  model: sora-2',
+      '  model: veo-3.1-fast-generate-001',
       '  protocol: openai',
       '  seconds: "8"',
       'pricing_file: prices.json',
@@ -88,7 +91,9 @@ describe('prices on the worker', () => {
     const reads = recordingFiles();
     const loaded = await loadJobFile(jobFile, { runDate: '2026-03-01', files: reads });
     assert.ok(loaded.ok, loaded.ok ? '' : JSON.stringify(loaded.errors));
-    assert.deepEqual(loaded.plan.pricing, { 'sora-2': { source: 'prices.json (openai/sora-2)', perSecond: 0.1 } });
+    assert.deepEqual(loaded.plan.pricing, {
+      'veo-3.1-fast-generate-001': { source: 'prices.json (gemini/veo-3.1-fast-generate-001)', perSecond: 0.1 },
+    });
     assert.deepEqual(
       [...reads.texts.keys()].sort(),
       [join(dir, 'prices.json'), jobFile].sort(),
@@ -113,7 +118,7 @@ describe('prices on the worker', () => {
         id: null,
         index: 1,
         state: 'failed',
-        model: 'sora-2',
+        model: 'veo-3.1-fast-generate-001',
         protocol: 'openai',
         prompt: key,
         task_id: null,
@@ -146,10 +151,13 @@ describe('prices on the worker', () => {
 
   it('refuses a job under a budget whose model has no price, naming the model', async () => {
     const { dir, jobFile } = writeJobDir();
-    writeFileSync(join(dir, 'prices.json'), JSON.stringify({ 'openai/sora-2-pro': { output_cost_per_video_per_second: 0.3 } }));
+    writeFileSync(join(dir, 'prices.json'), JSON.stringify({ 'gemini/veo-3.1-generate-001': { output_cost_per_video_per_second: 0.3 } }));
     await assert.rejects(preparePlan({ jobFile, runDate: '2026-03-01', startedAt: Date.now() }), (error: Error & { type?: string }) => {
       assert.equal(error.type, FailureType.budgetUnpriced);
-      assert.match(error.message, /a budget is set and these models have no price: sora-2 \(no price for sora-2\)/);
+      assert.match(
+        error.message,
+        /a budget is set and these models have no price: veo-3.1-fast-generate-001 \(no price for veo-3.1-fast-generate-001\)/,
+      );
       return true;
     });
     // Without a budget the same job plans: the estimate names what is unpriced (validate, --dry-run).
@@ -168,9 +176,12 @@ describe('prices on the worker', () => {
         .replace('items:', 'enhance:\n  model: claude-sonnet-4-6\n  max_tokens: 100\nitems:'),
     );
     const input = { jobFile, runDate: '2026-03-01', startedAt: Date.now() };
-    await assert.rejects(preparePlan(input), /these models have no price: claude-sonnet-4-6 \(no price for claude-sonnet-4-6\), sora-2/);
+    await assert.rejects(
+      preparePlan(input),
+      /these models have no price: claude-sonnet-4-6 \(no price for claude-sonnet-4-6\), veo-3.1-fast-generate-001/,
+    );
     const prices = {
-      'sora-2': { source: 'gateway http://g (/api/pricing)', perSecond: 0.01 },
+      'veo-3.1-fast-generate-001': { source: 'gateway http://g (/api/pricing)', perSecond: 0.01 },
       'claude-sonnet-4-6': { source: 'gateway http://g (/api/pricing)', perCall: 0.01 },
     };
     const prepared = await preparePlan({ ...input, prices });
@@ -207,7 +218,7 @@ describe('prices on the worker', () => {
       perMillionInputTokens: 3,
       perMillionOutputTokens: 15,
     });
-    const unpricedRewrites = await firstPage(jobFile, prepared, { 'sora-2': prices['sora-2'] });
+    const unpricedRewrites = await firstPage(jobFile, prepared, { 'veo-3.1-fast-generate-001': prices['veo-3.1-fast-generate-001'] });
     assert.deepEqual(
       unpricedRewrites.items.map((item) => [item.rewriteEstimateUsd, item.rewritePrice]),
       [
@@ -218,10 +229,10 @@ describe('prices on the worker', () => {
   });
 
   it("a job no run priced: its worker reads the gateway's prices beneath the job file's, prices its pages with them and records them", async () => {
-    const sim = await startSimulator({ publishedPrices: { 'kling-v2-1': 0.5, 'sora-2': 0.07 } });
+    const sim = await startSimulator({ publishedPrices: { 'kling-v2-1': 0.5, 'veo-3.1-fast-generate-001': 0.07 } });
     try {
       const { dir, jobFile } = writeJobDir();
-      // sora-2 is priced by the prices file (it wins over the gateway's $0.07); kling-v2-1 by the gateway alone.
+      // veo-3.1-fast-generate-001 is priced by the prices file (it wins over the gateway's $0.07); kling-v2-1 by the gateway alone.
       writeFileSync(
         jobFile,
         readFileSync(jobFile, 'utf8')
@@ -232,10 +243,13 @@ describe('prices on the worker', () => {
       const prepared = await preparePlan({ jobFile, runDate: '2026-03-01', startedAt: Date.now() });
       const gateway = `gateway ${sim.urls[0]} (/api/pricing)`;
       assert.deepEqual(prepared.prices, {
-        'sora-2': { source: 'prices.json (openai/sora-2)', perSecond: 0.1 },
+        'veo-3.1-fast-generate-001': { source: 'prices.json (gemini/veo-3.1-fast-generate-001)', perSecond: 0.1 },
         'kling-v2-1': { source: gateway, perVideo: 0.5, perCall: 0.5 },
       });
-      assert.deepEqual(prepared.priceSources, { 'sora-2': 'prices.json (openai/sora-2)', 'kling-v2-1': gateway });
+      assert.deepEqual(prepared.priceSources, {
+        'veo-3.1-fast-generate-001': 'prices.json (gemini/veo-3.1-fast-generate-001)',
+        'kling-v2-1': gateway,
+      });
       assert.equal(asked(), 1);
       const page = await firstPage(jobFile, prepared, prepared.prices);
       assert.deepEqual(

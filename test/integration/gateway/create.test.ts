@@ -134,7 +134,7 @@ describe('creation follows docs/protocol.md §6', () => {
       const created = await h.client.createTask(
         render('openai-ref', {
           protocol: 'openai',
-          model: 'sora-2',
+          model: 'veo-3.1-fast-generate-001',
           seconds: '4',
           size: '1280x720',
           references: [{ kind: 'image', role: 'reference_image', source: join(dir, 'ref.png'), local: true }],

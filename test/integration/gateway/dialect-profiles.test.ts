@@ -29,7 +29,7 @@ const CASES: Case[] = [
   {
     profile: 'litellm',
     dialect: litellm,
-    unknownTask: (b) => `${b}/v1/videos/${encodeURIComponent(encodeLitellmId('sora-2', 'video_nope'))}`,
+    unknownTask: (b) => `${b}/v1/videos/${encodeURIComponent(encodeLitellmId('veo-3.1-fast-generate-001', 'video_nope'))}`,
   },
 ];
 
@@ -66,7 +66,7 @@ describe('simulator profiles against their gateway records', () => {
         };
 
         // The OpenAI video protocol, served by every profile: its content endpoint and Range.
-        const sora = await follow(render('a cat', { model: 'sora-2', protocol: 'openai', seconds: '4' }));
+        const sora = await follow(render('a cat', { model: 'veo-3.1-fast-generate-001', protocol: 'openai', seconds: '4' }));
         assert.equal(sora.done.state, 'succeeded');
         const content = await fetch(`${base}/v1/videos/${encodeURIComponent(sora.ref.taskId)}/content`, {
           headers: { ...AUTH, range: 'bytes=10-' },

@@ -20,7 +20,7 @@ describe('downloads', () => {
     const g = await h.client.createTask(render('dl-general'));
     const gDone = await waitDone(h.client, { taskId: g.taskId, protocol: 'general' });
     general = { taskId: g.taskId, protocol: 'general', ...(gDone.resultUrl ? { resultUrl: gDone.resultUrl } : {}) };
-    const o = await h.client.createTask(render('dl-openai', { protocol: 'openai', model: 'sora-2', seconds: '4' }));
+    const o = await h.client.createTask(render('dl-openai', { protocol: 'openai', model: 'veo-3.1-fast-generate-001', seconds: '4' }));
     await waitDone(h.client, { taskId: o.taskId, protocol: 'openai' });
     openai = { taskId: o.taskId, protocol: 'openai' };
     expected = await referenceDigest(h, general);

@@ -118,7 +118,7 @@ describe('the retry engine: creates (docs/protocol.md §6)', () => {
     const images = await scripted((_q, res) => json(res, 404, {}));
     const request = render('ref', {
       protocol: 'openai',
-      model: 'sora-2',
+      model: 'veo-3.1-fast-generate-001',
       references: [{ kind: 'image', role: 'reference_image', source: `${images.url}/gone.png`, local: false }],
     });
     await assert.rejects(

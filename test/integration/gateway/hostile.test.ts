@@ -192,7 +192,7 @@ describe('outbound addresses', () => {
     assert.equal(cdn.seen.length, 0, 'nothing was sent to the private address');
     await assert.rejects(
       strict.createTask({
-        model: 'sora-2',
+        model: 'veo-3.1-fast-generate-001',
         protocol: 'openai',
         prompt: 'p',
         references: [{ kind: 'image', role: 'input_reference', source: `${internal}/a.png`, local: false }],

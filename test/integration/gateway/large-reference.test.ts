@@ -84,7 +84,7 @@ function general(path: string, over: Partial<RenderRequest> = {}): RenderRequest
 
 function openai(path: string): RenderRequest {
   return {
-    model: 'sora-2',
+    model: 'veo-3.1-fast-generate-001',
     protocol: 'openai',
     prompt: PROMPT,
     seconds: '4',

@@ -46,7 +46,7 @@ describe('task status', () => {
     try {
       for (const protocol of ['general', 'openai'] as const) {
         const created = await h.client.createTask(
-          render(`fails-${protocol}`, { protocol, ...(protocol === 'openai' ? { model: 'sora-2' } : {}) }),
+          render(`fails-${protocol}`, { protocol, ...(protocol === 'openai' ? { model: 'veo-3.1-fast-generate-001' } : {}) }),
         );
         const done = await waitDone(h.client, { taskId: created.taskId, protocol });
         assert.equal(done.state, 'failed');

@@ -6,7 +6,7 @@ test('cdn result_url: separate host, refuses Authorization (403, counted), serve
   await withSim({ renderMs: 0, cdn: true, videoBytes: 100_000 }, async (sim) => {
     const base = sim.urls[0] as string;
     assert.ok(sim.cdnUrl && sim.cdnUrl !== base);
-    const data = await waitFinal(base, await createGeneral(base, { model: 'sora-2', prompt: 'cdn' }));
+    const data = await waitFinal(base, await createGeneral(base, { model: 'doubao-seedance-2-0-260128', prompt: 'cdn' }));
     const url = String(data['result_url']);
     assert.ok(url.startsWith(`${sim.cdnUrl as string}/`), url);
     const withKey = ok(await raw(url, { headers: AUTH }));
@@ -31,7 +31,7 @@ test('cdn result_url: separate host, refuses Authorization (403, counted), serve
 test('cdn URLs expire after cdnUrlTtlMs; a fresh status check gives a working one', async () => {
   await withSim({ renderMs: 0, cdn: true, cdnUrlTtlMs: 150 }, async (sim) => {
     const base = sim.urls[0] as string;
-    const id = await createGeneral(base, { model: 'sora-2', prompt: 'ttl' });
+    const id = await createGeneral(base, { model: 'doubao-seedance-2-0-260128', prompt: 'ttl' });
     const first = String((await waitFinal(base, id))['result_url']);
     assert.equal(ok(await raw(first)).status, 200);
     await sleep(250);
@@ -47,7 +47,7 @@ test('cdn URLs expire after cdnUrlTtlMs; a fresh status check gives a working on
 test('contentRedirect: the gateway content endpoint answers 302 to the signed CDN URL', async () => {
   await withSim({ renderMs: 0, cdn: true, contentRedirect: true }, async (sim) => {
     const base = sim.urls[0] as string;
-    const id = await createGeneral(base, { model: 'sora-2', prompt: 'redirect' });
+    const id = await createGeneral(base, { model: 'doubao-seedance-2-0-260128', prompt: 'redirect' });
     await waitFinal(base, id);
     const r = ok(await raw(`${base}/v1/videos/${id}/content`, { headers: AUTH }));
     assert.equal(r.status, 302);

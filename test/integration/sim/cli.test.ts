@@ -68,7 +68,7 @@ test('reelflow sim prints one line per port, serves, never prints the key, stops
       '--video-size',
       '64KB',
       '--models',
-      'sora-2,claude-haiku-4-5',
+      'veo-3.1-fast-generate-001,claude-haiku-4-5',
       '--fail-rate',
       '0',
       '--seed',
@@ -97,7 +97,7 @@ test('reelflow sim prints one line per port, serves, never prints the key, stops
       await raw(`${urls[0] as string}/v1/video/generations`, {
         method: 'POST',
         headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'sora-2', prompt: 'cli' }),
+        body: JSON.stringify({ model: 'veo-3.1-fast-generate-001', prompt: 'cli' }),
       }),
     );
     assert.equal(created.status, 200);

@@ -84,8 +84,8 @@ test('OpenAI protocol: size and seconds as asked; the same request from a fresh 
     const opts: SimOptionsExt = { renderMs: 0, cacheDir: join(dir, 'cache') };
     const first = await withSim(opts, async (sim) => {
       const base = sim.urls[0] as string;
-      const tall = await openaiVideo(base, { model: 'sora-2', prompt: 'a paper boat', seconds: '8', size: '360x640' });
-      const wide = await openaiVideo(base, { model: 'sora-2', prompt: 'a paper plane', seconds: '4', size: '640x360' });
+      const tall = await openaiVideo(base, { model: 'veo-3.1-fast-generate-001', prompt: 'a paper boat', seconds: '8', size: '360x640' });
+      const wide = await openaiVideo(base, { model: 'veo-3.1-fast-generate-001', prompt: 'a paper plane', seconds: '4', size: '640x360' });
       assert.deepEqual(probe(dir, tall), { width: 360, height: 640, seconds: 8 });
       assert.deepEqual(probe(dir, wide), { width: 640, height: 360, seconds: 4 });
       assert.notEqual(sha256(tall), sha256(wide));
@@ -94,7 +94,14 @@ test('OpenAI protocol: size and seconds as asked; the same request from a fresh 
     // A new simulator without the disk cache renders it again: the bytes do not depend on the run.
     rmSync(join(dir, 'cache'), { recursive: true, force: true });
     const second = await withSim(opts, async (sim) =>
-      sha256(await openaiVideo(sim.urls[0] as string, { model: 'sora-2', prompt: 'a paper boat', seconds: '8', size: '360x640' })),
+      sha256(
+        await openaiVideo(sim.urls[0] as string, {
+          model: 'veo-3.1-fast-generate-001',
+          prompt: 'a paper boat',
+          seconds: '8',
+          size: '360x640',
+        }),
+      ),
     );
     assert.equal(second, first);
   });
@@ -104,8 +111,8 @@ test('videos padded to videoBytes stay distinct and keep the free box at the end
   await withCache(async (dir) => {
     await withSim({ renderMs: 0, cacheDir: join(dir, 'cache'), videoBytes: 2 * 1024 * 1024 }, async (sim) => {
       const base = sim.urls[0] as string;
-      const a = await openaiVideo(base, { model: 'sora-2', prompt: 'first padded', seconds: '2', size: '320x240' });
-      const b = await openaiVideo(base, { model: 'sora-2', prompt: 'second padded', seconds: '2', size: '320x240' });
+      const a = await openaiVideo(base, { model: 'veo-3.1-fast-generate-001', prompt: 'first padded', seconds: '2', size: '320x240' });
+      const b = await openaiVideo(base, { model: 'veo-3.1-fast-generate-001', prompt: 'second padded', seconds: '2', size: '320x240' });
       assert.equal(a.length, 2 * 1024 * 1024);
       assert.equal(b.length, 2 * 1024 * 1024);
       assert.notEqual(sha256(a), sha256(b));
@@ -143,7 +150,9 @@ test('ffmpeg runs one at a time, creates do not queue a render each, and the dis
     await withSim({ renderMs: 0, cacheDir: cache, ffmpegPath: wrapper, videoCacheFiles: 3 }, async (sim) => {
       const base = sim.urls[0] as string;
       const bodies = await Promise.all(
-        Array.from({ length: 5 }, (_, i) => openaiVideo(base, { model: 'sora-2', prompt: `parallel ${i}`, seconds: '1', size: '160x120' })),
+        Array.from({ length: 5 }, (_, i) =>
+          openaiVideo(base, { model: 'veo-3.1-fast-generate-001', prompt: `parallel ${i}`, seconds: '1', size: '160x120' }),
+        ),
       );
       assert.equal(new Set(bodies.map(sha256)).size, 5);
     });
@@ -185,8 +194,8 @@ test("shared videos (the benchmarks' option): one video per size and length, wha
   await withCache(async (dir) => {
     await withSim({ renderMs: 0, cacheDir: join(dir, 'cache'), distinctVideos: false }, async (sim) => {
       const base = sim.urls[0] as string;
-      const a = await openaiVideo(base, { model: 'sora-2', prompt: 'shared one', seconds: '2', size: '320x240' });
-      const b = await openaiVideo(base, { model: 'sora-2', prompt: 'shared two', seconds: '2', size: '320x240' });
+      const a = await openaiVideo(base, { model: 'veo-3.1-fast-generate-001', prompt: 'shared one', seconds: '2', size: '320x240' });
+      const b = await openaiVideo(base, { model: 'veo-3.1-fast-generate-001', prompt: 'shared two', seconds: '2', size: '320x240' });
       assert.equal(sha256(a), sha256(b));
       assert.deepEqual(probe(dir, a), { width: 320, height: 240, seconds: 2 });
     });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AUTH, JSON_AUTH, createGeneral, json, ok, raw, sleep, waitFinal, withSim } from './helpers';
 
-const CREATE = JSON.stringify({ model: 'sora-2', prompt: 'faulty' });
+const CREATE = JSON.stringify({ model: 'doubao-seedance-2-0-260128', prompt: 'faulty' });
 const post = (base: string, body = CREATE): ReturnType<typeof raw> =>
   raw(`${base}/v1/video/generations`, { method: 'POST', headers: JSON_AUTH, body });
 
@@ -101,7 +101,7 @@ test('connection reset before and after the request is read; nothing is created'
 test('lost create: the task is created and counted, but the client sees a reset', async () => {
   await withSim({ renderMs: 0, faults: { lostCreateRate: 1 } }, async (sim) => {
     const base = sim.urls[0] as string;
-    const r = await post(base, JSON.stringify({ model: 'sora-2', prompt: 'paid twice?' }));
+    const r = await post(base, JSON.stringify({ model: 'doubao-seedance-2-0-260128', prompt: 'paid twice?' }));
     assert.ok('error' in r);
     assert.equal(r.error, 'ECONNRESET');
     const s = sim.stats();
@@ -125,7 +125,7 @@ test('slow responses add the configured latency', async () => {
 test('downloads cut mid-body: fewer bytes than Content-Length, then close', async () => {
   await withSim({ renderMs: 0, videoBytes: 4 * 1024 * 1024 }, async (sim) => {
     const base = sim.urls[0] as string;
-    const id = await createGeneral(base, { model: 'sora-2', prompt: 'cut' });
+    const id = await createGeneral(base, { model: 'doubao-seedance-2-0-260128', prompt: 'cut' });
     await waitFinal(base, id);
     sim.setFaults({ cutDownloadRate: 1 });
     const r = ok(await raw(`${base}/v1/videos/${id}/content`, { headers: AUTH }));
@@ -145,7 +145,7 @@ test('downloads cut mid-body: fewer bytes than Content-Length, then close', asyn
 test('task_not_exist for a window after creation, then visible', async () => {
   await withSim({ renderMs: 0, faults: { notExistWindowMs: 300 } }, async (sim) => {
     const base = sim.urls[0] as string;
-    const id = await createGeneral(base, { model: 'sora-2', prompt: 'late' });
+    const id = await createGeneral(base, { model: 'doubao-seedance-2-0-260128', prompt: 'late' });
     const early = ok(await raw(`${base}/v1/video/generations/${id}`, { headers: AUTH }));
     assert.equal(early.status, 400);
     assert.deepEqual(JSON.parse(early.body.toString()), { code: 'task_not_exist', message: 'task_not_exist', data: null });

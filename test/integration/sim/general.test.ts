@@ -100,7 +100,9 @@ test('a share of failures is deterministic for a seed', async () => {
       const base = sim.urls[0] as string;
       const out: string[] = [];
       for (let i = 0; i < 20; i++)
-        out.push(String((await waitFinal(base, await createGeneral(base, { model: 'sora-2', prompt: `p${i}` })))['status']));
+        out.push(
+          String((await waitFinal(base, await createGeneral(base, { model: 'doubao-seedance-2-0-260128', prompt: `p${i}` })))['status']),
+        );
       return out;
     });
   const a = await outcomes();
@@ -112,7 +114,7 @@ test('a share of failures is deterministic for a seed', async () => {
 test('auth and catalog: 401 OpenAI-style, unknown model 404, or 503 model_not_found when switched', async () => {
   await withSim({ group: 'vip' }, async (sim) => {
     const base = sim.urls[0] as string;
-    const body = JSON.stringify({ model: 'sora-2', prompt: 'x' });
+    const body = JSON.stringify({ model: 'doubao-seedance-2-0-260128', prompt: 'x' });
     const variants: Array<Record<string, string>> = [
       { 'content-type': 'application/json' },
       { authorization: 'Bearer sk-wrong', 'content-type': 'application/json' },
@@ -149,24 +151,34 @@ test('bad input gets the gateway error shape and status, never a crash or a hang
       return { status: r.status, code: j.code, message: j.message };
     };
     const cases: Array<[string, RegExp]> = [
-      ['{"model": "sora-2", "prompt": ', /invalid request body/],
-      [JSON.stringify({ model: 'sora-2', prompt: 'x', seconds: 5 }), /cannot unmarshal number/],
-      [JSON.stringify({ model: 'sora-2', prompt: 'x', seconds: 'five' }), /string of digits/],
-      [JSON.stringify({ model: 'sora-2' }), /prompt is required/],
-      [JSON.stringify({ model: 'sora-2', prompt: '   ' }), /prompt is required/],
+      ['{"model": "doubao-seedance-2-0-260128", "prompt": ', /invalid request body/],
+      [JSON.stringify({ model: 'doubao-seedance-2-0-260128', prompt: 'x', seconds: 5 }), /cannot unmarshal number/],
+      [JSON.stringify({ model: 'doubao-seedance-2-0-260128', prompt: 'x', seconds: 'five' }), /string of digits/],
+      [JSON.stringify({ model: 'doubao-seedance-2-0-260128' }), /prompt is required/],
+      [JSON.stringify({ model: 'doubao-seedance-2-0-260128', prompt: '   ' }), /prompt is required/],
       [JSON.stringify({ prompt: 'x' }), /model is required/],
       ['[1,2]', /JSON object/],
-      [JSON.stringify({ model: 'sora-2', prompt: 'x', metadata: { content: [{ type: 'gif_url', gif_url: { url: 'u' } }] } }), /not one of/],
       [
         JSON.stringify({
-          model: 'sora-2',
+          model: 'doubao-seedance-2-0-260128',
+          prompt: 'x',
+          metadata: { content: [{ type: 'gif_url', gif_url: { url: 'u' } }] },
+        }),
+        /not one of/,
+      ],
+      [
+        JSON.stringify({
+          model: 'doubao-seedance-2-0-260128',
           prompt: 'x',
           metadata: { content: [{ type: 'image_url', image_url: { url: 'u' }, role: 'reference_video' }] },
         }),
         /does not match type image_url/,
       ],
-      [JSON.stringify({ model: 'sora-2', prompt: 'x', metadata: { content: [{ type: 'video_url' }] } }), /url is required/],
-      [JSON.stringify({ model: 'sora-2', prompt: 'x', metadata: 'hd' }), /metadata must be an object/],
+      [
+        JSON.stringify({ model: 'doubao-seedance-2-0-260128', prompt: 'x', metadata: { content: [{ type: 'video_url' }] } }),
+        /url is required/,
+      ],
+      [JSON.stringify({ model: 'doubao-seedance-2-0-260128', prompt: 'x', metadata: 'hd' }), /metadata must be an object/],
       [JSON.stringify({ model: 'claude-haiku-4-5', prompt: 'x' }), /does not support video/],
     ];
     for (const [body, re] of cases) {
@@ -179,7 +191,7 @@ test('bad input gets the gateway error shape and status, never a crash or a hang
       await raw(`${base}/v1/video/generations`, {
         method: 'POST',
         headers: JSON_AUTH,
-        body: JSON.stringify({ model: 'sora-2', prompt: 'x'.repeat(100 * 1024) }),
+        body: JSON.stringify({ model: 'doubao-seedance-2-0-260128', prompt: 'x'.repeat(100 * 1024) }),
         timeoutMs: 5000,
       }),
     );

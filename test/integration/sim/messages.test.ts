@@ -119,7 +119,7 @@ test('bad Messages input gets Anthropic-style 400s; unknown model 404', async ()
       [JSON.stringify({ ...REQ, messages: [{ role: 'user', content: [{ type: 'text' }] }] }), /text: Field required/],
       [JSON.stringify({ ...REQ, messages: [{ role: 'user', content: 5 }] }), /content/],
       [JSON.stringify({ ...REQ, stream: 'yes' }), /stream/],
-      [JSON.stringify({ ...REQ, model: 'sora-2' }), /does not support the Messages API/],
+      [JSON.stringify({ ...REQ, model: 'veo-3.1-fast-generate-001' }), /does not support the Messages API/],
     ];
     for (const [body, re] of cases) {
       const r = ok(await raw(url, { method: 'POST', headers: HEADERS, body }));

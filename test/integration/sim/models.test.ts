@@ -13,7 +13,7 @@ async function list(base: string, headers: Record<string, string>) {
 
 describe('GET /v1/models', () => {
   it('default profile: the configured models, OpenAI list shape, key required; counted in the stats', async () => {
-    await withSim({ models: ['seedance-1-0-pro-250528', 'sora-2'] }, async (sim) => {
+    await withSim({ models: ['seedance-1-0-pro-250528', 'veo-3.1-fast-generate-001'] }, async (sim) => {
       const base = sim.urls[0]!;
       const r = await list(base, AUTH);
       assert.equal(r.status, 200);
@@ -22,7 +22,7 @@ describe('GET /v1/models', () => {
         r.body.data?.map((m) => [m['id'], m['object']]),
         [
           ['seedance-1-0-pro-250528', 'model'],
-          ['sora-2', 'model'],
+          ['veo-3.1-fast-generate-001', 'model'],
         ],
       );
       const none = await list(base, {});
@@ -34,7 +34,7 @@ describe('GET /v1/models', () => {
 
   for (const profile of ['new-api', 'new-api-0.10'] as const) {
     it(`${profile}: sorted by id, owned_by and supported_endpoint_types, success: true; 401 in its words without a key`, async () => {
-      await withSim({ profile, models: ['sora-2', 'seedance-1-0-pro-250528', 'claude-sonnet-4-6'] }, async (sim) => {
+      await withSim({ profile, models: ['veo-3.1-fast-generate-001', 'seedance-1-0-pro-250528', 'claude-sonnet-4-6'] }, async (sim) => {
         const base = sim.urls[0]!;
         const r = await list(base, AUTH);
         assert.equal(r.status, 200);
@@ -43,7 +43,7 @@ describe('GET /v1/models', () => {
         assert.deepEqual(r.body.data, [
           { id: 'claude-sonnet-4-6', object: 'model', created: 1626777600, owned_by: 'custom', supported_endpoint_types: [] },
           { id: 'seedance-1-0-pro-250528', object: 'model', created: 1626777600, owned_by: 'volcengine', supported_endpoint_types: [] },
-          { id: 'sora-2', object: 'model', created: 1626777600, owned_by: 'custom', supported_endpoint_types: [] },
+          { id: 'veo-3.1-fast-generate-001', object: 'model', created: 1626777600, owned_by: 'custom', supported_endpoint_types: [] },
         ]);
         const none = await list(base, {});
         assert.equal(none.status, 401);
@@ -57,7 +57,7 @@ describe('GET /v1/models', () => {
 
 describe('GET /api/pricing (publishedPrices)', () => {
   it("new-api's public price list in its v0.10.0 shape when given prices, no key needed; no such route without", async () => {
-    await withSim({ publishedPrices: { 'sora-2': 0.1, 'kling-v2-1': 0.5 } }, async (sim) => {
+    await withSim({ publishedPrices: { 'veo-3.1-fast-generate-001': 0.1, 'kling-v2-1': 0.5 } }, async (sim) => {
       const r = await fetch(`${sim.urls[0]!}/api/pricing`);
       assert.equal(r.status, 200);
       const body = (await r.json()) as { success: boolean; group_ratio: unknown; data: Array<Record<string, unknown>> };
@@ -66,7 +66,8 @@ describe('GET /api/pricing (publishedPrices)', () => {
       assert.deepEqual(
         body.data.map((e) => [e['model_name'], e['quota_type'], e['model_price'], e['supported_endpoint_types']]),
         [
-          ['sora-2', 1, 0.1, ['openai-video']],
+          // Veo's Gemini channel lists the gemini and openai endpoints: priced per call, as new-api bills it.
+          ['veo-3.1-fast-generate-001', 1, 0.1, ['gemini', 'openai']],
           ['kling-v2-1', 1, 0.5, ['openai']],
         ],
       );

@@ -22,7 +22,7 @@ test('several base addresses onto one task store: create on one, poll and downlo
 test('refuse closes the listener (ECONNREFUSED) and up reopens the same port', async () => {
   await withSim({ ports: [0, 0], renderMs: 0 }, async (sim) => {
     const [a, b] = sim.urls as [string, string];
-    const id = await createGeneral(a, { model: 'sora-2', prompt: 'failover' });
+    const id = await createGeneral(a, { model: 'doubao-seedance-2-0-260128', prompt: 'failover' });
     await sim.setPortMode(0, 'refuse');
     const r = await raw(`${a}/v1/video/generations/${id}`, { headers: AUTH });
     assert.ok('error' in r);

@@ -34,7 +34,8 @@ describe('profile litellm', () => {
     await withSim({ profile: 'litellm', renderMs: 200 }, async (sim) => {
       const base = sim.urls[0]!;
       const form = new FormData();
-      for (const [k, v] of Object.entries({ model: 'sora-2', prompt: 'a', seconds: '4', size: '1280x720' })) form.append(k, v);
+      for (const [k, v] of Object.entries({ model: 'veo-3.1-fast-generate-001', prompt: 'a', seconds: '4', size: '1280x720' }))
+        form.append(k, v);
       const created = (await (await fetch(`${base}/v1/videos`, { method: 'POST', headers: AUTH, body: form })).json()) as Json;
       const id = String(created['id']);
       assert.match(id, /^video_[A-Za-z0-9+/]+=+$/);
@@ -53,7 +54,7 @@ describe('profile litellm', () => {
           remixed_from_video_id: null,
           seconds: '4',
           size: '1280x720',
-          model: 'sora-2',
+          model: 'veo-3.1-fast-generate-001',
           usage: { duration_seconds: 4 },
         },
       );
@@ -62,7 +63,7 @@ describe('profile litellm', () => {
       assert.equal(notReady.status, 400);
       assert.match(
         message(notReady.body),
-        /^litellm\.BadRequestError: OpenAIException - .*Video is not ready.*LiteLLM: model group 'sora-2' failed/s,
+        /^litellm\.BadRequestError: OpenAIException - .*Video is not ready.*LiteLLM: model group 'veo-3.1-fast-generate-001' failed/s,
       );
       const retrieved = await send(path);
       assert.equal(retrieved.status, 200);
@@ -126,8 +127,8 @@ describe('profile litellm', () => {
       assert.deepEqual(
         (models.body['data'] as Json[]).map((m) => [m['id'], m['mode']]),
         [
-          ['sora-2', 'video_generation'],
-          ['sora-2-pro', 'video_generation'],
+          ['veo-3.1-fast-generate-001', 'video_generation'],
+          ['veo-3.1-generate-001', 'video_generation'],
           ['upstream-unknown', 'video_generation'],
           ['claude-sonnet-4-6', 'chat'],
           ['claude-haiku-4-5', 'chat'],
@@ -144,7 +145,7 @@ describe('profile litellm', () => {
       assert.equal(badMsg.status, 400);
       assert.match(message(badMsg.body), /^anthropic_messages: Invalid model name passed in model=claude-nope/);
       sim.setFaults({ errorRate: 1, errorBody: 'json', errorStatuses: [500], scope: ['create'] });
-      const failed = await send(`${base}/v1/videos`, { body: { model: 'sora-2', prompt: 'x' } });
+      const failed = await send(`${base}/v1/videos`, { body: { model: 'veo-3.1-fast-generate-001', prompt: 'x' } });
       assert.equal(failed.status, 500);
       assert.match(
         message(failed.body),
@@ -166,14 +167,16 @@ describe('profile litellm', () => {
 });
 
 describe('profile new-api', () => {
-  it('repeats the last refresh round, puts a Sora result_url on ServerAddress, ignores Range, and reads Seedance tasks only on the general route', async () => {
+  it('repeats the last refresh round, puts a Veo result_url on ServerAddress, ignores Range, and reads Seedance tasks only on the general route', async () => {
     await withSim(
       { profile: 'new-api', renderMs: 900, refreshMs: 400, serverAddress: 'http://new-api.test:3000', cdn: false },
       async (sim) => {
         const base = sim.urls[0]!;
-        const sora = await send(`${base}/v1/video/generations`, { body: { model: 'sora-2', prompt: 's', seconds: '4' } });
-        assert.equal(sora.body['object'], 'video', 'a Sora model answers a video object on the general route');
-        const id = String(sora.body['id']);
+        const veo = await send(`${base}/v1/video/generations`, {
+          body: { model: 'veo-3.1-fast-generate-001', prompt: 's', seconds: '4' },
+        });
+        assert.equal(veo.body['object'], 'video', 'a Veo model answers a video object on the general route');
+        const id = String(veo.body['id']);
         const seedance = await send(`${base}/v1/video/generations`, { body: { model: 'seedance-1-0-pro-250528', prompt: 'd' } });
         const seedanceId = String(seedance.body['task_id']);
         const notImplemented = await send(`${base}/v1/videos/${seedanceId}`);
@@ -222,6 +225,49 @@ describe('profile new-api', () => {
 });
 
 describe('profile new-api-0.10', () => {
+  it('a Veo model is a Gemini-channel task: its operation name as id, read on the general route in its own shape', async () => {
+    await withSim({ profile: 'new-api-0.10', renderMs: 200, refreshMs: 100 }, async (sim) => {
+      const base = sim.urls[0]!;
+      const created = await send(`${base}/v1/videos`, { body: { model: 'veo-3.1-fast-generate-001', prompt: 'v', seconds: '4' } });
+      const id = String(created.body['id']);
+      // The create answers new-api's own video object (relay/channel/task/gemini DoResponse), status empty.
+      const at = created.body['created_at'];
+      assert.deepEqual(created.body, {
+        id,
+        task_id: id,
+        object: 'video',
+        model: 'veo-3.1-fast-generate-001',
+        status: '',
+        progress: 0,
+        created_at: at,
+      });
+      // relay/channel/task/gemini: the id is the Veo operation's name, base64url without padding.
+      assert.match(Buffer.from(id, 'base64url').toString('utf8'), /^models\/veo-3\.1-fast-generate-001\/operations\/[0-9a-f]{12}$/);
+      const running = (await send(`${base}/v1/video/generations/${id}`)).body;
+      assert.equal((running['data'] as Json)['status'], 'processing', JSON.stringify(running));
+      // ConvertToOpenAIVideo: read live, progress 50 until done, no seconds or size.
+      const object = (await send(`${base}/v1/videos/${id}`)).body;
+      assert.deepEqual(Object.keys(object), ['id', 'object', 'model', 'status', 'progress', 'created_at', 'completed_at']);
+      assert.deepEqual([object['status'], object['progress']], ['in_progress', 50]);
+      await sleep(450);
+      // relay/relay_task.go reads a Gemini task live and answers this, not the task record.
+      assert.deepEqual((await send(`${base}/v1/video/generations/${id}`)).body, {
+        code: 'success',
+        message: '',
+        data: {
+          error: null,
+          format: 'mp4',
+          metadata: null,
+          status: 'succeeded',
+          task_id: id,
+          url: `http://localhost:3000/v1/videos/${id}/content`,
+        },
+      });
+      const done = (await send(`${base}/v1/videos/${id}`)).body;
+      assert.deepEqual([done['status'], done['progress']], ['completed', 100]);
+    });
+  });
+
   it('answers task_id only, the address in fail_reason, and a failed Seedance reason in data.data.error', async () => {
     await withSim({ profile: 'new-api-0.10', renderMs: 200, refreshMs: 100, cdn: true }, async (sim) => {
       const base = sim.urls[0]!;
@@ -239,8 +285,6 @@ describe('profile new-api-0.10', () => {
         })(),
       });
       assert.deepEqual(Object.keys((await viaVideos.json()) as Json), ['task_id']);
-      const sora = await send(`${base}/v1/videos`, { body: { model: 'sora-2', prompt: 's', seconds: '4' } });
-      assert.match(String(sora.body['id']), /^video_[0-9a-f]{32}$/);
       await sleep(450);
       const done = (await send(`${base}/v1/video/generations/${String(created.body['task_id'])}`)).body['data'] as Json;
       assert.equal(done['status'], 'SUCCESS');
@@ -248,8 +292,6 @@ describe('profile new-api-0.10', () => {
       assert.match(String(done['fail_reason']), /^http:\/\/127\.0\.0\.1:\d+\/videos\/cgt-/);
       assert.equal(((done['data'] as Json)['content'] as Json)['video_url'], done['fail_reason']);
       assert.equal((await send(String(done['fail_reason']), { headers: {} })).status, 200, 'the upstream file needs no key');
-      const soraDone = (await send(`${base}/v1/video/generations/${String(sora.body['id'])}`)).body['data'] as Json;
-      assert.equal(soraDone['fail_reason'], `http://localhost:3000/v1/videos/${String(sora.body['id'])}/content`);
       const seconds = await send(`${base}/v1/video/generations`, { body: { model: 'seedance-1-0-pro-250528', prompt: 'n', seconds: 5 } });
       assert.equal(seconds.body['message'], 'json: cannot unmarshal number into Go struct field .Alias.seconds of type string');
     });
@@ -310,7 +352,7 @@ describe('reelflow sim --profile', () => {
       await ready;
       assert.match(out, /sim: imitating new-api/);
       const base = /sim: listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
-      const id = String((await send(`${base}/v1/videos`, { body: { model: 'sora-2', prompt: 'cli' } })).body['id']);
+      const id = String((await send(`${base}/v1/videos`, { body: { model: 'veo-3.1-fast-generate-001', prompt: 'cli' } })).body['id']);
       await sleep(250);
       const data = (await send(`${base}/v1/video/generations/${id}`)).body['data'] as Json;
       assert.equal(data['result_url'], `http://new-api.test:3000/v1/videos/${id}/content`);

@@ -13,7 +13,7 @@ test('openai v6: videos.create (multipart with input_reference), retrieve, downl
   await withSim({ renderMs: 200, videoBytes: 256 * 1024 }, async (sim) => {
     const client = new OpenAI({ apiKey: KEY, baseURL: `${sim.urls[0] as string}/v1`, maxRetries: 0 });
     const created = await client.videos.create({
-      model: 'sora-2',
+      model: 'veo-3.1-fast-generate-001',
       prompt: 'a paper boat',
       seconds: '4',
       size: '1280x720',
@@ -42,8 +42,8 @@ test('openai v6: typed errors for bad key, unknown model, not completed, rate li
     const bad = new OpenAI({ apiKey: 'sk-wrong', baseURL, maxRetries: 0 });
     await assert.rejects(bad.videos.retrieve('task_x'), OpenAI.AuthenticationError);
     const client = new OpenAI({ apiKey: KEY, baseURL, maxRetries: 0 });
-    await assert.rejects(client.videos.create({ model: 'sora-9' as 'sora-2', prompt: 'x' }), OpenAI.NotFoundError);
-    const v = await client.videos.create({ model: 'sora-2', prompt: 'x' });
+    await assert.rejects(client.videos.create({ model: 'veo-9' as 'veo-3.1-fast-generate-001', prompt: 'x' }), OpenAI.NotFoundError);
+    const v = await client.videos.create({ model: 'veo-3.1-fast-generate-001', prompt: 'x' });
     await assert.rejects(client.videos.downloadContent(v.id), (e: unknown) => {
       assert.ok(e instanceof OpenAI.BadRequestError);
       assert.match(e.message, /Task is not completed yet/);

@@ -26,7 +26,13 @@ async function waitCompleted(base: string, id: string): Promise<Record<string, u
 test('multipart create, unwrapped video object, statuses and progress as numbers', async () => {
   await withSim({ renderMs: 300 }, async (sim) => {
     const base = sim.urls[0] as string;
-    const r = await createVideo(base, { model: 'sora-2', prompt: 'a boat', seconds: '8', size: '1280x720', style: 'noir' });
+    const r = await createVideo(base, {
+      model: 'veo-3.1-fast-generate-001',
+      prompt: 'a boat',
+      seconds: '8',
+      size: '1280x720',
+      style: 'noir',
+    });
     assert.equal(r.status, 200);
     const v = (await r.json()) as Record<string, unknown>;
     assert.equal(v['object'], 'video');
@@ -62,10 +68,10 @@ test('multipart create rejects bad fields with OpenAI-style 400s', async () => {
   await withSim({}, async (sim) => {
     const base = sim.urls[0] as string;
     const cases: Array<[Record<string, string>, RegExp]> = [
-      [{ model: 'sora-2' }, /prompt is required/],
+      [{ model: 'veo-3.1-fast-generate-001' }, /prompt is required/],
       [{ prompt: 'x' }, /model is required/],
-      [{ model: 'sora-2', prompt: 'x', seconds: '4.5' }, /string of digits/],
-      [{ model: 'sora-2', prompt: 'x', size: 'big' }, /expected WxH/],
+      [{ model: 'veo-3.1-fast-generate-001', prompt: 'x', seconds: '4.5' }, /string of digits/],
+      [{ model: 'veo-3.1-fast-generate-001', prompt: 'x', size: 'big' }, /expected WxH/],
     ];
     for (const [fields, re] of cases) {
       const r = await createVideo(base, fields);
@@ -87,7 +93,7 @@ test('multipart create rejects bad fields with OpenAI-style 400s', async () => {
       await raw(`${base}/v1/videos`, {
         method: 'POST',
         headers: { ...AUTH, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'sora-2', prompt: 'x', seconds: 8 }),
+        body: JSON.stringify({ model: 'veo-3.1-fast-generate-001', prompt: 'x', seconds: 8 }),
       }),
     );
     assert.equal(num.status, 400);
@@ -100,7 +106,9 @@ test('content download: real MP4 of the requested duration, padded with a free b
   try {
     await withSim({ renderMs: 0, videoBytes: 3 * 1024 * 1024, cacheDir: cache }, async (sim) => {
       const base = sim.urls[0] as string;
-      const v = (await (await createVideo(base, { model: 'sora-2', prompt: 'p', seconds: '3', size: '320x240' })).json()) as { id: string };
+      const v = (await (
+        await createVideo(base, { model: 'veo-3.1-fast-generate-001', prompt: 'p', seconds: '3', size: '320x240' })
+      ).json()) as { id: string };
       await waitCompleted(base, v.id);
       const url = `${base}/v1/videos/${v.id}/content`;
       const full = ok(await raw(url, { headers: AUTH }));
@@ -156,7 +164,7 @@ test('content download: real MP4 of the requested duration, padded with a free b
 test('content errors: 400 not completed with its status, 404 unknown task, 401 without key', async () => {
   await withSim({ renderMs: 60_000 }, async (sim) => {
     const base = sim.urls[0] as string;
-    const v = (await (await createVideo(base, { model: 'sora-2', prompt: 'slow' })).json()) as { id: string };
+    const v = (await (await createVideo(base, { model: 'veo-3.1-fast-generate-001', prompt: 'slow' })).json()) as { id: string };
     const r = ok(await raw(`${base}/v1/videos/${v.id}/content`, { headers: AUTH }));
     assert.equal(r.status, 400);
     assert.match(r.body.toString(), /Task is not completed yet, current status: NOT_START/);
@@ -170,7 +178,9 @@ test('content errors: 400 not completed with its status, 404 unknown task, 401 w
 test('a 1 GiB padded video streams without holding it in memory', async () => {
   await withSim({ renderMs: 0, videoBytes: 1024 ** 3 }, async (sim) => {
     const base = sim.urls[0] as string;
-    const v = (await (await createVideo(base, { model: 'sora-2', prompt: 'big', seconds: '4', size: '320x240' })).json()) as { id: string };
+    const v = (await (
+      await createVideo(base, { model: 'veo-3.1-fast-generate-001', prompt: 'big', seconds: '4', size: '320x240' })
+    ).json()) as { id: string };
     await waitCompleted(base, v.id);
     const before = process.memoryUsage().rss;
     const res = await fetch(`${base}/v1/videos/${v.id}/content`, { headers: AUTH });
@@ -193,7 +203,7 @@ test('without ffmpeg the shipped sample MP4 is served, still padded to size', as
   await withSim({ renderMs: 0, ffmpegPath: null, videoBytes: 100_000 }, async (sim) => {
     assert.equal(sim.ffmpeg, false);
     const base = sim.urls[0] as string;
-    const v = (await (await createVideo(base, { model: 'sora-2', prompt: 'no ffmpeg' })).json()) as { id: string };
+    const v = (await (await createVideo(base, { model: 'veo-3.1-fast-generate-001', prompt: 'no ffmpeg' })).json()) as { id: string };
     await waitCompleted(base, v.id);
     const r = ok(await raw(`${base}/v1/videos/${v.id}/content`, { headers: AUTH }));
     assert.equal(r.body.length, 100_000);

@@ -70,17 +70,17 @@ describe('reelflow metrics', () => {
   it('counts an ended item by state and model, and its render time only when it succeeded', () => {
     const { meter, recorded } = rememberingMeter();
     const metrics = new ReelflowMetrics(meter);
-    const base = { model: 'sora-2', created_at: '2026-01-01T00:00:00.000Z', finished_at: '2026-01-01T00:01:30.500Z' };
+    const base = { model: 'veo-3.1-fast-generate-001', created_at: '2026-01-01T00:00:00.000Z', finished_at: '2026-01-01T00:01:30.500Z' };
     metrics.itemEnded({ ...base, state: 'succeeded' });
     metrics.itemEnded({ ...base, state: 'failed' });
     metrics.itemEnded({ ...base, state: 'unknown', created_at: null });
     assert.deepEqual(
       recorded.map(({ name, kind, value, tags }) => ({ name, kind, value, tags })),
       [
-        { name: 'reelflow_items_total', kind: 'counter', value: 1, tags: { state: 'succeeded', model: 'sora-2' } },
-        { name: 'reelflow_render_seconds', kind: 'histogram', value: 90.5, tags: { model: 'sora-2' } },
-        { name: 'reelflow_items_total', kind: 'counter', value: 1, tags: { state: 'failed', model: 'sora-2' } },
-        { name: 'reelflow_items_total', kind: 'counter', value: 1, tags: { state: 'unknown', model: 'sora-2' } },
+        { name: 'reelflow_items_total', kind: 'counter', value: 1, tags: { state: 'succeeded', model: 'veo-3.1-fast-generate-001' } },
+        { name: 'reelflow_render_seconds', kind: 'histogram', value: 90.5, tags: { model: 'veo-3.1-fast-generate-001' } },
+        { name: 'reelflow_items_total', kind: 'counter', value: 1, tags: { state: 'failed', model: 'veo-3.1-fast-generate-001' } },
+        { name: 'reelflow_items_total', kind: 'counter', value: 1, tags: { state: 'unknown', model: 'veo-3.1-fast-generate-001' } },
       ],
     );
     assert.equal(renderSeconds({ state: 'succeeded', created_at: 'garbage', finished_at: base.finished_at }), undefined);
@@ -89,7 +89,7 @@ describe('reelflow metrics', () => {
   it('adds what an ended item cost to the spend, by model and where the figure came from', () => {
     const { meter, recorded } = rememberingMeter();
     const metrics = new ReelflowMetrics(meter, new Map());
-    const base = { model: 'sora-2', created_at: null, finished_at: '2026-01-01T00:01:30.500Z' };
+    const base = { model: 'veo-3.1-fast-generate-001', created_at: null, finished_at: '2026-01-01T00:01:30.500Z' };
     metrics.itemEnded({ ...base, state: 'unknown', cost_usd: 0.8, cost_source: 'estimated' });
     metrics.itemEnded({ ...base, state: 'failed', cost_usd: 0, cost_source: 'estimated' });
     metrics.itemEnded({ ...base, state: 'failed' });
@@ -100,9 +100,9 @@ describe('reelflow metrics', () => {
     assert.deepEqual(
       spend.map(({ kind, value, tags }) => ({ kind, value, tags })),
       [
-        { kind: 'gauge', value: 0.8, tags: { model: 'sora-2', source: 'estimated' } },
-        { kind: 'gauge', value: 1.2, tags: { model: 'sora-2', source: 'estimated' } },
-        { kind: 'gauge', value: 0.3, tags: { model: 'sora-2', source: 'billed' } },
+        { kind: 'gauge', value: 0.8, tags: { model: 'veo-3.1-fast-generate-001', source: 'estimated' } },
+        { kind: 'gauge', value: 1.2, tags: { model: 'veo-3.1-fast-generate-001', source: 'estimated' } },
+        { kind: 'gauge', value: 0.3, tags: { model: 'veo-3.1-fast-generate-001', source: 'billed' } },
       ],
     );
     assert.equal(spend[0]!.help, METRICS.spend.help);
@@ -111,7 +111,12 @@ describe('reelflow metrics', () => {
   it("adds an item's prompt rewrite to the spend under the enhance model's name, with its source", () => {
     const { meter, recorded } = rememberingMeter();
     const metrics = new ReelflowMetrics(meter, new Map());
-    const base = { model: 'sora-2', created_at: null, finished_at: '2026-01-01T00:01:30.500Z', state: 'succeeded' as const };
+    const base = {
+      model: 'veo-3.1-fast-generate-001',
+      created_at: null,
+      finished_at: '2026-01-01T00:01:30.500Z',
+      state: 'succeeded' as const,
+    };
     metrics.itemEnded(
       { ...base, cost_usd: 0.4, cost_source: 'billed', rewrite_cost_usd: 0.000171, rewrite_cost_source: 'usage' },
       'claude-sonnet-4-6',
@@ -125,7 +130,7 @@ describe('reelflow metrics', () => {
     assert.deepEqual(
       spend.map(({ value, tags }) => ({ value, tags })),
       [
-        { value: 0.4, tags: { model: 'sora-2', source: 'billed' } },
+        { value: 0.4, tags: { model: 'veo-3.1-fast-generate-001', source: 'billed' } },
         { value: 0.000171, tags: { model: 'claude-sonnet-4-6', source: 'usage' } },
         { value: 0.0004, tags: { model: 'claude-sonnet-4-6', source: 'usage' } },
         { value: 0.0063, tags: { model: 'claude-sonnet-4-6', source: 'estimated' } },

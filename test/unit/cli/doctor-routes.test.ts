@@ -34,7 +34,7 @@ describe('doctor: reading a video route probe (a status check of a task that can
     // LiteLLM with an id it can decode: the upstream's 404, wrapped
     const wrapped =
       'litellm.BadRequestError: OpenAIException - {"error":{"message":"Video not found","type":"invalid_request_error","param":null,"code":"not_found"}}' +
-      "\n\nLiteLLM: model group 'sora-2' failed with the error above. No fallback was attempted.";
+      "\n\nLiteLLM: model group 'veo-3.1-fast-generate-001' failed with the error above. No fallback was attempted.";
     assert.equal(
       verdict('openai', 404, { error: { message: wrapped, type: 'invalid_request_error', param: null, code: '404' } }),
       'serves',
@@ -192,12 +192,18 @@ describe('doctor: what a job needs of its gateway', () => {
     ({ key: model, index: 1, outputName: model, request: { model, protocol, prompt: 'p', references: [] } }) as PlanItem;
 
   it('the protocols its items use, with their models, and Messages only with enhance:', () => {
-    const needs = gatewayNeeds({ items: [item('sora-2', 'openai'), item('sora-2', 'openai'), item('sora-2-pro', 'openai')] });
+    const needs = gatewayNeeds({
+      items: [
+        item('veo-3.1-fast-generate-001', 'openai'),
+        item('veo-3.1-fast-generate-001', 'openai'),
+        item('veo-3.1-generate-001', 'openai'),
+      ],
+    });
     assert.deepEqual([...needs.video.keys()], ['openai']);
-    assert.deepEqual(needs.video.get('openai'), { items: 3, models: ['sora-2', 'sora-2-pro'] });
+    assert.deepEqual(needs.video.get('openai'), { items: 3, models: ['veo-3.1-fast-generate-001', 'veo-3.1-generate-001'] });
     assert.equal(needs.messages, false);
     const both = gatewayNeeds({
-      items: [item('seedance', 'general'), item('sora-2', 'openai')],
+      items: [item('seedance', 'general'), item('veo-3.1-fast-generate-001', 'openai')],
       enhance: { model: 'claude', maxTokens: 10 },
     });
     assert.deepEqual([...both.video.keys()].sort(), ['general', 'openai']);

@@ -16,7 +16,7 @@ function item(index: number, request: Partial<RenderRequest>): PlanItem {
 }
 
 const TABLE: PriceTable = {
-  'sora-2': { source: 'job file', perSecond: 0.1 },
+  'veo-3.1-fast-generate-001': { source: 'job file', perSecond: 0.1 },
   seedance: { source: 'p.json (seedance)', perVideo: 0.5 },
   claude: { source: 'job file', perMillionInputTokens: 3, perMillionOutputTokens: 15 },
 };
@@ -26,8 +26,8 @@ describe('estimatePlan', () => {
     const e = estimatePlan({
       pricing: TABLE,
       items: [
-        item(1, { model: 'sora-2', protocol: 'openai', seconds: '8' }),
-        item(2, { model: 'sora-2', protocol: 'openai' }),
+        item(1, { model: 'veo-3.1-fast-generate-001', protocol: 'openai', seconds: '8' }),
+        item(2, { model: 'veo-3.1-fast-generate-001', protocol: 'openai' }),
         item(3, { model: 'seedance' }),
         item(4, { model: 'kling' }),
         item(5, { model: 'kling' }),
@@ -37,7 +37,7 @@ describe('estimatePlan', () => {
     assert.deepEqual(
       e.per_model.map((r) => [r.model, r.items, r.priced_items, r.usd, r.source, r.assumed_seconds]),
       [
-        ['sora-2', 2, 2, 1.2, 'job file', { 4: 1 }],
+        ['veo-3.1-fast-generate-001', 2, 2, 1.2, 'job file', { 4: 1 }],
         ['seedance', 1, 1, 0.5, 'p.json (seedance)', {}],
         ['kling', 2, 0, 0, null, {}],
       ],
@@ -68,11 +68,11 @@ describe('estimateLines', () => {
   it('one line per model, the assumption, the unpriced model named, the budget', () => {
     const e = estimatePlan({
       pricing: TABLE,
-      items: [item(1, { model: 'sora-2', protocol: 'openai' }), item(2, { model: 'kling' })],
+      items: [item(1, { model: 'veo-3.1-fast-generate-001', protocol: 'openai' }), item(2, { model: 'kling' })],
     });
     assert.deepEqual(estimateLines(e, { maxUsd: 0.3 }), [
       'estimate: $0.40 (USD) for 1 of 2 items; 1 without a price, not counted',
-      '  $0.40  sora-2: 1 item, price from job file',
+      '  $0.40  veo-3.1-fast-generate-001: 1 item, price from job file',
       '           1 item without seconds, assumed 4 s (an assumption: set seconds)',
       '      -  kling: 1 item',
       '  no price: kling (1 item): no price for kling; add it to pricing in the job file or a prices file',

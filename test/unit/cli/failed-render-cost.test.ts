@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { stripVTControlCharacters } from 'node:util';
-import { createChargeText, spendLines, spendOf } from '../../../cli/spend';
+import { createChargeText, rowCostText, spendLines, spendOf } from '../../../cli/spend';
+import { renderFailures, spendLine } from '../../../cli/report/header';
 import { describeOutcome, type JobOutcome } from '../../../cli/summary';
 import type { PlanEstimate } from '../../../cli/estimate';
 import type { ManifestRow } from '../../../storage/manifest';
@@ -76,5 +77,27 @@ describe("a failed render's cost, as the gateway said", () => {
     assert.match(of('free'), /\(not charged, as the gateway said\)$/);
     assert.match(of('maybe'), /\(\$0\.25 estimated: the gateway gave no charge to go by, it may have charged\)$/);
     assert.match(of('unsent'), /refused$/);
+  });
+
+  it("results' COST cell says a render the gateway did not charge was not charged, not '$0.00 billed'", () => {
+    assert.equal(rowCostText(notCharged), 'not charged');
+    assert.equal(rowCostText(charged), '$0.40 billed');
+    assert.equal(rowCostText(estimated), '$0.25 est.');
+    // A rewrite paid for a render the gateway did not charge: the cell is the rewrite's, named by it.
+    assert.equal(rowCostText({ ...notCharged, rewrite_cost_usd: 0.0002, rewrite_cost_source: 'usage' }), '$0.0002 usage');
+  });
+
+  it("the review page's header and failure list say which failed renders were charged", () => {
+    const header = spendLine(spendOf(rows, estimate));
+    assert.match(
+      header,
+      /3 did not succeed: 1 charged \$0\.40, as the gateway said; 1 not charged, as the gateway said; 1 estimated at \$0\.25 \(the gateway gave no charge to go by\)/,
+    );
+    const list = renderFailures(rows);
+    const entry = (key: string) => list.split('<li ').find((li) => li.includes(`data-key="${key}"`)) ?? '';
+    assert.match(entry('charged'), /charged \$0\.40, as the gateway said/);
+    assert.match(entry('free'), /not charged, as the gateway said/);
+    assert.match(entry('maybe'), /\$0\.25 estimated/);
+    assert.doesNotMatch(entry('unsent'), /charged|estimated/);
   });
 });

@@ -20,14 +20,20 @@ const rows = [
   manifestRow(2, {
     key: 'k2',
     state: 'failed',
-    model: 'sora-2',
+    model: 'veo-3.1-fast-generate-001',
     task_id: 'task-2',
     file: null,
     bytes: null,
     sha256: null,
     error: { kind: 'render_failed', message: 'the content policy refused the prompt' },
   }),
-  manifestRow(3, { key: 'k3', state: 'unknown', model: 'sora-2', id: 'third', error: { kind: 'ambiguous_create', message: 'no answer' } }),
+  manifestRow(3, {
+    key: 'k3',
+    state: 'unknown',
+    model: 'veo-3.1-fast-generate-001',
+    id: 'third',
+    error: { kind: 'ambiguous_create', message: 'no answer' },
+  }),
 ];
 
 describe('results table', () => {
@@ -36,8 +42,8 @@ describe('results table', () => {
     const lines = text.trimEnd().split('\n');
     for (const line of lines) assert.ok(displayWidth(line) <= 100, `${displayWidth(line)} columns: ${line}`);
     // An error too long for the rest of its row follows it, whole.
-    assert.match(text, /\n#2 +k2 +failed +sora-2 .*\n +error: +render_failed: the content policy refused the prompt\n/);
-    assert.match(text, /\n#3 +k3 +unknown +sora-2 .* ambiguous_create: no answer\n/);
+    assert.match(text, /\n#2 +k2 +failed +veo-3\.1-f… .*\n +error: +render_failed: the content policy refused the prompt\n/);
+    assert.match(text, /\n#3 +k3 +unknown +veo-3\.1-f… .* ambiguous_create: no answer\n/);
     assert.match(lines[1]!, /video_a1b…/);
     assert.ok(!lines.join('\n').includes(litellmTask));
   });
@@ -96,10 +102,10 @@ describe('results filters', () => {
     assert.deepEqual(keys({ state: 'failed,unknown' }), [2, 3]);
   });
   it('--model and --id (an item id or key), combined', () => {
-    assert.deepEqual(keys({ model: 'sora-2' }), [2, 3]);
+    assert.deepEqual(keys({ model: 'veo-3.1-fast-generate-001' }), [2, 3]);
     assert.deepEqual(keys({ id: 'third' }), [3]);
     assert.deepEqual(keys({ id: 'k2, a-rather-long-item-key-from-a-csv-row-17' }), [1, 2]);
-    assert.deepEqual(keys({ model: 'sora-2', state: 'unknown' }), [3]);
+    assert.deepEqual(keys({ model: 'veo-3.1-fast-generate-001', state: 'unknown' }), [3]);
   });
   it('an unknown state is bad usage that names the states', () => {
     assert.throws(

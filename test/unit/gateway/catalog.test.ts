@@ -11,7 +11,7 @@ const B = 'http://127.0.0.1:4002';
 describe('catalog', () => {
   it('suggests the nearest names, a dated suffix counting as close', () => {
     assert.deepEqual(closestModels('seedance-1.0-pro', CATALOG).slice(0, 2), ['seedance-1-0-pro-250528', 'seedance-1-0-lite-t2v-250428']);
-    assert.equal(closestModels('sora2-pro', CATALOG)[0], 'sora-2-pro');
+    assert.equal(closestModels('veo3.1-generate', CATALOG)[0], 'veo-3.1-generate-001');
     assert.equal(closestModels('claude-sonet-4-6', CATALOG)[0], 'claude-sonnet-4-6');
     assert.equal(closestModels('x', CATALOG).length, 3);
     assert.deepEqual(closestModels('x', []), []);
@@ -25,10 +25,10 @@ describe('catalog', () => {
     assert.equal(modelIds(`{"data":[{"id":"${'m'.repeat(300)}"},{"id":"ok"}]}`)?.size, 1, 'absurd ids are dropped');
   });
 
-  it('a wildcard entry (LiteLLM lists `openai/*` as configured) lists every name it matches, and only those', () => {
-    const catalog = new Set(['openai/*', 'sora-2', 'a.b*']);
-    assert.equal(listed('openai/sora-2-pro', catalog), true);
-    assert.equal(listed('sora-2', catalog), true);
+  it('a wildcard entry (LiteLLM lists `gemini/*` as configured) lists every name it matches, and only those', () => {
+    const catalog = new Set(['gemini/*', 'veo-3.1-fast-generate-001', 'a.b*']);
+    assert.equal(listed('gemini/veo-3.1-generate-001', catalog), true);
+    assert.equal(listed('veo-3.1-fast-generate-001', catalog), true);
     assert.equal(listed('anthropic/claude', catalog), false);
     assert.equal(listed('a.bc', catalog), true);
     assert.equal(listed('axbc', catalog), false, 'the dot is not a regex wildcard');
@@ -83,14 +83,18 @@ describe('catalog', () => {
       catalog: { base: A, models: CATALOG },
     };
     const plan = {
-      items: [{ request: { model: 'sora-2' } }, { request: { model: 'seedance-1.0-pro' } }, { request: { model: 'sora-2' } }],
+      items: [
+        { request: { model: 'veo-3.1-fast-generate-001' } },
+        { request: { model: 'seedance-1.0-pro' } },
+        { request: { model: 'veo-3.1-fast-generate-001' } },
+      ],
       enhance: { model: 'claude-sonnet-4-6', maxTokens: 100 },
       modelSites: [{ model: 'seedance-1.0-pro', at: 'job.yaml:8:10', where: 'defaults.model' }],
     } as unknown as Parameters<typeof modelUses>[0];
     const uses = modelUses(plan);
     assert.deepEqual(
       uses.map((u) => `${u.role} ${u.model}`),
-      ['video sora-2', 'video seedance-1.0-pro', 'enhance claude-sonnet-4-6'],
+      ['video veo-3.1-fast-generate-001', 'video seedance-1.0-pro', 'enhance claude-sonnet-4-6'],
     );
     const verdict = judgeCatalog(report, uses, 'K');
     assert.equal(verdict.exit, 2);
@@ -100,7 +104,7 @@ describe('catalog', () => {
     );
     assert.equal(
       verdict.problems[0]?.message,
-      `model "seedance-1.0-pro" is not in the gateway's catalog for this key (GET /v1/models on ${A} lists 8 models); ` +
+      `model "seedance-1.0-pro" is not in the gateway's catalog for this key (GET /v1/models on ${A} lists 9 models); ` +
         'set at job.yaml:8:10 (defaults.model); closest in the catalog: seedance-1-0-pro-250528, seedance-1-0-lite-t2v-250428, ' +
         `${closestModels('seedance-1.0-pro', CATALOG)[2]}. Fix the name in the job file, or have the gateway give the key's token group this model`,
     );

@@ -191,7 +191,7 @@ describe('createRetryIsSafe (docs/protocol.md §6)', () => {
 });
 
 describe("real gateways' error shapes (#15 item 2; test/gateways/OBSERVED.md)", () => {
-  const create = { operation: 'create' as const, model: 'sora-2', baseUrl: 'http://gw' };
+  const create = { operation: 'create' as const, model: 'veo-3.1-fast-generate-001', baseUrl: 'http://gw' };
 
   it('a missing route is told apart from an unknown model', () => {
     const fastapi = classifyGatewayError({ ...create, status: 404, body: '{"detail":"Not Found"}' });
@@ -213,6 +213,22 @@ describe("real gateways' error shapes (#15 item 2; test/gateways/OBSERVED.md)", 
     });
     assert.ok(e instanceof ModelUnavailableError, String(e));
     assert.match(e.message, /Invalid model name passed in model=nope/);
+  });
+
+  it("LiteLLM's Gemini provider wraps Veo's error in two words and a numeric code: the upstream's words still show, unnested", () => {
+    // As smoke.test.ts saw it from litellm 1.106.2 in front of a Gemini API answering 500 (test/gateways/OBSERVED.md).
+    const inner = JSON.stringify({ error: { code: 500, message: 'An internal error has occurred.', status: 'INTERNAL' } });
+    const body = JSON.stringify({
+      error: {
+        message: `litellm.InternalServerError: GeminiException InternalServerError - ${inner}\n\nLiteLLM: model group 'veo-3.1-fast-generate-001' failed with the error above. No fallback was attempted.`,
+        type: null,
+        param: null,
+        code: '500',
+      },
+    });
+    const parsed = parseErrorBody(body);
+    assert.equal(parsed.message, 'An internal error has occurred.');
+    assert.equal(parsed.code, 'INTERNAL');
   });
 
   it("LiteLLM's wrapped upstream error shows the upstream's own words, unnested, and its code", () => {

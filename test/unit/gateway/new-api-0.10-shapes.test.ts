@@ -65,6 +65,22 @@ describe('new-api v0.10.0 finished task', () => {
     const task = parseTaskBody(soraViaGeneral('http://new-api.test:3000/v1/videos/video_dee3a1/content'));
     assert.equal(task.resultUrl, 'http://new-api.test:3000/v1/videos/video_dee3a1/content');
   });
+  it('reads a Gemini-channel (Veo) task on the general route: lower-case status, a reason in url is no address', () => {
+    // Verbatim from smoke.test.ts (test/gateways/OBSERVED.md, "Veo through the Gemini providers").
+    const id = 'bW9kZWxzL3Zlby0zLjEtZmFzdC1nZW5lcmF0ZS0wMDEvb3BlcmF0aW9ucy83ODlkNmRjMTgyYzI';
+    const veo = (status: string, url: string) => ({
+      code: 'success',
+      message: '',
+      data: { error: null, format: 'mp4', metadata: null, status, task_id: id, url },
+    });
+    // The video is then fetched from the content endpoint through the job's own base addresses (new-api.test.ts).
+    const done = parseTaskBody(veo('succeeded', `http://new-api.test:3000/v1/videos/${id}/content`));
+    assert.deepEqual([done.taskId, done.state, done.rawStatus], [id, 'succeeded', 'succeeded']);
+    assert.equal(parseTaskBody(veo('processing', '')).state, 'running');
+    const failed = parseTaskBody(veo('failed', 'The render was blocked by the upstream'));
+    assert.equal(failed.state, 'failed');
+    assert.equal(failed.resultUrl, undefined, 'a reason is not an address');
+  });
   it('falls back to the upstream content.video_url when fail_reason holds none', () => {
     const body = structuredClone(SEEDANCE_SUCCESS) as { data: { fail_reason: string } };
     body.data.fail_reason = '';

@@ -13,7 +13,7 @@ function usdOf(estimate: ReturnType<typeof estimateItemUsd>): number {
   return estimate.usd;
 }
 
-const models = new Set(['sora-2', 'seedance-1-0-pro-250528', 'claude-sonnet-4-6', 'veo']);
+const models = new Set(['veo-3.1-fast-generate-001', 'seedance-1-0-pro-250528', 'claude-sonnet-4-6', 'veo', 'openai-video-model']);
 
 function priced(reading: ReturnType<typeof fromLiteLLM>) {
   assert.ok(reading && reading.kind === 'prices');
@@ -23,7 +23,10 @@ function priced(reading: ReturnType<typeof fromLiteLLM>) {
 describe('LiteLLM /v1/model/info', () => {
   const answer = {
     data: [
-      { model_name: 'sora-2', model_info: { key: 'openai/sora-2', output_cost_per_video_per_second: 0.1, output_cost_per_second: null } },
+      {
+        model_name: 'veo-3.1-fast-generate-001',
+        model_info: { key: 'gemini/veo-3.1-fast-generate-001', output_cost_per_video_per_second: 0.1, output_cost_per_second: null },
+      },
       { model_name: 'veo', model_info: { key: 'vertex_ai/veo', output_cost_per_second: 0.4, output_cost_per_second_4k: 0.6 } },
       { model_name: 'claude-sonnet-4-6', model_info: { input_cost_per_token: 3e-6, output_cost_per_token: 1.5e-5 } },
       { model_name: 'not-used', model_info: { output_cost_per_second: 9 } },
@@ -32,7 +35,10 @@ describe('LiteLLM /v1/model/info', () => {
 
   it('reads each used deployment like a prices file entry, named by the cost map key', () => {
     const r = priced(fromLiteLLM(answer, models, 'gateway http://g (/v1/model/info'));
-    assert.deepEqual(r.prices['sora-2'], { source: 'gateway http://g (/v1/model/info, openai/sora-2)', perSecond: 0.1 });
+    assert.deepEqual(r.prices['veo-3.1-fast-generate-001'], {
+      source: 'gateway http://g (/v1/model/info, gemini/veo-3.1-fast-generate-001)',
+      perSecond: 0.1,
+    });
     assert.deepEqual(estimateItemUsd(r.prices, { model: 'veo', protocol: 'general', seconds: '8', resolution: '4k' }), {
       usd: 4.8,
       source: 'gateway http://g (/v1/model/info, vertex_ai/veo)',
@@ -49,7 +55,7 @@ describe('LiteLLM /v1/model/info', () => {
       fromLiteLLM(
         {
           data: [
-            { model_name: 'sora-2', model_info: { output_cost_per_video_per_second: null } },
+            { model_name: 'veo-3.1-fast-generate-001', model_info: { output_cost_per_video_per_second: null } },
             { model_name: 'veo', model_info: { output_cost_per_second: -1 } },
             { model_name: 'claude-sonnet-4-6', model_info: { output_cost_per_second: '0.1' } },
           ],
@@ -59,13 +65,13 @@ describe('LiteLLM /v1/model/info', () => {
       ),
     );
     assert.deepEqual(r.prices, {});
-    assert.equal(r.unpriced['sora-2'], 'the gateway lists sora-2 without a price');
+    assert.equal(r.unpriced['veo-3.1-fast-generate-001'], 'the gateway lists veo-3.1-fast-generate-001 without a price');
     assert.match(r.unpriced.veo!, /not a number 0 or more \(output_cost_per_second\)/);
     assert.match(r.unpriced['claude-sonnet-4-6']!, /not a number 0 or more/);
   });
 
   it('an answer of another shape is not LiteLLM', () => {
-    assert.equal(fromLiteLLM({ object: 'list', data: [{ id: 'sora-2' }] }, models, 'x'), undefined);
+    assert.equal(fromLiteLLM({ object: 'list', data: [{ id: 'veo-3.1-fast-generate-001' }] }, models, 'x'), undefined);
     assert.equal(fromLiteLLM('<html>', models, 'x'), undefined);
     assert.equal(fromLiteLLM(null, models, 'x'), undefined);
   });
@@ -73,20 +79,24 @@ describe('LiteLLM /v1/model/info', () => {
   it('a cost map key from the gateway is shown redacted, and only when it is a plain name', () => {
     const r = priced(
       fromLiteLLM(
-        { data: [{ model_name: 'sora-2', model_info: { key: 'sk-abcdefghijklmnop', output_cost_per_second: 0.1 } }] },
+        { data: [{ model_name: 'veo-3.1-fast-generate-001', model_info: { key: 'sk-abcdefghijklmnop', output_cost_per_second: 0.1 } }] },
         models,
         'gateway http://g (/v1/model/info',
       ),
     );
-    assert.equal(r.prices['sora-2']!.source, 'gateway http://g (/v1/model/info, [REDACTED])');
+    assert.equal(r.prices['veo-3.1-fast-generate-001']!.source, 'gateway http://g (/v1/model/info, [REDACTED])');
     const escaped = priced(
       fromLiteLLM(
-        { data: [{ model_name: 'sora-2', model_info: { key: 'openai/\u001b[2Jsora', output_cost_per_second: 0.1 } }] },
+        { data: [{ model_name: 'veo-3.1-fast-generate-001', model_info: { key: 'openai/\u001b[2Jsora', output_cost_per_second: 0.1 } }] },
         models,
         'gateway http://g (/v1/model/info',
       ),
     );
-    assert.equal(escaped.prices['sora-2']!.source, 'gateway http://g (/v1/model/info, sora-2)', 'a key with an escape is not shown');
+    assert.equal(
+      escaped.prices['veo-3.1-fast-generate-001']!.source,
+      'gateway http://g (/v1/model/info, veo-3.1-fast-generate-001)',
+      'a key with an escape is not shown',
+    );
   });
 });
 
@@ -106,11 +116,13 @@ describe('new-api /api/pricing', () => {
     group_ratio: groupRatio,
   });
 
-  it('per second for its OpenAI-video (Sora) channel, ×1.666667 at the large sizes; per video for the other task models; per call for Messages', () => {
+  it('per second for a model of its OpenAI-video channel (type 55), ×1.666667 at the large sizes; per video for the other task models (Veo on its Gemini channel); per call for Messages', () => {
     const r = priced(
       fromNewApi(
         answer([
-          entry('sora-2', { supported_endpoint_types: ['openai-video'] }),
+          // A model of a Sora-type channel (55): its OpenAI-video endpoint is billed per second.
+          entry('openai-video-model', { supported_endpoint_types: ['openai-video'] }),
+          entry('veo-3.1-fast-generate-001', { supported_endpoint_types: ['gemini', 'openai'] }),
           entry('seedance-1-0-pro-250528', { supported_endpoint_types: ['openai'] }),
           entry('claude-sonnet-4-6', { supported_endpoint_types: ['anthropic', 'openai'] }),
         ]),
@@ -119,14 +131,16 @@ describe('new-api /api/pricing', () => {
       ),
     );
     const t = r.prices;
-    assert.equal(usdOf(estimateItemUsd(t, { model: 'sora-2', protocol: 'openai', seconds: '8', size: '1280x720' })), 0.08);
-    assert.equal(usdOf(estimateItemUsd(t, { model: 'sora-2', protocol: 'openai', seconds: '4', size: '1792x1024' })), 0.066667);
-    assert.deepEqual(estimateItemUsd(t, { model: 'sora-2', protocol: 'openai' }), {
+    assert.equal(usdOf(estimateItemUsd(t, { model: 'openai-video-model', protocol: 'openai', seconds: '8', size: '1280x720' })), 0.08);
+    assert.equal(usdOf(estimateItemUsd(t, { model: 'openai-video-model', protocol: 'openai', seconds: '4', size: '1792x1024' })), 0.066667);
+    assert.deepEqual(estimateItemUsd(t, { model: 'openai-video-model', protocol: 'openai' }), {
       usd: 0.04,
       source: 'gateway http://n (/api/pricing)',
       assumedSeconds: 4,
     });
     assert.equal(usdOf(estimateItemUsd(t, { model: 'seedance-1-0-pro-250528', protocol: 'general', seconds: '10' })), 0.01);
+    // The Gemini channel charges its price per call whatever the length (relay/relay_task.go).
+    assert.equal(usdOf(estimateItemUsd(t, { model: 'veo-3.1-fast-generate-001', protocol: 'openai', seconds: '8' })), 0.01);
     assert.equal(usdOf(estimateEnhanceUsd(t, { model: 'claude-sonnet-4-6', maxTokens: 1000 }, 'a prompt')), 0.01);
   });
 
@@ -149,7 +163,7 @@ describe('new-api /api/pricing', () => {
     const r = priced(
       fromNewApi(
         answer([
-          entry('sora-2', { model_price: 'free' }),
+          entry('veo-3.1-fast-generate-001', { model_price: 'free' }),
           entry('veo', { model_price: 1e9 }),
           entry('seedance-1-0-pro-250528', { quota_type: 7 }),
         ]),
@@ -158,7 +172,7 @@ describe('new-api /api/pricing', () => {
       ),
     );
     assert.deepEqual(r.prices, {});
-    assert.match(r.unpriced['sora-2']!, /not a number 0 or more/);
+    assert.match(r.unpriced['veo-3.1-fast-generate-001']!, /not a number 0 or more/);
     assert.match(r.unpriced.veo!, /not a number 0 or more/);
     assert.match(r.unpriced['seedance-1-0-pro-250528']!, /quota_type 7/);
   });

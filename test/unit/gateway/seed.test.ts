@@ -16,7 +16,7 @@ const general = (seed?: number): RenderRequest => ({
 
 async function openaiText(seed?: number): Promise<string> {
   const built = await buildOpenaiCreateBody(
-    { model: 'sora-2', protocol: 'openai', prompt: 'a cat', references: [], ...(seed !== undefined ? { seed } : {}) },
+    { model: 'veo-3.1-fast-generate-001', protocol: 'openai', prompt: 'a cat', references: [], ...(seed !== undefined ? { seed } : {}) },
     () => Promise.reject(new Error('no remote fetch expected')),
   );
   const parts: Buffer[] = [];

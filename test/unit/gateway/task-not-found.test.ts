@@ -14,7 +14,7 @@ const UNKNOWN_TASK_BODIES: Record<string, unknown> = {
     error: {
       message:
         'litellm.BadRequestError: OpenAIException - {"error":{"message":"Video not found","code":"not_found"}}\n\n' +
-        "LiteLLM: model group 'sora-2' failed with the error above. No fallback was attempted.",
+        "LiteLLM: model group 'veo-3.1-fast-generate-001' failed with the error above. No fallback was attempted.",
       type: 'invalid_request_error',
       code: '404',
     },

@@ -80,7 +80,7 @@ export const BAD_CASES: BadCase[] = [
   },
   {
     rule: 'size format',
-    yaml: `${HEAD}items:\n  - prompt: hi\n    model: sora-2\n    protocol: openai\n    size: 1280*720\n`,
+    yaml: `${HEAD}items:\n  - prompt: hi\n    model: veo-3.1-fast-generate-001\n    protocol: openai\n    size: 1280*720\n`,
     errors: ['10:11: items[0].size must be a size such as "1280x720", got "1280*720"'],
   },
   {
@@ -192,7 +192,7 @@ export const BAD_CASES: BadCase[] = [
   },
   {
     rule: 'openai protocol with a video reference',
-    yaml: `${HEAD}models:\n  sora-2:\n    protocol: openai\nitems:\n  - prompt: hi\n    model: sora-2\n    references:\n      - video: https://x.example/a.mp4\n`,
+    yaml: `${HEAD}models:\n  veo-3.1-fast-generate-001:\n    protocol: openai\nitems:\n  - prompt: hi\n    model: veo-3.1-fast-generate-001\n    references:\n      - video: https://x.example/a.mp4\n`,
     errors: ['13:16: items[0].references[0].video: the openai protocol takes only image references (sent as input_reference), got video'],
   },
   {
@@ -211,9 +211,9 @@ export const BAD_CASES: BadCase[] = [
   },
   {
     rule: 'ratio on an openai model',
-    yaml: `${HEAD}models:\n  sora-2:\n    protocol: openai\n    ratio: "16:9"\nitems:\n  - prompt: hi\n    model: sora-2\n`,
+    yaml: `${HEAD}models:\n  veo-3.1-fast-generate-001:\n    protocol: openai\n    ratio: "16:9"\nitems:\n  - prompt: hi\n    model: veo-3.1-fast-generate-001\n`,
     errors: [
-      '9:12: models.sora-2.ratio applies only to the general protocol, but model sora-2 uses the openai protocol; the openai protocol takes size such as "1280x720"',
+      '9:12: models.veo-3.1-fast-generate-001.ratio applies only to the general protocol, but model veo-3.1-fast-generate-001 uses the openai protocol; the openai protocol takes size such as "1280x720"',
     ],
   },
   {

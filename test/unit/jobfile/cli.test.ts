@@ -31,7 +31,7 @@ describe('reelflow validate', () => {
     assert.equal(code, 0);
     assert.match(out.stdout, /^openai-protocol: valid, 3 items$/m);
     assert.match(out.stdout, /1 {2}seedance-1-0-pro-250528 \(general protocol\)/);
-    assert.match(out.stdout, /2 {2}sora-2 \(openai protocol\)/);
+    assert.match(out.stdout, /2 {2}veo-3.1-fast-generate-001 \(openai protocol\)/);
     assert.match(out.stdout, /^output: {3}.*out\/openai-protocol$/m);
     assert.match(out.stdout, /^schedule: none$/m);
     assert.equal(out.stderr, '');

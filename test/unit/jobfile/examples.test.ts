@@ -44,9 +44,12 @@ describe('example jobs', () => {
       if (want) assert.equal(r.plan.items.length, want.items);
       for (const url of r.plan.gateway.baseUrls) assert.match(url, /^http:\/\/127\.0\.0\.1:878[78]$/);
       assert.deepEqual(r.plan.warnings, []);
-      // Durations the model documents: sora-2 renders 4, 8 or 12 seconds.
-      for (const item of r.plan.items.filter((i) => i.request.model.startsWith('sora-2'))) {
-        assert.ok(['4', '8', '12'].includes(item.request.seconds ?? '4'), `${file}: ${item.key} asks sora-2 for ${item.request.seconds} s`);
+      // Durations the model documents: veo-3.1-fast-generate-001 renders 4, 8 or 12 seconds.
+      for (const item of r.plan.items.filter((i) => i.request.model.startsWith('veo-3.1-fast-generate-001'))) {
+        assert.ok(
+          ['4', '8', '12'].includes(item.request.seconds ?? '4'),
+          `${file}: ${item.key} asks veo-3.1-fast-generate-001 for ${item.request.seconds} s`,
+        );
       }
     });
   }
@@ -127,13 +130,13 @@ describe('the complete example job file (every key; docs/jobfiles.md)', () => {
       maxTokens: 400,
       system: 'Rewrite the idea as one cinematic shot description of at most 80 words.',
     });
-    // hero x 2 ratios, the sora-2 item once (ratio is not an openai parameter), 2 CSV rows x 2 ratios.
+    // hero x 2 ratios, the veo-3.1-fast-generate-001 item once (ratio is not an openai parameter), 2 CSV rows x 2 ratios.
     assert.deepEqual(
       p.items.map((i) => [i.index, i.key.replace(/^[0-9a-f]{12}$/, '<hash>'), i.request.model, i.request.ratio ?? i.request.size]),
       [
         [1, 'hero.16-9', 'seedance-1-0-pro-250528', '16:9'],
         [2, 'hero.9-16', 'seedance-1-0-pro-250528', '9:16'],
-        [3, '<hash>', 'sora-2', '1280x720'],
+        [3, '<hash>', 'veo-3.1-fast-generate-001', '1280x720'],
         [4, 'row-a.16-9', 'seedance-1-0-pro-250528', '16:9'],
         [5, 'row-a.9-16', 'seedance-1-0-pro-250528', '9:16'],
         [6, 'row-b.16-9', 'seedance-1-0-pro-250528', '16:9'],
@@ -155,7 +158,7 @@ describe('the complete example job file (every key; docs/jobfiles.md)', () => {
       p.warnings.map((w) => w.replace(/^.*spring\.yaml:/, '')),
       [
         '17:10: warning: defaults.ratio is not used by any item: each sets its own (or the matrix does), or uses a protocol without ratio (ratio is general only)',
-        '45:5: warning: matrix.ratio does not apply to items[1] (model sora-2, openai protocol): it is rendered once per remaining combination',
+        '45:5: warning: matrix.ratio does not apply to items[1] (model veo-3.1-fast-generate-001, openai protocol): it is rendered once per remaining combination',
         '73:5: warning: output.s3 is ignored because output.storage is local',
       ],
     );

@@ -82,7 +82,7 @@ describe('precedence: defaults -> models.<m> -> item -> matrix', () => {
 models:
   seedance-1-0-pro-250528:
     resolution: 720p
-  sora-2:
+  veo-3.1-fast-generate-001:
     protocol: openai
     seconds: 8
 items:
@@ -94,10 +94,10 @@ items:
     watermark: false
   - id: c
     prompt: third
-    model: sora-2
+    model: veo-3.1-fast-generate-001
   - id: d
     prompt: fourth
-    model: sora-2
+    model: veo-3.1-fast-generate-001
     protocol: general
     ratio: "1:1"
 `;
@@ -126,7 +126,7 @@ items:
     });
     // protocol from models.<m>; general-only defaults are left out, openai-only size reaches it; bare 8 -> "8".
     assert.deepEqual(c, {
-      model: 'sora-2',
+      model: 'veo-3.1-fast-generate-001',
       protocol: 'openai',
       prompt: 'third',
       references: [],
@@ -192,14 +192,14 @@ describe('matrix', () => {
 
   it('a matrix parameter the protocol lacks is left out for that item (once per remaining combination)', async () => {
     const p = await plan(
-      `${HEAD}models:\n  sora-2:\n    protocol: openai\nmatrix:\n  ratio: ["16:9", "9:16"]\nitems:\n  - prompt: one\n  - prompt: two\n    model: sora-2\n`,
+      `${HEAD}models:\n  veo-3.1-fast-generate-001:\n    protocol: openai\nmatrix:\n  ratio: ["16:9", "9:16"]\nitems:\n  - prompt: one\n  - prompt: two\n    model: veo-3.1-fast-generate-001\n`,
     );
     assert.deepEqual(
       p.items.map((i) => [i.index, i.request.model, i.request.ratio]),
       [
         [1, 'seedance-1-0-pro-250528', '16:9'],
         [2, 'seedance-1-0-pro-250528', '9:16'],
-        [3, 'sora-2', undefined],
+        [3, 'veo-3.1-fast-generate-001', undefined],
       ],
     );
     assert.equal(p.warnings.length, 1);
@@ -207,13 +207,13 @@ describe('matrix', () => {
 
   it('a matrix of models', async () => {
     const p = await plan(
-      `${GW}models:\n  sora-2:\n    protocol: openai\nmatrix:\n  model: [seedance-1-0-pro-250528, sora-2]\nitems:\n  - prompt: hi {model}\n`,
+      `${GW}models:\n  veo-3.1-fast-generate-001:\n    protocol: openai\nmatrix:\n  model: [seedance-1-0-pro-250528, veo-3.1-fast-generate-001]\nitems:\n  - prompt: hi {model}\n`,
     );
     assert.deepEqual(
       p.items.map((i) => [i.request.model, i.request.protocol, i.request.prompt]),
       [
         ['seedance-1-0-pro-250528', 'general', 'hi seedance-1-0-pro-250528'],
-        ['sora-2', 'openai', 'hi sora-2'],
+        ['veo-3.1-fast-generate-001', 'openai', 'hi veo-3.1-fast-generate-001'],
       ],
     );
   });

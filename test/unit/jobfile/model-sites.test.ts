@@ -40,14 +40,14 @@ items_from:
 
   it('a matrix of models points at each value; a model named by thousands of items keeps three sites', async () => {
     const p = await plan(`${HEAD}matrix:
-  model: [sora-2, sora-x]
+  model: [veo-3.1-fast-generate-001, sora-x]
 items:
 ${Array.from({ length: 50 }, (_, i) => `  - prompt: p${i}`).join('\n')}
 `);
     const sites = (p.modelSites ?? []).map((s) => `${s.model} ${s.at.replace(/^.*\//, '')} ${s.where}`);
-    assert.deepEqual(sites, ['sora-2 job.yaml:5:11 matrix.model[0]', 'sora-x job.yaml:5:19 matrix.model[1]']);
+    assert.deepEqual(sites, ['veo-3.1-fast-generate-001 job.yaml:5:11 matrix.model[0]', 'sora-x job.yaml:5:38 matrix.model[1]']);
     const many = await plan(`${HEAD}items:
-${Array.from({ length: 50 }, (_, i) => `  - {prompt: p${i}, model: sora-2}`).join('\n')}
+${Array.from({ length: 50 }, (_, i) => `  - {prompt: p${i}, model: veo-3.1-fast-generate-001}`).join('\n')}
 `);
     assert.equal(many.modelSites?.length, 3);
   });

@@ -15,8 +15,8 @@ import {
 } from '../../../jobfile/prices';
 
 const TABLE: PriceTable = {
-  'sora-2': { source: 'job file', perSecond: 0.1 },
-  'sora-2-pro': { source: 'job file', perSecondByResolution: { '720p': 0.3, '1024p': 0.5 } },
+  'veo-3.1-fast-generate-001': { source: 'job file', perSecond: 0.1 },
+  'veo-3.1-generate-001': { source: 'job file', perSecondByResolution: { '720p': 0.3, '1024p': 0.5 } },
   'veo-3': { source: 'prices.json (vertex_ai/veo-3)', perSecond: 0.4, perSecondByResolution: { '2160p': 0.6 } },
   'seedance-1-0-pro-250528': { source: 'job file', perVideo: 0.5 },
   'wan-2': { source: 'job file', perSecond: 0.05, defaultSeconds: 10 },
@@ -50,22 +50,36 @@ describe('resolutions', () => {
 
 describe('estimateItemUsd', () => {
   it('per second times the seconds asked for', () => {
-    assert.deepEqual(estimateItemUsd(TABLE, { model: 'sora-2', protocol: 'openai', seconds: '8' }), { usd: 0.8, source: 'job file' });
-    assert.deepEqual(estimateItemUsd(TABLE, { model: 'sora-2', protocol: 'openai', seconds: '12' }), { usd: 1.2, source: 'job file' });
+    assert.deepEqual(estimateItemUsd(TABLE, { model: 'veo-3.1-fast-generate-001', protocol: 'openai', seconds: '8' }), {
+      usd: 0.8,
+      source: 'job file',
+    });
+    assert.deepEqual(estimateItemUsd(TABLE, { model: 'veo-3.1-fast-generate-001', protocol: 'openai', seconds: '12' }), {
+      usd: 1.2,
+      source: 'job file',
+    });
   });
 
   it("without seconds: the model's default if its price names one, else the protocol's, reported as assumed", () => {
-    assert.deepEqual(estimateItemUsd(TABLE, { model: 'sora-2', protocol: 'openai' }), { usd: 0.4, source: 'job file', assumedSeconds: 4 });
-    assert.deepEqual(estimateItemUsd(TABLE, { model: 'sora-2', protocol: 'general' }), { usd: 0.5, source: 'job file', assumedSeconds: 5 });
+    assert.deepEqual(estimateItemUsd(TABLE, { model: 'veo-3.1-fast-generate-001', protocol: 'openai' }), {
+      usd: 0.4,
+      source: 'job file',
+      assumedSeconds: 4,
+    });
+    assert.deepEqual(estimateItemUsd(TABLE, { model: 'veo-3.1-fast-generate-001', protocol: 'general' }), {
+      usd: 0.5,
+      source: 'job file',
+      assumedSeconds: 5,
+    });
     assert.deepEqual(estimateItemUsd(TABLE, { model: 'wan-2', protocol: 'general' }), { usd: 0.5, source: 'job file', assumedSeconds: 10 });
   });
 
   it('by resolution: the general resolution, or the openai size mapped to its shorter side', () => {
-    assert.deepEqual(estimateItemUsd(TABLE, { model: 'sora-2-pro', protocol: 'openai', seconds: '4', size: '720x1280' }), {
+    assert.deepEqual(estimateItemUsd(TABLE, { model: 'veo-3.1-generate-001', protocol: 'openai', seconds: '4', size: '720x1280' }), {
       usd: 1.2,
       source: 'job file',
     });
-    assert.deepEqual(estimateItemUsd(TABLE, { model: 'sora-2-pro', protocol: 'openai', seconds: '4', size: '1792x1024' }), {
+    assert.deepEqual(estimateItemUsd(TABLE, { model: 'veo-3.1-generate-001', protocol: 'openai', seconds: '4', size: '1792x1024' }), {
       usd: 2,
       source: 'job file',
     });
@@ -83,11 +97,11 @@ describe('estimateItemUsd', () => {
   });
 
   it('by resolution, without a fallback: an unknown or missing resolution is unpriced, with why', () => {
-    assert.deepEqual(estimateItemUsd(TABLE, { model: 'sora-2-pro', protocol: 'openai', seconds: '4', size: '1920x1080' }), {
-      unpriced: 'sora-2-pro has no price for 1080p (priced: 720p, 1024p)',
+    assert.deepEqual(estimateItemUsd(TABLE, { model: 'veo-3.1-generate-001', protocol: 'openai', seconds: '4', size: '1920x1080' }), {
+      unpriced: 'veo-3.1-generate-001 has no price for 1080p (priced: 720p, 1024p)',
     });
-    assert.deepEqual(estimateItemUsd(TABLE, { model: 'sora-2-pro', protocol: 'openai', seconds: '4' }), {
-      unpriced: 'sora-2-pro is priced by resolution (720p, 1024p) and the item sets none (size)',
+    assert.deepEqual(estimateItemUsd(TABLE, { model: 'veo-3.1-generate-001', protocol: 'openai', seconds: '4' }), {
+      unpriced: 'veo-3.1-generate-001 is priced by resolution (720p, 1024p) and the item sets none (size)',
     });
   });
 
@@ -131,8 +145,8 @@ describe('estimateEnhanceUsd', () => {
   });
 
   it('a model without token prices is named', () => {
-    assert.deepEqual(estimateEnhanceUsd(TABLE, { model: 'sora-2', maxTokens: 400 }, 'p'), {
-      unpriced: 'sora-2 rewrites prompts (enhance) but has no per-token prices',
+    assert.deepEqual(estimateEnhanceUsd(TABLE, { model: 'veo-3.1-fast-generate-001', maxTokens: 400 }, 'p'), {
+      unpriced: 'veo-3.1-fast-generate-001 rewrites prompts (enhance) but has no per-token prices',
     });
     assert.deepEqual(estimateEnhanceUsd(TABLE, { model: 'gpt-x', maxTokens: 400 }, 'p'), { unpriced: 'no price for gpt-x' });
   });
@@ -146,7 +160,7 @@ describe('rewriteCostUsd: what an answered rewrite cost, from its usage', () => 
   it('the price a page hands the enhance activity: the token or per-call prices, nothing of a video model', () => {
     assert.deepEqual(price, { perMillionInputTokens: 3, perMillionOutputTokens: 15 });
     assert.deepEqual(rewritePriceOf({ m: { source: 'gateway', perCall: 0.01 } }, 'm'), { perCall: 0.01 });
-    assert.equal(rewritePriceOf(TABLE, 'sora-2'), undefined, 'no token or call price');
+    assert.equal(rewritePriceOf(TABLE, 'veo-3.1-fast-generate-001'), undefined, 'no token or call price');
     assert.equal(rewritePriceOf(TABLE, 'gpt-x'), undefined);
     assert.equal(rewritePriceOf(TABLE, 'constructor'), undefined, 'only the table own entries');
   });

@@ -13,13 +13,13 @@ const LITELLM_MAP = `{
         "output_cost_per_second": "the price of one second of output",
         "mode": "one of: chat, video_generation"
     },
-    "openai/sora-2": {
+    "gemini/veo-3.1-fast-generate-001": {
         "litellm_provider": "openai",
         "mode": "video_generation",
         "output_cost_per_video_per_second": 0.1,
         "supported_resolutions": ["720x1280", "1280x720"]
     },
-    "openai/sora-2-pro": {
+    "gemini/veo-3.1-generate-001": {
         "litellm_provider": "openai",
         "mode": "video_generation",
         "output_cost_per_second_720p": 0.3,
@@ -45,11 +45,11 @@ const LITELLM_MAP = `{
 
 const ITEMS = `items:
   - prompt: a
-    model: sora-2
+    model: veo-3.1-fast-generate-001
     protocol: openai
     seconds: "8"
   - prompt: b
-    model: sora-2-pro
+    model: veo-3.1-generate-001
     protocol: openai
   - prompt: c
     model: veo-3.1-generate-preview
@@ -61,8 +61,8 @@ describe('pricing in the job file', () => {
     const p = await plan(`${HEAD}${ITEMS}enhance:
   model: claude-sonnet-4-6
 pricing:
-  sora-2: {per_second: 0.10}
-  sora-2-pro:
+  veo-3.1-fast-generate-001: {per_second: 0.10}
+  veo-3.1-generate-001:
     per_second: {720p: 0.30, 1080P: 0.50, 4k: 0.9}
     default_seconds: 8
   veo-3.1-generate-preview: {per_second: 0.4}
@@ -74,8 +74,8 @@ budget:
     assert.deepEqual(p.pricing, {
       'claude-sonnet-4-6': { source: 'job file', perMillionInputTokens: 3, perMillionOutputTokens: 15 },
       'seedance-1-0-pro-250528': { source: 'job file', perVideo: 0.5 },
-      'sora-2': { source: 'job file', perSecond: 0.1 },
-      'sora-2-pro': { source: 'job file', perSecondByResolution: { '720p': 0.3, '1080p': 0.5, '2160p': 0.9 }, defaultSeconds: 8 },
+      'veo-3.1-fast-generate-001': { source: 'job file', perSecond: 0.1 },
+      'veo-3.1-generate-001': { source: 'job file', perSecondByResolution: { '720p': 0.3, '1080p': 0.5, '2160p': 0.9 }, defaultSeconds: 8 },
       'veo-3.1-generate-preview': { source: 'job file', perSecond: 0.4 },
     });
     assert.deepEqual(p.budget, { maxUsd: 50 });
@@ -180,8 +180,11 @@ describe('prices files in LiteLLM format', () => {
         perMillionInputTokens: 3,
         perMillionOutputTokens: 15,
       },
-      'sora-2': { source: 'prices/litellm.json (openai/sora-2)', perSecond: 0.1 },
-      'sora-2-pro': { source: 'prices/litellm.json (openai/sora-2-pro)', perSecondByResolution: { '720p': 0.3, '1080p': 0.5 } },
+      'veo-3.1-fast-generate-001': { source: 'prices/litellm.json (gemini/veo-3.1-fast-generate-001)', perSecond: 0.1 },
+      'veo-3.1-generate-001': {
+        source: 'prices/litellm.json (gemini/veo-3.1-generate-001)',
+        perSecondByResolution: { '720p': 0.3, '1080p': 0.5 },
+      },
       'veo-3.1-generate-preview': { source: 'job file', perSecond: 0.35 },
     });
     // seedance-1-0-pro-250528 (the last item) is in neither: it stays out of the table, unpriced.
@@ -198,11 +201,14 @@ describe('prices files in LiteLLM format', () => {
 
   it("the user's prices win: --prices, then the settings file, then the job file, then pricing_file; a lower job price is named", async () => {
     const dir = tempJobDir({
-      'job.yaml': `${HEAD}${ITEMS}pricing_file: litellm.json\npricing:\n  sora-2: {per_second: 0.12}\n  sora-2-pro: {per_second: 0.5}\n`,
+      'job.yaml': `${HEAD}${ITEMS}pricing_file: litellm.json\npricing:\n  veo-3.1-fast-generate-001: {per_second: 0.12}\n  veo-3.1-generate-001: {per_second: 0.5}\n`,
       'litellm.json': LITELLM_MAP,
-      'mine.json': JSON.stringify({ 'sora-2-pro': { output_cost_per_second: 0.25 }, 'sora-2': { output_cost_per_second: 0.2 } }),
+      'mine.json': JSON.stringify({
+        'veo-3.1-generate-001': { output_cost_per_second: 0.25 },
+        'veo-3.1-fast-generate-001': { output_cost_per_second: 0.2 },
+      }),
       'settings/prices.json': JSON.stringify({
-        'sora-2': { output_cost_per_second: 0.9 },
+        'veo-3.1-fast-generate-001': { output_cost_per_second: 0.9 },
         'veo-3.1-generate-preview': { output_cost_per_second: 0.45 },
       }),
     });
@@ -212,9 +218,15 @@ describe('prices files in LiteLLM format', () => {
       userPricesFile: join(dir, 'settings/prices.json'),
     });
     assert.ok(r.ok, r.ok ? '' : JSON.stringify(r.errors));
-    assert.deepEqual(r.plan.pricing?.['sora-2'], { source: `${join(dir, 'mine.json')} (sora-2)`, perSecond: 0.2 });
+    assert.deepEqual(r.plan.pricing?.['veo-3.1-fast-generate-001'], {
+      source: `${join(dir, 'mine.json')} (veo-3.1-fast-generate-001)`,
+      perSecond: 0.2,
+    });
     // Above the user's: the user's is used, and nothing is said.
-    assert.deepEqual(r.plan.pricing?.['sora-2-pro'], { source: `${join(dir, 'mine.json')} (sora-2-pro)`, perSecond: 0.25 });
+    assert.deepEqual(r.plan.pricing?.['veo-3.1-generate-001'], {
+      source: `${join(dir, 'mine.json')} (veo-3.1-generate-001)`,
+      perSecond: 0.25,
+    });
     assert.deepEqual(
       r.plan.pricing?.['veo-3.1-generate-preview']?.source,
       `${join(dir, 'settings/prices.json')} (veo-3.1-generate-preview)`,
@@ -222,13 +234,13 @@ describe('prices files in LiteLLM format', () => {
     assert.deepEqual(
       r.plan.warnings.filter((w) => w.includes('your price')),
       [
-        `${join(dir, 'job.yaml')}:19:11: warning: pricing.sora-2 is below your price for sora-2 ($0.96 against $1.60 an item, from ${join(dir, 'mine.json')} (sora-2)): your price is used`,
+        `${join(dir, 'job.yaml')}:19:30: warning: pricing.veo-3.1-fast-generate-001 is below your price for veo-3.1-fast-generate-001 ($0.96 against $1.60 an item, from ${join(dir, 'mine.json')} (veo-3.1-fast-generate-001)): your price is used`,
       ],
     );
     // Without the user's files, the job file's own prices, then pricing_file, as before.
     const alone = await loadJobFile(join(dir, 'job.yaml'), { runDate: RUN_DATE, userPricesFile: join(dir, 'none.json') });
     assert.ok(alone.ok);
-    assert.deepEqual(alone.plan.pricing?.['sora-2'], { source: 'job file', perSecond: 0.12 });
+    assert.deepEqual(alone.plan.pricing?.['veo-3.1-fast-generate-001'], { source: 'job file', perSecond: 0.12 });
     assert.deepEqual(alone.plan.pricing?.['veo-3.1-generate-preview']?.source, 'litellm.json (vertex_ai/veo-3.1-generate-preview)');
   });
 
@@ -269,8 +281,8 @@ describe('prices files in LiteLLM format', () => {
       '"output_cost_per_second_hd": 0.3',
     );
     assert.deepEqual(await errorsOf(`${HEAD}${ITEMS}pricing_file: litellm.json\n`, { 'litellm.json': map }), [
-      'litellm.json:15:9: openai/sora-2-pro.output_cost_per_second_hd: "hd" is not a resolution; use one such as 480p, 720p, 1080p, 2k or 4k',
-      'litellm.json:16:41: openai/sora-2-pro.output_cost_per_second_1080p must be a price in USD: a number 0 or more, such as 0.10, got "0.5"',
+      'litellm.json:15:9: gemini/veo-3.1-generate-001.output_cost_per_second_hd: "hd" is not a resolution; use one such as 480p, 720p, 1080p, 2k or 4k',
+      'litellm.json:16:41: gemini/veo-3.1-generate-001.output_cost_per_second_1080p must be a price in USD: a number 0 or more, such as 0.10, got "0.5"',
     ]);
   });
 
@@ -324,15 +336,21 @@ describe('prices files in LiteLLM format', () => {
   });
 
   it('models that match several provider entries with different prices stay unpriced, with a warning', async () => {
-    const map = JSON.stringify({ 'openai/sora-2': { output_cost_per_second: 0.1 }, 'azure/sora-2': { output_cost_per_second: 0.12 } });
-    const p = await plan(`${HEAD}items:\n  - prompt: a\n    model: sora-2\n    protocol: openai\npricing_file: p.json\n`, {
-      'p.json': map,
+    const map = JSON.stringify({
+      'gemini/veo-3.1-fast-generate-001': { output_cost_per_second: 0.1 },
+      'vertex_ai/veo-3.1-fast-generate-001': { output_cost_per_second: 0.12 },
     });
+    const p = await plan(
+      `${HEAD}items:\n  - prompt: a\n    model: veo-3.1-fast-generate-001\n    protocol: openai\npricing_file: p.json\n`,
+      {
+        'p.json': map,
+      },
+    );
     assert.deepEqual(p.pricing, {});
     assert.equal(p.warnings.length, 1);
     assert.match(
       p.warnings[0] ?? '',
-      /\/p\.json: warning: sora-2 matches openai\/sora-2, azure\/sora-2 with different prices; it stays unpriced: add pricing\.sora-2 to the job file$/,
+      /\/p\.json: warning: veo-3.1-fast-generate-001 matches gemini\/veo-3\.1-fast-generate-001, vertex_ai\/veo-3\.1-fast-generate-001 with different prices; it stays unpriced: add pricing\.veo-3.1-fast-generate-001 to the job file$/,
     );
   });
 });

@@ -36,7 +36,7 @@ const fragments = [
   'ratio: 16:9',
   'size: 1x1',
   'protocol: openai',
-  'model: sora-2',
+  'model: veo-3.1-fast-generate-001',
   '\t',
   '\u0000',
   'null',

@@ -10,7 +10,7 @@ const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 describe('items_from columns that nothing uses', () => {
   it('a CSV column that is no item key and no placeholder in use is an error at its header cell, with a did-you-mean', async () => {
     const errors = await errorsOf(`${HEAD}items_from:\n  file: p.csv\n`, {
-      'p.csv': 'id,prompt,modle,secnods\na,one,sora-2,8\nb,two,sora-2,4\n',
+      'p.csv': 'id,prompt,modle,secnods\na,one,veo-3.1-fast-generate-001,8\nb,two,veo-3.1-fast-generate-001,4\n',
     });
     assert.deepEqual(errors, [
       'p.csv:1:11: column "modle" is not an item key, and no prompt, reference or output.name uses it as {modle}; did you mean "model"?',
@@ -20,7 +20,7 @@ describe('items_from columns that nothing uses', () => {
 
   it('a JSONL key that is no item key and no placeholder in use is an error where it first appears, and no warning about defaults', async () => {
     const r = await load(`${HEAD}  resolution: 720p\nitems_from:\n  file: p.jsonl\n`, {
-      'p.jsonl': '{"prompt": "one"}\n{"prompt": "two", "modle": "sora-2"}\n{"prompt": "three", "modle": "x"}\n',
+      'p.jsonl': '{"prompt": "one"}\n{"prompt": "two", "modle": "veo-3.1-fast-generate-001"}\n{"prompt": "three", "modle": "x"}\n',
     });
     assert.equal(r.ok, false);
     assert.ok(!r.ok);

@@ -45,9 +45,9 @@ describe('variants', () => {
 
   it('{take} in output.name names each take, and per model and per item variants win in that order', async () => {
     const yaml =
-      `${HEAD}  variants: 2\nmodels:\n  sora-2:\n    protocol: openai\n    variants: 3\n` +
-      `output:\n  name: "{id}-take{take}"\nitems:\n  - id: a\n    prompt: one\n  - id: b\n    prompt: two\n    model: sora-2\n` +
-      `  - id: c\n    prompt: three\n    model: sora-2\n    variants: 1\n`;
+      `${HEAD}  variants: 2\nmodels:\n  veo-3.1-fast-generate-001:\n    protocol: openai\n    variants: 3\n` +
+      `output:\n  name: "{id}-take{take}"\nitems:\n  - id: a\n    prompt: one\n  - id: b\n    prompt: two\n    model: veo-3.1-fast-generate-001\n` +
+      `  - id: c\n    prompt: three\n    model: veo-3.1-fast-generate-001\n    variants: 1\n`;
     const p = await plan(yaml);
     assert.deepEqual(
       p.items.map((i) => i.outputName),

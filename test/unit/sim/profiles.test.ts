@@ -19,7 +19,7 @@ test("LiteLLM's id is video_ and base64 of provider, model id and upstream id (t
 
 test('every simulated LiteLLM id holds +, / and = (a path that is not percent-encoded breaks on each one)', () => {
   const random = mulberry32(7);
-  for (const model of ['sora-2', 'sora-2-pro', 'm', 'a-much-longer-model-name-x']) {
+  for (const model of ['veo-3.1-fast-generate-001', 'veo-3.1-generate-001', 'm', 'a-much-longer-model-name-x']) {
     for (let i = 0; i < 50; i++) {
       const id = encodeLitellmId(model, upstreamIdFor(model, random));
       assert.match(id, /\+/, id);
@@ -32,7 +32,7 @@ test('every simulated LiteLLM id holds +, / and = (a path that is not percent-en
 });
 
 test("LiteLLM's routes: videos and Messages with or without /v1, ids percent-decoded, no general protocol", () => {
-  const id = encodeLitellmId('sora-2', upstreamIdFor('sora-2', mulberry32(1)));
+  const id = encodeLitellmId('veo-3.1-fast-generate-001', upstreamIdFor('veo-3.1-fast-generate-001', mulberry32(1)));
   const encoded = encodeURIComponent(id);
   assert.equal(matchRoute('GET', `/v1/videos/${encoded}`, 'litellm')?.id, id);
   assert.equal(matchRoute('GET', `/videos/${encoded}/content`, 'litellm')?.route.kind, 'content');

@@ -19,26 +19,26 @@ describe('job prices record', () => {
     await recordJobPrices(storage, {}, ['kling-v2-1']);
     assert.equal(await readJobPrices(storage), undefined, 'a run with no price records nothing');
 
-    await recordJobPrices(storage, { 'kling-v2-1': { source: GATEWAY, perVideo: 0.5 }, 'sora-2': { source: 'job file', perSecond: 0.1 } }, [
-      'kling-v2-1',
-      'sora-2',
-      'veo',
-    ]);
+    await recordJobPrices(
+      storage,
+      { 'kling-v2-1': { source: GATEWAY, perVideo: 0.5 }, 'veo-3.1-fast-generate-001': { source: 'job file', perSecond: 0.1 } },
+      ['kling-v2-1', 'veo-3.1-fast-generate-001', 'veo'],
+    );
     assert.deepEqual(await readJobPrices(storage), {
       'kling-v2-1': { source: GATEWAY, perVideo: 0.5 },
-      'sora-2': { source: 'job file', perSecond: 0.1 },
+      'veo-3.1-fast-generate-001': { source: 'job file', perSecond: 0.1 },
     });
     const path = join(dir, '.reelflow', JOB_PRICES_RECORD);
     const written = statSync(path).mtimeMs;
     // The same prices again: the record is left as it is.
     await new Promise((r) => setTimeout(r, 20));
-    await recordJobPrices(storage, { 'sora-2': { source: 'job file', perSecond: 0.1 } }, ['sora-2']);
+    await recordJobPrices(storage, { 'veo-3.1-fast-generate-001': { source: 'job file', perSecond: 0.1 } }, ['veo-3.1-fast-generate-001']);
     assert.equal(statSync(path).mtimeMs, written);
 
-    // A redo of sora-2's takes with a new price; then a run that uses kling-v2-1 and has no price for it now.
-    await recordJobPrices(storage, { 'sora-2': { source: 'job file', perSecond: 0.2 } }, ['sora-2']);
+    // A redo of veo-3.1-fast-generate-001's takes with a new price; then a run that uses kling-v2-1 and has no price for it now.
+    await recordJobPrices(storage, { 'veo-3.1-fast-generate-001': { source: 'job file', perSecond: 0.2 } }, ['veo-3.1-fast-generate-001']);
     await recordJobPrices(storage, {}, ['kling-v2-1']);
-    assert.deepEqual(await readJobPrices(storage), { 'sora-2': { source: 'job file', perSecond: 0.2 } });
+    assert.deepEqual(await readJobPrices(storage), { 'veo-3.1-fast-generate-001': { source: 'job file', perSecond: 0.2 } });
   });
 
   it('reads only what is a price: a record that is not one is none, an entry that is not a price is left out', async () => {

@@ -1,0 +1,5 @@
+// A fact both the worker and the command line that describes it need, kept apart from the worker's
+// module so that describing it does not load the Temporal worker SDK (cli/commands/worker.ts).
+
+/** The shutdown grace of a worker not told otherwise (`run`'s own, `worker` without --shutdown-grace). */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
