@@ -5,6 +5,7 @@ import type { CreatedTask, TaskStatus } from '../gateway';
 import type { JobSettings, Protocol, RenderRequest } from '../jobfile/plan';
 import type { RewriteCost, RewritePrice } from '../jobfile/prices';
 import { RewriteStore, textToRender, type RewriteRecord } from '../storage/rewrites';
+import { callbackUrlFor } from './callback-address';
 import { gatewayFor, storageFor } from './context';
 import { sendAfterMarking } from './create-marker';
 import { translated } from './failures';
@@ -107,6 +108,8 @@ export interface CreatedTaskInfo {
   createdAt: number;
   /** What the gateway said the create cost, USD, when it says (docs/costs.md). */
   billedUsd?: number;
+  /** The create carried a callback address: a callback may wake the item's next check (docs/callbacks.md). */
+  callbacks?: true;
 }
 
 /** What a status check tells the workflow: the gateway's task status without its display fields. */
@@ -118,7 +121,9 @@ function createThrough(input: CreateInput, around: (send: () => Promise<CreatedT
     const gateway = gatewayFor(input.settings);
     await preflightCreate(input.settings, input.request.model); // once per job per process: activities/preflight.ts
     // Local references of a job with stored inputs: their verified local copies, fetched before anything is sent.
-    const request = await withStoredReferences(input.settings, input.request);
+    const stored = await withStoredReferences(input.settings, input.request);
+    const callbackUrl = callbackUrlFor(input.settings, input.request, Context.current().info.workflowExecution?.workflowId);
+    const request = callbackUrl === undefined ? stored : { ...stored, callbackUrl };
     // The fresh read of the addresses after a create that found none runs inside `around`, while
     // the create's keep-alive still heartbeats.
     const created = await countCreate(input.request.model, () =>
@@ -129,7 +134,8 @@ function createThrough(input: CreateInput, around: (send: () => Promise<CreatedT
       ),
     );
     const billed = created.billedUsd === undefined ? {} : { billedUsd: created.billedUsd };
-    return { taskId: created.taskId, baseUrl: created.baseUrl, createdAt: Date.now(), ...billed };
+    const callbacks = callbackUrl === undefined ? {} : { callbacks: true as const };
+    return { taskId: created.taskId, baseUrl: created.baseUrl, createdAt: Date.now(), ...billed, ...callbacks };
   });
 }
 

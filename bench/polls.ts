@@ -3,7 +3,9 @@
 // --scale (default 4: renders of 7.5-30 s, polling.initial 10 s / max 60 s become 2.5 s / 15 s,
 // the fixed interval 5 s becomes 1.25 s), so the ratios are those of the unscaled run; only the
 // schedule's absolute 250 ms floor does not scale (it favours the baseline, if anything).
-//   npx tsx bench/polls.ts [--items 120] [--max-in-flight 60] [--scale 4] [--seed 42]
+//   npx tsx bench/polls.ts [--items 120] [--max-in-flight 60] [--scale 4] [--seed 42] [--callbacks]
+// --callbacks: the worker listens for the simulator's callbacks and the model takes them
+// (docs/callbacks.md); polling.backstop is twice the longest render, so callbacks alone wake checks.
 //
 // Each task's render time comes from the simulator's own seeded dice, replayed here (sim/prng.ts:
 // the "render-ms" and "task-id" streams advance once per create, in order), and is checked against
@@ -12,8 +14,9 @@
 // the download and the manifest write, so the delay is an upper bound for reelflow, not the baseline).
 import { request } from 'undici';
 import { Dice } from '../sim/prng';
-import { emit, fail, intFlags, machineLine, say } from './lib/report';
+import { emit, fail, intFlags, machineLine, say, seconds } from './lib/report';
 import { BENCH_KEY, items, runJob, startStack } from './lib/stack';
+import { backstopLine, callbackJobLines, callbackWorkerArgs, withCallbacks } from './lib/callbacks';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
@@ -41,18 +44,21 @@ async function main(): Promise<void> {
   say(
     `polls: ${o.items} items, renders ${min}-${max} ms (30-120 s scaled by 1/${o.scale}), max_in_flight ${o['max-in-flight']}; ${machineLine()}`,
   );
-  const stack = await startStack({ ports: [0], renderMs: [min, max], seed: o.seed });
+  if (withCallbacks) say('callbacks on: the worker listens (--callbacks), each create carries metadata.callback_url');
+  const stack = await startStack({ ports: [0], renderMs: [min, max], seed: o.seed }, callbackWorkerArgs());
   try {
     const run = await runJob(stack, {
       name: 'bench-polls',
       items: items('polls', o.items),
       maxInFlight: o['max-in-flight'],
-      polling: `polling:\n  initial: ${10_000 / o.scale}ms\n  max: ${60_000 / o.scale}ms\n  timeout: 10m`,
+      polling: `polling:\n  initial: ${10_000 / o.scale}ms\n  max: ${60_000 / o.scale}ms\n  timeout: 10m${backstopLine(max)}`,
+      extra: callbackJobLines(),
     });
     const stats = stack.sim.stats();
     const renderOf = replayRenderTimes(o.seed, stats.tasksCreated, min, max);
     const checks: number[] = [];
     const late: number[] = [];
+    const lateMs: number[] = [];
     const baseChecks: number[] = [];
     const baseLate: number[] = [];
     for (const row of run.rows) {
@@ -70,6 +76,7 @@ async function main(): Promise<void> {
       }
       checks.push(stats.pollsByTask[row.task_id] ?? 0);
       late.push((Date.parse(row.finished_at) - (created + renderMs)) / renderMs);
+      lateMs.push(Date.parse(row.finished_at) - (created + renderMs));
       const k = Math.ceil(renderMs / fixedMs);
       baseChecks.push(k);
       baseLate.push((k * fixedMs - renderMs) / renderMs);
@@ -94,6 +101,26 @@ async function main(): Promise<void> {
       `fixed 5 s interval (computed on the same render times): ${baseAvg.toFixed(2)} checks/task, late by ${(mean(baseLate) * 100).toFixed(1)} % on average, p95 ${(pct(baseLate, 0.95) * 100).toFixed(1)} %`,
     );
     say(`render-time replay checked against the simulator's finish_time for all ${run.rows.length} tasks`);
+    const p95LateMs = pct(lateMs, 0.95);
+    say(`noticed late by ${seconds(mean(lateMs))} on average, p95 ${seconds(p95LateMs)} (render end to file recorded)`);
+    if (withCallbacks) {
+      say(`simulator callbacks: ${JSON.stringify(stats.callbacks)}; answers ${JSON.stringify(stats.callbackAnswers)}`);
+      emit({
+        figure: 'status_checks_per_task_30_120s_callbacks',
+        value: avg,
+        unit: 'checks/task',
+        baseline: baseAvg,
+        ratio: avg / baseAvg,
+        target: '<= 1.5 checks/task avg, lateness p95 < 1 s',
+        meets: avg <= 1.5 && p95LateMs < 1_000,
+        lateMeanMs: Math.round(mean(lateMs)),
+        lateP95Ms: Math.round(p95LateMs),
+        lateP95Pct: Number((p95Late * 100).toFixed(2)),
+        scale: o.scale,
+        items: o.items,
+      });
+      return;
+    }
     emit({
       figure: 'status_checks_per_task_30_120s',
       value: avg,

@@ -91,6 +91,8 @@ function createBodyObject(request: RenderRequest, urlOf: (asset: ReferenceAsset,
   if (request.watermark !== undefined) metadata.watermark = request.watermark;
   // The protocol's seed, when the item has takes or a seed (docs/takes.md): reproducible takes.
   if (request.seed !== undefined) metadata.seed = request.seed;
+  // The provider calls it when the task changes state; new-api passes metadata on untouched (docs/callbacks.md).
+  if (request.callbackUrl !== undefined) metadata.callback_url = request.callbackUrl;
   if (request.references.length > 0) metadata.content = request.references.map((asset, i) => contentItem(asset, urlOf(asset, i)));
   if (Object.keys(metadata).length > 0) body.metadata = metadata;
   return body;

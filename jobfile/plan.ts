@@ -55,6 +55,11 @@ export interface RenderRequest {
    */
   seed?: number;
   references: ReferenceAsset[];
+  /**
+   * general protocol: metadata.callback_url, added by the create activity of a worker that listens
+   * for callbacks (activities/callback-address.ts, docs/callbacks.md); never in a plan.
+   */
+  callbackUrl?: string;
 }
 
 export interface PlanItem {
@@ -175,6 +180,12 @@ export interface JobSettings {
   budget?: { maxUsd: number };
   /** notify: names of the user's (or worker's) notification targets; never their addresses (docs/notifications.md). */
   notify?: string[];
+  /**
+   * Callbacks (docs/callbacks.md): the models whose creates carry a callback address
+   * (`models.<m>.callbacks: true`), and polling.backstop, the wait between checks of their renders.
+   * Absent when no model takes callbacks.
+   */
+  callbacks?: { models: string[]; backstopMs: number };
 }
 
 /**

@@ -283,17 +283,30 @@ export const defaultsSchema = z.strictObject(
   { error: says('defaults', 'a map') },
 );
 
-export const modelSchema = z.strictObject(
-  {
-    protocol: protocolSchema.optional(),
-    assets: z
-      .array(assetKind, { error: says('assets', 'a list of image, video, audio') })
-      .optional()
-      .meta({ description: 'reference kinds this model accepts' }),
-    ...requestParams,
-  },
-  { error: says('a model entry', 'a map') },
-);
+export const modelSchema = z
+  .strictObject(
+    {
+      protocol: protocolSchema.optional(),
+      assets: z
+        .array(assetKind, { error: says('assets', 'a list of image, video, audio') })
+        .optional()
+        .meta({ description: 'reference kinds this model accepts' }),
+      callbacks: flag('callbacks').optional().meta({
+        description:
+          'general protocol only: each create carries metadata.callback_url when the worker listens for callbacks (--callbacks; docs/callbacks.md)',
+      }),
+      ...requestParams,
+    },
+    { error: says('a model entry', 'a map') },
+  )
+  .superRefine((entry, ctx) => {
+    if (entry.callbacks && entry.protocol === 'openai')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['callbacks'],
+        message: 'callbacks: true needs the general protocol (metadata.callback_url); the openai protocol carries no callback address',
+      });
+  });
 
 export const modelsSchema = z.record(z.string().regex(/^\S+$/, { error: () => 'a model name has no spaces' }), modelSchema, {
   error: recordSays('models', 'a map from model name to its settings'),
@@ -352,6 +365,9 @@ export const pollingSchema = z.strictObject(
     initial: duration('initial').default('10s'),
     max: duration('max').default('60s'),
     timeout: duration('timeout').default('2h'),
+    backstop: duration('backstop')
+      .default('2m')
+      .meta({ description: 'the wait between checks of a render whose create carried a callback address (docs/callbacks.md)' }),
   },
   { error: says('polling', 'a map') },
 );

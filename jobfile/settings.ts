@@ -158,6 +158,10 @@ export function buildSettings(data: JobFileData, ctx: Ctx, values: Map<string, s
   }
   if (data.budget) settings.budget = { maxUsd: data.budget.max_usd };
   if (data.notify?.length) settings.notify = [...new Set(data.notify)];
+  const callbackModels = Object.entries(data.models ?? {})
+    .filter(([, entry]) => entry.callbacks === true)
+    .map(([model]) => model);
+  if (callbackModels.length > 0) settings.callbacks = { models: callbackModels, backstopMs: ms(data.polling.backstop) };
   if (data.schedule) {
     const { cron, timezone: given, overlap } = data.schedule;
     const { zone, expression } = splitCronZone(cron);

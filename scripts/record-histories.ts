@@ -23,9 +23,15 @@ import { createReelflowWorker, runWorkerUntil } from '../worker/worker';
 import { jobWorkflowId } from '../workflows/ids';
 import { JobWorkflow } from '../workflows/job';
 import type { JobInput } from '../workflows/types';
+import { sendCallbackAddressesFromThisWorker } from '../activities/callback-address';
+import { startCallbackListener } from '../worker/callback-listener';
+import { TASK_CALLBACK_SIGNAL } from '../workflows/ids';
 
 const out = join(__dirname, '..', 'test', 'fixtures', 'histories');
 const KEY = 'sk-record-histories-0000';
+const CALLBACK_SECRET = Buffer.from('record-histories-callback-secret-0123456789');
+/** Short waits, so a render of under a second is checked several times. */
+const POLLS = 'polling:\n  initial: 100ms\n  max: 200ms\n  timeout: 5m';
 /** File name -> the workflow id it was recorded under (child ids derive from it, so replay needs it). */
 const only = process.env.RECORD_ONLY;
 const index: Record<string, string> = existsSync(join(out, 'index.json'))
@@ -139,6 +145,42 @@ async function main(): Promise<void> {
     // Session 13: a job with notify targets (workflows/notify.ts): job.started, an item.failed per
     // failed item and job.ended, each an abandoned NotifyWorkflow; one event's own history.
     if (only === 'job-events') return await recordJobEvents(dir, items);
+    // Session 13: a render noticed by polling alone (several checks), recorded by the code before
+    // callbacks could wake its checks (hasPatch('callback-wakes-status-check')).
+    if (only === 'render-polls-before-callbacks') {
+      const polls = writeJob(dir(), { name: 'replay-polls', baseUrls: sim.urls, items: items('p', 1), polling: POLLS });
+      await (await start('replay-polls', { jobFile: polls, runDate: '2026-01-01' })).result();
+      save(temporal.address, 'session13-render-polls-before-callbacks', `${jobWorkflowId('replay-polls')}/p1`);
+    }
+    // Session 13: a render whose create carried a callback address, woken by the simulator's callback
+    // (the signal in its history) before its backstop (workflows/render.ts, docs/callbacks.md).
+    if (!only || only === 'render-callbacks') {
+      const listener = await startCallbackListener({
+        host: '127.0.0.1',
+        port: 0,
+        secret: CALLBACK_SECRET,
+        warn: (line) => process.stderr.write(`${line}\n`),
+        signal: async (id) => {
+          await client.workflow.getHandle(id).signal(TASK_CALLBACK_SIGNAL);
+          return 'signalled';
+        },
+      });
+      sendCallbackAddressesFromThisWorker({ publicUrl: listener.url, secret: CALLBACK_SECRET });
+      try {
+        const job = writeJob(dir(), {
+          name: 'replay-callbacks',
+          baseUrls: sim.urls,
+          items: items('b', 1),
+          polling: 'polling:\n  initial: 100ms\n  max: 200ms\n  timeout: 5m\n  backstop: 1m',
+          extra: 'models:\n  seedance-1-0-pro-250528:\n    callbacks: true',
+        });
+        await (await start('replay-callbacks', { jobFile: job, runDate: '2026-01-01' })).result();
+        save(temporal.address, 'render-callbacks', `${jobWorkflowId('replay-callbacks')}/b1`);
+      } finally {
+        sendCallbackAddressesFromThisWorker(undefined);
+        await listener.close();
+      }
+    }
     if (only) return;
 
     const normal = writeJob(dir(), { name: 'replay-normal', baseUrls: sim.urls, items: items('n', 3) });

@@ -23,6 +23,17 @@ export interface SimFaultsExt extends SimFaults {
   fetchGuardPort?: number;
   /** Status answers carry `openai-poll-after-ms` with this value: a gateway's hint, however absurd. */
   pollAfterMs?: number;
+  /** Share of tasks whose final callback (metadata.callback_url, sim/callbacks.ts) is never sent. */
+  callbackLostRate?: number;
+  /** Share of tasks whose final callback comes callbackLateMs (default 2 s) after the task ended. */
+  callbackLateRate?: number;
+  callbackLateMs?: number;
+  /** Share of tasks whose final callback is sent three times. */
+  callbackDuplicateRate?: number;
+  /** Share of tasks that also get a forged callback (wrong token) claiming success half-way through. */
+  callbackForgedRate?: number;
+  /** Share of tasks whose `running` callback comes after the final one. */
+  callbackOutOfOrderRate?: number;
 }
 
 export type EndpointKind = 'create' | 'retrieve' | 'content' | 'messages';

@@ -1,5 +1,6 @@
 // What every route handler gets: the shared state of one simulator (all ports see the same tasks).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CallbackSender } from './callbacks';
 import type { Cdn } from './cdn';
 import type { EndpointKind, SimConfig } from './config';
 import type { FaultEngine } from './faults';
@@ -16,6 +17,8 @@ export interface SimContext {
   stats: StatsRecorder;
   dice: Dice;
   cdn?: Cdn;
+  /** Calls the callback addresses creates carried (sim/callbacks.ts). */
+  callbacks?: CallbackSender;
   /** When the simulator started: the refresh rounds of a slowly refreshing gateway count from here. */
   startedAt: number;
   now(): number;

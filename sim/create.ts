@@ -16,6 +16,8 @@ export function acceptCreate(
   const task = ctx.store.create(fields, ctx.faults.faults.failRate, id);
   ctx.stats.create(fields.prompt, task, seedOf(fields.metadata));
   ctx.videos.prepare(task);
+  // The provider calls back whether or not the client heard the create's answer.
+  ctx.callbacks?.schedule(task);
   if (ctx.faults.lostCreate()) {
     ctx.stats.lostCreate(fields.prompt);
     req.socket.resetAndDestroy();

@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PortMode, SimHandle, SimOptions } from './contract';
 import type { SimContext } from './context';
 import { keyOf } from './catalog';
+import { CallbackSender } from './callbacks';
 import { Cdn } from './cdn';
 import { type SimFaultsExt, type SimOptionsExt, resolveConfig } from './config';
 import { EventInbox, type ReceivedEvent } from './events';
@@ -63,6 +64,7 @@ export async function startSimulator(options: SimOptions | SimOptionsExt = {}): 
     startedAt: Date.now(),
     now: () => Date.now(),
   };
+  ctx.callbacks = new CallbackSender(ctx);
   const ports: GatewayPort[] = [];
 
   const setPortMode = async (index: number, mode: PortMode): Promise<void> => {
@@ -148,6 +150,7 @@ export async function startSimulator(options: SimOptions | SimOptionsExt = {}): 
     stats: () => ctx.stats.snapshot(),
     events: () => inbox.list(),
     close: async () => {
+      ctx.callbacks?.close();
       await Promise.all(ports.map((p) => p.close()));
       await cdn?.close();
     },

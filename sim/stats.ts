@@ -22,6 +22,10 @@ export interface SimStatsExt extends SimStats {
   peakRendersInFlight: number;
   /** When each create was accepted (ms since the epoch), oldest first; the last 1,000. */
   createTimes: number[];
+  /** Provider callbacks (sim/callbacks.ts): sent by kind, faults applied, answers by status. */
+  callbacks: Record<string, number>;
+  /** Answers to sent callbacks by kind (final, running, forged) and status, e.g. "forged 401". */
+  callbackAnswers: Record<string, number>;
 }
 
 const CREATE_TIMES_KEPT = 1_000;
@@ -47,6 +51,8 @@ export class StatsRecorder {
   tasksCreated = 0;
   peakRendersInFlight = 0;
   createTimes: number[] = [];
+  callbacks: Record<string, number> = {};
+  callbackAnswers: Record<string, number> = {};
   /** When each render in flight finishes. */
   private renderEnds: number[] = [];
 
@@ -83,6 +89,12 @@ export class StatsRecorder {
     while (counts.length <= round) counts.push(0);
     counts[round] = (counts[round] ?? 0) + 1;
   }
+  callback(name: string): void {
+    bump(this.callbacks, name);
+  }
+  callbackAnswered(kind: string, status: number): void {
+    bump(this.callbackAnswers, `${kind} ${status}`);
+  }
   fault(name: string): void {
     bump(this.faults, name);
   }
@@ -106,6 +118,8 @@ export class StatsRecorder {
       tasksCreated: this.tasksCreated,
       peakRendersInFlight: this.peakRendersInFlight,
       createTimes: [...this.createTimes],
+      callbacks: { ...this.callbacks },
+      callbackAnswers: { ...this.callbackAnswers },
       faults: { ...this.faults },
       messagesAuth: { ...this.messagesAuth },
       anthropicVersions: { ...this.anthropicVersions },

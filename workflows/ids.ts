@@ -39,3 +39,9 @@ export function notifyWorkflowId(jobWorkflowIdValue: string, firstRunId: string,
 export function scheduleId(jobName: string): string {
   return `reelflow-${jobName}`;
 }
+
+/**
+ * The signal a callback sends to an item's render workflow (worker/callback-listener.ts): a hint that
+ * its task may have changed, which the workflow checks through the gateway (docs/callbacks.md).
+ */
+export const TASK_CALLBACK_SIGNAL = 'taskCallback';

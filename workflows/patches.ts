@@ -79,6 +79,11 @@ export const PATCHES = {
     changed:
       'a job with notify targets asks a worker which events each takes, and starts an abandoned NotifyWorkflow per event (job.started, item.failed, job.ended); before, no job had targets',
   },
+  'callback-wakes-status-check': {
+    since: '2026-11-28',
+    changed:
+      'a render whose create carried a callback address waits for a callback or polling.backstop before each check; before, the fixed schedule',
+  },
 } as const satisfies Record<string, Patch>;
 
 export type PatchId = keyof typeof PATCHES;

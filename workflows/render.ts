@@ -5,6 +5,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   TimeoutFailure,
+  condition,
   defineQuery,
   defineSignal,
   getExternalWorkflowHandle,
@@ -26,12 +27,20 @@ import type { PriorTask } from '../activities/plan';
 import type { CreatedTaskInfo, EnhancedPrompt, TaskCheck } from '../activities/render';
 import type { ItemEndState, ItemOutcome, RenderInput, RenderStatus } from './types';
 import { rewriteAcrossTakes } from './rewrite';
+import { TASK_CALLBACK_SIGNAL } from './ids';
 
 /** The takes of a prompt share its rewrite through one RewriteWorkflow (history: a child in place of the enhance activity). */
 const ONE_REWRITE_PER_PROMPT_TEXT = 'one-rewrite-per-prompt-text';
 
 export const itemStatusQuery = defineQuery<RenderStatus>('itemStatus');
 export const itemDoneSignal = defineSignal<[ItemOutcome]>('itemDone');
+/** A callback came for the item's task: a hint, never a state (docs/callbacks.md). */
+export const taskCallbackSignal = defineSignal(TASK_CALLBACK_SIGNAL);
+
+/** A callback wakes the wait before the next status check, and waits stretch to polling.backstop. */
+const CALLBACK_WAKES_STATUS_CHECK = 'callback-wakes-status-check';
+/** polling.backstop of settings recorded before the key existed never applies: they carry no callbacks. */
+const DEFAULT_BACKSTOP_MS = 120_000;
 
 class ItemEnded extends Error {
   constructor(
@@ -92,6 +101,12 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
   const fields = itemFields(input);
   const status: RenderStatus = { key: item.key, phase: 'pending', polls: 0 };
   setHandler(itemStatusQuery, () => status);
+  // Set by a callback, cleared when the check it asks for starts: callbacks during a wait wake it
+  // once, and one that comes during a check asks for one more (it may say what the check missed).
+  let callbackHint = false;
+  setHandler(taskCallbackSignal, () => {
+    callbackHint = true;
+  });
   const calls = gatewayActivities(settings);
   let prompt = item.request.prompt;
   let enhanced: string | undefined;
@@ -163,6 +178,9 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
     // wait before the deadline's check was skipped, and a finished render was lost (docs/limits.md).
     const checksAtDeadline = hasPatch('last-status-check-at-deadline');
     let checkedAt = -Infinity;
+    // A create that carried a callback address: the callback wakes the check, and polling is the
+    // backstop for a lost one. Asked only then, so renders without callbacks replay unchanged.
+    const woken = created.callbacks === true && hasPatch(CALLBACK_WAKES_STATUS_CHECK);
     while (check?.state !== 'succeeded') {
       const now = Date.now();
       if (now >= deadline && (!checksAtDeadline || checkedAt >= deadline))
@@ -182,7 +200,11 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
         medianRenderMs: input.medianRenderMs,
         unchangedForMs: backOffWhenUnchanged && check?.progress !== undefined ? now - created.createdAt - readingSeenAt : undefined,
       });
-      if (now < deadline) await sleep(Math.min(delay, deadline - now));
+      if (now < deadline && woken) {
+        const backstop = Math.max(delay, settings.callbacks?.backstopMs ?? DEFAULT_BACKSTOP_MS);
+        await condition(() => callbackHint, Math.min(backstop, deadline - now));
+      } else if (now < deadline) await sleep(Math.min(delay, deadline - now));
+      callbackHint = false;
       if (Date.now() >= deadline && !checksAtDeadline) continue;
       checkedAt = Date.now();
       const previous = check;

@@ -137,7 +137,9 @@ export async function startStack(sim: SimOptionsExt, workerArgs: string[] = []):
     description: 'bench',
   };
   const client = await connectClient(target);
-  const worker = await startWorker(env, workerArgs);
+  // The benchmarks start their jobs through the client, with no key fingerprint, as a CI job or a
+  // schedule does: the worker carries them (docs/keys.md). Without it every job stopped at once.
+  const worker = await startWorker(env, ['--accept-keyless-jobs', ...workerArgs]);
   const dir = tempDir('reelflow-bench-');
   return {
     temporal,

@@ -30,6 +30,7 @@ import { hashJobInputs, recordingFiles } from '../../storage/inputs-publish';
 import { createOutput } from '../output';
 import { ProgressView } from '../progress';
 import { addObservabilityOptions, openSession, type Observability, type Session } from '../session';
+import { addCallbackOptions, callbackPlan, listenForCallbacks, type CallbackOptions } from '../callbacks';
 import { describeOutcome, describeStop, exitStatusFor, itemsToSend, readOutcome, type JobOutcome } from '../summary';
 import { printDryRun } from './dry-run';
 import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
@@ -54,7 +55,7 @@ function parseBudget(text: string): number {
   return usd;
 }
 
-interface RunOptions extends Observability {
+interface RunOptions extends Observability, CallbackOptions {
   detach?: boolean;
   dryRun?: boolean;
   full?: boolean;
@@ -127,7 +128,7 @@ export function registerRunCommand(program: Command): void {
       collect,
       [],
     );
-  addObservabilityOptions(command).action((jobFile: string, options: RunOptions) => runCommand(jobFile, options));
+  addObservabilityOptions(addCallbackOptions(command)).action((jobFile: string, options: RunOptions) => runCommand(jobFile, options));
 }
 
 /**
@@ -160,6 +161,9 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
   // This process runs the job's worker: with its young generation bounded (cli/worker-heap.ts).
   if (options.worker && !options.detach && !options.dryRun && !options.enhanceOnly) restartWithMemoryBounds();
   if (options.json && options.logFormat === 'json') throw new UsageError('--json and --log-format json both write to stdout: choose one');
+  // The listener lives in this process, beside its worker: with none here, workers elsewhere listen.
+  if (callbackPlan(options) && (!options.worker || options.detach))
+    throw new UsageError("--callbacks listens in run's own worker: with --detach or --no-worker, give --callbacks to `reelflow worker`");
   const out = createOutput(!!options.json);
   // JSON logs own stdout as --json does: human lines go to stderr.
   if (options.logFormat === 'json') out.line = out.note;
@@ -283,6 +287,9 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   let ownQueue: string | undefined;
   // This run's worker carries this job alone: bound to its execution once started or attached.
   const owned = ownedJob(workflowId);
+  // Before the worker takes its first create, so that every create carries the callback address.
+  const temporal: { client?: Session['client'] } = {};
+  const callbacks = await listenForCallbacks(options, () => temporal.client, out.note);
   const session = await openSession({
     worker: options.worker && !options.detach,
     workerTaskQueue: async (client) => (ownQueue = await queueForThisRunsWorker(client, workflowId, plan, out.note)),
@@ -290,6 +297,7 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
     metrics: options.metrics,
     logFormat: options.logFormat,
   });
+  temporal.client = session.client;
   const view = new ProgressView(session.client, !!process.stderr.isTTY && !options.json);
   interrupt.clearView = () => view.clear();
   let keepServer = !!options.detach;
@@ -302,6 +310,7 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
     storedInputs = await storeInputsOrExplain(plan, reads.texts, options.inputs, (line) => out.note(line));
   } catch (error) {
     owned.unbound('the run stopped before its job started');
+    await callbacks?.close();
     await session.close();
     throw error;
   }
@@ -324,6 +333,7 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
     if (!interrupt.interrupted) throw error;
   } finally {
     owned.unbound('the run stopped before its job started');
+    await callbacks?.close();
     await session.close({ keepServer });
   }
   if (interrupt.interrupted) process.exit(130);

@@ -15,12 +15,13 @@ import { DEFAULT_SHUTDOWN_GRACE_MS } from '../../worker/shutdown';
 import { parseDuration } from '../../jobfile/values';
 import { UsageError } from '../errors';
 import { addObservabilityOptions, startObservability, type Observability } from '../session';
+import { addCallbackOptions, callbackPlan, listenForCallbacks, type CallbackOptions } from '../callbacks';
 
 const ALLOW_READ_HELP_WORKER =
   "let jobs read files below DIR, outside their job file's folder, where their submitter allowed it too (repeatable; " +
   'a job file or a submitter alone cannot widen it; docs/security.md)';
 
-interface WorkerOptions extends Observability {
+interface WorkerOptions extends Observability, CallbackOptions {
   maxActivities: string;
   maxWorkflowTasks: string;
   untilDone?: string;
@@ -60,7 +61,8 @@ export function registerWorkerCommand(program: Command): void {
       '--accept-keyless-jobs',
       "carry jobs started without a key fingerprint (their submitter held no key: a CI job, a schedule) with this worker's key (docs/keys.md)",
     );
-  addObservabilityOptions(command).action(async (options: WorkerOptions) => {
+  addObservabilityOptions(addCallbackOptions(command)).action(async (options: WorkerOptions) => {
+    callbackPlan(options); // a wrong --callbacks stops it before anything starts
     restartWithMemoryBounds();
     // Before the first connection: the SDK's Runtime (logs, metrics) is made once per process.
     const shutdownGraceMs = parseShutdownGrace(options.shutdownGrace);
@@ -80,6 +82,13 @@ export function registerWorkerCommand(program: Command): void {
     const own = options.untilDone ? await ownJobQueue(target, options.untilDone) : undefined;
     const taskQueue = own?.taskQueue ?? TASK_QUEUE;
     const connection = await connectWorker(target);
+    // Callbacks signal render workflows by id, so any worker of the fleet can take any callback.
+    const signaller = options.callbacks === undefined ? undefined : await connectClient(target);
+    const callbacks = await listenForCallbacks(
+      options,
+      () => signaller,
+      (line) => process.stderr.write(`reelflow worker: ${line}\n`),
+    );
     const { createReelflowWorker, runWorkerUntil } = await import('../../worker/worker.js');
     const worker = await createReelflowWorker({
       connection,
@@ -108,6 +117,8 @@ export function registerWorkerCommand(program: Command): void {
         : 'reelflow worker: refuses jobs started without a key fingerprint (--accept-keyless-jobs carries them; docs/keys.md)\n',
     );
     await runWorkerUntil(worker, stop);
+    await callbacks?.close();
+    await signaller?.connection.close();
     await connection.close();
     if (target.embedded?.owned && !options.untilDone) await target.embedded.stop();
     process.stderr.write('reelflow worker: stopped\n');

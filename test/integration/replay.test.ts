@@ -9,7 +9,10 @@
 // sharing its rewrite (the take that starts the RewriteWorkflow, takes that find it running and
 // wait, the child itself). job-events and notify-job-ended (session 13, patch job-events-out) are a
 // job with notify targets and its job.ended NotifyWorkflow; jobs without targets never ask the patch,
-// so the histories above are what the code before it recorded. A failure here means a change would break jobs that are running right now.
+// so the histories above are what the code before it recorded. session13-render-polls-before-callbacks was recorded before a callback
+// could wake a render's status check: a render noticed by polling alone; render-callbacks is a render
+// woken by the simulator's callback (its signal, the canceled backstop timer). A failure here means
+// a change would break jobs that are running right now.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,6 +49,8 @@ describe('workflow replay', () => {
       'rewrite',
       'job-events',
       'notify-job-ended',
+      'session13-render-polls-before-callbacks',
+      'render-callbacks',
     ]) {
       assert.ok(files.includes(`${name}.json`), `missing ${name}.json`);
     }
