@@ -7,11 +7,9 @@
 //     - https://gateway.example.com
 //   LAB_GATEWAY_KEY:
 //     - http://10.1.2.3:4000
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { isScalar, isSeq } from 'yaml';
 import { neverSentReason, originOf, type KeyAllowance } from './key-rule';
-import { readSettingsText, settingsEntries } from './settings-file';
+import { readSettingsText, settingsEntries, userSettingsPath } from './settings-file';
 
 export class KeySettingsError extends Error {
   override name = 'KeySettingsError';
@@ -24,9 +22,7 @@ export interface KeySettings {
 }
 
 export function keySettingsPath(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.REELFLOW_CONFIG) return resolve(env.REELFLOW_CONFIG);
-  const base = env.XDG_CONFIG_HOME ? resolve(env.XDG_CONFIG_HOME) : join(homedir(), '.config');
-  return join(base, 'reelflow', 'keys.yaml');
+  return userSettingsPath(env, 'REELFLOW_CONFIG', 'keys.yaml');
 }
 
 /** Reads the settings file; a file that is there and wrong is an error naming file:line:column. */

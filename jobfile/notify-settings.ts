@@ -13,10 +13,8 @@
 //     slack: https://hooks.slack.com/services/T000/B000/XXXX
 //   phone:
 //     ntfy: https://ntfy.sh/my-studio-renders
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { isMap } from 'yaml';
-import { readSettingsText, settingsEntries } from './settings-file';
+import { readSettingsText, settingsEntries, userSettingsPath } from './settings-file';
 import { parseDuration } from './values';
 
 export class NotifySettingsError extends Error {
@@ -55,9 +53,7 @@ export interface NotifySettings {
 }
 
 export function notifySettingsPath(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.REELFLOW_NOTIFY_CONFIG) return resolve(env.REELFLOW_NOTIFY_CONFIG);
-  const base = env.XDG_CONFIG_HOME ? resolve(env.XDG_CONFIG_HOME) : join(homedir(), '.config');
-  return join(base, 'reelflow', 'notify.yaml');
+  return userSettingsPath(env, 'REELFLOW_NOTIFY_CONFIG', 'notify.yaml');
 }
 
 /** Reads the settings file; a file that is there and wrong is an error naming file:line:column. */

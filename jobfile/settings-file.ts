@@ -1,7 +1,9 @@
-// How the user's settings files (keys.yaml, reads.yaml) are read: a missing file is an empty one,
-// and a file that is there and wrong is an error naming file:line:column, raised as the caller's own
-// error class so each command says which file it was.
+// How the user's settings files (keys.yaml, reads.yaml, notify.yaml) are found and read: a missing
+// file is an empty one, and a file that is there and wrong is an error naming file:line:column,
+// raised as the caller's own error class so each command says which file it was.
 import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument } from 'yaml';
 
 /** One top-level entry of a settings file: its name, its YAML value node, and where its key is. */
@@ -9,6 +11,18 @@ export interface SettingsEntry {
   name: string;
   value: unknown;
   where: string;
+}
+
+/**
+ * Where a user's settings file is: the variable that names it (`REELFLOW_CONFIG`,
+ * `REELFLOW_NOTIFY_CONFIG`) when set, else `$XDG_CONFIG_HOME/reelflow/NAME`, else
+ * `~/.config/reelflow/NAME` (docs/keys.md).
+ */
+export function userSettingsPath(env: NodeJS.ProcessEnv, variable: string, name: string): string {
+  const named = env[variable];
+  if (named) return resolve(named);
+  const base = env.XDG_CONFIG_HOME ? resolve(env.XDG_CONFIG_HOME) : join(homedir(), '.config');
+  return join(base, 'reelflow', name);
 }
 
 /** The file's text, or undefined when there is no file. `what` names it in the error (`the key settings file`). */

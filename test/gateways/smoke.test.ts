@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FAIL_CREATE_500, FAIL_RENDER, startFakeUpstream, type FakeUpstream } from '../support/fake-upstream';
 import { GATEWAY_MODELS, UPSTREAM_UNKNOWN_MODEL, startLiteLLM, startNewApi, type Gateway } from '../support/gateways';
+import { geminiTaskOnGeneralRoute } from '../support/new-api-answers';
 
 interface Answer {
   status: number;
@@ -308,18 +309,7 @@ describe('new-api v0.10.0 in front of a fake Ark tasks + Gemini (Veo) + Anthropi
     assert.equal(openai.done.json.status, 'completed');
     assert.equal(openai.done.json.id, openai.id);
     // A Gemini task read on the general route answers its own shape (relay/relay_task.go), not the task DTO.
-    assert.deepEqual(openai.general.json, {
-      code: 'success',
-      message: '',
-      data: {
-        error: null,
-        format: 'mp4',
-        metadata: null,
-        status: 'succeeded',
-        task_id: openai.id,
-        url: `${serverAddress}/v1/videos/${openai.id}/content`,
-      },
-    });
+    assert.deepEqual(openai.general.json, geminiTaskOnGeneralRoute(openai.id, `${serverAddress}/v1/videos/${openai.id}/content`));
 
     const content = await call(gateway, 'GET', `/v1/videos/${openai.id}/content`);
     assert.equal(content.status, 200);
