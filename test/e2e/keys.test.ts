@@ -32,6 +32,16 @@ interface KeyProxy extends RecordingProxy {
 /** The free reads `run` makes before anything is paid: the catalog and the published prices (docs/costs.md). */
 const FREE_READS = new Set(['/v1/models', '/v1/model/info', '/api/pricing']);
 
+/** A keyProxy to `target` for the length of `use`, closed after it whatever happens. */
+async function withKeyProxy(target: string, use: (proxy: KeyProxy) => Promise<void>): Promise<void> {
+  const proxy = await keyProxy(target);
+  try {
+    await use(proxy);
+  } finally {
+    await proxy.close();
+  }
+}
+
 async function keyProxy(target: string): Promise<KeyProxy> {
   const tokens: string[] = [];
   const keys: string[] = [];
@@ -122,8 +132,7 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
 
     for (const variable of ['OPENAI_API_KEY', 'TEMPORAL_API_KEY', 'AWS_SECRET_ACCESS_KEY']) {
       it(`a job naming ${variable} is refused before any request (exit 2, variable and host named)`, async () => {
-        const proxy = await keyProxy(sim.urls[0]!);
-        try {
+        await withKeyProxy(sim.urls[0]!, async (proxy) => {
           const job = writeKeyJob(tempDir(), `keys-${variable.toLowerCase().replace(/_/g, '-')}`, proxy.url, 1, variable);
           const result = await runCli(['run', job], { env: envWith(OTHER_SECRETS) });
           assert.equal(result.code, 2, result.stderr + result.stdout);
@@ -132,15 +141,12 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
           assert.ok(!result.stderr.includes(KEY_A) && !result.stdout.includes(KEY_A));
           assert.ok(!result.stderr.includes('[REDACTED]'), `the advice reads whole: ${result.stderr}`);
           assert.deepEqual(proxy.tokens, []);
-        } finally {
-          await proxy.close();
-        }
+        });
       });
     }
 
     it('prompt rewrites send nothing with a key the rule refuses: enhance and run --enhance-only exit 2', async () => {
-      const proxy = await keyProxy(sim.urls[0]!);
-      try {
+      await withKeyProxy(sim.urls[0]!, async (proxy) => {
         const dir = tempDir();
         const job = writeKeyJob(dir, 'keys-enhance', proxy.url, 2, 'OPENAI_API_KEY');
         writeFileSync(job, `${readFileSync(job, 'utf8')}enhance:\n  model: claude-sonnet-4-6\n`);
@@ -154,41 +160,32 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
           assert.ok(!result.stderr.includes(KEY_A) && !result.stdout.includes(KEY_A));
         }
         assert.deepEqual(proxy.tokens, [], 'no request reached the gateway');
-      } finally {
-        await proxy.close();
-      }
+      });
     });
 
     it('doctor probes no gateway with a key the rule refuses (exit 2, key rule named)', async () => {
-      const proxy = await keyProxy(sim.urls[0]!);
-      try {
+      await withKeyProxy(sim.urls[0]!, async (proxy) => {
         const job = writeKeyJob(tempDir(), 'keys-doctor', proxy.url, 1, 'OPENAI_API_KEY');
         const result = await runCli(['doctor', job], { env: envWith(OTHER_SECRETS) });
         assert.equal(result.code, 2, result.stdout + result.stderr);
         assert.match(result.stdout, /FAIL\s+key rule: run refuses this job, so no gateway was probed/);
         assert.ok(!result.stdout.includes(KEY_A) && !result.stderr.includes(KEY_A));
         assert.deepEqual(proxy.tokens, []);
-      } finally {
-        await proxy.close();
-      }
+      });
     });
 
     it('TEMPORAL_* and AWS_* stay refused even when allowed on the command line', async () => {
-      const proxy = await keyProxy(sim.urls[0]!);
-      try {
+      await withKeyProxy(sim.urls[0]!, async (proxy) => {
         const job = writeKeyJob(tempDir(), 'keys-temporal-allowed', proxy.url, 1, 'TEMPORAL_API_KEY');
         const result = await runCli(['run', job, '--allow-key', `TEMPORAL_API_KEY@${proxy.url}`], { env: envWith(OTHER_SECRETS) });
         assert.equal(result.code, 2, result.stderr + result.stdout);
         assert.match(result.stderr, /TEMPORAL_API_KEY.*never sent/);
         assert.deepEqual(proxy.tokens, []);
-      } finally {
-        await proxy.close();
-      }
+      });
     });
 
     it('another variable goes only where the user allowed it: --allow-key, or the user settings file', async () => {
-      const proxy = await keyProxy(sim.urls[0]!);
-      try {
+      await withKeyProxy(sim.urls[0]!, async (proxy) => {
         const dir = tempDir();
         const job = writeKeyJob(dir, 'keys-lab', proxy.url, 1, 'LAB_GATEWAY_KEY');
         const refused = await runCli(['validate', job], { env: envWith(OTHER_SECRETS) });
@@ -205,15 +202,12 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
         const job2 = writeKeyJob(tempDir(), 'keys-lab-settings', proxy.url, 1, 'LAB_GATEWAY_KEY');
         const viaFile = await runCli(['run', job2], { env: envWith({ ...OTHER_SECRETS, XDG_CONFIG_HOME: join(settings, '..') }) });
         assert.equal(viaFile.code, 0, viaFile.stderr + viaFile.stdout);
-      } finally {
-        await proxy.close();
-      }
+      });
     });
   });
 
   it("a fleet worker with another key refuses the job's activities; a worker with the same key finishes it", async () => {
-    const proxy = await keyProxy(sim.urls[0]!);
-    try {
+    await withKeyProxy(sim.urls[0]!, async (proxy) => {
       const dir = tempDir();
       const wrong = startCli(['worker'], { env: envWith({ GATEWAY_API_KEY: KEY_B }) });
       await wrong.waitFor(/polling task queue/);
@@ -245,14 +239,11 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
       await fleetB.done;
       assert.equal(keyless.code, 0, keyless.stderr + keyless.stdout);
       assert.deepEqual(Object.keys(counts(proxy.working)).sort(), [KEY_A, KEY_B].sort());
-    } finally {
-      await proxy.close();
-    }
+    });
   });
 
   it("a fleet worker applies its own user's key rule: a job allowed only by its submitter is refused, nothing sent", async () => {
-    const proxy = await keyProxy(sim.urls[0]!);
-    try {
+    await withKeyProxy(sim.urls[0]!, async (proxy) => {
       const worker = startCli(['worker'], { env: envWith(OTHER_SECRETS) });
       await worker.waitFor(/polling task queue/);
       const job = writeKeyJob(tempDir(), 'keys-fleet-rule', proxy.url, 1, 'LAB_GATEWAY_KEY');
@@ -265,14 +256,11 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
       assert.match(submitted.stdout, /this worker refuses the job: the job asks to send \$LAB_GATEWAY_KEY to http:\/\/127\.0\.0\.1:\d+/);
       // Only the submitter's preflight (allowed on its command line) read the catalog; the worker sent nothing.
       assert.deepEqual(proxy.working, []);
-    } finally {
-      await proxy.close();
-    }
+    });
   });
 
   it('run of a running job started with another key does not attach; the starter finishes it with its key alone', async () => {
-    const proxy = await keyProxy(sim.urls[0]!);
-    try {
+    await withKeyProxy(sim.urls[0]!, async (proxy) => {
       const job = writeKeyJob(tempDir(), 'keys-attach', proxy.url, 8);
       const first = startCli(['run', job], { env: envWith({ GATEWAY_API_KEY: KEY_A }) });
       await first.waitFor(/keys-attach: started/);
@@ -283,14 +271,11 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
       assert.equal(done.code, 0, done.stderr + done.stdout);
       // B's run read the catalog with its own key (its preflight) and did no work on A's job.
       assert.deepEqual(Object.keys(counts(proxy.working)), [KEY_A]);
-    } finally {
-      await proxy.close();
-    }
+    });
   });
 
   it("cancel of a job whose run was killed polls the job's own queue and stops it", async () => {
-    const proxy = await keyProxy(sim.urls[0]!);
-    try {
+    await withKeyProxy(sim.urls[0]!, async (proxy) => {
       const job = writeKeyJob(tempDir(), 'keys-cancel', proxy.url, 6);
       const env = envWith({ GATEWAY_API_KEY: KEY_A });
       const run = startCli(['run', job], { env });
@@ -303,14 +288,11 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
       assert.ok(stopped, 'cancel returned within 150 s (activities the killed worker held end by their timeouts first)');
       assert.equal(stopped.code, 0, stopped.stderr);
       assert.match(stopped.stderr, /reelflow-keys-cancel: stopped \(\d+ canceled, \d+ succeeded\)/);
-    } finally {
-      await proxy.close();
-    }
+    });
   });
 
   it('run of a job on the shared queue follows it without a worker; the fleet finishes it', async () => {
-    const proxy = await keyProxy(sim.urls[0]!);
-    try {
+    await withKeyProxy(sim.urls[0]!, async (proxy) => {
       const job = writeKeyJob(tempDir(), 'keys-shared', proxy.url, 4);
       const submitted = startCli(['run', job, '--no-worker'], { env: envWith({ GATEWAY_API_KEY: KEY_A }) });
       await submitted.waitFor(/keys-shared: started/);
@@ -324,9 +306,7 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
       assert.equal(first.code, 0, first.stderr + first.stdout);
       assert.match(followed.stdout, /keys-shared: 4 of 4 succeeded/);
       assert.deepEqual(Object.keys(counts(proxy.keys)), [KEY_A]);
-    } finally {
-      await proxy.close();
-    }
+    });
   });
 
   it("the embedded server's environment holds no gateway key; run --detach's worker finishes the job", async () => {
