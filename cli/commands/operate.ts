@@ -318,7 +318,9 @@ async function showStatus(
     unknown: progress.counts.unknown,
     skipped: progress.counts.skipped,
   };
-  const spend = await spendSoFar((await loadJobPlan(job)).plan);
+  // One read of the plan a round (a large job's plan takes seconds): its spend and its targets.
+  const { plan } = await loadJobPlan(job);
+  const spend = await spendSoFar(plan);
   if (out.json)
     out.result({ job: progress.job, state: progress.state, counts, items: progress.total, spend: spend ?? null } satisfies RunningStatus);
   else {
@@ -329,7 +331,6 @@ async function showStatus(
     for (const line of spendSummaryLines(spend)) out.line(line);
     for (const f of progress.recentFailures.slice(-5))
       out.line(`  ${f.state} #${f.index} ${plainText(f.key)}: ${plainText(f.error?.message ?? '')}`);
-    const plan = (await loadJobPlan(job)).plan;
     for (const line of deliveryLines(await deliveriesOfJob(client, workflowId, plan.notify))) out.line(plainText(line));
   }
   return false;
