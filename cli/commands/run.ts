@@ -395,7 +395,8 @@ async function followJob(
   // This run's own queue when a worker of this run (or its background worker) carries the job.
   const taskQueue = worker.queue ?? (backgroundWorker ? newRunTaskQueue() : TASK_QUEUE);
   const handle = await scoped(() => startOrAttach(session.client, workflowId, taskQueue, input));
-  worker.owned.bind(await scoped(() => firstRunIdOf(session.client, workflowId, handle.firstExecutionRunId)));
+  const firstRunId = await scoped(() => firstRunIdOf(session.client, workflowId, handle.firstExecutionRunId));
+  worker.owned.bind(firstRunId);
   if (running) {
     out.note(`${plan.job}: already running: attached${retryStates.length ? ' (--retry-* apply to the next run, not this one)' : ''}`);
     const changed = await scoped(() =>
@@ -441,7 +442,6 @@ async function followJob(
   let deliveries: DeliveryState[] = [];
   if (targets.length > 0) {
     // run's own worker carries the deliveries while it lasts: a few seconds, then where each stands.
-    const firstRunId = await scoped(() => firstRunIdOf(session.client, workflowId, handle.firstExecutionRunId));
     deliveries = await scoped(() =>
       awaitDeliveries(session.client, workflowId, firstRunId, targets, session.worker ? DELIVERY_WAIT_MS : 0),
     );
