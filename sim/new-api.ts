@@ -15,7 +15,7 @@ import { sendJson } from './http';
 import { messages } from './messages';
 import { isVideoObjectModel } from './profile';
 import { currentReading, readingAt, type Reading } from './refresh';
-import { FAIL_REASONS, videosStatus, type GeneralStatus, type Task } from './tasks';
+import { FAIL_REASONS, videosStatus, viewAt, type GeneralStatus, type Task } from './tasks';
 import { readVideosCreate } from './videos';
 
 const v010 = (ctx: SimContext): boolean => ctx.cfg.profile === 'new-api-0.10';
@@ -42,6 +42,7 @@ function idFor(ctx: SimContext, model: string, video: boolean, createdAt: number
  * what the task records, the reason.
  */
 function geminiGeneral(ctx: SimContext, task: Task): Record<string, unknown> {
+  task.liveReadAt = ctx.now();
   const { status } = readingAt(task, ctx.now(), ctx.startedAt, 0).view;
   const shown = status === 'SUCCESS' ? 'succeeded' : status === 'FAILURE' ? 'failed' : 'processing';
   const url = shown === 'succeeded' ? videoAddress(ctx, task) : shown === 'failed' ? (task.failReason ?? '') : '';
@@ -86,6 +87,7 @@ function upstreamError(task: Task): { code: string; message: string } {
  * until the operation is done, no seconds, size or error.
  */
 function geminiVideo(ctx: SimContext, task: Task): Record<string, unknown> {
+  task.liveReadAt = ctx.now();
   const { status, finishTime } = readingAt(task, ctx.now(), ctx.startedAt, 0).view;
   const done = status === 'SUCCESS' || status === 'FAILURE';
   return {
@@ -230,7 +232,9 @@ async function content(call: RouteCall): Promise<void> {
   const task = ctx.store.get(id);
   if (!task) return sendJson(res, 404, { error: { message: 'Task not found', type: 'invalid_request_error' } });
   const reading = currentReading(ctx, task);
-  const { status } = generalReading(ctx, task, reading);
+  // The stored state is the later of the last refresh round and the last live read written back.
+  const live = task.liveReadAt === undefined ? undefined : viewAt(task, task.liveReadAt).status;
+  const status = live === 'SUCCESS' ? live : generalReading(ctx, task, reading).status;
   if (status !== 'SUCCESS') {
     return sendJson(res, 400, {
       error: { message: `Task is not completed yet, current status: ${status}`, type: 'invalid_request_error' },

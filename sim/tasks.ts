@@ -20,6 +20,11 @@ export interface Task {
   failReason?: string;
   /** Extra request fields the gateway passes through (metadata, unknown form fields). */
   metadata?: Record<string, unknown>;
+  /**
+   * When a live read last wrote this task's state back to the gateway's store (new-api v0.10.0
+   * reads a Gemini task from its upstream on every retrieve and saves what it read).
+   */
+  liveReadAt?: number;
 }
 
 export interface TaskView {

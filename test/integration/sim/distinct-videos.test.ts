@@ -146,6 +146,9 @@ test('ffmpeg runs one at a time, creates do not queue a render each, and the dis
       const lines = () => readFileSync(log, 'utf8').trim().split('\n');
       const starts = lines().filter((l) => l.startsWith('start')).length;
       assert.ok(starts <= 3, `40 creates started ${starts} ffmpeg runs; at most a few are prepared ahead`);
+      // A render prepared ahead finishes in the background; on a loaded machine it can outlast the
+      // wait above, and the next simulator's runs would overlap it (one at a time is per simulator).
+      for (let waited = 0; lines().filter((l) => l.startsWith('end')).length < starts && waited < 60_000; waited += 100) await sleep(100);
     });
     await withSim({ renderMs: 0, cacheDir: cache, ffmpegPath: wrapper, videoCacheFiles: 3 }, async (sim) => {
       const base = sim.urls[0] as string;
