@@ -50,7 +50,7 @@ export function checkFrameRoles(data: JobFileData, model: string, protocol: Prot
   for (const ref of refs) {
     if (!FRAMES.has(ref.role)) continue;
     const first = seen.get(ref.role);
-    if (first) ref.report([...ref.at.slice(0, 2)], `an item takes one ${ref.role}; ${first.at.slice(0, 2).join('[')}] is one already`);
+    if (first) ref.report(ref.at, `an item takes one ${ref.role}; ${label(first.at.slice(0, 2))} is one already`);
     seen.set(ref.role, ref);
     if (protocol === 'openai' && ref.role === 'last_frame') {
       ref.report(
