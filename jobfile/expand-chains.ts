@@ -194,12 +194,17 @@ export function assembleSpecs(
       const clips = film.items.map((id) => registry.get(id)?.get(sig));
       if (clips.some((c) => c === undefined)) return; // an item that did not expand: its errors say why
       const resolved = clips as ResolvedItem[];
-      const short = crossfadeSec !== undefined ? resolved.find((c) => c.seconds !== undefined && crossfadeSec * 2 >= c.seconds) : undefined;
-      if (short && film.items.length > 1) {
+      // A clip is crossfaded at each end it shares with another: the first and last at one, the others at two.
+      const fades = (i: number) => (i > 0 ? 1 : 0) + (i < resolved.length - 1 ? 1 : 0);
+      const short =
+        crossfadeSec === undefined
+          ? undefined
+          : resolved.find((c, j) => c.seconds !== undefined && fades(j) > 0 && crossfadeSec * fades(j) >= c.seconds);
+      if (short) {
         ctx.errors.push(
           ctx.pos.error(
             ['assemble', i, 'crossfade'],
-            `crossfade ${crossfadeSec}s is too long for a ${short.seconds}s clip (${short.key}): each clip must be longer than two crossfades`,
+            `crossfade ${crossfadeSec}s is too long for a ${short.seconds}s clip (${short.key}): a clip must be longer than its crossfades (one at each end it shares)`,
           ),
         );
         return;

@@ -295,17 +295,24 @@ assemble:
     assert.deepEqual(errors, [
       `13:35: items[1].references[0].image.at 5.5s is not in a's video: it is 5s long (seconds: "5"); use a time below 5s, or last_frame_of`,
     ]);
-    const fade = await errorsOf(`${SEEDANCE2}items:
+    // Each clip fades at every end it shares: 3 s fits a 5 s clip at one end, not at both.
+    const fade = (items: string) =>
+      errorsOf(`${SEEDANCE2}items:
   - id: a
     prompt: A
   - id: b
     prompt: B
+  - id: c
+    prompt: C
 assemble:
   - name: film
-    items: [a, b]
+    items: ${items}
     crossfade: 3s
 `);
-    assert.match(fade[0] ?? '', /^15:16: assemble\[0\]\.crossfade 3s is too long for a 5s clip/);
+    assert.deepEqual(await fade('[a, b]'), []);
+    assert.deepEqual(await fade('[a, b, c]'), [
+      '17:16: assemble[0].crossfade 3s is too long for a 5s clip (b): a clip must be longer than its crossfades (one at each end it shares)',
+    ]);
   });
 
   it('a bad form is refused by the schema, with what is allowed', async () => {
