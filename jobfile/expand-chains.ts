@@ -45,6 +45,7 @@ const FRAMES = new Set(['first_frame', 'last_frame']);
  * refuses it, and what the openai protocol cannot carry (it sends one image, as the first frame).
  */
 export function checkFrameRoles(data: JobFileData, model: string, protocol: Protocol, refs: readonly CheckedRef[]): void {
+  if (!refs.some((r) => FRAMES.has(r.role))) return;
   const caps = modelCapabilities(data, model, protocol);
   const seen = new Map<string, CheckedRef>();
   for (const ref of refs) {

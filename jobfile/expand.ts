@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import type { Ctx } from './context';
 import { warn } from './context';
-import { type AssemblySpec, type ItemNeed, orderByNeeds, writtenNeedOf } from './chains';
+import { type AssemblySpec, type ItemNeed, namedIds, orderByNeeds, writtenNeedOf } from './chains';
 import {
   assembleSpecs,
   type ChainRegistry,
@@ -74,6 +74,8 @@ interface Expansion {
   tooMany: boolean;
   /** Items by id and combination, for the items that need them (docs/chains.md). */
   chains: ChainRegistry;
+  /** The ids some item or film names: only those are kept in `chains` (a large job names few). */
+  named: ReadonlySet<string>;
   /** First-take key -> the kept take's key (storage/picks.ts), for resolving needs. */
   keptTakes: ReadonlyMap<string, string> | undefined;
 }
@@ -142,6 +144,7 @@ export function expandItems(
     count: 0,
     tooMany: false,
     chains: new Map(),
+    named: new Set([...sources.flatMap((src) => namedIds(src).map((n) => n.id)), ...(data.assemble ?? []).flatMap((a) => a.items)]),
     keptTakes: chains.keptTakes,
   };
   if (run.nameIsBad) ctx.errors.push(ctx.pos.error(['output', 'name'], `output name "${data.output.name}" ${run.nameIsBad}`));
@@ -199,7 +202,7 @@ export function expandItems(
 /** Records how later items find this one in a combination (items with an id only: needs name ids). */
 function noteResolved(run: Expansion, src: ItemSource, fullSig: string, resolved: ResolvedItem | undefined): void {
   const { id } = src.item;
-  if (id === undefined || resolved === undefined || run.ids.get(id) !== src) return;
+  if (id === undefined || resolved === undefined || !run.named.has(id) || run.ids.get(id) !== src) return;
   let byCombo = run.chains.get(id);
   if (!byCombo) run.chains.set(id, (byCombo = new Map()));
   byCombo.set(fullSig, resolved);
@@ -328,7 +331,8 @@ function expandVariant(run: Expansion, v: Variant): { items: PlanItem[]; resolve
 
   // A need is hashed by what it needs' definition is: an item without an id gets a new key when the
   // item it continues from changes, and keeps its key otherwise (docs/chains.md).
-  const definition = shortHash({ ...request, references: hashedRefs });
+  // Hashed only when something uses it: the key of an item without id, a later item's need.
+  const definition = item.id === undefined || run.named.has(item.id) ? shortHash({ ...request, references: hashedRefs }) : '';
   const key = item.id !== undefined ? (v.combo.size > 0 ? `${item.id}.${comboSuffix([...v.combo.values()])}` : item.id) : definition;
   const resolved: ResolvedItem = { key, definition };
   if (request.seconds !== undefined) resolved.seconds = Number(request.seconds);
@@ -499,6 +503,7 @@ function addReferences(
     ...(src.item.references ?? []).map((ref, j) => ({ ref, j, report: problem })),
     ...(run.data.defaults?.references ?? []).map((ref, j) => ({ ref, j, report: shared })),
   ];
+  if (entries.length === 0) return { hashed, needs };
   const caps = modelCapabilities(run.data, model, protocol);
   entries.forEach(({ ref, j, report }) => {
     const problem = report;
