@@ -134,14 +134,12 @@ export function withRole(need: ItemNeed, role: string): ItemNeed {
  * frame asks the gateway for it when its model returns one (general protocol), so keeping another
  * take later changes no take's request.
  */
-export function linkNeeds(items: PlanItem[], data: JobFileData): void {
+export function linkNeeds(items: PlanItem[], data: JobFileData, lastFrameOf: ReadonlySet<string>): void {
   const byKey = new Map(items.map((item, i) => [item.key, i]));
-  const lastFrameOf = new Set<string>();
   for (const item of items) {
     for (const need of item.needs ?? []) {
       const i = byKey.get(need.key);
       if (i !== undefined) items[i] = { ...(items[i] as PlanItem), neededBy: true };
-      if (need.use === 'last_frame') lastFrameOf.add(baseKeyOf(need.key));
     }
   }
   if (lastFrameOf.size === 0) return;

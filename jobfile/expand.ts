@@ -74,6 +74,11 @@ interface Expansion {
   tooMany: boolean;
   /** Items by id and combination, for the items that need them (docs/chains.md). */
   chains: ChainRegistry;
+  /**
+   * First-take keys of the items some item needs the last frame of, whether or not that item is in
+   * the plan (`run --redo` plans a few takes): each of their takes asks for it the same way.
+   */
+  lastFrameOf: Set<string>;
   /** The ids some item or film names: only those are kept in `chains` (a large job names few). */
   named: ReadonlySet<string>;
   /** First-take key -> the kept take's key (storage/picks.ts), for resolving needs. */
@@ -144,6 +149,7 @@ export function expandItems(
     count: 0,
     tooMany: false,
     chains: new Map(),
+    lastFrameOf: new Set(),
     named: new Set([...sources.flatMap((src) => namedIds(src).map((n) => n.id)), ...(data.assemble ?? []).flatMap((a) => a.items)]),
     keptTakes: chains.keptTakes,
   };
@@ -193,7 +199,7 @@ export function expandItems(
     checkInputsKept(run, output.dir);
     checkPlantedLinks(run, output.dir, items);
   }
-  linkNeeds(items, data);
+  linkNeeds(items, data, run.lastFrameOf);
   const ids = new Set(sources.flatMap((src) => (src.item.id !== undefined ? [src.item.id] : [])));
   const assemble = assembleSpecs(data, ctx, run.chains, combos, run.keptTakes, ids);
   return assemble ? { items, assemble } : { items };
@@ -532,6 +538,7 @@ function addReferences(
         return;
       }
       needs.push(withRole(got.need, role));
+      if (need.use === 'last_frame') run.lastFrameOf.add(baseKeyOf(got.need.key));
       hashed.push({ kind, role, need: need.use, at: got.need.at, of: got.definition });
       return;
     }

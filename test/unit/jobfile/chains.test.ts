@@ -62,6 +62,27 @@ describe('chains: needs and order', () => {
     assert.equal(byKey.get('shot-3')?.request.returnLastFrame, undefined);
   });
 
+  it('a redo plans a new take with the same request as the full plan gives it (return_last_frame too)', async () => {
+    const yaml = `${SEEDANCE2}items:
+  - id: shot-1
+    prompt: He climbs the stairs
+    variants: 2
+  - id: shot-2
+    prompt: He opens the door
+    references:
+      - image: { last_frame_of: shot-1 }
+`;
+    const dir = tempJobDir({ 'job.yaml': yaml });
+    const full = await loadJobFile(join(dir, 'job.yaml'), { runDate: '2025-01-01' });
+    const redo = await loadJobFile(join(dir, 'job.yaml'), { runDate: '2025-01-01', redo: [{ of: 'shot-1~t2', take: 3 }] });
+    assert.ok(full.ok && redo.ok);
+    assert.deepEqual(
+      redo.plan.items.map((i) => i.key),
+      ['shot-1~t3'],
+    );
+    assert.equal(redo.plan.items[0]?.request.returnLastFrame, true, 'shot-2 is not in this plan, but it needs the last frame of shot-1');
+  });
+
   it('a job without chains keeps its file order and its items have no needs', async () => {
     const p = await plan(`${HEAD}items:
   - id: b
