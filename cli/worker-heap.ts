@@ -22,6 +22,31 @@ export const WORKER_YOUNG_GENERATION = `${FLAG}=2`;
  */
 export const WORKER_MALLOC = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' } as const;
 
+/** `run` flags with which no worker runs in the process (cli/commands/run.ts). */
+const RUN_WITHOUT_WORKER = new Set(['--detach', '--dry-run', '--no-worker', '--enhance-only', '--help', '-h']);
+/** Global options that take a value (cli/program.ts). */
+const GLOBAL_WITH_VALUE = new Set(['--log-level']);
+
+/**
+ * Whether the command line runs a worker in this process: `reelflow worker`, or `run` without a
+ * flag that leaves the work to others. Read from argv alone, before the program (the Temporal SDK,
+ * commander, every command) is loaded, so the restart costs a bare start of Node, not two loads of
+ * everything (about 0.8 s of CPU per `run`). A misjudged command line only costs the bounds or one
+ * restart: nothing it decides changes what the command does.
+ */
+export function commandRunsAWorker(argv: readonly string[]): boolean {
+  const args = argv.slice(2);
+  let at = 0;
+  while (at < args.length && args[at]!.startsWith('-')) at += GLOBAL_WITH_VALUE.has(args[at]!) ? 2 : 1;
+  const command = args[at];
+  const rest = args.slice(at + 1);
+  const end = rest.indexOf('--');
+  const flags = (end < 0 ? rest : rest.slice(0, end)).map((arg) => arg.split('=')[0]!);
+  if (command === 'worker') return !flags.some((flag) => flag === '--help' || flag === '-h');
+  if (command === 'run') return !flags.some((flag) => RUN_WITHOUT_WORKER.has(flag));
+  return false;
+}
+
 type Execve = (file: string, args: string[], env: NodeJS.ProcessEnv) => never;
 
 export function restartWithMemoryBounds(): void {

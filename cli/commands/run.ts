@@ -41,7 +41,6 @@ import { parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../redo'
 import type { RedoTake } from '../../jobfile/takes';
 import { estimateForRun, keyForPrices, recordRunPrices, userPrices } from '../estimate';
 import { readManifestRows } from '../manifest-rows';
-import { restartWithMemoryBounds } from '../worker-heap';
 import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
 import { awaitDeliveries, describeDelivery, type DeliveryState } from '../../client/deliveries';
 import { readNotifySettings, undefinedTargets } from '../../jobfile/notify-settings';
@@ -158,8 +157,6 @@ async function preflight(plan: Awaited<ReturnType<typeof loadPlanOrExplain>>, wi
 }
 
 async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
-  // This process runs the job's worker: with its young generation bounded (cli/worker-heap.ts).
-  if (options.worker && !options.detach && !options.dryRun && !options.enhanceOnly) restartWithMemoryBounds();
   if (options.json && options.logFormat === 'json') throw new UsageError('--json and --log-format json both write to stdout: choose one');
   // The listener lives in this process, beside its worker: with none here, workers elsewhere listen.
   if (callbackPlan(options) && (!options.worker || options.detach))

@@ -9,7 +9,6 @@ import { acceptKeylessJobsInThisWorker } from '../../activities/job-key-check';
 import { allowReadsInThisWorker } from '../../activities/worker-read-scope';
 import { allowedReads } from '../../client/read-allowance';
 import { collect, keySettingsOrExplain, parseAllowKeys } from '../keys';
-import { restartWithMemoryBounds } from '../worker-heap';
 import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from '../../worker/shutdown';
 import { parseDuration } from '../../jobfile/values';
@@ -63,7 +62,6 @@ export function registerWorkerCommand(program: Command): void {
     );
   addObservabilityOptions(addCallbackOptions(command)).action(async (options: WorkerOptions) => {
     callbackPlan(options); // a wrong --callbacks stops it before anything starts
-    restartWithMemoryBounds();
     // Before the first connection: the SDK's Runtime (logs, metrics) is made once per process.
     const shutdownGraceMs = parseShutdownGrace(options.shutdownGrace);
     const metrics = await startObservability(options);
