@@ -7,6 +7,7 @@
 // runs before anything was written or opened.
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
+import { commandLine } from './argv';
 
 const FLAG = '--max-semi-space-size';
 /** 2 MiB semi-spaces, as the worker already gives its workflow thread (worker/worker.ts). */
@@ -24,8 +25,6 @@ export const WORKER_MALLOC = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '1
 
 /** `run` flags with which no worker runs in the process (cli/commands/run.ts). */
 const RUN_WITHOUT_WORKER = new Set(['--detach', '--dry-run', '--no-worker', '--enhance-only', '--help', '-h']);
-/** Global options that take a value (cli/program.ts). */
-const GLOBAL_WITH_VALUE = new Set(['--log-level']);
 
 /**
  * Whether the command line runs a worker in this process: `reelflow worker`, or `run` without a
@@ -35,11 +34,7 @@ const GLOBAL_WITH_VALUE = new Set(['--log-level']);
  * restart: nothing it decides changes what the command does.
  */
 export function commandRunsAWorker(argv: readonly string[]): boolean {
-  const args = argv.slice(2);
-  let at = 0;
-  while (at < args.length && args[at]!.startsWith('-')) at += GLOBAL_WITH_VALUE.has(args[at]!) ? 2 : 1;
-  const command = args[at];
-  const rest = args.slice(at + 1);
+  const { word: command, rest } = commandLine(argv);
   const end = rest.indexOf('--');
   const flags = (end < 0 ? rest : rest.slice(0, end)).map((arg) => arg.split('=')[0]!);
   if (command === 'worker') return !flags.some((flag) => flag === '--help' || flag === '-h');
