@@ -192,7 +192,7 @@ export class JobEvents {
       return { spend_usd: await bookkeeping.jobSpendUsd({ output, enhance: enhance !== undefined }) };
     } catch (error) {
       log.warn('could not read the spend ledger for job.ended', {
-        event: LogEvent.jobEventNotStarted,
+        event: LogEvent.jobEventSpendNotRead,
         jobId: this.workflowId,
         reason: bounded((error as Error | undefined)?.message),
       });

@@ -464,6 +464,8 @@ async function followJob(
       ...outcome,
       rows: undefined,
       ...(targets.length > 0 ? { notified: deliveries } : {}),
+      // The background worker that carries the deliveries still open (docs/notifications.md).
+      ...(handedOff ? { delivery_worker: handedOff } : {}),
       failures: outcome.rows
         .filter((r) => r.state !== 'succeeded')
         .map((r) => ({ key: r.key, index: r.index, state: r.state, error: r.error })),
