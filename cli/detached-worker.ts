@@ -36,11 +36,11 @@ export function spawnDetachedWorker(workflowId: string, kind: DetachedWorkerKind
   return { ...(child.pid !== undefined ? { pid: child.pid } : {}), logFile };
 }
 
-/** Whether the worker `run --detach` spawned for this job (on this machine) is alive. */
-export function detachedWorkerAlive(workflowId: string): boolean {
+/** Whether the worker `run --detach` (or, `deliveries`, run's hand-off) spawned for this job on this machine is alive. */
+export function detachedWorkerAlive(workflowId: string, kind: DetachedWorkerKind = 'job'): boolean {
   let pid: number;
   try {
-    pid = Number(readFileSync(pidFile(workflowId), 'utf8').trim());
+    pid = Number(readFileSync(pidFile(workflowId, kind), 'utf8').trim());
   } catch {
     return false;
   }

@@ -77,6 +77,40 @@ describe('job events: delivery after the run, spend, Temporal cancel, job.starte
     }
   });
 
+  it('a background delivery worker that was stopped: status says so, and a later `worker --until-delivered` delivers', async () => {
+    const dir = tempDir();
+    const name = 'notify-resumed';
+    const env = userEnv(dir, name);
+    const job = writeJob(dir, {
+      name,
+      baseUrls: e2e.sim.urls,
+      items: [{ id: 'r-1', prompt: 'notify resumed 1' }],
+      extra: 'notify: [late]',
+    });
+    const run = await runCli(['run', job], { env });
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+    const handed = /late: not delivered yet: a background worker \(pid (\d+)\)/.exec(run.stdout);
+    assert.ok(handed, run.stdout);
+    const pid = Number(handed[1]);
+    process.kill(pid, 'SIGKILL'); // a reboot, say
+    await until(() => !isAlive(pid), 30_000, 'the background worker gone');
+    const status = await runCli(['status', job], { env });
+    assert.match(status.stdout, /notify job\.ended -> late: retrying/);
+    assert.match(
+      status.stdout,
+      new RegExp(`no worker carries these deliveries now: \`reelflow worker --until-delivered reelflow-${name}\``),
+    );
+    receiver.openLate(name);
+    const resumed = startCli(['worker', '--until-delivered', `reelflow-${name}`], { env });
+    const ended = await resumed.done;
+    assert.equal(ended.code, 0, ended.stderr);
+    assert.ok(
+      at('late', name).some((r) => r.status === 200),
+      'delivered by the later worker, which then exited',
+    );
+    assert.equal(new Set(at('late', name).map((r) => r.headers['webhook-id'])).size, 1, 'one event, one webhook-id');
+  });
+
   it('spend_usd of a job without a budget is its ledger: the figure status shows', async () => {
     const dir = tempDir();
     const name = 'notify-spend';
