@@ -49,6 +49,11 @@ export interface LoadOptions {
    * schedule's run), the worker's.
    */
   notifySettings?: NotifySettings;
+  /**
+   * false on a worker: its run sends with the worker's notify.yaml, and a name that does not define
+   * fails that name's delivery (activities/notify.ts), not the job's renders (docs/notifications.md).
+   */
+  checkNotifyTargets?: boolean;
 }
 
 /** The prices a user brings to a job file (`--prices`, the settings file) and `run --budget`. */
@@ -214,7 +219,7 @@ export function parseJobFile(text: string, path: string, options: LoadOptions = 
   const values = jobValues(data, ctx);
   const rawOutput = ((raw as Record<string, unknown>).output ?? {}) as Record<string, unknown>;
   const settings = buildSettings(data, ctx, values, rawOutput);
-  if (data.notify?.length) checkNotifyTargets(data.notify, ctx, options.notifySettings);
+  if (data.notify?.length && options.checkNotifyTargets !== false) checkNotifyTargets(data.notify, ctx, options.notifySettings);
   const room = itemCountRoom(data, ctx);
   if (room === undefined) return failure(ctx.errors, ctx.warnings, file, data.name);
   const sources = [...yamlSources(data, ctx), ...rowSources(data, ctx, room)];
