@@ -8,6 +8,8 @@ export const LogEvent = {
   jobEnded: 'job.ended',
   jobManifestNotLeft: 'job.manifest_not_left',
   jobEventNotStarted: 'job.event_not_started',
+  jobEventSpendNotRead: 'job.event_spend_not_read',
+  jobNotifyTargetsUndefined: 'job.notify_targets_undefined',
   jobPricesNotRecorded: 'job.prices_not_recorded',
   jobManifestRowSkipped: 'job.manifest_row_skipped',
   itemRestarted: 'item.restarted',

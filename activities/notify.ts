@@ -4,10 +4,11 @@
 // backoff (workflows/notify.ts); every attempt carries the same webhook-id, derived from the event's
 // identity, so a receiver drops duplicates. A target's retry_for bounds the retries.
 import { createHash } from 'node:crypto';
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { readNotifySettings, type NotifyEventType, type NotifySettings, type NotifyTarget } from '../jobfile/notify-settings';
 import type { JobEvent } from './notify-event';
+import { LogEvent, bounded } from './log-events';
 import { buildRequest, DeliveryError, send, type SendAnswer } from './notify-send';
 
 /** Failure types of a delivery that stops retrying. */
@@ -96,8 +97,20 @@ export async function notifySubscriptions(input: { targets: string[] }): Promise
   let settings: NotifySettings | undefined;
   try {
     settings = readNotifySettings();
-  } catch {
+  } catch (error) {
+    log.warn('cannot read the notify settings: every job event of this job will be given up', {
+      event: LogEvent.jobNotifyTargetsUndefined,
+      reason: bounded((error as Error).message),
+    });
     settings = undefined;
+  }
+  const missing = settings ? input.targets.filter((name) => !settings.targets.has(name)) : [];
+  if (settings && missing.length > 0) {
+    log.warn("the job names notify targets this worker's notify.yaml does not define: their events are given up", {
+      event: LogEvent.jobNotifyTargetsUndefined,
+      targets: missing,
+      settings: settings.path,
+    });
   }
   return Object.fromEntries(input.targets.map((name) => [name, settings?.targets.get(name)?.events ?? ['job.ended']]));
 }

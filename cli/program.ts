@@ -5,24 +5,69 @@ import { Command, CommanderError } from 'commander';
 import { projectRoot } from '../worker/bundle';
 import { redact } from '../gateway';
 import { chooseLogLevel, log, logFormat, LogLevelError, LOG_LEVELS, setLogLevel } from '../worker/log';
-import { registerReportCommand } from './commands/report';
-import { registerReviewCommand } from './commands/review';
+import { commandWord } from './argv';
 import { exitCodeFor, UsageError } from './errors';
-import { registerNotifyCommand } from './commands/notify';
-import { registerRunCommand } from './commands/run';
-import { registerServerCommand } from './commands/server';
-import { registerSimCommand } from './commands/sim';
-import { registerValidateCommand } from './commands/validate';
-import { registerWorkerCommand } from './commands/worker';
-import { registerOperateCommands } from './commands/operate';
-import { registerDoctorCommand } from './commands/doctor';
-import { registerEnhanceCommand } from './commands/enhance';
-import { registerScheduleCommand } from './commands/schedule';
-import { resolveReportTarget } from './report-target';
-import { registerCompletionCommand } from './commands/completion';
 import { suggestMeanings } from './suggest';
+import type { registerReportCommand as RegisterReport } from './commands/report';
+import type { resolveReportTarget as ResolveReportTarget } from './report-target';
 
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+/** The function `name` that `module` (a command's file) exports, loaded now. */
+function load(module: string, name: string): Register {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, by design
+  const exported = (require(module) as Record<string, unknown>)[name];
+  if (typeof exported !== 'function') throw new Error(`${module} exports no ${name}`);
+  return exported as Register;
+}
+
+/**
+ * Every command, in the order help lists them, by the module that defines it. A command line that
+ * names one loads only that module (and what it imports): `reelflow status` never loads the job
+ * file's schema, `validate` never loads the Temporal client. Help, an unknown word and completion
+ * load them all.
+ */
+const COMMANDS: ReadonlyArray<{ names: readonly string[]; register: () => Register }> = [
+  { names: ['validate'], register: () => load('./commands/validate', 'registerValidateCommand') },
+  { names: ['run'], register: () => load('./commands/run', 'registerRunCommand') },
+  { names: ['enhance'], register: () => load('./commands/enhance', 'registerEnhanceCommand') },
+  {
+    names: ['status', 'results', 'cancel'],
+    register: () => load('./commands/operate', 'registerOperateCommands'),
+  },
+  {
+    names: ['report'],
+    register: () => (program) => {
+      /* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand, by design */
+      const { registerReportCommand } = require('./commands/report') as { registerReportCommand: typeof RegisterReport };
+      const { resolveReportTarget } = require('./report-target') as { resolveReportTarget: typeof ResolveReportTarget };
+      /* eslint-enable @typescript-eslint/no-require-imports */
+      registerReportCommand(program, { resolveOutput: resolveReportTarget });
+    },
+  },
+  { names: ['review'], register: () => load('./commands/review', 'registerReviewCommand') },
+  { names: ['schedule'], register: () => load('./commands/schedule', 'registerScheduleCommand') },
+  { names: ['notify'], register: () => load('./commands/notify', 'registerNotifyCommand') },
+  { names: ['worker'], register: () => load('./commands/worker', 'registerWorkerCommand') },
+  { names: ['doctor'], register: () => load('./commands/doctor', 'registerDoctorCommand') },
+  { names: ['server'], register: () => load('./commands/server', 'registerServerCommand') },
+  { names: ['sim'], register: () => load('./commands/sim', 'registerSimCommand') },
+  {
+    names: ['completion'],
+    register: () => load('./commands/completion', 'registerCompletionCommand'),
+  },
+];
+
+/** The commands `argv` needs: the one it names, else all of them. */
+function commandsFor(argv: readonly string[]): typeof COMMANDS {
+  const word = commandWord(argv);
+  // The version is the program's own; completion lists every command, as help does (no command).
+  if (word === undefined && argv.some((arg) => arg === '--version' || arg === '-V')) return [];
+  const named = word === 'completion' ? undefined : COMMANDS.find((entry) => word !== undefined && entry.names.includes(word));
+  return named ? [named] : COMMANDS;
+}
+
+export function buildProgram(argv: readonly string[] = []): Command {
   const program = new Command('reelflow')
     .description('Durable batch AI video generation on Temporal: YAML job files in, verified videos out.')
     .version((JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version)
@@ -39,26 +84,14 @@ export function buildProgram(): Command {
     .showSuggestionAfterError(true)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  registerValidateCommand(program);
-  registerRunCommand(program);
-  registerEnhanceCommand(program);
-  registerOperateCommands(program);
-  registerReportCommand(program, { resolveOutput: resolveReportTarget });
-  registerReviewCommand(program);
-  registerScheduleCommand(program);
-  registerNotifyCommand(program);
-  registerWorkerCommand(program);
-  registerDoctorCommand(program);
-  registerServerCommand(program);
-  registerSimCommand(program);
-  registerCompletionCommand(program);
+  for (const entry of commandsFor(argv)) entry.register()(program);
   for (const command of program.commands) command.exitOverride();
   suggestMeanings(program);
   return program;
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  const program = buildProgram(argv);
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -7,6 +7,7 @@
 // runs before anything was written or opened.
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
+import { commandLine } from './argv';
 
 const FLAG = '--max-semi-space-size';
 /** 2 MiB semi-spaces, as the worker already gives its workflow thread (worker/worker.ts). */
@@ -21,6 +22,25 @@ export const WORKER_YOUNG_GENERATION = `${FLAG}=2`;
  *   where a fixed threshold holds 184-193 (BENCHMARKS.md, "memory in session 10").
  */
 export const WORKER_MALLOC = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' } as const;
+
+/** `run` flags with which no worker runs in the process (cli/commands/run.ts). */
+const RUN_WITHOUT_WORKER = new Set(['--detach', '--dry-run', '--no-worker', '--enhance-only', '--help', '-h']);
+
+/**
+ * Whether the command line runs a worker in this process: `reelflow worker`, or `run` without a
+ * flag that leaves the work to others. Read from argv alone, before the program (the Temporal SDK,
+ * commander, every command) is loaded, so the restart costs a bare start of Node, not two loads of
+ * everything (about 0.8 s of CPU per `run`). A misjudged command line only costs the bounds or one
+ * restart: nothing it decides changes what the command does.
+ */
+export function commandRunsAWorker(argv: readonly string[]): boolean {
+  const { word: command, rest } = commandLine(argv);
+  const end = rest.indexOf('--');
+  const flags = (end < 0 ? rest : rest.slice(0, end)).map((arg) => arg.split('=')[0]!);
+  if (command === 'worker') return !flags.some((flag) => flag === '--help' || flag === '-h');
+  if (command === 'run') return !flags.some((flag) => RUN_WITHOUT_WORKER.has(flag));
+  return false;
+}
 
 type Execve = (file: string, args: string[], env: NodeJS.ProcessEnv) => never;
 

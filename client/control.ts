@@ -1,7 +1,7 @@
 // Starting, following and steering a job through its workflow definitions: the job's progress
 // query, its items' status queries, the cancel signal, its result, its item workflows, the list of
 // recent jobs. The CLI prints what these return.
-import { WorkflowFailedError, type Client } from '@temporalio/client';
+import { CancelledFailure, WorkflowFailedError, type Client } from '@temporalio/client';
 import { renderWorkflowIdPrefix } from '../workflows/ids';
 import { JobWorkflow, cancelSignal, progressQuery } from '../workflows/job';
 import { itemStatusQuery, type RenderWorkflow } from '../workflows/render';
@@ -90,6 +90,24 @@ export async function jobResult(client: Client, workflowId: string): Promise<Job
     return await jobHandle(client, workflowId).result();
   } catch (error) {
     throw error instanceof WorkflowFailedError ? new JobFailedError(workflowId, error) : error;
+  }
+}
+
+/**
+ * The job's result, or for a job canceled through Temporal itself (its web UI, `temporal workflow
+ * cancel`), which returns none, what its record says: canceled, when it started and closed. Its
+ * items' outcomes are in the manifest as for any job.
+ */
+export async function jobResultOrCancellation(client: Client, workflowId: string, job: string): Promise<JobResult> {
+  try {
+    return await jobHandle(client, workflowId).result();
+  } catch (error) {
+    if (!(error instanceof WorkflowFailedError)) throw error;
+    if (!(error.cause instanceof CancelledFailure)) throw new JobFailedError(workflowId, error);
+    const described = await jobHandle(client, workflowId).describe();
+    const counts = { succeeded: 0, failed: 0, timed_out: 0, canceled: 0, unknown: 0, skipped: 0 };
+    const finishedAt = described.closeTime?.getTime() ?? Date.now();
+    return { job, total: 0, counts, startedAt: described.startTime.getTime(), finishedAt, notStarted: 0, canceled: true };
   }
 }
 

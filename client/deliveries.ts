@@ -144,3 +144,13 @@ export async function deliveriesOfJob(
 export function deliveryLines(states: readonly DeliveryState[]): string[] {
   return states.map((s) => `  notify ${s.event} -> ${s.target}: ${describeDelivery(s)}`);
 }
+
+/** How many event workflows of the job run whose chain starts at `firstRunId` are still running. */
+export async function openDeliveryWorkflows(client: Client, jobWorkflowId: string, firstRunId: string): Promise<number> {
+  const prefix = notifyWorkflowIdPrefix(jobWorkflowId, firstRunId);
+  let open = 0;
+  for await (const execution of client.workflow.list({ query: `WorkflowId STARTS_WITH '${prefix}' AND ExecutionStatus = 'Running'` })) {
+    if (execution.status.name === 'RUNNING') open += 1;
+  }
+  return open;
+}

@@ -50,8 +50,13 @@ export interface LoadOptions {
    */
   notifySettings?: NotifySettings;
   /**
-   * The kept takes (storage/picks.ts), by the first take's key: a need on an item with a kept take
-   * resolves to that take instead of take 1 (docs/chains.md). Absent: take 1.
+   * false on a worker: its run sends with the worker's notify.yaml, and a name that does not define
+   * fails that name's delivery (activities/notify.ts), not the job's renders (docs/notifications.md).
+   */
+  checkNotifyTargets?: boolean;
+  /**
+   * The kept takes (storage/kept-takes.ts), by the first take's key: a need on an item with a kept
+   * take resolves to that take instead of take 1 (docs/chains.md). Absent: take 1.
    */
   keptTakes?: ReadonlyMap<string, string>;
 }
@@ -219,7 +224,7 @@ export function parseJobFile(text: string, path: string, options: LoadOptions = 
   const values = jobValues(data, ctx);
   const rawOutput = ((raw as Record<string, unknown>).output ?? {}) as Record<string, unknown>;
   const settings = buildSettings(data, ctx, values, rawOutput);
-  if (data.notify?.length) checkNotifyTargets(data.notify, ctx, options.notifySettings);
+  if (data.notify?.length && options.checkNotifyTargets !== false) checkNotifyTargets(data.notify, ctx, options.notifySettings);
   const room = itemCountRoom(data, ctx);
   if (room === undefined) return failure(ctx.errors, ctx.warnings, file, data.name);
   const sources = [...yamlSources(data, ctx), ...rowSources(data, ctx, room)];

@@ -21,6 +21,7 @@ import { FailureType } from '../activities/failure-types';
 import { LogEvent, bounded } from '../activities/log-events';
 import { notifyWorkflowId } from './ids';
 import { bookkeeping } from './activities';
+import { hasPatch } from './patches';
 import type { ItemOutcome, JobCarry, StateCounts } from './types';
 
 export interface NotifyInput {
@@ -120,6 +121,9 @@ export function jobEventData(carry: JobCarry, workflowId: string, extra: Partial
   };
 }
 
+/** With it, job.ended's spend_usd is the job's spend ledger (activities/job-spend.ts); before, the budget's count or null. */
+const SPEND_FROM_LEDGER = 'job-ended-spend-from-ledger';
+
 /** At most this many item.failed events per job: a job whose every item fails sends a few, then job.ended says the rest. */
 export const MAX_ITEM_EVENTS = 20;
 
@@ -176,6 +180,23 @@ export class JobEvents {
     if (!this.carry.notify) return;
     await this.settled();
     const outcome = canceled ? 'canceled' : jobOutcome(this.carry);
-    await startNotify('job.ended', jobEventData(this.carry, this.workflowId, { outcome }), this.takers('job.ended'));
+    const takers = this.takers('job.ended');
+    const spend = takers.length > 0 && hasPatch(SPEND_FROM_LEDGER) ? await this.spendUsd() : undefined;
+    await startNotify('job.ended', jobEventData(this.carry, this.workflowId, { outcome, ...spend }), takers);
+  }
+
+  /** The job's spend ledger, as `status` shows it; the budget's count (or null) when the ledger cannot be read now. */
+  private async spendUsd(): Promise<Partial<JobEventData>> {
+    const { output, enhance } = this.carry.prepared.settings;
+    try {
+      return { spend_usd: await bookkeeping.jobSpendUsd({ output, enhance: enhance !== undefined }) };
+    } catch (error) {
+      log.warn('could not read the spend ledger for job.ended', {
+        event: LogEvent.jobEventSpendNotRead,
+        jobId: this.workflowId,
+        reason: bounded((error as Error | undefined)?.message),
+      });
+      return {};
+    }
   }
 }

@@ -84,6 +84,11 @@ export const PATCHES = {
     changed:
       'a render whose create carried a callback address waits for a callback or polling.backstop before each check; before, the fixed schedule',
   },
+  'job-ended-spend-from-ledger': {
+    since: '2026-11-28',
+    changed:
+      "job.ended reads the job's spend ledger (an activity) for spend_usd, as status shows it; before, the budget's count, null without a budget",
+  },
 } as const satisfies Record<string, Patch>;
 
 export type PatchId = keyof typeof PATCHES;

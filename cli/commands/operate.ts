@@ -20,7 +20,7 @@ import { csvCell, displayWidth, fitWidth, padToWidth, plainText } from '../termi
 import { ProgressView, summaryLine } from '../progress';
 import { openSession } from '../session';
 import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
-import { TASK_QUEUE } from '../task-queue';
+import { TASK_QUEUE, isRunTaskQueue } from '../task-queue';
 import { describeOutcome, describeStop } from '../summary';
 import { openStorage } from '../../storage';
 import { keptFilesOf, printKept, rowsWithTakes, stateWithPick, type TakeRow } from '../takes-view';
@@ -274,7 +274,12 @@ async function showStatus(
       if (result?.stoppedBy) for (const line of describeStop(result.stoppedBy, job.jobFile, result.notStarted ?? 0)) out.line(line);
       if (result?.canceled) out.line('the job was canceled');
       for (const line of describeOutcome(outcome, job.jobFile, undefined, 'last run:')) out.line(line);
-      for (const line of deliveryLines(await deliveriesOfJob(client, workflowId, standing.plan.notify))) out.line(plainText(line));
+      const deliveries = await deliveriesOfJob(client, workflowId, standing.plan.notify);
+      for (const line of deliveryLines(deliveries)) out.line(plainText(line));
+      // Deliveries left on an ended run's own queue need a worker of that queue (docs/notifications.md).
+      const open = deliveries.some((d) => d.state === 'pending' || d.state === 'retrying');
+      if (open && described && isRunTaskQueue(described.taskQueue) && !detachedWorkerAlive(workflowId, 'deliveries'))
+        out.line(`  no worker carries these deliveries now: \`reelflow worker --until-delivered ${workflowId}\` carries them on`);
     }
     return true;
   }

@@ -1,8 +1,5 @@
 // `reelflow run JOB.yaml`: start the job (or attach), show progress until every item has ended.
-import { spawn } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
-import { openSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import { rememberCatalog } from '../../activities/preflight';
@@ -10,8 +7,6 @@ import { judgeCatalog, modelUses, readCatalogs, verdictMessage } from '../../gat
 import { openStorage } from '../../storage';
 import { StorageError } from '../../storage/storage';
 import { InfrastructureError, UsageError } from '../errors';
-import { projectRoot } from '../../worker/bundle';
-import { ensureWritableDir, stateDirectory } from '../../worker/state-dir';
 import { isRunTaskQueue, newRunTaskQueue, TASK_QUEUE } from '../task-queue';
 import { allowKeysInThisWorker } from '../../activities/context';
 import { allowReadsInThisWorker } from '../../activities/worker-read-scope';
@@ -22,7 +17,7 @@ import { startedAs } from '../../client/job-identity';
 import { jobWorkflowId } from '../../workflows/ids';
 import type { JobInput } from '../../workflows/types';
 import type { ItemEndState } from '../../storage/manifest';
-import { jobEnded, jobProgress, jobResult, openItemWorkflows, startOrAttach } from '../../client/control';
+import { jobEnded, jobProgress, jobResultOrCancellation, openItemWorkflows, startOrAttach } from '../../client/control';
 import { inputsChangedNote, loadPlanOrExplain, refuseAnotherJobUnderName, runningExecution, startedJobInput } from '../../client/jobs';
 import { ALLOW_READ_HELP, allowedReads } from '../../client/read-allowance';
 import { storeInputsOrExplain } from '../job-ref';
@@ -35,13 +30,12 @@ import { describeOutcome, describeStop, exitStatusFor, itemsToSend, readOutcome,
 import { printDryRun } from './dry-run';
 import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
 import { claimOutputOrExplain } from '../output-owner';
-import { recordDetachedWorker } from '../detached-worker';
+import { spawnDetachedWorker } from '../detached-worker';
 import { unpricedMessage, unpricedModels } from '../../activities/plan';
 import { parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../redo';
 import type { RedoTake } from '../../jobfile/takes';
 import { estimateForRun, keyForPrices, recordRunPrices, userPrices } from '../estimate';
 import { readManifestRows } from '../manifest-rows';
-import { restartWithMemoryBounds } from '../worker-heap';
 import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
 import { awaitDeliveries, describeDelivery, type DeliveryState } from '../../client/deliveries';
 import { readNotifySettings, undefinedTargets } from '../../jobfile/notify-settings';
@@ -158,12 +152,11 @@ async function preflight(plan: Awaited<ReturnType<typeof loadPlanOrExplain>>, wi
 }
 
 async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
-  // This process runs the job's worker: with its young generation bounded (cli/worker-heap.ts).
-  if (options.worker && !options.detach && !options.dryRun && !options.enhanceOnly) restartWithMemoryBounds();
   if (options.json && options.logFormat === 'json') throw new UsageError('--json and --log-format json both write to stdout: choose one');
   // The listener lives in this process, beside its worker: with none here, workers elsewhere listen.
-  if (callbackPlan(options) && (!options.worker || options.detach))
-    throw new UsageError("--callbacks listens in run's own worker: with --detach or --no-worker, give --callbacks to `reelflow worker`");
+  // With --detach, the background worker listens (followJob), when there is one.
+  if (callbackPlan(options) && !options.worker)
+    throw new UsageError("--callbacks listens in run's own worker: with --no-worker, give --callbacks to `reelflow worker`");
   const out = createOutput(!!options.json);
   // JSON logs own stdout as --json does: human lines go to stderr.
   if (options.logFormat === 'json') out.line = out.note;
@@ -289,7 +282,7 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   const owned = ownedJob(workflowId);
   // Before the worker takes its first create, so that every create carries the callback address.
   const temporal: { client?: Session['client'] } = {};
-  const callbacks = await listenForCallbacks(options, () => temporal.client, out.note);
+  const callbacks = options.detach ? undefined : await listenForCallbacks(options, () => temporal.client, out.note);
   const session = await openSession({
     worker: options.worker && !options.detach,
     workerTaskQueue: async (client) => (ownQueue = await queueForThisRunsWorker(client, workflowId, plan, out.note)),
@@ -367,6 +360,11 @@ async function followJob(
   const running = runningSince !== undefined;
   if (interrupt.interrupted) return false;
   const backgroundWorker = !!(options.detach && options.worker && session.target.embedded);
+  if (options.detach && callbackPlan(options) && !backgroundWorker)
+    throw new UsageError(
+      `--detach --callbacks: the job goes to the workers of ${session.target.description} (no background worker of this run): ` +
+        'give --callbacks to `reelflow worker` there (docs/callbacks.md)',
+    );
   // Another user's job may hold the name: never attach to or follow a job that is not this one.
   if (running) await scoped(() => refuseAnotherJobUnderName(session.client, workflowId, plan));
   if (running && backgroundWorker) await scoped(() => refuseAnotherStartersJob(session.client, workflowId, plan));
@@ -417,7 +415,9 @@ async function followJob(
   }
 
   if (options.detach) {
-    if (backgroundWorker) spawnBackgroundWorker(workflowId, options.allowKey, allowRead);
+    if (backgroundWorker) spawnBackgroundWorker(workflowId, options.allowKey, allowRead, callbackArgs(options));
+    if (backgroundWorker && options.callbacks !== undefined)
+      out.note(`callbacks: the background worker listens (--callbacks ${options.callbacks}); its log says where`);
     out.note(`detached: follow it with \`reelflow status ${jobFile} --watch\``);
     if (options.json) out.result({ job: plan.job, workflowId, state: running ? 'attached' : 'started' });
     return true;
@@ -436,15 +436,19 @@ async function followJob(
   }
   if (interrupt.interrupted) return false;
   view.clear();
-  const finished = await scoped(() => jobResult(session.client, workflowId));
+  const finished = await scoped(() => jobResultOrCancellation(session.client, workflowId, plan.job));
   if (session.worker) await scoped(() => childrenClosed(session.client, workflowId, 15_000));
   const targets = JobEvents.targets(plan.notify, options.notify);
   let deliveries: DeliveryState[] = [];
+  let handedOff: DeliveryHandOff | undefined;
   if (targets.length > 0) {
     // run's own worker carries the deliveries while it lasts: a few seconds, then where each stands.
     deliveries = await scoped(() =>
       awaitDeliveries(session.client, workflowId, firstRunId, targets, session.worker ? DELIVERY_WAIT_MS : 0),
     );
+    // Those still open need a worker of the job's own queue: one in the background carries them on.
+    if (session.worker && deliveries.some(isOpen))
+      handedOff = spawnDetachedWorker(workflowId, 'deliveries', ['--until-delivered', workflowId]);
   }
   // This run's spend apart from the earlier runs': told by the job's own start, which a re-attached run sees too.
   const outcome = await readOutcome(plan, undefined, finished.startedAt);
@@ -457,6 +461,8 @@ async function followJob(
       ...outcome,
       rows: undefined,
       ...(targets.length > 0 ? { notified: deliveries } : {}),
+      // The background worker that carries the deliveries still open (docs/notifications.md).
+      ...(handedOff ? { delivery_worker: handedOff } : {}),
       failures: outcome.rows
         .filter((r) => r.state !== 'succeeded')
         .map((r) => ({ key: r.key, index: r.index, state: r.state, error: r.error })),
@@ -468,10 +474,11 @@ async function followJob(
     // The job's own time (its workflow's start to its end), not this command's: an attach comes later.
     const startedAt = Math.min(finished.startedAt, runningSince ?? Infinity);
     for (const line of describeOutcome(outcome, jobFile, finished.finishedAt - startedAt)) out.line(line);
-    for (const line of describeDeliveries(deliveries, !!session.worker)) out.line(line);
+    for (const line of describeDeliveries(deliveries, handedOff, jobFile)) out.line(line);
   }
   process.exitCode = exitStatusFor(outcome, finished.stoppedBy);
-  return false;
+  // The background delivery worker needs the Temporal server this run may have started.
+  return handedOff !== undefined;
 }
 
 /**
@@ -511,22 +518,23 @@ async function refuseAnotherStartersJob(client: Client, workflowId: string, plan
 }
 
 /** --detach with the embedded server: a worker in the background finishes the job, then exits. */
-function spawnBackgroundWorker(workflowId: string, allowKey: readonly string[], allowRead: readonly string[]): void {
-  const logFile = join(ensureWritableDir(join(stateDirectory(), 'logs'), 'state directory'), `worker-${workflowId}.log`);
-  const fd = openSync(logFile, 'a');
-  const args = [
-    'worker',
+function spawnBackgroundWorker(workflowId: string, allowKey: readonly string[], allowRead: readonly string[], callbacks: string[]): void {
+  spawnDetachedWorker(workflowId, 'job', [
     '--until-done',
     workflowId,
     ...allowKey.flatMap((spec) => ['--allow-key', spec]),
     ...allowRead.flatMap((dir) => ['--allow-read', dir]),
+    ...callbacks,
+  ]);
+}
+
+/** run's --callbacks flags, for the background worker that listens in its place (run --detach). */
+function callbackArgs(options: CallbackOptions): string[] {
+  return [
+    ...(options.callbacks !== undefined ? ['--callbacks', options.callbacks] : []),
+    ...(options.callbackUrl !== undefined ? ['--callback-url', options.callbackUrl] : []),
+    ...(options.callbacksPublic ? ['--callbacks-public'] : []),
   ];
-  const child = spawn(process.execPath, [join(projectRoot, 'bin', 'reelflow.js'), ...args], {
-    detached: true,
-    stdio: ['ignore', fd, fd],
-  });
-  if (child.pid !== undefined) recordDetachedWorker(workflowId, child.pid);
-  child.unref();
 }
 
 /** What a start renders: every item the job's plan pages will not skip (summary.ts itemsToSend). */
@@ -573,17 +581,22 @@ function checkedNotifyTargets(names: string[]): string[] {
   return [...new Set(names)];
 }
 
-function describeDeliveries(states: DeliveryState[], ownWorker: boolean): string[] {
+type DeliveryHandOff = ReturnType<typeof spawnDetachedWorker>;
+
+const isOpen = (s: DeliveryState) => s.state === 'pending' || s.state === 'retrying';
+
+function describeDeliveries(states: DeliveryState[], handedOff: DeliveryHandOff | undefined, jobFile: string): string[] {
   const ended = states.filter((s) => s.event === 'job.ended');
-  const open = ended.filter((s) => s.state === 'pending' || s.state === 'retrying');
   const lines = ended.map((s) => `notify ${s.target}: ${describeDelivery(s)}`);
-  if (open.length > 0) {
+  const open = [...new Set(states.filter(isOpen).map((s) => s.target))];
+  if (open.length === 0) return lines;
+  const names = open.join(', ');
+  if (handedOff) {
+    const pid = handedOff.pid !== undefined ? ` (pid ${handedOff.pid})` : '';
     lines.push(
-      ownWorker
-        ? `${open.map((s) => s.target).join(', ')}: not delivered while this run lasted; its retries need this run's own worker, ` +
-            "which ends now: check the target with `reelflow notify test` (a job started with --no-worker or by a schedule is retried by the fleet's workers)"
-        : `${open.map((s) => s.target).join(', ')}: retried by the workers of the job's queue (\`reelflow status\` shows it)`,
+      `${names}: not delivered yet: a background worker${pid} retries it until it is delivered or its retry_for has passed, ` +
+        `then exits; \`reelflow status ${jobFile}\` shows where it stands (log: ${handedOff.logFile})`,
     );
-  }
+  } else lines.push(`${names}: retried by the workers of the job's queue (\`reelflow status\` shows it)`);
   return lines;
 }

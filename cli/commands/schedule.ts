@@ -177,6 +177,14 @@ async function apply(jobFile: string, out: Output, inputsLocation: string | unde
         'started with --accept-keyless-jobs carry them (docs/keys.md)',
     );
   }
+  // Checked against this user's notify.yaml above; its runs send with the worker's (docs/notifications.md).
+  if (plan.notify?.length) {
+    out.note(
+      `notify: ${plan.notify.join(', ')} are looked up in the notify.yaml of the worker that carries each run, not in yours: ` +
+        'every worker must define them (and hold their secret variables); a worker that does not gives that name up, ' +
+        'and `reelflow status` says so (docs/notifications.md)',
+    );
+  }
   // Beside the schedule's day folders, not in today's: every later run reads them (docs/deploy.md).
   const stored = await storeInputsOrExplain(plan, reads.texts, inputsLocation, (line) => out.note(line), 'schedule');
   await withClient(async (client) => {

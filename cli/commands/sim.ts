@@ -38,6 +38,12 @@ interface SimFlags {
   lostCreateRate?: number;
   streamErrorRate?: number;
   slow?: number;
+  callbackLostRate?: number;
+  callbackLateRate?: number;
+  callbackLate?: number;
+  callbackDuplicateRate?: number;
+  callbackForgedRate?: number;
+  callbackOutOfOrderRate?: number;
   cdn?: boolean;
   cdnPort?: number;
   cdnTtl?: number;
@@ -170,6 +176,15 @@ export function registerSimCommand(program: Command): void {
         arg(parseDuration),
       ),
     )
+    // Provider callbacks to a create's metadata.callback_url (docs/callbacks.md, "In the simulator").
+    .addOption(rate('--callback-lost-rate', "share of tasks whose final callback is never sent (the 'running' one still is)"))
+    .addOption(rate('--callback-late-rate', 'share of tasks whose final callback comes --callback-late after the task ended'))
+    .addOption(new Option('--callback-late <time>', 'how late a late callback comes (default 2s)').argParser(arg(parseDuration)))
+    .addOption(rate('--callback-duplicate-rate', 'share of tasks whose final callback is sent three times'))
+    .addOption(
+      rate('--callback-forged-rate', 'share of tasks that also get a forged callback (a token no worker minted) claiming success half-way'),
+    )
+    .addOption(rate('--callback-out-of-order-rate', "share of tasks whose 'running' callback comes after the final one"))
     .addOption(new Option('--slow <time>', 'extra latency added to every response (e.g. 200ms)').argParser(arg(parseDuration)))
     .addOption(
       new Option(
@@ -208,6 +223,12 @@ function optionsFrom(f: SimFlags): SimOptionsExt {
     lostCreateRate: f.lostCreateRate,
     streamErrorRate: f.streamErrorRate,
     slowMs: f.slow,
+    callbackLostRate: f.callbackLostRate,
+    callbackLateRate: f.callbackLateRate,
+    callbackLateMs: f.callbackLate,
+    callbackDuplicateRate: f.callbackDuplicateRate,
+    callbackForgedRate: f.callbackForgedRate,
+    callbackOutOfOrderRate: f.callbackOutOfOrderRate,
     modelNotFoundAs503: f.modelNotFound503 ?? false,
     fetchGuardPort: f.fetchGuardPort,
   };

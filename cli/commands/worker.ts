@@ -4,12 +4,12 @@ import { connectClient, connectWorker, resolveTemporal } from '../../worker/temp
 import { TASK_QUEUE } from '../task-queue';
 import { jobResult } from '../../client/control';
 import { jobHandle } from '../../client/jobs';
+import { openDeliveryWorkflows } from '../../client/deliveries';
 import { allowKeysInThisWorker } from '../../activities/context';
 import { acceptKeylessJobsInThisWorker } from '../../activities/job-key-check';
 import { allowReadsInThisWorker } from '../../activities/worker-read-scope';
 import { allowedReads } from '../../client/read-allowance';
 import { collect, keySettingsOrExplain, parseAllowKeys } from '../keys';
-import { restartWithMemoryBounds } from '../worker-heap';
 import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from '../../worker/shutdown';
 import { parseDuration } from '../../jobfile/values';
@@ -25,6 +25,7 @@ interface WorkerOptions extends Observability, CallbackOptions {
   maxActivities: string;
   maxWorkflowTasks: string;
   untilDone?: string;
+  untilDelivered?: string;
   allowKey: string[];
   acceptKeylessJobs?: boolean;
   allowRead: string[];
@@ -51,6 +52,10 @@ export function registerWorkerCommand(program: Command): void {
     )
     .option('--until-done <workflow-id>', "poll this job's task queue and exit once it has finished (used by run --detach)")
     .option(
+      '--until-delivered <workflow-id>',
+      "poll this ended job's task queue for its job events and exit once each is delivered or given up (used by run; docs/notifications.md)",
+    )
+    .option(
       '--allow-key <VARIABLE@ORIGIN>',
       "let jobs send $VARIABLE as their gateway key to ORIGIN, besides this user's key settings (repeatable; docs/keys.md)",
       collect,
@@ -63,7 +68,6 @@ export function registerWorkerCommand(program: Command): void {
     );
   addObservabilityOptions(addCallbackOptions(command)).action(async (options: WorkerOptions) => {
     callbackPlan(options); // a wrong --callbacks stops it before anything starts
-    restartWithMemoryBounds();
     // Before the first connection: the SDK's Runtime (logs, metrics) is made once per process.
     const shutdownGraceMs = parseShutdownGrace(options.shutdownGrace);
     const metrics = await startObservability(options);
@@ -79,7 +83,8 @@ export function registerWorkerCommand(program: Command): void {
     const target = await resolveTemporal();
     // run --detach starts its job on a queue of its own (cli/task-queue.ts): its worker polls that,
     // and carries that job alone (worker/owned-job.ts).
-    const own = options.untilDone ? await ownJobQueue(target, options.untilDone) : undefined;
+    const ownJob = options.untilDone ?? options.untilDelivered;
+    const own = ownJob ? await ownJobQueue(target, ownJob) : undefined;
     const taskQueue = own?.taskQueue ?? TASK_QUEUE;
     const connection = await connectWorker(target);
     // Callbacks signal render workflows by id, so any worker of the fleet can take any callback.
@@ -104,6 +109,7 @@ export function registerWorkerCommand(program: Command): void {
       process.once('SIGINT', () => resolve());
       process.once('SIGTERM', () => resolve());
       if (options.untilDone) void waitForJob(target, options.untilDone).then(resolve, resolve);
+      if (options.untilDelivered && own) void waitForDeliveries(target, options.untilDelivered, own.ownedJob).then(resolve, resolve);
     });
     process.stderr.write(`reelflow worker: polling task queue "${taskQueue}" on ${target.description}\n`);
     const allowed = [...keySettings.allowances, ...allowances].map((a) => `${a.variable}@${a.origin}`);
@@ -120,7 +126,7 @@ export function registerWorkerCommand(program: Command): void {
     await callbacks?.close();
     await signaller?.connection.close();
     await connection.close();
-    if (target.embedded?.owned && !options.untilDone) await target.embedded.stop();
+    if (target.embedded?.owned && !ownJob) await target.embedded.stop();
     process.stderr.write('reelflow worker: stopped\n');
   });
 }
@@ -142,6 +148,22 @@ async function waitForJob(target: Awaited<ReturnType<typeof resolveTemporal>>, w
   const client = await connectClient(target);
   try {
     await jobResult(client, workflowId);
+  } finally {
+    await client.connection.close();
+  }
+}
+
+/** How often the delivery worker asks whether its job's events are all delivered or given up. */
+const DELIVERIES_CHECK_MS = 2_000;
+
+/** Resolves once no event workflow of the job's run is running (each ends delivered or given up, within 25 h). */
+async function waitForDeliveries(target: Awaited<ReturnType<typeof resolveTemporal>>, workflowId: string, owned: OwnedJob): Promise<void> {
+  const client = await connectClient(target);
+  try {
+    const firstRunId = await owned.firstRunId;
+    while ((await openDeliveryWorkflows(client, workflowId, firstRunId)) > 0) {
+      await new Promise((r) => setTimeout(r, DELIVERIES_CHECK_MS));
+    }
   } finally {
     await client.connection.close();
   }

@@ -3,11 +3,12 @@
 // Seedance does through new-api, with its callback faults. A callback is a hint: the job ends the
 // same with every callback lost, forged or repeated, and no state is believed without a check.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { SimStatsExt } from '../../sim';
-import { runCli, startCli } from '../support/cli';
+import { isAlive, runCli, startCli } from '../support/cli';
+import { until } from '../support/wait';
 import { freePort } from '../../worker/dev-server';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { tempDir, writeJob } from '../support/jobs';
@@ -171,8 +172,51 @@ describe('callbacks (run --callbacks, real Temporal, simulator over HTTP)', () =
     const worker = await runCli(['worker', '--callbacks', '0.0.0.0:8790'], { env: e2e.env });
     assert.equal(worker.code, 2, worker.stderr);
     assert.match(worker.stderr, /--callback-url.*--callbacks-public/);
-    const detached = await runCli(['run', job, '--detach', '--callbacks', '8790'], { env: e2e.env });
-    assert.equal(detached.code, 2, detached.stderr);
-    assert.match(detached.stderr, /give --callbacks to `reelflow worker`/);
+    const fleet = await runCli(['run', job, '--no-worker', '--callbacks', '8790'], { env: e2e.env });
+    assert.equal(fleet.code, 2, fleet.stderr);
+    assert.match(fleet.stderr, /give --callbacks to `reelflow worker`/);
+  });
+
+  it('run --detach --callbacks: the background worker listens, and the callbacks wake its renders', async () => {
+    const dir = tempDir();
+    const name = 'cb-detach';
+    const job = writeJob(dir, {
+      name,
+      baseUrls: e2e.sim.urls,
+      items: Array.from({ length: ITEMS }, (_, i) => ({ id: `d${i + 1}`, prompt: `detach shot ${i + 1}` })),
+      // A backstop past the test's wait: only callbacks can end these renders in time.
+      polling: 'polling:\n  initial: 500ms\n  max: 2s\n  timeout: 5m\n  backstop: 5m',
+      extra: 'models:\n  seedance-1-0-pro-250528:\n    callbacks: true',
+    });
+    const env: NodeJS.ProcessEnv = { ...e2e.env, XDG_CONFIG_HOME: dir };
+    const before = e2e.sim.stats();
+    const detached = await runCli(['run', job, '--detach', '--callbacks', '127.0.0.1:0'], { env });
+    assert.equal(detached.code, 0, `${detached.stdout}\n${detached.stderr}`);
+    assert.match(detached.stderr, /callbacks: the background worker listens/);
+    const pidFile = join(String(env.REELFLOW_STATE_DIR), 'logs', `worker-reelflow-${name}.pid`);
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    try {
+      const manifest = join(dir, 'out', 'manifest.jsonl');
+      await until(
+        () => existsSync(manifest) && readFileSync(manifest, 'utf8').trim().split('\n').length === ITEMS,
+        90_000,
+        'every item recorded',
+      );
+      const rows = readFileSync(manifest, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Row);
+      assert.deepEqual(
+        rows.map((r) => r.state),
+        Array(ITEMS).fill('succeeded'),
+      );
+      const after = e2e.sim.stats();
+      assert.equal(delta(before.callbackAnswers, after.callbackAnswers, 'final 200'), ITEMS, 'each final callback taken');
+      const log = readFileSync(join(String(env.REELFLOW_STATE_DIR), 'logs', `worker-reelflow-${name}.log`), 'utf8');
+      assert.match(log, /callbacks: listening on http:\/\/127\.0\.0\.1:\d+/);
+      await until(() => !isAlive(pid), 60_000, 'the background worker to exit once the job ended');
+    } finally {
+      if (isAlive(pid)) process.kill(pid, 'SIGTERM');
+    }
   });
 });

@@ -12,6 +12,7 @@ import { isAlive, runCli, startCli } from '../support/cli';
 import { tempDir } from '../support/jobs';
 import { recordingProxy, type RecordingProxy } from '../support/recording-proxy';
 import { startTestTemporal, type TestTemporal } from '../support/temporal';
+import { within } from '../support/wait';
 
 const KEY_A = 'sk-test-keys-AAAA-0123456789abcdef';
 const KEY_B = 'sk-test-keys-BBBB-0123456789abcdef';
@@ -283,7 +284,7 @@ describe('keys: a job spends only its starter’s key, only where allowed', () =
       process.kill(-run.child.pid!, 'SIGKILL');
       await run.done;
       const cancel = startCli(['cancel', job], { env });
-      const stopped = await Promise.race([cancel.done, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 150_000))]);
+      const stopped = await within(cancel.done, 150_000, undefined);
       if (!stopped) process.kill(-cancel.child.pid!, 'SIGKILL');
       assert.ok(stopped, 'cancel returned within 150 s (activities the killed worker held end by their timeouts first)');
       assert.equal(stopped.code, 0, stopped.stderr);

@@ -11,12 +11,11 @@ import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-w
 import { startSimulator, type SimHandleExt } from '../../sim';
 import { runCli, startCli, type CliResult, type CliRun } from '../support/cli';
 import { tempDir, writeJob } from '../support/jobs';
-
-const POLLING = 'polling:\n  initial: 300ms\n  max: 1s\n  timeout: 5m';
 import { recordingProxy, type RecordingProxy } from '../support/recording-proxy';
 import { startTestTemporal, type TestTemporal } from '../support/temporal';
-import { until } from '../support/wait';
+import { until, within } from '../support/wait';
 
+const POLLING = 'polling:\n  initial: 300ms\n  max: 1s\n  timeout: 5m';
 const KEY = 'sk-test-owned-AAAA-0123456789abcdef';
 
 /** A listener another user runs on loopback: it forwards to the simulator and counts what carried the key. */
@@ -48,7 +47,7 @@ function writeJobFile(dir: string, name: string, baseUrl: string, items: number)
 
 /** Ends a command that should have ended by now (the old code follows a job forever): its result, or undefined. */
 async function endedWithin(run: CliRun, ms: number): Promise<CliResult | undefined> {
-  const result = await Promise.race([run.done, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms))]);
+  const result = await within(run.done, ms, undefined);
   if (!result) {
     process.kill(-run.child.pid!, 'SIGKILL');
     await run.done;

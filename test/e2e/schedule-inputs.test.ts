@@ -15,6 +15,7 @@ import { runCli, startCli } from '../support/cli';
 import { tempDir } from '../support/jobs';
 import { s3ServerKinds, startS3Server, type S3TestServer } from '../support/s3-server';
 import { startTestTemporal, type TestTemporal } from '../support/temporal';
+import { within } from '../support/wait';
 
 const KEY = `sk-schedule-inputs-${randomBytes(8).toString('hex')}`;
 const NAME = 'nightly-inputs';
@@ -68,10 +69,11 @@ describe(`a schedule's stored inputs outlive its day folders (${s3ServerKinds()[
         else assert.ok(Date.now() < deadline, 'the schedule started no run');
       }
       const run = client.workflow.getHandle(action.workflow.workflowId, action.workflow.firstExecutionRunId);
-      const outcome = await Promise.race([
+      const outcome = await within(
         run.result().catch((error: Error) => ({ failed: error.message, cause: (error.cause as Error | undefined)?.message })),
-        new Promise((resolve) => setTimeout(() => resolve({ failed: 'still running after 90 s' }), 90_000)),
-      ]);
+        90_000,
+        { failed: 'still running after 90 s' },
+      );
       return { workflowId: action.workflow.workflowId, outcome };
     } finally {
       worker.child.kill('SIGTERM');

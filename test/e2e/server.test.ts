@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { freePort } from '../../worker/dev-server';
 import { isAlive, runCli, startCli } from '../support/cli';
+import { within } from '../support/wait';
 
 function cleanEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env = { ...process.env, ...extra };
@@ -31,7 +32,11 @@ describe('reelflow server', () => {
         assert.equal(record.port, port);
         assert.equal(record.ip, '127.0.0.1');
         // It used to return at once, leaving the server running detached.
-        const early = await Promise.race([run.done.then(() => 'exited'), new Promise((r) => setTimeout(() => r('running'), 3_000))]);
+        const early = await within(
+          run.done.then(() => 'exited'),
+          3_000,
+          'running',
+        );
         assert.equal(early, 'running');
         assert.ok(isAlive(record.pid), 'the Temporal server runs');
         run.child.kill(signal);

@@ -11,7 +11,9 @@
 // job with notify targets and its job.ended NotifyWorkflow; jobs without targets never ask the patch,
 // so the histories above are what the code before it recorded. session13-render-polls-before-callbacks was recorded before a callback
 // could wake a render's status check: a render noticed by polling alone; render-callbacks is a render
-// woken by the simulator's callback (its signal, the canceled backstop timer). A failure here means
+// woken by the simulator's callback (its signal, the canceled backstop timer). session13-job-events
+// and session13-notify-job-ended were recorded before job.ended read the spend ledger (session 14,
+// patch job-ended-spend-from-ledger); job-events is recorded with it. A failure here means
 // a change would break jobs that are running right now.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -49,6 +51,8 @@ describe('workflow replay', () => {
       'rewrite',
       'job-events',
       'notify-job-ended',
+      'session13-job-events',
+      'session13-notify-job-ended',
       'session13-render-polls-before-callbacks',
       'render-callbacks',
     ]) {

@@ -9,3 +9,16 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs: 
     await sleep(100);
   }
 }
+
+/**
+ * `promise`'s value, or `fallback` once `ms` have passed. The timer is cleared either way: a race's
+ * timeout left pending keeps the test file's process (and the suite) waiting until it fires.
+ */
+export async function within<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<F>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
