@@ -7,3 +7,4 @@ export { itemWorkflowState } from './item-workflow';
 export { snapshotManifest } from './manifest-snapshot';
 export { askForPermit, permitHoldersRunning } from './limiter';
 export { deliverEvent, notifySubscriptions } from './notify';
+export { assembleFilm } from './assemble';

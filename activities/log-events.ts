@@ -10,6 +10,7 @@ export const LogEvent = {
   jobEventNotStarted: 'job.event_not_started',
   jobPricesNotRecorded: 'job.prices_not_recorded',
   jobManifestRowSkipped: 'job.manifest_row_skipped',
+  jobFilmEnded: 'job.film_ended',
   itemRestarted: 'item.restarted',
   itemHeldTask: 'item.held_task',
   itemCreateRetried: 'item.create_retried',

@@ -1,5 +1,6 @@
 // The plan: what a validated, expanded job file becomes. Types only, no runtime code, so that
 // workflows/ may import it without pulling anything non-deterministic into the workflow bundle.
+import type { AssemblySpec } from './chains';
 import type { PriceTable } from './prices';
 
 export type Protocol = 'general' | 'openai';
@@ -186,6 +187,8 @@ export interface JobSettings {
    * Absent when no model takes callbacks.
    */
   callbacks?: { models: string[]; backstopMs: number };
+  /** assemble: the films cut from the job's items, each in order (docs/chains.md, "Assembly"). */
+  assemble?: AssemblySpec[];
 }
 
 /**

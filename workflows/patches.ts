@@ -84,6 +84,11 @@ export const PATCHES = {
     changed:
       'a render whose create carried a callback address waits for a callback or polling.backstop before each check; before, the fixed schedule',
   },
+  'films-assembled': {
+    since: '2026-11-28',
+    changed:
+      'a job with assemble: entries cuts each film from its clips at its end (an assembleFilm activity per film); before, no job had films',
+  },
 } as const satisfies Record<string, Patch>;
 
 export type PatchId = keyof typeof PATCHES;

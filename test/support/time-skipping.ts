@@ -199,7 +199,7 @@ export function stubActivities(env: TimeSkippingTemporal, plan: { settings: JobS
   const creates = new Map<string, number>();
   const stubs: Omit<
     typeof activities,
-    'enhancePrompt' | 'createTask' | 'askForPermit' | 'permitHoldersRunning' | 'deliverEvent' | 'notifySubscriptions'
+    'enhancePrompt' | 'createTask' | 'askForPermit' | 'permitHoldersRunning' | 'deliverEvent' | 'notifySubscriptions' | 'assembleFilm'
   > = {
     async preparePlan() {
       return { settings: plan.settings, runDate: '2025-01-01', digest: 'stub', itemCount: plan.items.length };
