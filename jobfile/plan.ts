@@ -1,6 +1,6 @@
 // The plan: what a validated, expanded job file becomes. Types only, no runtime code, so that
 // workflows/ may import it without pulling anything non-deterministic into the workflow bundle.
-import type { AssemblySpec } from './chains';
+import type { AssemblySpec, ItemNeed } from './chains';
 import type { PriceTable } from './prices';
 
 export type Protocol = 'general' | 'openai';
@@ -87,6 +87,10 @@ export interface PlanItem {
   group?: string;
   /** The key of the take this one was made to replace (`run --redo`, `--only`). */
   redoOf?: string;
+  /** The items this one waits on (docs/chains.md). */
+  needs?: ItemNeed[];
+  /** True when a later item needs this one, so the job keeps its outcome. */
+  neededBy?: boolean;
 }
 
 export interface GatewaySettings {

@@ -3,6 +3,7 @@
 // size, and the picks, by render (a take rendered again for a changed request starts unpicked; its
 // earlier render keeps its pick and stays on the page). Every change gets a version, so a page (or
 // a reconnecting event stream) asks for exactly what it has not seen.
+import { readFilmRecords, type FilmRecord } from '../../storage/films';
 import type { ManifestRow } from '../../storage/manifest';
 import { appendPicks, lastPickAt, readPicks, StandingPicks, type Pick } from '../../storage/picks';
 import type { ManifestCursor, Storage } from '../../storage/storage';
@@ -41,6 +42,8 @@ export class LiveJob {
   /** Stored videos the page may show: current renders, earlier ones with a pick, and those being inspected. */
   private readonly videos = new Set<string>();
   version = 0;
+  /** The job's assembled films (storage/films.ts), read with the rows; their files are servable. */
+  films: FilmRecord[] = [];
   private readonly changes: LiveChange[] = [];
   private cursor: ManifestCursor | undefined;
   private readonly listeners = new Set<(change: LiveChange) => void>();
@@ -84,7 +87,7 @@ export class LiveJob {
 
   /** Whether `name` is a file this job's page may show: a stored video of a row, or its poster. */
   servable(name: string): 'video' | 'poster' | undefined {
-    if (this.videos.has(name)) return 'video';
+    if (this.videos.has(name) || this.films.some((film) => film.file === name)) return 'video';
     if (name.startsWith('posters/') && name.endsWith('.jpg')) {
       const file = name.slice('posters/'.length, -'.jpg'.length);
       if (this.videos.has(file) && this.media.get(file)?.poster === name) return 'poster';
@@ -101,6 +104,8 @@ export class LiveJob {
   }
 
   private async readNewRows(): Promise<void> {
+    // Films are few and small records: read whole each time, a film made again replaces its record.
+    this.films = await readFilmRecords(this.options.storage);
     const page = await this.options.storage.readManifestSince(this.cursor);
     warnSkippedRows(page.skipped);
     this.cursor = page.cursor;
