@@ -108,6 +108,16 @@ describe('a job with assemble:', () => {
         clipShas,
       );
 
+      // results --kept: the film's path on stdout (one path per line), what it is on stderr; JSON: its fields.
+      const kept = await runCli(['results', job, '--kept'], { env: e2e.env });
+      assert.equal(kept.code, 0, kept.stderr);
+      assert.deepEqual(kept.stdout.trim().split('\n'), [filmPath]);
+      assert.ok(kept.stderr.includes(`film trio: shot-1 -> shot-2 -> shot-3, 15.0 s, sha256 ${sha256}, ${filmPath}`), kept.stderr);
+      const keptJson = await runCli(['results', job, '--kept', '--format', 'json'], { env: e2e.env });
+      assert.deepEqual(JSON.parse(keptJson.stdout), [
+        { film: 'trio', path: filmPath, clips: ASSEMBLY.keys, duration_sec: made.duration_sec, bytes: bytes.length, sha256 },
+      ]);
+
       // Nothing changed: nothing rendered, the film left as it was.
       const creates = e2e.sim.stats().tasksCreated;
       const second = await runJob();
