@@ -135,6 +135,11 @@ describe('a job with assemble:', () => {
       assert.notEqual(remade.sha256, sha256);
       assert.equal(remade.sha256, createHash('sha256').update(readFileSync(filmPath)).digest('hex'));
       assert.notEqual((remade.clips as Array<{ sha256: string }>)[1]!.sha256, clipShas[1]);
+
+      // The job's history with its films replays through the current workflow code.
+      const history = await client.workflow.getHandle(jobWorkflowId('films')).fetchHistory();
+      assert.ok(history.events!.some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'assembleFilm'));
+      await Worker.runReplayHistory(workflowSource(), history, jobWorkflowId('films'));
     } finally {
       worker.shutdown();
       await running;
