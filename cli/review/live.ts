@@ -15,6 +15,9 @@ import { warnSkippedRows } from '../manifest-rows';
 
 export type LiveChange = { version: number; kind: 'take'; key: string } | { version: number; kind: 'pick'; pick: Pick };
 
+/** How often the films' records are read again (ms). */
+const FILMS_EVERY_MS = 10_000;
+
 export interface LiveJobOptions {
   storage: Storage;
   /** The output directory when it is local: posters are made there and videos served from it. */
@@ -44,6 +47,7 @@ export class LiveJob {
   version = 0;
   /** The job's assembled films (storage/films.ts), read with the rows; their files are servable. */
   films: FilmRecord[] = [];
+  private filmsReadAt = -Infinity;
   private readonly changes: LiveChange[] = [];
   private cursor: ManifestCursor | undefined;
   private readonly listeners = new Set<(change: LiveChange) => void>();
@@ -104,8 +108,12 @@ export class LiveJob {
   }
 
   private async readNewRows(): Promise<void> {
-    // Films are few and small records: read whole each time, a film made again replaces its record.
-    this.films = await readFilmRecords(this.options.storage);
+    // Films are few small records, read whole (a film made again replaces its record); a job makes
+    // them at its end, so a look every few seconds is soon enough, and spares S3 a listing a second.
+    if (Date.now() - this.filmsReadAt >= FILMS_EVERY_MS) {
+      this.films = await readFilmRecords(this.options.storage);
+      this.filmsReadAt = Date.now();
+    }
     const page = await this.options.storage.readManifestSince(this.cursor);
     warnSkippedRows(page.skipped);
     this.cursor = page.cursor;
