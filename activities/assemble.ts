@@ -68,7 +68,15 @@ async function assemble(input: AssembleInput, storage: Storage, signal: AbortSig
   const { assembly } = input;
   const crossfadeSec = assembly.crossfadeSec ?? 0;
   const file = filmFileName(assembly.name);
-  const latest = latestRowByKey((await storage.readManifest()).rows);
+  const { rows } = await storage.readManifest();
+  // A film never replaces an item's video: storage would let it (the manifest names that file).
+  const owner = rows.find((row) => row.file === file);
+  if (owner)
+    throw finalFailure(
+      FailureType.assemblyRefused,
+      `film ${assembly.name}: ${file} is the video of item ${owner.key}: name the film otherwise`,
+    );
+  const latest = latestRowByKey(rows);
   const clips: FilmClip[] = [];
   for (const key of assembly.keys) {
     const row = latest.get(key);
@@ -77,7 +85,6 @@ async function assemble(input: AssembleInput, storage: Storage, signal: AbortSig
       const why = row ? `ended ${state}` : 'has no row: it was not rendered';
       return { name: assembly.name, state: 'not_made', clip: { key, state }, reason: `clip ${key} ${why}` };
     }
-    if (row.file === file) throw finalFailure(FailureType.assemblyRefused, `film ${assembly.name}: ${file} is the video of item ${key}`);
     clips.push({ key, file: row.file, sha256: row.sha256 });
   }
   const digest = filmClipsDigest(clips, crossfadeSec);

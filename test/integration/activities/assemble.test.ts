@@ -94,6 +94,17 @@ describe('assembleFilm on a local output directory', () => {
     assert.deepEqual(missing.clip, { key: 'shot-9', state: 'missing' });
   });
 
+  it('never replaces the video of an item named like the film', async () => {
+    const storage = storageFor(output);
+    await storeClip(storage, 7, clips[0]!);
+    const before = readFileSync(join(output.dir!, 'shot-7.mp4'));
+    await assert.rejects(
+      run({ output, assembly: { name: 'shot-7', keys: ['shot-1', 'shot-3'] } }),
+      /shot-7\.mp4 is the video of item shot-7/,
+    );
+    assert.deepEqual(readFileSync(join(output.dir!, 'shot-7.mp4')), before);
+  });
+
   it("refuses a clip whose bytes are no longer its row's, naming it", async () => {
     const storage = storageFor(output);
     await storeClip(storage, 3, clips[2]!);
