@@ -10,11 +10,13 @@ import { pipeline } from 'node:stream/promises';
 import { Context } from '@temporalio/activity';
 import type { AssemblySpec } from '../jobfile/chains';
 import type { OutputSettings } from '../jobfile/plan';
+import { baseKeyOf, takeOfKey } from '../jobfile/takes';
 import { DEFAULT_MAX_VIDEO_BYTES } from '../jobfile/values';
 import { assembleClips, type AssemblyMethod } from '../media/assemble';
 import { filmClipsDigest, readFilmRecord, writeFilmRecord, type FilmClip } from '../storage/films';
 import { hashFile } from '../storage/local';
-import { latestRowByKey } from '../storage/manifest';
+import { latestRowByKey, type ManifestRow } from '../storage/manifest';
+import { readPicks, StandingPicks } from '../storage/picks';
 import type { Storage } from '../storage/storage';
 import { storageFor } from './context';
 import { FailureType } from './failure-types';
@@ -48,6 +50,18 @@ export type FilmOutcome =
       reason: string;
     };
 
+/** The first kept take (take order) of each shot that has one, by the shot's key without its take. */
+function keptTakes(latest: ReadonlyMap<string, ManifestRow>, picks: StandingPicks): Map<string, string> {
+  const kept = new Map<string, ManifestRow>();
+  for (const row of latest.values()) {
+    if (row.state !== 'succeeded' || !row.file || picks.of(row)?.verdict !== 'keep') continue;
+    const shot = baseKeyOf(row.key);
+    const earlier = kept.get(shot);
+    if (!earlier || (row.take ?? takeOfKey(row.key)) < (earlier.take ?? takeOfKey(earlier.key))) kept.set(shot, row);
+  }
+  return new Map([...kept].map(([shot, row]) => [shot, row.key]));
+}
+
 export function filmFileName(name: string): string {
   return `${name}.mp4`;
 }
@@ -77,8 +91,11 @@ async function assemble(input: AssembleInput, storage: Storage, signal: AbortSig
       `film ${assembly.name}: ${file} is the video of item ${owner.key}: name the film otherwise`,
     );
   const latest = latestRowByKey(rows);
+  const kept = keptTakes(latest, StandingPicks.of(await readPicks(storage), rows));
   const clips: FilmClip[] = [];
-  for (const key of assembly.keys) {
+  for (const named of assembly.keys) {
+    // The kept take of the shot once picks exist (docs/takes.md), else the take the assembly names.
+    const key = kept.get(baseKeyOf(named)) ?? named;
     const row = latest.get(key);
     if (row?.state !== 'succeeded' || !row.file || !row.sha256) {
       const state = row?.state ?? 'missing';

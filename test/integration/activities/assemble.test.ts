@@ -17,6 +17,7 @@ import { makeClip, probeFilm } from '../../support/clips';
 import { tempDir } from '../../support/jobs';
 import { startS3Server, type S3TestServer } from '../../support/s3-server';
 import { manifestRow } from '../../support/storage';
+import { appendPicks, pickOn } from '../../../storage/picks';
 
 after(() => closeActivityResources());
 
@@ -92,6 +93,33 @@ describe('assembleFilm on a local output directory', () => {
     const missing = await run({ output, assembly: { name: 'other', keys: ['shot-1', 'shot-9'] } });
     assert.ok(missing.state === 'not_made');
     assert.deepEqual(missing.clip, { key: 'shot-9', state: 'missing' });
+  });
+
+  it('cuts the kept take of a shot once picks exist', async () => {
+    const storage = storageFor(output);
+    const takes = [1, 2].map((t) => makeClip(join(dir, `take-${t}.mp4`), { seconds: 1 + t }));
+    for (const [i, clip] of takes.entries()) {
+      const written = await storage.write(`shot-5~t${i + 1}.mp4`, createReadStream(clip));
+      await storage.appendManifest(
+        manifestRow(5, { key: `shot-5~t${i + 1}`, take: i + 1, file: written.name, bytes: written.bytes, sha256: written.sha256 }),
+      );
+    }
+    await storeClip(storage, 6, clips[2]!);
+    const assembly5 = { name: 'picked', keys: ['shot-5~t1', 'shot-6'] };
+    assert.ok((await run({ output, assembly: assembly5 })).state === 'made');
+    assert.equal((await readFilmRecord(storage, 'picked'))!.clips[0]!.key, 'shot-5~t1');
+    const rows = (await storage.readManifest()).rows;
+    await appendPicks(storage, [
+      pickOn(
+        rows.find((r) => r.key === 'shot-5~t2')!,
+        'keep',
+        new Date().toISOString(),
+      ),
+    ]);
+    const remade = await run({ output, assembly: assembly5 });
+    assert.equal(remade.state, 'made', 'a new kept take is a changed clip');
+    assert.equal((await readFilmRecord(storage, 'picked'))!.clips[0]!.key, 'shot-5~t2');
+    assert.ok(Math.abs(probeFilm(join(output.dir!, 'picked.mp4')).seconds - (3 + 2)) < 0.1);
   });
 
   it('never replaces the video of an item named like the film', async () => {
