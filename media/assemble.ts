@@ -3,7 +3,7 @@
 // seconds for any length); clips that do not, or a crossfade, need a re-encode to the first clip's
 // format. Nothing appears under `out` unless ffmpeg finished: it writes a part that is renamed.
 import { randomBytes } from 'node:crypto';
-import { rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { probeClip, probeDurationSec, type ClipInfo } from './probe';
 import { runTool } from './run';
@@ -146,7 +146,8 @@ export async function assembleClips(clips: readonly string[], out: string, optio
   if (problem) throw new Error(problem);
   const part = join(dirname(out), `.${randomBytes(6).toString('hex')}.assembling.mp4`);
   const common = ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y'];
-  const tail = ['-movflags', '+faststart', '-fs', String(options.maxBytes), '-f', 'mp4', part];
+  // ffmpeg stops at -fs and exits 0 with a film cut short: one byte over the limit tells it apart.
+  const tail = ['-movflags', '+faststart', '-fs', String(options.maxBytes + 1), '-f', 'mp4', part];
   let args: string[];
   let method: AssemblyMethod;
   let list: string | undefined;
@@ -173,6 +174,8 @@ export async function assembleClips(clips: readonly string[], out: string, optio
       ];
     }
     await runTool('ffmpeg', args, { timeoutMs: options.timeoutMs, signal: options.signal });
+    if ((await stat(part)).size > options.maxBytes)
+      throw new Error(`the film would be more than ${options.maxBytes} bytes (output.max_bytes)`);
     const durationSec = await probeDurationSec(part, options.signal);
     await rename(part, out);
     return { method, durationSec, args };

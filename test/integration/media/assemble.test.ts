@@ -86,3 +86,13 @@ test("ffmpeg cut by its deadline leaves nothing under the film's name, and says 
   });
   assert.deepEqual(readdirSync(sub), []);
 });
+
+test('a film that would pass its byte limit is refused, not cut short', async () => {
+  const a = makeClip(join(dir, 'big.mp4'), { seconds: 3, size: '1280x720' });
+  const sub = mkdtempSync(join(dir, 'limit-'));
+  await assert.rejects(
+    assembleClips([a, a], join(sub, 'big-film.mp4'), { ...options, crossfadeSec: 0.5, maxBytes: 20_000 }),
+    /more than 20000 bytes/,
+  );
+  assert.deepEqual(readdirSync(sub), []);
+});
