@@ -24,11 +24,12 @@ const LAYERS = {
   jobfile: [],
   gateway: ['jobfile'],
   storage: ['jobfile'],
-  activities: ['jobfile', 'gateway', 'storage'],
+  media: [],
+  activities: ['jobfile', 'gateway', 'storage', 'media'],
   workflows: ['jobfile', 'storage', 'activities'],
-  worker: ['jobfile', 'gateway', 'storage', 'activities', 'workflows'],
-  client: ['jobfile', 'storage', 'activities', 'workflows', 'worker'],
-  cli: ['jobfile', 'gateway', 'storage', 'activities', 'workflows', 'worker', 'client', 'sim'],
+  worker: ['jobfile', 'gateway', 'storage', 'media', 'activities', 'workflows'],
+  client: ['jobfile', 'storage', 'media', 'activities', 'workflows', 'worker'],
+  cli: ['jobfile', 'gateway', 'storage', 'media', 'activities', 'workflows', 'worker', 'client', 'sim'],
   sim: [],
 };
 const FOLDERS = Object.keys(LAYERS);
@@ -56,7 +57,7 @@ function layerPatterns(folder, allowed) {
     // The gateway is a library to them: its index is its interface.
     patterns.push({ group: ['../gateway/*', '../../gateway/*'], message: `${folder}/ imports gateway/ only through its index.` });
   }
-  if (['jobfile', 'gateway', 'storage', 'sim'].includes(folder)) {
+  if (['jobfile', 'gateway', 'storage', 'media', 'sim'].includes(folder)) {
     patterns.push({ group: ['@temporalio/*'], message: `${folder}/ knows nothing of Temporal.` });
   }
   if (folder === 'workflows') {

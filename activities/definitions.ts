@@ -8,3 +8,4 @@ export { snapshotManifest } from './manifest-snapshot';
 export { askForPermit, permitHoldersRunning } from './limiter';
 export { deliverEvent, notifySubscriptions } from './notify';
 export { jobSpendUsd } from './job-spend';
+export { assembleFilm } from './assemble';

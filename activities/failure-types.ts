@@ -40,6 +40,8 @@ export const FailureType = {
   /** The job's output location belongs to another job (storage/owner.ts). */
   outputOwned: 'output_owned',
   videoTooLarge: 'video_too_large',
+  /** A film could not be cut from its clips (docs/chains.md, "Assembly"): ffmpeg refused them, or a clip is not its row's. */
+  assemblyRefused: 'assembly_refused',
   error: 'error',
   // Decided by the workflows.
   renderFailed: 'render_failed',

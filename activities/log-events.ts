@@ -12,6 +12,7 @@ export const LogEvent = {
   jobNotifyTargetsUndefined: 'job.notify_targets_undefined',
   jobPricesNotRecorded: 'job.prices_not_recorded',
   jobManifestRowSkipped: 'job.manifest_row_skipped',
+  jobFilmEnded: 'job.film_ended',
   itemRestarted: 'item.restarted',
   itemHeldTask: 'item.held_task',
   itemCreateRetried: 'item.create_retried',

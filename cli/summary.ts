@@ -1,4 +1,5 @@
 // The end of a run, read from the manifest: the latest row per item of the plan.
+import type { FilmResult } from '../workflows/assemble';
 import { requestDigest } from '../activities/plan';
 import { localReferenceDigests, type ReferenceDigests } from '../activities/reference-digests';
 import type { Plan, PlanItem } from '../jobfile/plan';
@@ -161,4 +162,17 @@ export function describeOutcome(outcome: JobOutcome, jobFile: string, elapsedMs?
     );
   }
   return lines;
+}
+
+/** What became of each film of the job's `assemble:` (docs/chains.md), one line each. */
+export function describeFilms(films: readonly FilmResult[] | undefined, location: string): string[] {
+  return (films ?? []).map((film) => {
+    const name = plainText(film.name);
+    if ('file' in film) {
+      const what = film.state === 'made' ? `made (${film.method === 'stream_copy' ? 'stream copy' : 're-encoded'})` : 'unchanged';
+      return `  film ${name}: ${what}, ${film.durationSec.toFixed(1)} s -> ${location.startsWith('s3://') ? location : `${location}/`}${plainText(film.file)}`;
+    }
+    const why = 'kind' in film ? `${film.kind}: ${film.reason}` : film.reason;
+    return color.yellow(`  film ${name}: not made: ${plainText(why)}`);
+  });
 }

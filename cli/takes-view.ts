@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Plan } from '../jobfile/plan';
 import { baseKeyOf, takeOfKey } from '../jobfile/takes';
 import { type ManifestRow, latestRowByKey } from '../storage/manifest';
+import { readFilmRecords } from '../storage/films';
 import { readPicks, renderKey, StandingPicks } from '../storage/picks';
 import type { Storage } from '../storage/storage';
 import { readManifestRows } from './manifest-rows';
@@ -66,8 +67,41 @@ export async function keptFilesOf(storage: Storage): Promise<Array<{ key: string
   return keptFiles(manifest, StandingPicks.of(await readPicks(storage), manifest), storage.location);
 }
 
-/** `results --kept`: one path per line (table, csv), or a JSON list of {key, path}. */
-export function printKept(kept: ReadonlyArray<{ key: string; path: string }>, format: string): void {
-  if (format === 'json') process.stdout.write(`${JSON.stringify(kept, null, 2)}\n`);
-  else process.stdout.write(kept.map((k) => `${k.path}\n`).join(''));
+/** A film as `results --kept` lists it (docs/chains.md): what a next step needs of it. */
+export interface KeptFilm {
+  film: string;
+  path: string;
+  clips: string[];
+  duration_sec: number;
+  bytes: number;
+  sha256: string;
+}
+
+/** The job's assembled films (storage/films.ts), where each is. */
+export async function keptFilmsOf(storage: Storage): Promise<KeptFilm[]> {
+  const location = storage.location;
+  return (await readFilmRecords(storage)).map((film) => ({
+    film: film.name,
+    path: location.startsWith('s3://') ? `${location}${film.file}` : join(location, film.file),
+    clips: film.clips.map((c) => c.key),
+    duration_sec: film.duration_sec,
+    bytes: film.bytes,
+    sha256: film.sha256,
+  }));
+}
+
+/**
+ * `results --kept`: one path per line (table, csv), the films' after the takes', so a pipe gets
+ * every kept file; each film described on stderr (its clips, length, sha256). JSON: the list of
+ * {key, path}, then one entry per film with its fields.
+ */
+export function printKept(kept: ReadonlyArray<{ key: string; path: string }>, format: string, films: readonly KeptFilm[] = []): void {
+  if (format === 'json') {
+    process.stdout.write(`${JSON.stringify([...kept, ...films], null, 2)}\n`);
+    return;
+  }
+  process.stdout.write([...kept, ...films].map((k) => `${k.path}\n`).join(''));
+  for (const f of films) {
+    process.stderr.write(`film ${f.film}: ${f.clips.join(' -> ')}, ${f.duration_sec.toFixed(1)} s, sha256 ${f.sha256}, ${f.path}\n`);
+  }
 }

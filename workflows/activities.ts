@@ -10,6 +10,17 @@ export const bookkeeping = proxyActivities<typeof activities>({
 });
 
 /**
+ * Films (activities/assemble.ts): ffmpeg over a job's clips, minutes for long films. The heartbeat
+ * finds a worker gone; a retry is safe (the film lands whole or not at all). A film refused for its
+ * clips fails at once (nonRetryable).
+ */
+export const filmMaking = proxyActivities<typeof activities>({
+  startToCloseTimeout: '2 hours',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '5s', maximumInterval: '1 minute', maximumAttempts: 3 },
+});
+
+/**
  * Manifest lines as local activities: one marker event instead of a server round trip. Repeating
  * one after a crash appends the same final line again, which readers (latest row per key) absorb.
  */

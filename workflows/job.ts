@@ -25,6 +25,7 @@ import type { ItemWorkflowState } from '../activities/item-workflow';
 import type { PageItem } from '../activities/plan';
 import { roundUsd } from '../jobfile/prices';
 import { bookkeeping } from './activities';
+import { assembleFilms } from './assemble';
 import { renderWorkflowId } from './ids';
 import { JobEvents } from './notify';
 import { hasPatch } from './patches';
@@ -119,6 +120,8 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
   if (next === 'continue-as-new') return job.continueAsNew();
   job.state = 'completed';
   await condition(allHandlersFinished);
+  // The films of `assemble:`, once every clip has ended (workflows/assemble.ts; none: nothing asked).
+  const films = await assembleFilms(job.settings, job.carry.canceled);
   // The manifest as one file at the output location (S3: manifest.jsonl beside the row objects).
   // Every way a job ends passes here: all items ended, canceled by `reelflow cancel`, stopped on a
   // fatal error, and the last run after continue-as-new. Best effort: every item's row is already
@@ -156,6 +159,7 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
     notStarted: carry.prepared.itemCount - carry.cursor + (carry.notStarted ?? 0),
     canceled: carry.canceled,
     ...(carry.budget ? { spentUsd: carry.budget.spentUsd } : {}),
+    ...(films ? { films } : {}),
   };
 }
 

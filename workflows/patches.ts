@@ -89,6 +89,11 @@ export const PATCHES = {
     changed:
       "job.ended reads the job's spend ledger (an activity) for spend_usd, as status shows it; before, the budget's count, null without a budget",
   },
+  'films-assembled': {
+    since: '2026-11-28',
+    changed:
+      'a job with assemble: entries cuts each film from its clips at its end (an assembleFilm activity per film); before, no job had films',
+  },
 } as const satisfies Record<string, Patch>;
 
 export type PatchId = keyof typeof PATCHES;

@@ -9,6 +9,7 @@ import type { PageItem, PreparedJob } from '../activities/plan';
 import type { InputsRef } from '../storage/inputs';
 import type { ItemEndState } from '../storage/manifest';
 import type { RedoTake } from '../jobfile/takes';
+import type { FilmResult } from './assemble';
 
 export type { ItemEndState };
 export type ItemPhase = 'pending' | 'enhancing' | 'creating' | 'rendering' | 'downloading' | 'recording';
@@ -177,6 +178,8 @@ export interface JobResult {
   canceled: boolean;
   /** With a budget: what the job counted as spent, earlier runs' included (docs/costs.md). */
   spentUsd?: number;
+  /** With `assemble:`: what became of each film (workflows/assemble.ts). */
+  films?: FilmResult[];
 }
 
 export interface RenderInput {

@@ -23,7 +23,7 @@ import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
 import { TASK_QUEUE, isRunTaskQueue } from '../task-queue';
 import { describeOutcome, describeStop } from '../summary';
 import { openStorage } from '../../storage';
-import { keptFilesOf, printKept, rowsWithTakes, stateWithPick, type TakeRow } from '../takes-view';
+import { keptFilesOf, keptFilmsOf, printKept, rowsWithTakes, stateWithPick, type TakeRow } from '../takes-view';
 import { rowCostText, rowRewriteCostText, rowTotalUsd, spendSoFar, spendSummaryLines } from '../spend';
 
 /** How long after its start a job without an answering worker is said to be starting, not missing. */
@@ -75,7 +75,10 @@ export function registerOperateCommands(program: Command): void {
     .description('one row per item: state, model, file, size, error (json and csv: also task id, base address, polls, sha256, prompts)')
     .argument('<job>', 'job file or job id')
     .option('--format <format>', 'table | json | csv', 'table')
-    .option('--kept', "the kept takes' files (picks.jsonl), one path per line; --format json: as JSON (docs/takes.md)")
+    .option(
+      '--kept',
+      "the kept takes' files (picks.jsonl) and the assembled films, one path per line; --format json: as JSON (docs/takes.md, docs/chains.md)",
+    )
     .option('--state <states>', `only items in these end states, comma-separated (${END_STATES.join(', ')})`)
     .option('--model <models>', 'only items of these models, comma-separated')
     .option('--id <ids>', 'only these items, by id or key, comma-separated')
@@ -96,7 +99,7 @@ export function registerOperateCommands(program: Command): void {
       // The rewrite beside the prompt: what the render sent, else the stored one (docs/enhance.md).
       // takes (docs/takes.md): every take beside its item, with its pick; --kept lists the kept files.
       const storage = openStorage(plan.output);
-      if (options.kept) return printKept(await keptFilesOf(storage), options.format);
+      if (options.kept) return printKept(await keptFilesOf(storage), options.format, await keptFilmsOf(storage));
       const all = await rowsWithTakes(plan, await withRewrites(plan, outcome.rows), storage);
       const rows = all.filter(keep);
       const filtered = rows.length !== all.length;

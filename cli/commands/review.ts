@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { estimatePlan } from '../estimate';
 import { relativeUrl } from '../report/escape';
+import { chainsOf } from '../report/films';
 import { openStorage } from '../../storage';
 import { UsageError } from '../errors';
 import { findMediaTools } from '../report/posters';
@@ -59,6 +60,7 @@ export function registerReviewCommand(program: Command): void {
         // The rewrites paid for (`reelflow enhance`'s too): read again at most every 30 s, not per page, as status reads them.
         rewriteCalls: () => recentRewriteCalls(plan),
         ffmpeg: tools.ffmpeg !== undefined,
+        chains: chainsOf(plan.items),
         ...(localDir ? { localDir } : {}),
         ...(port !== undefined ? { port } : {}),
       });

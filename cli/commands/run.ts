@@ -26,7 +26,7 @@ import { createOutput } from '../output';
 import { ProgressView } from '../progress';
 import { addObservabilityOptions, openSession, type Observability, type Session } from '../session';
 import { addCallbackOptions, callbackPlan, listenForCallbacks, type CallbackOptions } from '../callbacks';
-import { describeOutcome, describeStop, exitStatusFor, itemsToSend, readOutcome, type JobOutcome } from '../summary';
+import { describeFilms, describeOutcome, describeStop, exitStatusFor, itemsToSend, readOutcome, type JobOutcome } from '../summary';
 import { printDryRun } from './dry-run';
 import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
 import { claimOutputOrExplain } from '../output-owner';
@@ -463,6 +463,7 @@ async function followJob(
       ...(targets.length > 0 ? { notified: deliveries } : {}),
       // The background worker that carries the deliveries still open (docs/notifications.md).
       ...(handedOff ? { delivery_worker: handedOff } : {}),
+      ...(finished.films ? { films: finished.films } : {}),
       failures: outcome.rows
         .filter((r) => r.state !== 'succeeded')
         .map((r) => ({ key: r.key, index: r.index, state: r.state, error: r.error })),
@@ -474,6 +475,7 @@ async function followJob(
     // The job's own time (its workflow's start to its end), not this command's: an attach comes later.
     const startedAt = Math.min(finished.startedAt, runningSince ?? Infinity);
     for (const line of describeOutcome(outcome, jobFile, finished.finishedAt - startedAt)) out.line(line);
+    for (const line of describeFilms(finished.films, outcome.location)) out.line(line);
     for (const line of describeDeliveries(deliveries, handedOff, jobFile)) out.line(line);
   }
   process.exitCode = exitStatusFor(outcome, finished.stoppedBy);

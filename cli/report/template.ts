@@ -7,6 +7,8 @@ import { formatUsd } from '../estimate';
 import type { ManifestRow } from '../../storage/manifest';
 import type { StandingPicks } from '../../storage/picks';
 import { escapeHtml as h, relativeUrl, svgDataUrl } from './escape';
+import { FILMS_CSS, renderChains, renderFilms } from './films';
+import type { FilmRecord } from '../../storage/films';
 import { renderFailures, renderFilters, renderStats, spendLine, STATE_LABELS, subLine } from './header';
 import { rowId, tileId } from './ids';
 import { aspectOf, promptRows, ratioText, takeOf, type PromptRow } from './layout';
@@ -37,6 +39,10 @@ export interface ReportModel {
   live?: boolean;
   /** The review server's change count the page was made at (its event stream continues from it). */
   version?: number;
+  /** The job's assembled films (storage/films.ts), each shown with a player. */
+  films?: readonly FilmRecord[];
+  /** The job's chains of shots, each its shots' keys in order (cli/report/films.ts chainsOf). */
+  chains?: readonly string[][];
 }
 
 /** What a tile needs besides its row. */
@@ -246,6 +252,12 @@ function player(live: boolean): string {
   return `<div id="player" hidden role="dialog" aria-modal="true" aria-labelledby="ptitle"><div class="pbox"><div class="pbar"><span id="ptitle"></span><span id="ppos"></span><span id="ppick"></span><button type="button" data-act="prev" title="previous take (←)">‹</button><button type="button" data-act="next" title="next take (→)">›</button><button type="button" data-act="close" title="close (Esc)">✕</button></div><div class="pstage" id="pstage"><p id="preason" hidden></p></div><div class="pfoot">${actions}<span class="pkeys">← → other takes of this prompt · ↑ ↓ other prompts${live ? ' · k keep · x reject · u clear · n note' : ''} · Esc close</span></div></div></div>`;
 }
 
+/** The films and chains above the grid, each on its own line; nothing for a job without them. */
+function filmsAndChains(model: ReportModel): string {
+  const html = renderFilms(model.films ?? []) + renderChains(model.chains ?? [], model.rows, model.media);
+  return html ? `${html}\n` : '';
+}
+
 export function renderReport(model: ReportModel): string {
   const ctx: TileContext = {
     media: model.media,
@@ -270,13 +282,13 @@ export function renderReport(model: ReportModel): string {
 <meta name="generator" content="reelflow">
 <link rel="icon" href="data:,">
 <title>${h(model.job)} · reelflow ${model.live ? 'review' : 'report'}</title>
-<style>${REPORT_CSS}</style>
+<style>${REPORT_CSS}${model.films?.length || model.chains?.length ? FILMS_CSS : ''}</style>
 </head>
 <body data-mode="${model.live ? 'live' : 'file'}"${model.version !== undefined ? ` data-version="${model.version}"` : ''}>
 ${header(model, fresh)}
 <div class="layout">
 <main>
-<section id="failures">${renderFailures(model.rows)}</section>
+${filmsAndChains(model)}<section id="failures">${renderFailures(model.rows)}</section>
 <section id="grid">
 ${grid}
 </section>

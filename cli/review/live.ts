@@ -3,6 +3,7 @@
 // size, and the picks, by render (a take rendered again for a changed request starts unpicked; its
 // earlier render keeps its pick and stays on the page). Every change gets a version, so a page (or
 // a reconnecting event stream) asks for exactly what it has not seen.
+import { readFilmRecords, type FilmRecord } from '../../storage/films';
 import type { ManifestRow } from '../../storage/manifest';
 import { appendPicks, lastPickAt, readPicks, StandingPicks, type Pick } from '../../storage/picks';
 import type { ManifestCursor, Storage } from '../../storage/storage';
@@ -13,6 +14,9 @@ import { remoteVideoInput } from '../report/video-input';
 import { warnSkippedRows } from '../manifest-rows';
 
 export type LiveChange = { version: number; kind: 'take'; key: string } | { version: number; kind: 'pick'; pick: Pick };
+
+/** How often the films' records are read again (ms). */
+const FILMS_EVERY_MS = 10_000;
 
 export interface LiveJobOptions {
   storage: Storage;
@@ -41,6 +45,9 @@ export class LiveJob {
   /** Stored videos the page may show: current renders, earlier ones with a pick, and those being inspected. */
   private readonly videos = new Set<string>();
   version = 0;
+  /** The job's assembled films (storage/films.ts), read with the rows; their files are servable. */
+  films: FilmRecord[] = [];
+  private filmsReadAt = -Infinity;
   private readonly changes: LiveChange[] = [];
   private cursor: ManifestCursor | undefined;
   private readonly listeners = new Set<(change: LiveChange) => void>();
@@ -84,7 +91,7 @@ export class LiveJob {
 
   /** Whether `name` is a file this job's page may show: a stored video of a row, or its poster. */
   servable(name: string): 'video' | 'poster' | undefined {
-    if (this.videos.has(name)) return 'video';
+    if (this.videos.has(name) || this.films.some((film) => film.file === name)) return 'video';
     if (name.startsWith('posters/') && name.endsWith('.jpg')) {
       const file = name.slice('posters/'.length, -'.jpg'.length);
       if (this.videos.has(file) && this.media.get(file)?.poster === name) return 'poster';
@@ -101,6 +108,12 @@ export class LiveJob {
   }
 
   private async readNewRows(): Promise<void> {
+    // Films are few small records, read whole (a film made again replaces its record); a job makes
+    // them at its end, so a look every few seconds is soon enough, and spares S3 a listing a second.
+    if (Date.now() - this.filmsReadAt >= FILMS_EVERY_MS) {
+      this.films = await readFilmRecords(this.options.storage);
+      this.filmsReadAt = Date.now();
+    }
     const page = await this.options.storage.readManifestSince(this.cursor);
     warnSkippedRows(page.skipped);
     this.cursor = page.cursor;

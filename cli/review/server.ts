@@ -46,6 +46,8 @@ export interface ReviewServerOptions {
   rewriteCalls?: () => Promise<readonly UnrecordedRewrite[]>;
   /** Test hook: a fixed token. Default: 24 random bytes. */
   token?: string;
+  /** The plan's chains of shots, each its shots' keys in order (cli/report/films.ts chainsOf). */
+  chains?: string[][];
 }
 
 export interface ReviewServer {
@@ -121,6 +123,8 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
       ...(options.live.lastReviewAt !== undefined ? { lastReviewAt: options.live.lastReviewAt } : {}),
       live: true,
       version: options.live.version,
+      films: options.live.films,
+      ...(options.chains?.length ? { chains: options.chains } : {}),
     });
   };
 

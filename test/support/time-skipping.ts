@@ -199,7 +199,14 @@ export function stubActivities(env: TimeSkippingTemporal, plan: { settings: JobS
   const creates = new Map<string, number>();
   const stubs: Omit<
     typeof activities,
-    'enhancePrompt' | 'createTask' | 'askForPermit' | 'permitHoldersRunning' | 'deliverEvent' | 'notifySubscriptions' | 'jobSpendUsd'
+    | 'enhancePrompt'
+    | 'createTask'
+    | 'askForPermit'
+    | 'permitHoldersRunning'
+    | 'deliverEvent'
+    | 'notifySubscriptions'
+    | 'jobSpendUsd'
+    | 'assembleFilm'
   > = {
     async preparePlan() {
       return { settings: plan.settings, runDate: '2025-01-01', digest: 'stub', itemCount: plan.items.length };
