@@ -1,7 +1,7 @@
 // Memory: does a worker's memory grow with the size of the job? A job of --items (default 10,000)
 // and, measured in the same run right before it on a stack of its own, a baseline job of
 // --baseline-items (default 1,000): peak RSS of each worker process (VmHWM of `reelflow worker`, a
-// child process), their ratio (target: within 10 %, issue #27), the largest workflow history among
+// child process), their ratio (target: within 10 %, BENCHMARKS.md "memory"), the largest workflow history among
 // the job's runs (it continues as new) and its children, from visibility, and how fast each ran.
 // Peak memory follows the rate of work as well as the size (docs/worker-memory.md), so both rates
 // are printed next to the figures.

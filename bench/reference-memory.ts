@@ -1,4 +1,4 @@
-// Memory of a create with a large local reference (issue #17 item 2): the gateway client in a
+// Memory of a create with a large local reference (streamed, never held whole): the gateway client in a
 // process of its own makes one create with a 300 MiB reference (--mib) to a gateway on loopback
 // that reads and counts the body without keeping it, and reports its peak RSS (VmHWM). The
 // baseline is the same process making the same create with a 1 MiB reference, in the same run.

@@ -2,7 +2,7 @@
 // (the 10 %..90 % completions), through Temporal and the worker process. Baseline, same run, same
 // simulator: a plain Promise pool of the same concurrency calling the simulator directly (create,
 // poll, download to disk; no durability).
-// Then the same job again with a price and a budget (issue 24): every item's create reserves its
+// Then the same job again with a price and a budget (docs/costs.md, "Budget"): every item's create reserves its
 // estimate in the job workflow first, so the ratio of the two rates is what the budget costs.
 //   npx tsx bench/throughput.ts [--items 2000] [--concurrency 100] [--video-bytes 1048576] [--budget 1]
 import { createWriteStream } from 'node:fs';

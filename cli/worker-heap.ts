@@ -19,7 +19,7 @@ export const WORKER_YOUNG_GENERATION = `${FLAG}=2`;
  * - blocks of 128 KiB and more in mappings of their own, returned when freed. glibc's default
  *   moves that threshold up (to 32 MiB) each time a large block is freed, after which such blocks
  *   come from the arenas, which fragment and keep tens of MiB: a long job's worker held 230-256 MiB
- *   where a fixed threshold holds 184-193 (BENCHMARKS.md, "memory in session 10").
+ *   where a fixed threshold holds 184-193 (BENCHMARKS.md, "memory", the runs of 2026-11-25 from 16:21 UTC).
  */
 export const WORKER_MALLOC = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' } as const;
 

@@ -6,6 +6,8 @@ import type { Duplex, Readable } from 'node:stream';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { CauseSummary, GatewayAbortedError, GatewayError, GatewayUnavailableError } from './errors';
 import { checkConnection } from './key-route';
+import { CONNECT_TIMEOUT_MS } from './budget';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../jobfile/values';
 import { redact } from './redact';
 
 export interface TransportOptions {
@@ -176,9 +178,9 @@ export class HttpTransport {
 
   constructor(options: TransportOptions = {}) {
     this.agent = new Agent({
-      connect: keyCheckedConnector(options.connectTimeoutMs ?? 10_000),
-      headersTimeout: options.headersTimeoutMs ?? 60_000,
-      bodyTimeout: options.bodyTimeoutMs ?? 60_000,
+      connect: keyCheckedConnector(options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS),
+      headersTimeout: options.headersTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      bodyTimeout: options.bodyTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
       keepAliveMaxTimeout: 60_000,
       connections: options.connections ?? 128,

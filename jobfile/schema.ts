@@ -8,6 +8,8 @@ import { nearest, show, looksLikeApiKey } from './text';
 import {
   BUCKET_RE,
   classifySource,
+  DEFAULT_BACKSTOP_MS,
+  DEFAULT_MAX_VIDEO_BYTES,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DIGITS_RE,
   ENV_NAME_RE,
@@ -21,6 +23,7 @@ import {
   SIZE_RE,
   parseByteSize,
 } from './values';
+import { DEFAULT_KEY_VARIABLE } from './key-rule';
 
 type Input = { input?: unknown };
 
@@ -316,7 +319,7 @@ export const gatewaySchema = z.strictObject(
           });
         }
       })
-      .default('GATEWAY_API_KEY'),
+      .default(DEFAULT_KEY_VARIABLE),
     request_timeout: duration('request_timeout').default(`${DEFAULT_REQUEST_TIMEOUT_MS / 1000}s`),
     allow_private_targets: z
       .boolean({ error: says('allow_private_targets', 'true or false') })
@@ -441,7 +444,7 @@ export const pollingSchema = z.strictObject(
     max: duration('max').default('60s'),
     timeout: duration('timeout').default('2h'),
     backstop: duration('backstop')
-      .default('2m')
+      .default(`${DEFAULT_BACKSTOP_MS / 60_000}m`)
       .meta({ description: 'the wait between checks of a render whose create carried a callback address (docs/callbacks.md)' }),
   },
   { error: says('polling', 'a map') },
@@ -482,7 +485,7 @@ export const outputSchema = z.strictObject(
     dir: text('dir').default('./out/{job}'),
     name: text('name').default('{index:03}-{id}'),
     max_bytes: byteSize('max_bytes')
-      .default('20GiB')
+      .default(`${DEFAULT_MAX_VIDEO_BYTES / 2 ** 30}GiB`)
       .meta({ description: 'the largest video accepted: a longer declared length is refused, a longer body cut, the item failed' }),
     overwrite: flag('overwrite')
       .default(false)

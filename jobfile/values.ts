@@ -112,3 +112,6 @@ export function outputNameProblem(name: string): string | undefined {
 
 /** gateway.request_timeout when a job file gives none; the gateway client's default too (gateway/client.ts). */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/** polling.backstop when a job file gives none; also what a render workflow assumes for settings recorded without it. */
+export const DEFAULT_BACKSTOP_MS = 120_000;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmarks (issue #9): every one prints human lines, then as its last line one JSON figure.
+# The benchmarks (figures in BENCHMARKS.md): every one prints human lines, then as its last line one JSON figure.
 # Usage: npm run bench                 all of them, in the order below
 #        npm run bench -- NAME [ARGS]  one of them, ARGS passed on (e.g. npm run bench -- memory --items 2000)
 # Each output is kept in test-output/bench/NAME.txt; the run ends with a table of the last lines.

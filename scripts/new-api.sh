@@ -12,7 +12,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 
-# The tagged release whose shapes issue 15 records (create answers {"task_id": ...}, the finished
+# The tagged release whose shapes test/gateways/OBSERVED.md records (create answers {"task_id": ...}, the finished
 # video's address in fail_reason).
 NEW_API_MODULE=github.com/QuantumNous/new-api
 NEW_API_VERSION=v0.10.0

@@ -465,7 +465,7 @@ const MANIFEST_TAIL_BYTES = 64;
 
 /**
  * The items a manifest names, read a chunk at a time: parsed whole, a 30,000-item job's manifest
- * was its worker's largest moment (+30 MiB at the job's end; BENCHMARKS.md, "memory in session 10").
+ * was its worker's largest moment (+30 MiB at the job's end; BENCHMARKS.md, "memory", the runs of 2026-11-25 from 16:21 UTC).
  */
 export async function countManifestItems(fh: FileHandle, file: string, chunkBytes = 1 << 20): Promise<number> {
   const keys = new Set<string>();

@@ -74,7 +74,7 @@ export function latestRowByKey(rows: readonly ManifestRow[]): Map<string, Manife
 
 /**
  * Error kinds that are the job's cause, not the item's (activities/failure-types.ts JOB_WIDE_CAUSES
- * is the table; kept in step by test/unit/failure-types.test.ts). Storage may not import it.
+ * is the table; kept in step by test/unit/activities/failure-types.test.ts). Storage may not import it.
  */
 const JOB_WIDE_KINDS: ReadonlySet<string> = new Set([
   'model_unavailable',

@@ -144,6 +144,9 @@ function stopper(record: ServerRecord, recordFile: string): () => Promise<void> 
   };
 }
 
+/** Temporal's own gRPC port: the embedded server takes it when free, and a configured address without a port means it. */
+export const TEMPORAL_PORT = 7233;
+
 /**
  * The development server's environment: only what a process needs to run (and Go's own tuning).
  * The commands that start it hold the gateway key, cloud and cluster credentials in theirs, and a
@@ -183,7 +186,7 @@ export async function ensureDevServer(options: DevServerOptions): Promise<DevSer
       stop: adopt ? stopper(existing, recordFile) : async () => {},
     };
   }
-  const port = options.port ?? (await freePort(existing?.port ?? 7233));
+  const port = options.port ?? (await freePort(existing?.port ?? TEMPORAL_PORT));
   const uiPort = options.uiPort ?? (await freePort(existing?.uiPort ?? 8233));
   if (options.port && !(await portFree(options.port))) {
     throw new TemporalUnavailableError(`port ${options.port} for the Temporal development server is taken: choose another with --port`);

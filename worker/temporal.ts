@@ -3,7 +3,7 @@
 import { Client, Connection, type ConnectionLike } from '@temporalio/client';
 import { loadClientConfig, loadClientConnectConfig } from '@temporalio/envconfig';
 import type { NativeConnection } from '@temporalio/worker';
-import { ensureDevServer, type DevServer } from './dev-server';
+import { ensureDevServer, TEMPORAL_PORT, type DevServer } from './dev-server';
 import { TemporalUnavailableError } from './errors';
 import { dropIpServerNameWarning } from './ip-server-name-warning';
 import { stateDirectory } from './state-dir';
@@ -38,7 +38,7 @@ export async function resolveTemporal(options: { startEmbedded?: boolean } = {})
   const env = process.env;
   if (usesExternalService(env)) {
     const config = loadClientConnectConfig();
-    const address = config.connectionOptions.address ?? env.TEMPORAL_ADDRESS ?? 'localhost:7233';
+    const address = config.connectionOptions.address ?? env.TEMPORAL_ADDRESS ?? `localhost:${TEMPORAL_PORT}`;
     return {
       address,
       namespace: config.namespace ?? 'default',

@@ -1,6 +1,6 @@
 // The worker: registers the workflows (prebuilt bundle) and activities on the task queue.
 import { setFlagsFromString } from 'node:v8';
-import { DEFAULT_SHUTDOWN_GRACE_MS } from './shutdown';
+import { DEFAULT_MAX_ACTIVITIES, DEFAULT_MAX_WORKFLOW_TASKS, DEFAULT_SHUTDOWN_GRACE_MS } from './shutdown';
 import { Worker, type NativeConnection } from '@temporalio/worker';
 import * as activities from '../activities/definitions';
 import { closeActivityResources } from '../activities/context';
@@ -55,8 +55,8 @@ export async function createReelflowWorker(options: WorkerOptions): Promise<Work
     taskQueue: options.taskQueue,
     ...workflowSource(),
     activities,
-    maxConcurrentActivityTaskExecutions: options.maxActivities ?? 200,
-    maxConcurrentWorkflowTaskExecutions: options.maxWorkflowTasks ?? 40,
+    maxConcurrentActivityTaskExecutions: options.maxActivities ?? DEFAULT_MAX_ACTIVITIES,
+    maxConcurrentWorkflowTaskExecutions: options.maxWorkflowTasks ?? DEFAULT_MAX_WORKFLOW_TASKS,
     // Enough for a full window of renders plus the job; each cached workflow keeps a sandbox alive.
     maxCachedWorkflows: 500,
     // A graceful stop lets running downloads finish or heartbeat their offset (docs/deploy.md, Drain).

@@ -20,6 +20,7 @@ import { nextPollDelay, type ProgressSample } from './polling';
 import { SharedPermit } from './limiter';
 import { hasPatch } from './patches';
 import { roundUsd, type RewriteCost } from '../jobfile/prices';
+import { DEFAULT_BACKSTOP_MS } from '../jobfile/values';
 import { asFailureKind, FailureType, jobWideCause, type FailureKind } from '../activities/failure-types';
 import { bounded, LogEvent } from '../activities/log-events';
 import type { DownloadedVideo } from '../activities/download';
@@ -39,8 +40,6 @@ export const taskCallbackSignal = defineSignal(TASK_CALLBACK_SIGNAL);
 
 /** A callback wakes the wait before the next status check, and waits stretch to polling.backstop. */
 const CALLBACK_WAKES_STATUS_CHECK = 'callback-wakes-status-check';
-/** polling.backstop of settings recorded before the key existed never applies: they carry no callbacks. */
-const DEFAULT_BACKSTOP_MS = 120_000;
 
 class ItemEnded extends Error {
   constructor(
@@ -201,6 +200,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
         unchangedForMs: backOffWhenUnchanged && check?.progress !== undefined ? now - created.createdAt - readingSeenAt : undefined,
       });
       if (now < deadline && woken) {
+        // Settings recorded before polling.backstop existed carry no callbacks, so the default never applies to them.
         const backstop = Math.max(delay, settings.callbacks?.backstopMs ?? DEFAULT_BACKSTOP_MS);
         await condition(() => callbackHint, Math.min(backstop, deadline - now));
       } else if (now < deadline) await sleep(Math.min(delay, deadline - now));

@@ -1,7 +1,7 @@
 // `reelflow server`: the embedded Temporal development server in the foreground, with its web UI,
 // until Ctrl-C (SIGINT) or SIGTERM, so a terminal or a supervisor (systemd, a container) can run it.
 import type { Command } from 'commander';
-import { ensureDevServer } from '../../worker/dev-server';
+import { ensureDevServer, TEMPORAL_PORT } from '../../worker/dev-server';
 import { stateDirectory } from '../../worker/state-dir';
 import { InfrastructureError } from '../errors';
 
@@ -10,7 +10,7 @@ export function registerServerCommand(program: Command): void {
     .command('server')
     .description('run the embedded Temporal development server in the foreground until Ctrl-C or SIGTERM (state in the state directory)')
     .option('--ip <address>', 'address to listen on: 127.0.0.1, or 0.0.0.0 for workers on other machines', '127.0.0.1')
-    .option('--port <n>', 'gRPC port (default 7233, or a free one)')
+    .option('--port <n>', `gRPC port (default ${TEMPORAL_PORT}, or a free one)`)
     .option('--ui-port <n>', 'web UI port (default 8233, or a free one)')
     .action(async (options: { ip: string; port?: string; uiPort?: string }) => {
       const stateDir = stateDirectory();

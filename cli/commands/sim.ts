@@ -87,6 +87,9 @@ function httpAddress(text: string): string {
   return text.replace(/\/+$/, '');
 }
 
+/** The port `reelflow sim` listens on without --port (the README's and docs' examples use it). */
+const DEFAULT_PORT = 8787;
+
 const rate = (flag: string, what: string): Option =>
   new Option(`${flag} <share>`, `${what} (0..1 or a percentage)`).argParser(arg(parseRate));
 
@@ -98,9 +101,10 @@ export function registerSimCommand(program: Command): void {
         'POST /__sim/faults and read counters at GET /__sim/stats (both with the key, like every route).',
     )
     .addOption(
-      new Option('--port <n>', 'port to listen on; repeat for alternate base addresses (0 = any free port) (default: 8787)').argParser(
-        (v: string, prev: number[] | undefined) => [...(prev ?? []), arg(int)(v)],
-      ),
+      new Option(
+        '--port <n>',
+        `port to listen on; repeat for alternate base addresses (0 = any free port) (default: ${DEFAULT_PORT})`,
+      ).argParser((v: string, prev: number[] | undefined) => [...(prev ?? []), arg(int)(v)]),
     )
     .addOption(
       new Option(
@@ -211,7 +215,7 @@ export function registerSimCommand(program: Command): void {
 
 function optionsFrom(f: SimFlags): SimOptionsExt {
   const envKey = process.env['GATEWAY_API_KEY'];
-  const ports = f.port ?? [8787];
+  const ports = f.port ?? [DEFAULT_PORT];
   const keys = f.key ?? [];
   const faults: SimFaultsExt = {
     failRate: f.failRate,

@@ -11,7 +11,7 @@ import { allowReadsInThisWorker } from '../../activities/worker-read-scope';
 import { allowedReads } from '../../client/read-allowance';
 import { collect, keySettingsOrExplain, parseAllowKeys } from '../keys';
 import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
-import { DEFAULT_SHUTDOWN_GRACE_MS } from '../../worker/shutdown';
+import { DEFAULT_MAX_ACTIVITIES, DEFAULT_MAX_WORKFLOW_TASKS, DEFAULT_SHUTDOWN_GRACE_MS } from '../../worker/shutdown';
 import { parseDuration } from '../../jobfile/values';
 import { UsageError } from '../errors';
 import { addObservabilityOptions, startObservability, type Observability } from '../session';
@@ -43,8 +43,8 @@ export function registerWorkerCommand(program: Command): void {
   const command = program
     .command('worker')
     .description('run a worker for the task queue against the configured Temporal service, until interrupted')
-    .option('--max-activities <n>', 'concurrent activities (gateway calls, downloads)', '200')
-    .option('--max-workflow-tasks <n>', 'concurrent workflow tasks', '40')
+    .option('--max-activities <n>', 'concurrent activities (gateway calls, downloads)', String(DEFAULT_MAX_ACTIVITIES))
+    .option('--max-workflow-tasks <n>', 'concurrent workflow tasks', String(DEFAULT_MAX_WORKFLOW_TASKS))
     .option(
       '--shutdown-grace <duration>',
       'on SIGTERM/SIGINT, how long running activities (downloads, calls) may go on before they are cancelled (docs/deploy.md)',

@@ -1,7 +1,7 @@
-// Every command that loads a job file refuses a matrix bomb before building it (issue 23, item 7):
+// Every command that loads a job file refuses a matrix bomb before building it (docs/limits-input.md):
 // 1.4 KB of YAML, four matrix keys of 100 values, is 10^8 items. The built command, with its heap
 // capped at 300 MB: the old code died there ("heap out of memory", exit 134) or ran for minutes.
-// And `run` names an output.dir outside the job file's folder (item 9).
+// And `run` names an output.dir outside the job file's folder.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

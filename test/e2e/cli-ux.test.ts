@@ -1,4 +1,4 @@
-// The command for people at a terminal and for scripts (issue 25 items 4 and 6): the dry run's
+// The command for people at a terminal and for scripts (docs/commands.md): the dry run's
 // summary and its openai form, suggestions for unknown commands, shell completion run in a real
 // bash, and the web UI link of an embedded server that ends with `run`.
 import assert from 'node:assert/strict';

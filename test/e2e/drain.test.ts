@@ -1,4 +1,4 @@
-// Draining a worker (issue #27 item 4, docs/deploy.md "Drain"): on SIGTERM a worker stops taking
+// Draining a worker (docs/deploy.md "Drain"): on SIGTERM a worker stops taking
 // tasks and gives running activities `--shutdown-grace` to finish. A download the gateway takes
 // 12 s to answer is cut by a worker with a grace of 1 s (it exits at once, nothing stored under the
 // final name, the item not failed: worker/drain.ts) and taken over by one with a grace of 40 s,

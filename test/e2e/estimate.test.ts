@@ -1,4 +1,4 @@
-// The estimate before anything is sent (issue 24), through the built command as a user runs it:
+// The estimate before anything is sent (docs/costs.md), through the built command as a user runs it:
 // `validate` (human and --json), `validate --prices`, `run --dry-run`, and bad prices refused.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';

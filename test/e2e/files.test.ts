@@ -1,4 +1,5 @@
-// Issue 23 items 4 and 5 as a user meets them: `reelflow run` on a handed job folder with planted
+// docs/files.md "Nothing is written through a link" and "A file reelflow did not write is never
+// replaced" as a user meets them: `reelflow run` on a handed job folder with planted
 // links, and a job whose outputs would replace files that are not reelflow's (real Temporal
 // development server, real simulator, the built CLI).
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// reelflow as a user runs it against the simulator imitating each real gateway of issue #15
+// reelflow as a user runs it against the simulator imitating each real gateway it was tested against
 // (test/gateways/OBSERVED.md), so the fast suite covers what the real-gateway suite found:
 // LiteLLM's long ids and videos-only protocol, new-api's 15 s refresh (here shortened), its
 // result_url under another host name and its content endpoint that ignores Range, v0.10.0's answer

@@ -1,4 +1,4 @@
-// Issue #4's "done when", as a user runs it: a job whose primary base address is dead, whose
+// A hostile gateway as a user meets it: a job whose primary base address is dead, whose
 // gateway throws the quirks of docs/protocol.md at it (429s with and without Retry-After, 5xx with
 // JSON and HTML bodies, resets, `task_not_exist` right after creation, cut downloads, failure text
 // in `result_url`), and whose videos come from a CDN that refuses the API key (both protocols:

@@ -1,4 +1,4 @@
-// A worker's health as a supervisor probes it (issue #27 item 3, docs/deploy.md "Health"): /healthz
+// A worker's health as a supervisor probes it (docs/deploy.md "Health"): /healthz
 // and /readyz beside /metrics on the --metrics listener; /readyz turns unready while the Temporal
 // server is stopped and ready again once it is back on the same port; every reelflow_* series is
 // there, at zero, before the worker has done anything; the worker runs with its young generation

@@ -1,4 +1,4 @@
-// Logs worth reading (issue #27 item 2, docs/logs.md): a worker with --log-format json leaves one
+// Logs worth reading (docs/logs.md): a worker with --log-format json leaves one
 // structured event per thing that happened to an item and to the job, each with the job id and
 // item key, never the key; --log-level chooses how much; an outage of the gateway or of Temporal
 // is a line when it starts, a count while it lasts and a line when it ends, not a line per retry.

@@ -1,4 +1,4 @@
-// A worker as a service sees it (issue #17 item 5, #15 item 9): Prometheus metrics on --metrics
+// A worker as a service sees it (docs/deploy.md "Health", docs/logs.md): Prometheus metrics on --metrics
 // (the Temporal SDK's and reelflow's own) during a real run, failovers away from a dead first
 // address, --log-format json on stdout without the key, and Core's warnings in the log file, not
 // on the terminal. The built CLI against a real Temporal dev server and the simulator.

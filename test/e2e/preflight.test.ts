@@ -1,4 +1,4 @@
-// The run's preflight (issue 22 item 1, docs/preflight.md) as a user meets it: a wrong model name
+// The run's preflight (docs/preflight.md) as a user meets it: a wrong model name
 // stops `run` with exit 2 before any paid call (no create, no Messages call reaches the simulator),
 // naming the model, the line that sets it and the catalog's closest names; a gateway whose every
 // address is down stops it with exit 3 in seconds, nothing started; a fleet worker refuses the

@@ -1,5 +1,5 @@
 // A schedule's stored inputs live where the schedule lives, not in the day folder of the run that
-// `schedule apply` happened to date (issue #27 item 7, docs/deploy.md "Schedules and bucket
+// `schedule apply` happened to date (docs/deploy.md "Schedules and bucket
 // lifecycle rules"): a bucket lifecycle rule that expires old day folders must not break the next
 // scheduled run. Real S3 server, real Temporal, the built CLI, workers with empty input caches.
 import assert from 'node:assert/strict';

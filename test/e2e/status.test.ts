@@ -1,4 +1,4 @@
-// status, results and report as a user meets them (issue 25): a job never run is one sentence and
+// status, results and report as a user meets them (docs/commands.md): a job never run is one sentence and
 // exit 1 everywhere, --json always prints JSON, a detached job's worker gets a grace, the table of
 // jobs shows how each ended (and how many it leaves out), the time counts from the job's start, and
 // a command that stops before its job starts leaves no output folder behind.

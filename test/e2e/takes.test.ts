@@ -115,7 +115,7 @@ describe('takes: variants with seeds, --redo rejected, --only, --redo failed, re
       ['c~t3', 'c', 3, 'succeeded'],
     ]);
     // Its summary says the redo's spend beside the redo's estimate, and the job's apart: not the
-    // job's $4.00 "of $1.00 estimated" (issue 33).
+    // job's $4.00 "of $1.00 estimated" (docs/takes.md, "Redo").
     assert.match(redo.stdout, /^this run: \$1\.00 \(\$0\.00 billed, \$1\.00 estimated\) of \$1\.00 estimated$/m, redo.stdout);
     assert.match(redo.stdout, /^the job: {2}\$4\.00 \(\$0\.00 billed, \$4\.00 estimated\), every run of its items$/m, redo.stdout);
 

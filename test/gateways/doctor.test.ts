@@ -1,4 +1,4 @@
-// `reelflow doctor` (the built command) against the two real gateways of issue 15, each in front of
+// `reelflow doctor` (the built command) against the two real gateways of docs/gateways.md ("Tested gateways"), each in front of
 // the project's fake upstream: it must say which protocols each address serves, pass a job that
 // uses what the gateway serves, fail one that does not, and recognise a LiteLLM proxy. Build
 // first: bash scripts/build.sh. The gateways are provisioned by scripts/litellm.sh and

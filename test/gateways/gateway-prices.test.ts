@@ -1,4 +1,4 @@
-// The gateway's own prices, end to end (issue 24; docs/costs.md): reelflow (the built CLI, a real
+// The gateway's own prices, end to end (docs/costs.md, "Prices the gateway publishes"): reelflow (the built CLI, a real
 // Temporal dev server) through the real LiteLLM 1.106.2 and the real new-api v0.10.0, in front of
 // the fake upstream, with a job file that names no price. `doctor` and `run --dry-run` estimate with
 // what the gateway publishes and say where each price came from; a run under a budget holds to

@@ -1,4 +1,4 @@
-// Where the real gateways publish their prices (issue 24), asserted against LiteLLM 1.106.2 and
+// Where the real gateways publish their prices (docs/costs.md), asserted against LiteLLM 1.106.2 and
 // new-api v0.10.0 in front of the fake upstream: the facts a later `doctor`/`run` reads, recorded in
 // OBSERVED.md ("Published prices"). No reelflow code runs here.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The protocol calls reelflow makes, sent directly over HTTP to the two real gateways of issue 15
+// The protocol calls reelflow makes, sent directly over HTTP to the two real gateways of docs/gateways.md
 // (LiteLLM and new-api v0.10.0, provisioned by scripts/litellm.sh and scripts/new-api.sh), each in
 // front of the project's fake upstream. Asserts what each gateway really answers; OBSERVED.md
 // beside this file records the full shapes. No reelflow code runs here: these are the facts

@@ -1,4 +1,4 @@
-// output.max_bytes (#16 item 2): the download activity, run with a real gateway client over real
+// output.max_bytes (docs/security.md, "In detail": a gateway): the download activity, run with a real gateway client over real
 // HTTP into a real local directory (Temporal's MockActivityEnvironment gives it an activity context).
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';

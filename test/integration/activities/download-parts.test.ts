@@ -1,4 +1,4 @@
-// Issue 23 item 6: a partial write is resumed only for the task that wrote it, and the whole stored
+// docs/files.md "A partial download is resumed only by the task that wrote it": a partial write is resumed only for the task that wrote it, and the whole stored
 // file is checked as a video. The download activity runs with a real gateway client over real HTTP
 // into a real local directory (MockActivityEnvironment gives it an activity context).
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Prices on the worker's side (issue 24): a job with a pricing_file is planned from its stored
+// Prices on the worker's side (docs/costs.md): a job with a pricing_file is planned from its stored
 // inputs after its folder is gone (the prices file is stored like items_from), and the price table
 // stays out of the settings every activity receives; the budget travels with them. A job no `run`
 // priced (a schedule's run) is priced by its worker with the gateway's published prices (the

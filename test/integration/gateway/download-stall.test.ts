@@ -1,4 +1,4 @@
-// A download body that trickles (issue 23, item 8): undici ends a body only after a silence of
+// A download body that trickles: undici ends a body only after a silence of
 // request_timeout, so one byte every 2 s kept a download open for ever. The stall rule
 // (docs/limits-downloads.md) ends it, and the download resumes with Range; a slow but steady body,
 // or one the consumer holds back, is not cut.

@@ -1,4 +1,4 @@
-// A broken or hostile gateway (#16 items 1 and 4, #15 items 5 and 6): what it can send back must
+// A broken or hostile gateway (docs/security.md, "In detail": a gateway): what it can send back must
 // neither hold a call for ever, nor get the key where the protocol does not send it, nor be stored
 // as a video.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Large local references are streamed (issue #17 item 2): a create with a 300 MiB reference goes
+// Large local references are streamed (docs/files.md, "What is sent is what was checked"): a create with a 300 MiB reference goes
 // through a real loopback gateway with the exact bytes, a Content-Length known up front and the
 // worker's memory flat; retries and failovers send the whole body again; a file over the limit is
 // refused before anything is sent, and one that changes while it is sent ends the create clearly.

@@ -1,4 +1,4 @@
-// The simulator's own control endpoints (issue 23, item 10): /__sim/stats lists every prompt and
+// The simulator's own control endpoints (docs/security.md, "In detail"): /__sim/stats lists every prompt and
 // /__sim/faults switches faults, so both need the key like every other route; and `reelflow sim`
 // says so when --host makes it reachable beyond this machine.
 import assert from 'node:assert/strict';

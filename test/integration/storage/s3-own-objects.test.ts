@@ -1,4 +1,4 @@
-// Issue 23 items 5 and 6 on S3 (MinIO, a real server): an object under an output name that reelflow
+// docs/files.md "A file reelflow did not write is never replaced" on S3 (MinIO, a real server): an object under an output name that reelflow
 // did not write is never replaced unless output.overwrite, and a body that does not start as a
 // video is never committed.
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
-// Issue 23 items 4 and 5 on the local storage, the report and the inputs cache, on a real file
-// system: reelflow never writes through a link planted under its output location, and never
+// docs/files.md "Nothing is written through a link" and "A file reelflow did not write is never
+// replaced" on the local storage, the report and the inputs cache, on a real file system: reelflow never writes through a link planted under its output location, and never
 // replaces a file it did not write.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The estimate of a plan (issue 24): sums per model, assumed lengths, unpriced items counted and
+// The estimate of a plan (docs/costs.md): sums per model, assumed lengths, unpriced items counted and
 // their models named, and the lines `validate` and `run --dry-run` print.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

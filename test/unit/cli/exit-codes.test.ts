@@ -1,4 +1,4 @@
-// One table of exit codes (issue 25 item 7): the one in docs/commands.md is read here and compared
+// One table of exit codes: the one in docs/commands.md is read here and compared
 // with cli/errors.ts, with what each error class ends with, and with every exit status written
 // as a number in the command's code.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The progress header on narrow terminals (issue 25 item 4): counts, rate and ETA stay; the bar, the
+// The progress header on narrow terminals: counts, rate and ETA stay; the bar, the
 // job's name and the wide spacing go first.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// new-api v0.10.0's answers (issue #15 item 8), verbatim from test/gateways/OBSERVED.md: the create
+// new-api v0.10.0's answers, verbatim from test/gateways/OBSERVED.md: the create
 // answers only `task_id`, a finished task carries its video address in `fail_reason` (no
 // `result_url` key at all), and a failed Seedance task says only "task failed" while the
 // upstream's reason is in `data.data.error`.

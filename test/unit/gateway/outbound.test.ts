@@ -1,4 +1,4 @@
-// Which addresses count as private (#16 item 5).
+// Which addresses count as private (the targets a gateway may not send a worker to: gateway/outbound.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isPrivateAddress, isPrivateHost, privateTargetProblem } from '../../../gateway/outbound';

@@ -1,4 +1,4 @@
-// Gateway text is redacted and bounded where it enters (#16 item 3).
+// Gateway text is redacted and bounded where it enters (docs/security.md, "In detail": a gateway).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseMessageBody } from '../../../gateway/messages';

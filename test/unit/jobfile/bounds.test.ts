@@ -1,4 +1,4 @@
-// Bounded work on hostile job files (issue 23, item 7) and text that is not UTF-8 (item 9): a job
+// Bounded work on hostile job files and text that is not UTF-8 (docs/limits-input.md): a job
 // file is data a user may have been handed, so its size is checked before anything is built. The
 // cost tests run `validate` in a child with a capped heap and read the child's own time and peak
 // memory (test/support/validate-probe.ts; CPU time, not wall time): the old code died there ("heap out of memory") or took

@@ -1,4 +1,4 @@
-// Names checked where they will be written (#16 item 6): each case failed only at write time, after a paid render.
+// Names checked where they will be written (docs/files.md): each case failed only at write time, after a paid render.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { linkSync, mkdirSync, symlinkSync } from 'node:fs';
@@ -69,7 +69,7 @@ describe('output names where they are written', () => {
   });
 });
 
-// Issue 23 item 5: with output.dir "." a name could be one of the job's own inputs, and the render
+// With output.dir "." a name could be one of the job's own inputs, and the render
 // replaced it.
 describe("an output never replaces the job's own inputs", () => {
   const job = (name: string, extra = '') =>
@@ -101,7 +101,7 @@ describe("an output never replaces the job's own inputs", () => {
   });
 });
 
-// Issue 23 item 4: links planted where outputs go are named by validate, before a paid render.
+// Links planted where outputs go are named by validate, before a paid render.
 describe('links planted under the output location', () => {
   const yaml = (name: string) =>
     `${HEAD}output:\n  dir: ./out\n  name: "${name}"\nitems:\n  - id: a\n    prompt: one\n  - id: b\n    prompt: two\n`;

@@ -1,4 +1,4 @@
-// The arithmetic of prices (issue 24): per second, by resolution, per video, per token; lengths
+// The arithmetic of prices (docs/costs.md, "How an item is priced"): per second, by resolution, per video, per token; lengths
 // assumed when a request sets none; a model without a price is named, never free.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// Prices in the job file and in LiteLLM-format prices files (issue 24): which wins, which entries
+// Prices in the job file and in LiteLLM-format prices files (docs/costs.md): which wins, which entries
 // are read, and bad prices refused at their file, line and column.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';

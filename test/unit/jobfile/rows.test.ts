@@ -1,4 +1,4 @@
-// Job files as users write them (issue 25 item 3): items_from columns checked like YAML keys, shared
+// Job files as users write them (docs/jobfiles.md): items_from columns checked like YAML keys, shared
 // references in defaults, several references per row, and file names that every file system takes.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
