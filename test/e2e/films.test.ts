@@ -1,11 +1,8 @@
 // A job with an `assemble:` entry against the simulator, on a real Temporal server, with the CLI as
 // a user runs it: the film is stored, its record's sha256, size and duration are the stored file's
 // (ffprobe), a second run does not make it again, and a run that renders one of its clips again
-// (its prompt edited) makes it again.
-//
-// The job file's `assemble:` key is parsed by jobfile/ (issue 34, chain-front's part); until that
-// lands, this worker's preparePlan adds the assembly to the settings the job file gave, as the
-// parsed key will. Everything else (server, simulator, workflows, activities, storage, ffmpeg) is real.
+// (its prompt edited) makes it again. The worker runs in this process (real activities) so that the
+// job's history can be replayed at the end.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -48,12 +45,9 @@ describe('a job with assemble:', () => {
       { id: 'shot-2', prompt: second },
       { id: 'shot-3', prompt: 'the beam sweeps the sea' },
     ];
-    const spec = { name: 'films', baseUrls: e2e.sim.urls, items: items('the keeper climbs the stairs') };
+    const assemble = `assemble:\n  - name: ${ASSEMBLY.name}\n    items: [${ASSEMBLY.keys.join(', ')}]`;
+    const spec = { name: 'films', baseUrls: e2e.sim.urls, items: items('the keeper climbs the stairs'), extra: assemble };
     const job = writeJob(dir, spec);
-    const preparePlan: typeof activities.preparePlan = async (input) => {
-      const prepared = await activities.preparePlan(input);
-      return { ...prepared, settings: { ...prepared.settings, assemble: [ASSEMBLY] } };
-    };
     process.env.GATEWAY_API_KEY = KEY;
     const connection = await NativeConnection.connect({ address: e2e.temporal.address });
     const worker = await Worker.create({
@@ -61,7 +55,7 @@ describe('a job with assemble:', () => {
       namespace: 'default',
       taskQueue: TASK_QUEUE,
       ...workflowSource(),
-      activities: { ...activities, preparePlan },
+      activities,
       shutdownGraceTime: '1s',
     });
     const running = worker.run();

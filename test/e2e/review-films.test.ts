@@ -1,7 +1,7 @@
 // The review page in real Chromium shows each assembled film with a player that plays it from the
 // review server, and each chain of shots as a strip of its shots in order with the takes of each
-// under it. The chains come from the plan items' `needs` (jobfile/chains.ts); here they are given as
-// test data (the job file's chain keys are parsed by jobfile/, issue 34's chain-front part). The
+// under it. The chains come from the plan items' `needs` (jobfile/chains.ts), which `reelflow review`
+// passes from the loaded job file (cli/commands/review.ts); here the items are given directly. The
 // server, storage, film (real ffmpeg, the assembleFilm activity) and browser are real.
 import assert from 'node:assert/strict';
 import { createReadStream, mkdirSync } from 'node:fs';
