@@ -26,7 +26,8 @@ export function tempDir(prefix = 'reelflow-test-', options: { keep?: boolean } =
 export interface JobSpec {
   name: string;
   baseUrls: string[];
-  items: Array<{ id?: string; prompt: string; model?: string }>;
+  /** `lines`: more of the item's YAML, as written under it (e.g. `references:` and its entries). */
+  items: Array<{ id?: string; prompt: string; model?: string; lines?: string[] }>;
   extra?: string;
   polling?: string;
   maxInFlight?: number;
@@ -40,9 +41,12 @@ export interface JobSpec {
 export function writeJob(dir: string, spec: JobSpec): string {
   const items = spec.items
     .map((i) =>
-      [`  - prompt: ${JSON.stringify(i.prompt)}`, ...(i.id ? [`    id: ${i.id}`] : []), ...(i.model ? [`    model: ${i.model}`] : [])].join(
-        '\n',
-      ),
+      [
+        `  - prompt: ${JSON.stringify(i.prompt)}`,
+        ...(i.id ? [`    id: ${i.id}`] : []),
+        ...(i.model ? [`    model: ${i.model}`] : []),
+        ...(i.lines ?? []).map((line) => `    ${line}`),
+      ].join('\n'),
     )
     .join('\n');
   const text = [
