@@ -24,12 +24,13 @@ const LAYERS = {
   jobfile: [],
   gateway: ['jobfile'],
   storage: ['jobfile'],
-  activities: ['jobfile', 'gateway', 'storage'],
+  activities: ['jobfile', 'gateway', 'storage', 'media'],
   workflows: ['jobfile', 'storage', 'activities'],
-  worker: ['jobfile', 'gateway', 'storage', 'activities', 'workflows'],
-  client: ['jobfile', 'storage', 'activities', 'workflows', 'worker'],
-  cli: ['jobfile', 'gateway', 'storage', 'activities', 'workflows', 'worker', 'client', 'sim'],
+  worker: ['jobfile', 'gateway', 'storage', 'activities', 'workflows', 'media'],
+  client: ['jobfile', 'storage', 'activities', 'workflows', 'worker', 'media'],
+  cli: ['jobfile', 'gateway', 'storage', 'activities', 'workflows', 'worker', 'client', 'sim', 'media'],
   sim: [],
+  media: [],
 };
 const FOLDERS = Object.keys(LAYERS);
 const workflowBuiltins = nodeBuiltins.map((name) => ({ name, message: 'workflows/ must stay deterministic: no Node built-ins.' }));
