@@ -1,5 +1,6 @@
 // The plan: what a validated, expanded job file becomes. Types only, no runtime code, so that
 // workflows/ may import it without pulling anything non-deterministic into the workflow bundle.
+import type { ItemNeed } from './chains';
 import type { PriceTable } from './prices';
 
 export type Protocol = 'general' | 'openai';
@@ -60,6 +61,12 @@ export interface RenderRequest {
    * for callbacks (activities/callback-address.ts, docs/callbacks.md); never in a plan.
    */
   callbackUrl?: string;
+  /**
+   * What the create sends of other items' outputs (their last frame, a frame, the video), resolved
+   * into references on the worker just before it sends (activities/needs.ts): added to the request
+   * by the plan page, never hashed into the item's key or request digest.
+   */
+  needs?: ItemNeed[];
 }
 
 export interface PlanItem {
@@ -86,6 +93,10 @@ export interface PlanItem {
   group?: string;
   /** The key of the take this one was made to replace (`run --redo`, `--only`). */
   redoOf?: string;
+  /** The items it waits on (docs/chains.md); the plan lists them before it. */
+  needs?: ItemNeed[];
+  /** True when a later item needs it, so the job keeps its outcome. */
+  neededBy?: boolean;
 }
 
 export interface GatewaySettings {

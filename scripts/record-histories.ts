@@ -181,6 +181,15 @@ async function main(): Promise<void> {
         await listener.close();
       }
     }
+    // Session 14: a window of six items, two at a time, continued as new, recorded before items could
+    // wait for their needs (hasPatch('items-wait-for-their-needs')).
+    if (only === 'window-before-needs') {
+      const six = writeJob(dir(), { name: 'replay-six', baseUrls: sim.urls, items: items('s', 6), maxInFlight: 2, polling: POLLS });
+      const handle = await start('replay-six', { jobFile: six, runDate: '2026-01-01', historyBudget: 60 });
+      await handle.result();
+      save(temporal.address, 'session13-job-six-first-run', jobWorkflowId('replay-six'), handle.firstExecutionRunId);
+      save(temporal.address, 'session13-job-six-last-run', jobWorkflowId('replay-six'));
+    }
     if (only) return;
 
     const normal = writeJob(dir(), { name: 'replay-normal', baseUrls: sim.urls, items: items('n', 3) });

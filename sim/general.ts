@@ -33,7 +33,9 @@ function checkContent(content: unknown): string | null {
       return `metadata.content[${i}].${type}.url is required`;
     }
     const role = item['role'];
-    if (role !== undefined && role !== CONTENT_ROLES[type]) {
+    // Frames of a chain (Seedance's first_frame / last_frame) are images too.
+    const frame = type === 'image_url' && (role === 'first_frame' || role === 'last_frame');
+    if (role !== undefined && role !== CONTENT_ROLES[type] && !frame) {
       return `metadata.content[${i}].role ${JSON.stringify(role)} does not match type ${type} (expected ${CONTENT_ROLES[type]})`;
     }
   }

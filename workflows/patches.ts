@@ -84,6 +84,11 @@ export const PATCHES = {
     changed:
       'a render whose create carried a callback address waits for a callback or polling.backstop before each check; before, the fixed schedule',
   },
+  'items-wait-for-their-needs': {
+    since: '2026-11-28',
+    changed:
+      'an item that needs others waits in the window\'s "not ready yet" set while the items behind it start, and ends blocked when a need does not succeed; before, no item had needs',
+  },
 } as const satisfies Record<string, Patch>;
 
 export type PatchId = keyof typeof PATCHES;

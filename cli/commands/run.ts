@@ -31,7 +31,7 @@ import { createOutput } from '../output';
 import { ProgressView } from '../progress';
 import { addObservabilityOptions, openSession, type Observability, type Session } from '../session';
 import { addCallbackOptions, callbackPlan, listenForCallbacks, type CallbackOptions } from '../callbacks';
-import { describeOutcome, describeStop, exitStatusFor, itemsToSend, readOutcome, type JobOutcome } from '../summary';
+import { describeBlocked, describeOutcome, describeStop, exitStatusFor, itemsToSend, readOutcome, type JobOutcome } from '../summary';
 import { printDryRun } from './dry-run';
 import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
 import { claimOutputOrExplain } from '../output-owner';
@@ -457,6 +457,7 @@ async function followJob(
       ...outcome,
       rows: undefined,
       ...(targets.length > 0 ? { notified: deliveries } : {}),
+      blocked: finished.blocked ?? [],
       failures: outcome.rows
         .filter((r) => r.state !== 'succeeded')
         .map((r) => ({ key: r.key, index: r.index, state: r.state, error: r.error })),
@@ -468,6 +469,7 @@ async function followJob(
     // The job's own time (its workflow's start to its end), not this command's: an attach comes later.
     const startedAt = Math.min(finished.startedAt, runningSince ?? Infinity);
     for (const line of describeOutcome(outcome, jobFile, finished.finishedAt - startedAt)) out.line(line);
+    for (const line of describeBlocked(finished)) out.line(line);
     for (const line of describeDeliveries(deliveries, !!session.worker)) out.line(line);
   }
   process.exitCode = exitStatusFor(outcome, finished.stoppedBy);

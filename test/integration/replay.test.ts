@@ -11,7 +11,9 @@
 // job with notify targets and its job.ended NotifyWorkflow; jobs without targets never ask the patch,
 // so the histories above are what the code before it recorded. session13-render-polls-before-callbacks was recorded before a callback
 // could wake a render's status check: a render noticed by polling alone; render-callbacks is a render
-// woken by the simulator's callback (its signal, the canceled backstop timer). A failure here means
+// woken by the simulator's callback (its signal, the canceled backstop timer). session13-job-six-* are a
+// window of six items two at a time, continued as new, recorded before items could wait for their
+// needs (patch items-wait-for-their-needs). A failure here means
 // a change would break jobs that are running right now.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -51,6 +53,8 @@ describe('workflow replay', () => {
       'notify-job-ended',
       'session13-render-polls-before-callbacks',
       'render-callbacks',
+      'session13-job-six-first-run',
+      'session13-job-six-last-run',
     ]) {
       assert.ok(files.includes(`${name}.json`), `missing ${name}.json`);
     }
