@@ -79,6 +79,7 @@ function chainTests(e2e: ReturnType<typeof useTemporalAndSimulator>): void {
   let worker: Worker;
   let running: Promise<void>;
   let client: Awaited<ReturnType<typeof connectClient>>;
+  let connection: Awaited<ReturnType<typeof connectWorker>>;
 
   before(async () => {
     process.env.GATEWAY_API_KEY = KEY;
@@ -90,8 +91,9 @@ function chainTests(e2e: ReturnType<typeof useTemporalAndSimulator>): void {
       description: 'test',
     };
     client = await connectClient(target);
+    connection = await connectWorker(target);
     worker = await Worker.create({
-      connection: await connectWorker(target),
+      connection,
       namespace: 'default',
       taskQueue: QUEUE,
       ...workflowSource(),
@@ -102,6 +104,9 @@ function chainTests(e2e: ReturnType<typeof useTemporalAndSimulator>): void {
   after(async () => {
     worker.shutdown();
     await running;
+    // Open connections would keep the test process alive after its last test.
+    await connection.close();
+    await client.connection.close();
   });
 
   const run = (name: string, input: Omit<JobInput, 'runDate'>): Promise<JobResult> =>
