@@ -10,17 +10,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Worker } from '@temporalio/worker';
-import * as activities from '../../activities/definitions';
 import { acceptKeylessJobsInThisWorker } from '../../activities/job-key-check';
-import { storageFor } from '../../activities/context';
-import { withNeedsMet, type PageItem } from '../../activities/plan';
-import type { ItemNeed } from '../../jobfile/chains';
 import { lastFrame } from '../../media/frames';
 import { workflowSource } from '../../worker/bundle';
 import { connectClient, connectWorker } from '../../worker/temporal';
 import { jobWorkflowId } from '../../workflows/ids';
 import { JobWorkflow } from '../../workflows/job';
 import type { JobInput, JobResult } from '../../workflows/types';
+import { chainOf as chainShots, chainedActivities, type ChainSpec } from '../support/chain-activities';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { tempDir, writeJob } from '../support/jobs';
 
@@ -28,36 +25,13 @@ const KEY = 'sk-test-chains-0123456789';
 const QUEUE = 'chains';
 const POLLS = 'polling:\n  initial: 100ms\n  max: 300ms\n  timeout: 5m';
 
-/** Item key -> what it needs; keys another item needs get neededBy. */
-const chainNeeds = new Map<string, ItemNeed[]>();
-const needed = new Set<string>();
-
-/** A chain: shot k starts from the last frame of shot k-1. */
+/** What each item of the jobs in this file needs (the keys are unique across them). */
+const spec: ChainSpec = {};
 function chainOf(prefix: string, n: number): Array<{ id: string; prompt: string }> {
-  const shots = Array.from({ length: n }, (_, i) => ({ id: `${prefix}-${i + 1}`, prompt: `${prefix} ${i + 1}` }));
-  for (let k = 1; k < n; k++) {
-    chainNeeds.set(shots[k]!.id, [{ key: shots[k - 1]!.id, use: 'last_frame', role: 'first_frame' }]);
-    needed.add(shots[k - 1]!.id);
-  }
-  return shots;
+  const chain = chainShots(prefix, n);
+  Object.assign(spec, chain.needs);
+  return chain.shots;
 }
-
-const withNeeds = (item: PageItem): PageItem => {
-  const needs = chainNeeds.get(item.key);
-  return { ...item, ...(needs ? { needs } : {}), ...(needed.has(item.key) ? { neededBy: true } : {}) };
-};
-
-/** The real plan page, with the needs the job file would give (the plan lists needs first already: file order). */
-const chainedActivities = {
-  ...activities,
-  async readPlanItems(input: Parameters<typeof activities.readPlanItems>[0]) {
-    // The page reads the needs off the items: give them before it does (PlanItem.needs).
-    const page = await activities.readPlanItems(input);
-    const items = page.items.map(withNeeds);
-    await withNeedsMet(items, storageFor(input.output));
-    return { ...page, items };
-  },
-};
 
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
@@ -97,7 +71,7 @@ function chainTests(e2e: ReturnType<typeof useTemporalAndSimulator>): void {
       namespace: 'default',
       taskQueue: QUEUE,
       ...workflowSource(),
-      activities: chainedActivities,
+      activities: chainedActivities(() => spec),
     });
     running = worker.run();
   });
