@@ -316,6 +316,7 @@ async function showStatus(
     timed_out: progress.counts.timed_out,
     canceled: progress.counts.canceled,
     unknown: progress.counts.unknown,
+    ...(progress.counts.blocked ? { blocked: progress.counts.blocked } : {}),
     skipped: progress.counts.skipped,
   };
   // One read of the plan a round (a large job's plan takes seconds): its spend and its targets.
