@@ -811,8 +811,9 @@ function preparingProgress(): JobProgress {
   };
 }
 
+/** `blocked` comes with the first blocked item: the counts of every other job stay as they were. */
 function emptyCounts(): StateCounts {
-  return { succeeded: 0, failed: 0, timed_out: 0, canceled: 0, unknown: 0, blocked: 0, skipped: 0 };
+  return { succeeded: 0, failed: 0, timed_out: 0, canceled: 0, unknown: 0, skipped: 0 };
 }
 
 /** Items that ended, whatever their end; `blocked` is absent from the counts of jobs from before it. */
