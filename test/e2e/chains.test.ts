@@ -15,11 +15,12 @@ import { lastFrame } from '../../media/frames';
 import { workflowSource } from '../../worker/bundle';
 import { connectClient, connectWorker } from '../../worker/temporal';
 import { jobWorkflowId } from '../../workflows/ids';
-import { JobWorkflow } from '../../workflows/job';
-import type { JobInput, JobResult } from '../../workflows/types';
+import { JobWorkflow, progressQuery } from '../../workflows/job';
+import type { JobInput, JobProgress, JobResult } from '../../workflows/types';
 import { chainOf as chainShots, chainedActivities, type ChainSpec } from '../support/chain-activities';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { tempDir, writeJob } from '../support/jobs';
+import { until } from '../support/wait';
 
 const KEY = 'sk-test-chains-0123456789';
 const QUEUE = 'chains';
@@ -100,7 +101,26 @@ function chainTests(e2e: ReturnType<typeof useTemporalAndSimulator>): void {
     const dir = tempDir();
     const shots = chainOf('six', 6);
     const job = writeJob(dir, { name: 'chain-six', baseUrls: e2e.sim.urls, items: shots, maxInFlight: 4, polling: POLLS });
-    const result = await run('chain-six', { jobFile: job });
+    const handle = await client.workflow.start(JobWorkflow, {
+      taskQueue: QUEUE,
+      workflowId: `${jobWorkflowId('chain-six')}-${Date.now()}`,
+      args: [{ jobFile: job, runDate: '2026-11-28' }],
+    });
+    // While shot 1 renders, the others wait, each on the shot before it (what status shows).
+    let waiting: JobProgress['waiting'];
+    await until(
+      async () => {
+        waiting = (await handle.query(progressQuery)).waiting;
+        return waiting?.length === 5;
+      },
+      60_000,
+      'five shots waiting',
+    );
+    assert.deepEqual(
+      waiting!.map((w) => [w.key, w.waitsOn]),
+      [2, 3, 4, 5, 6].map((k) => [`six-${k}`, `six-${k - 1}`]),
+    );
+    const result = await handle.result();
     assert.equal(result.counts.succeeded, 6, JSON.stringify(result));
     const stats = e2e.sim.stats();
     for (const shot of shots) assert.equal(stats.createsByPrompt[shot.prompt], 1, shot.prompt);
