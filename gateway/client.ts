@@ -223,6 +223,7 @@ class Client implements GatewayClient {
         baseUrl: result.baseUrl,
         progress: parsed.progress,
         resultUrl: parsed.resultUrl,
+        ...(parsed.lastFrameUrl ? { lastFrameUrl: parsed.lastFrameUrl } : {}),
         failReason: parsed.failReason,
         pollAfterMs,
       };

@@ -28,6 +28,11 @@ export interface TaskStatus extends ServedBy {
   progress?: number;
   /** Only on success and only when it parses as an http(s) URL: result_url, else fail_reason (new-api v0.10.0 puts it there). */
   resultUrl?: string;
+  /**
+   * The provider's last frame of the video (`content.last_frame_url`, asked for with
+   * metadata.return_last_frame; docs/chains.md): only on success, only an http(s) URL of sane length.
+   */
+  lastFrameUrl?: string;
   /** Failure reason (fail_reason, error.message, or result_url on failure), with the upstream's data.error added when the gateway passes it on. */
   failReason?: string;
   /** Server hint for the next check (openai-poll-after-ms or Retry-After), in ms. */

@@ -93,6 +93,8 @@ function createBodyObject(request: RenderRequest, urlOf: (asset: ReferenceAsset,
   if (request.seed !== undefined) metadata.seed = request.seed;
   // The provider calls it when the task changes state; new-api passes metadata on untouched (docs/callbacks.md).
   if (request.callbackUrl !== undefined) metadata.callback_url = request.callbackUrl;
+  // Seedance hands back the video's last frame as content.last_frame_url (docs/chains.md).
+  if (request.returnLastFrame) metadata.return_last_frame = true;
   if (request.references.length > 0) metadata.content = request.references.map((asset, i) => contentItem(asset, urlOf(asset, i)));
   if (Object.keys(metadata).length > 0) body.metadata = metadata;
   return body;

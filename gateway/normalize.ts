@@ -1,6 +1,6 @@
 // Pure readers of what gateways send: task ids, statuses, progress, result URLs.
 import type { TaskState } from './contract';
-import { STATUS_WORDS, videoAddressCandidates } from './dialects';
+import { lastFrameAddressCandidates, STATUS_WORDS, videoAddressCandidates } from './dialects';
 import { gatewayText } from './redact';
 
 /** A failure reason is kept to this many characters (it travels in history, the manifest and the report). */
@@ -91,6 +91,8 @@ export interface ParsedTask {
   rawStatus: string;
   progress?: number;
   resultUrl?: string;
+  /** The last frame's address, on success, when the gateway passes the provider's on (docs/chains.md). */
+  lastFrameUrl?: string;
   failReason?: string;
 }
 
@@ -162,6 +164,11 @@ export function parseTaskBody(body: unknown): ParsedTask {
   if (mapped.state === 'succeeded') {
     const url = finishedVideoAddress(task, upstream);
     if (url) result.resultUrl = url;
+    // Untrusted like the video's address: an http(s) address of sane length, or nothing.
+    const lastFrame = lastFrameAddressCandidates({ task, upstream })
+      .map(videoAddress)
+      .find((u) => u !== undefined);
+    if (lastFrame) result.lastFrameUrl = lastFrame;
   } else if (mapped.state === 'failed') {
     result.failReason = gatewayText(failureText(task, upstream, mapped, rawStatus), MAX_FAIL_REASON);
   }

@@ -114,7 +114,8 @@ export function openaiCreateFields(request: RenderRequest): [string, string][] {
  */
 export async function buildOpenaiCreateBody(request: RenderRequest, openRemote: RemoteOpener): Promise<MultipartBody> {
   const fields = openaiCreateFields(request);
-  const image = request.references.find((r) => r.kind === 'image');
+  // The protocol carries one image: a first frame when the item has one (docs/chains.md), else the first image.
+  const image = request.references.find((r) => r.role === 'first_frame') ?? request.references.find((r) => r.kind === 'image');
   const reference = image ? await openReference(image, openRemote) : undefined;
   const what = image ? `reference image ${referenceName(image)}` : '';
   if (reference?.length !== undefined && reference.length > MAX_REFERENCE_BYTES) {

@@ -3,6 +3,20 @@
 import { resolve } from 'node:path';
 import type { Ctx } from './context';
 import { warn } from './context';
+import { type AssemblySpec, type ItemNeed, namedIds, orderByNeeds, writtenNeedOf } from './chains';
+import {
+  assembleSpecs,
+  type ChainRegistry,
+  type CheckedRef,
+  checkFrameRoles,
+  comboSignature,
+  linkNeeds,
+  needRole,
+  type ResolvedItem,
+  resolveNeed,
+  withRole,
+} from './expand-chains';
+import { modelCapabilities } from './capabilities';
 import { comboSuffix, shortHash } from './keys';
 import type { AssetKind, JobFileError, OutputSettings, PlanItem, Protocol, ReferenceAsset, RenderRequest } from './plan';
 import { combinations, matrixAxes, type Scalar } from './matrix';
@@ -58,6 +72,17 @@ interface Expansion {
   count: number;
   /** The total was reported as too large: nothing more is expanded. */
   tooMany: boolean;
+  /** Items by id and combination, for the items that need them (docs/chains.md). */
+  chains: ChainRegistry;
+  /**
+   * First-take keys of the items some item needs the last frame of, whether or not that item is in
+   * the plan (`run --redo` plans a few takes): each of their takes asks for it the same way.
+   */
+  lastFrameOf: Set<string>;
+  /** The ids some item or film names: only those are kept in `chains` (a large job names few). */
+  named: ReadonlySet<string>;
+  /** First-take key -> the kept take's key (storage/picks.ts), for resolving needs. */
+  keptTakes: ReadonlyMap<string, string> | undefined;
 }
 
 /** One item under one matrix combination, before its request is built. */
@@ -72,6 +97,20 @@ interface Variant {
   dropped: Map<string, string>;
   /** Whether this is the item's first variant (warnings about the item are given once). */
   first: boolean;
+  /** The full matrix combination's signature: needs resolve within it. */
+  fullSig: string;
+}
+
+/** What expanding a job gives: its items in dependency order, and its films. */
+export interface Expanded {
+  items: PlanItem[];
+  assemble?: AssemblySpec[];
+}
+
+/** Options of the chain part: the kept takes, once picks exist (docs/chains.md). */
+export interface ExpandChains {
+  /** First-take key -> the kept take's key: a need on the item resolves to the kept take. */
+  keptTakes?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -87,7 +126,8 @@ export function expandItems(
   output?: OutputSettings,
   sites?: ModelSites,
   redo?: readonly RedoTake[],
-): PlanItem[] {
+  chains: ExpandChains = {},
+): Expanded {
   // The loader has checked the count (sources x combinations <= MAX_ITEMS) before building either.
   const combos = combinations(matrixAxes(data, ctx, jobValues));
   const defaults = data.defaults ?? {};
@@ -108,13 +148,19 @@ export function expandItems(
     redo: redo ? redoByBase(redo) : undefined,
     count: 0,
     tooMany: false,
+    chains: new Map(),
+    lastFrameOf: new Set(),
+    named: new Set([...sources.flatMap((src) => namedIds(src).map((n) => n.id)), ...(data.assemble ?? []).flatMap((a) => a.items)]),
+    keptTakes: chains.keptTakes,
   };
   if (run.nameIsBad) ctx.errors.push(ctx.pos.error(['output', 'name'], `output name "${data.output.name}" ${run.nameIsBad}`));
   const items: PlanItem[] = [];
   let index = 0;
-  for (const src of sources) {
+  // Every item after the items it needs (unknown ids and cycles reported here): the plan's order.
+  const ordered = orderByNeeds(sources, (src, at, message) => ctx.errors.push(src.locate(at, message)));
+  for (const src of ordered) {
     noteId(run, src);
-    const seen = new Set<string>();
+    const seen = new Map<string, ResolvedItem | undefined>();
     const droppedReported = new Set<string>();
     for (const fullCombo of combos) {
       const picked = pickParam(data, src, fullCombo, 'model');
@@ -126,11 +172,17 @@ export function expandItems(
       sites?.item(model, picked.level, src);
       const protocol = (pickParam(data, src, fullCombo, 'protocol', model)?.value ?? 'general') as Protocol;
       const { combo, dropped } = applicableAxes(run, src, fullCombo, model, protocol, droppedReported);
-      const signature = [...combo].map(([k, v]) => `${k}=${String(v)}`).join('\u0000');
-      if (seen.has(signature)) continue;
-      seen.add(signature);
+      const signature = comboSignature(combo);
+      const fullSig = comboSignature(fullCombo);
+      if (seen.has(signature)) {
+        noteResolved(run, src, fullSig, seen.get(signature));
+        continue;
+      }
       index++;
-      items.push(...expandVariant(run, { src, index, model, protocol, combo, dropped, first: seen.size === 1 }));
+      const expanded = expandVariant(run, { src, index, model, protocol, combo, dropped, first: seen.size === 0, fullSig });
+      seen.set(signature, expanded.resolved);
+      noteResolved(run, src, fullSig, expanded.resolved);
+      items.push(...expanded.items);
       if (run.tooMany) break;
     }
     if (run.tooMany) break;
@@ -147,7 +199,19 @@ export function expandItems(
     checkInputsKept(run, output.dir);
     checkPlantedLinks(run, output.dir, items);
   }
-  return items;
+  linkNeeds(items, data, run.lastFrameOf);
+  const ids = new Set(sources.flatMap((src) => (src.item.id !== undefined ? [src.item.id] : [])));
+  const assemble = assembleSpecs(data, ctx, run.chains, combos, run.keptTakes, ids);
+  return assemble ? { items, assemble } : { items };
+}
+
+/** Records how later items find this one in a combination (items with an id only: needs name ids). */
+function noteResolved(run: Expansion, src: ItemSource, fullSig: string, resolved: ResolvedItem | undefined): void {
+  const { id } = src.item;
+  if (id === undefined || resolved === undefined || !run.named.has(id) || run.ids.get(id) !== src) return;
+  let byCombo = run.chains.get(id);
+  if (!byCombo) run.chains.set(id, (byCombo = new Map()));
+  byCombo.set(fullSig, resolved);
 }
 
 /** Links planted where the outputs go are named before anything starts (docs/files.md). */
@@ -249,7 +313,7 @@ function applicableAxes(
 }
 
 /** The plan items of one variant, one per take; none after reporting why it cannot be one. */
-function expandVariant(run: Expansion, v: Variant): PlanItem[] {
+function expandVariant(run: Expansion, v: Variant): { items: PlanItem[]; resolved?: ResolvedItem } {
   const { src } = v;
   const { item } = src;
   const request: RenderRequest = { model: v.model, protocol: v.protocol, prompt: '', references: [] };
@@ -265,20 +329,24 @@ function expandVariant(run: Expansion, v: Variant): PlanItem[] {
     run.ctx.errors.push(src.locate(['prompt'], prompt.problem));
     ok = false;
   }
-  const hashedRefs = addReferences(run, v, values, shared, request);
-  if (!hashedRefs || !ok) return [];
+  const added = addReferences(run, v, values, shared, request);
+  const after = afterNeeds(run, v);
+  if (!added || !after || !ok) return { items: [] };
+  const hashedRefs = added.hashed;
+  const needs = [...added.needs, ...after];
 
-  const key =
-    item.id !== undefined
-      ? v.combo.size > 0
-        ? `${item.id}.${comboSuffix([...v.combo.values()])}`
-        : item.id
-      : shortHash({ ...request, references: hashedRefs });
+  // A need is hashed by what it needs' definition is: an item without an id gets a new key when the
+  // item it continues from changes, and keeps its key otherwise (docs/chains.md).
+  // Hashed only when something uses it: the key of an item without id, a later item's need.
+  const definition = item.id === undefined || run.named.has(item.id) ? shortHash({ ...request, references: hashedRefs }) : '';
+  const key = item.id !== undefined ? (v.combo.size > 0 ? `${item.id}.${comboSuffix([...v.combo.values()])}` : item.id) : definition;
+  const resolved: ResolvedItem = { key, definition };
+  if (request.seconds !== undefined) resolved.seconds = Number(request.seconds);
   values.set('id', item.id ?? key);
   const variants = pickParam(run.data, src, v.combo, 'variants', v.model);
   const userSeed = pickParam(run.data, src, v.combo, 'seed', v.model)?.value as number | undefined;
   const count = (variants?.value as number | undefined) ?? 1;
-  if (!roomFor(run, v, count, variants?.level)) return [];
+  if (!roomFor(run, v, count, variants?.level)) return { items: [] };
   const asked = run.redo?.get(key);
   const takes = new Set<number>(Array.from({ length: count }, (_, i) => i + 1));
   for (const t of asked ?? []) takes.add(t.take);
@@ -286,9 +354,21 @@ function expandVariant(run: Expansion, v: Variant): PlanItem[] {
   for (const take of takes) {
     const takeItem = expandTake(run, v, { key, take, values, own, request, userSeed, withTakes: variants !== undefined });
     const redoOf = asked?.find((t) => t.take === take)?.of;
+    if (takeItem && needs.length > 0) takeItem.needs = needs;
     if (takeItem && (!run.redo || redoOf !== undefined)) items.push(redoOf ? { ...takeItem, redoOf } : takeItem);
   }
-  return items;
+  return { items, resolved };
+}
+
+/** `after: [id, ...]`: needs that pass nothing (and so are not hashed into the key); undefined on a problem. */
+function afterNeeds(run: Expansion, v: Variant): ItemNeed[] | undefined {
+  const out: ItemNeed[] = [];
+  for (const id of v.src.item.after ?? []) {
+    const got = resolveNeed(run.chains, { use: 'after', of: id }, v.fullSig, run.keptTakes, () => undefined);
+    if (!got) return undefined;
+    if (!out.some((n) => n.key === got.need.key)) out.push(got.need);
+  }
+  return out;
 }
 
 /** One take of a variant: its key, name and seed; undefined after reporting a problem. */
@@ -395,17 +475,22 @@ function placeholderValues(run: Expansion, v: Variant) {
   return { values, own };
 }
 
-/** Adds the item's references to the request; their written form (for the key), or undefined on a problem. */
+/**
+ * Adds the item's references to the request; their written form (for the key) and the needs of those
+ * that name another item (docs/chains.md), or undefined on a problem.
+ */
 function addReferences(
   run: Expansion,
   v: Variant,
   values: ReadonlyMap<string, string>,
   noId: ReadonlyMap<string, string>,
   request: RenderRequest,
-) {
+): { hashed: unknown[]; needs: ItemNeed[] } | undefined {
   const { ctx } = run;
   const { src, model, protocol } = v;
-  const hashed: { kind: AssetKind; role: string; source: string }[] = [];
+  const hashed: unknown[] = [];
+  const needs: ItemNeed[] = [];
+  const checked: CheckedRef[] = [];
   let ok = true;
   const problem = (at: (string | number)[], message: string) => {
     ctx.errors.push(src.locate(at, message));
@@ -424,21 +509,44 @@ function addReferences(
     ...(src.item.references ?? []).map((ref, j) => ({ ref, j, report: problem })),
     ...(run.data.defaults?.references ?? []).map((ref, j) => ({ ref, j, report: shared })),
   ];
+  if (entries.length === 0) return { hashed, needs };
+  const caps = modelCapabilities(run.data, model, protocol);
   entries.forEach(({ ref, j, report }) => {
     const problem = report;
     const kind = KINDS.find((k) => ref[k] !== undefined) as AssetKind;
     const at = ['references', j, kind];
+    const accepted = caps.assets;
+    if (accepted && !accepted.includes(kind)) {
+      const from =
+        caps.source.assets === `models.${model}.assets` ? `models.${model}.assets: ${accepted.join(', ') || 'none'}` : caps.source.assets;
+      problem(at, `model ${model} does not accept ${kind} references (${from})`);
+    }
+    if (protocol === 'openai' && kind !== 'image')
+      problem(at, `the openai protocol takes only image references (sent as input_reference), got ${kind}`);
+    const need = writtenNeedOf(ref[kind]);
+    if (need) {
+      if (report === shared)
+        return problem(
+          at,
+          'defaults.references cannot name an item (every item, that one too, would get it): put it on the items that need it',
+        );
+      const role = needRole(need, ref.role);
+      checked.push({ kind, role, at, report: problem });
+      const got = resolveNeed(run.chains, need, v.fullSig, run.keptTakes, (m) => problem([...at, 'at'], m));
+      if (!got) {
+        ok = false;
+        return;
+      }
+      needs.push(withRole(got.need, role));
+      if (need.use === 'last_frame') run.lastFrameOf.add(baseKeyOf(got.need.key));
+      hashed.push({ kind, role, need: need.use, at: got.need.at, of: got.definition });
+      return;
+    }
     const rendered = renderTemplate(ref[kind] as string, values, `a reference`, noId);
     if (!rendered.ok) return problem(at, rendered.problem);
     const written = rendered.value;
     const sourceKind = classifySource(written);
     if (!sourceKind) return problem(at, `${kind} must be an http(s) URL, a data: URL or a local path, got ${show(written)}`);
-    const accepted = run.data.models?.[model]?.assets;
-    if (accepted && !accepted.includes(kind)) {
-      problem(at, `model ${model} does not accept ${kind} references (models.${model}.assets: ${accepted.join(', ') || 'none'})`);
-    }
-    if (protocol === 'openai' && kind !== 'image')
-      problem(at, `the openai protocol takes only image references (sent as input_reference), got ${kind}`);
     let source = written;
     if (sourceKind === 'local') {
       source = resolve(ctx.dir, written);
@@ -456,14 +564,17 @@ function addReferences(
       }
     }
     const role = ref.role ?? `reference_${kind}`;
+    checked.push({ kind, role, at, report: problem });
     const asset: ReferenceAsset = { kind, role, source, local: sourceKind === 'local' };
     request.references.push(asset);
     hashed.push({ kind, role, source: written });
   });
-  if (protocol === 'openai' && hashed.filter((r) => r.kind === 'image').length > 1 && v.first) {
+  checkFrameRoles(run.data, model, protocol, checked);
+  const images = checked.filter((r) => r.kind === 'image');
+  if (protocol === 'openai' && images.length > 1 && v.first && !images.some((r) => r.role !== 'reference_image')) {
     warn(ctx, locPath(src), `${src.label}: the openai protocol uploads only the first reference image; the others are ignored`);
   }
-  return ok ? hashed : undefined;
+  return ok ? { hashed, needs } : undefined;
 }
 
 function localFileExists(run: Expansion, path: string): boolean {

@@ -7,6 +7,7 @@ export { userPricesPath } from './user-prices';
 export { jobFileSchema, type JobFileInput, type JobFileData } from './schema';
 export { describeCron } from './cron';
 export type * from './plan';
+export type { ItemNeed, NeedUse, FrameRole, AssemblySpec } from './chains';
 
 /** `file:line:column: message`, or `file: message` when the problem has no position (unreadable file). */
 export function formatJobFileError(e: JobFileError): string {

@@ -49,6 +49,11 @@ export interface LoadOptions {
    * schedule's run), the worker's.
    */
   notifySettings?: NotifySettings;
+  /**
+   * The kept takes (storage/picks.ts), by the first take's key: a need on an item with a kept take
+   * resolves to that take instead of take 1 (docs/chains.md). Absent: take 1.
+   */
+  keptTakes?: ReadonlyMap<string, string>;
 }
 
 /** The prices a user brings to a job file (`--prices`, the settings file) and `run --budget`. */
@@ -222,13 +227,23 @@ export function parseJobFile(text: string, path: string, options: LoadOptions = 
     ctx.errors.push(pos.error(data.items ? ['items'] : [], 'the job has no items: add entries to items, or rows with items_from'));
   }
   const sites = new ModelSites(data, ctx);
-  const items = expandItems(data, ctx, sources, values, settings.output, sites, options.redo);
+  const { items, assemble } = expandItems(data, ctx, sources, values, settings.output, sites, options.redo, {
+    keptTakes: options.keptTakes,
+  });
   const { pricesFile, userPricesFile, budgetUsd } = options;
   const pricing = resolvePrices(data, ctx, items, { pricesFile, userPricesFile, budgetUsd });
   if (ctx.errors.length > 0) return failure(ctx.errors, ctx.warnings, file, data.name);
   sites.enhance();
   const modelSites = sites.list();
-  const plan = { ...settings, jobFile: resolve(path), runDate, items, warnings: sortWarnings(ctx.warnings), modelSites };
+  const plan = {
+    ...settings,
+    ...(assemble && assemble.length > 0 ? { assemble } : {}),
+    jobFile: resolve(path),
+    runDate,
+    items,
+    warnings: sortWarnings(ctx.warnings),
+    modelSites,
+  };
   return { ok: true, plan: pricing ? { ...plan, pricing } : plan };
 }
 

@@ -1,6 +1,6 @@
 // The plan: what a validated, expanded job file becomes. Types only, no runtime code, so that
 // workflows/ may import it without pulling anything non-deterministic into the workflow bundle.
-import type { ItemNeed } from './chains';
+import type { AssemblySpec, ItemNeed } from './chains';
 import type { PriceTable } from './prices';
 
 export type Protocol = 'general' | 'openai';
@@ -9,7 +9,10 @@ export type AssetKind = 'image' | 'video' | 'audio';
 /** One reference asset of an item, resolved. */
 export interface ReferenceAsset {
   kind: AssetKind;
-  /** `reference_image` | `reference_video` | `reference_audio`, matching `kind`. */
+  /**
+   * `reference_image` | `reference_video` | `reference_audio`, matching `kind`; an image may also be
+   * `first_frame` or `last_frame` (docs/chains.md).
+   */
   role: string;
   /**
    * http(s) URL, `data:` URL, or an absolute local path. Local files are read by the worker
@@ -62,6 +65,11 @@ export interface RenderRequest {
    */
   callbackUrl?: string;
   /**
+   * general protocol: metadata.return_last_frame, set on an item a later item needs the last frame of
+   * when its model returns it (`models.<m>.returns_last_frame`, docs/chains.md). Not part of the key.
+   */
+  returnLastFrame?: boolean;
+  /**
    * What the create sends of other items' outputs (their last frame, a frame, the video), resolved
    * into references on the worker just before it sends (activities/needs.ts): added to the request
    * by the plan page, never hashed into the item's key or request digest.
@@ -93,9 +101,12 @@ export interface PlanItem {
   group?: string;
   /** The key of the take this one was made to replace (`run --redo`, `--only`). */
   redoOf?: string;
-  /** The items it waits on (docs/chains.md); the plan lists them before it. */
+  /**
+   * What the item waits on: other items of the plan, by key, and how it uses each (docs/chains.md).
+   * The plan lists every item after the items it needs. Absent: it waits on nothing.
+   */
   needs?: ItemNeed[];
-  /** True when a later item needs it, so the job keeps its outcome. */
+  /** True when a later item needs this one, so the job keeps its outcome (and frame) for it. */
   neededBy?: boolean;
 }
 
@@ -197,6 +208,8 @@ export interface JobSettings {
    * Absent when no model takes callbacks.
    */
   callbacks?: { models: string[]; backstopMs: number };
+  /** assemble: the films cut from the job's items, each its item keys in order (docs/chains.md). Absent: none. */
+  assemble?: AssemblySpec[];
 }
 
 /**

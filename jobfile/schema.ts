@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { cronProblem, isValidTimeZone, knownTimeZones } from './cron';
 import { resolutionLabel, resolutionOfSize } from './prices';
+import { FRAME_ROLES, parseSeconds } from './chains';
 import { nearest, show, looksLikeApiKey } from './text';
 import {
   BUCKET_RE,
@@ -168,14 +169,67 @@ function sourceOf(kind: string) {
     .refine((v) => classifySource(v) !== undefined, { error: says(kind, allowed) });
 }
 
-const ROLES = ['reference_image', 'reference_video', 'reference_audio'] as const;
+const ROLES = ['reference_image', 'reference_video', 'reference_audio', 'first_frame', 'last_frame'] as const;
+/** The roles each kind may have; a frame is an image (docs/chains.md). */
+const ROLES_OF: Record<'image' | 'video' | 'audio', readonly string[]> = {
+  image: ['reference_image', 'first_frame', 'last_frame'],
+  video: ['reference_video'],
+  audio: ['reference_audio'],
+};
+
+/** Another item of the job, by its id (docs/chains.md). */
+const itemId = (label: string) => pattern(label, ID_RE, 'the id of another item of the job (1 to 64 of A-Z a-z 0-9 . _ -)');
+
+/** A time into a video: "4.5s", "500ms", or a number of seconds. */
+export function secondsTime(label: string) {
+  const allowed = 'a time such as "4.5s", "500ms" or a number of seconds';
+  return z
+    .union([z.string(), z.number()], { error: says(label, allowed) })
+    .refine((v) => parseSeconds(v) !== undefined, { error: says(label, allowed) })
+    .meta({ examples: ['4.5s', '500ms', 2] });
+}
+
+/** `image:` names an item's frame: `{last_frame_of: ID}` or `{frame_of: ID, at: 4.5s}`. */
+const frameOfItem = z
+  .strictObject(
+    {
+      last_frame_of: itemId('last_frame_of')
+        .optional()
+        .meta({ description: "that item's last frame (sent as first_frame unless role says otherwise)" }),
+      frame_of: itemId('frame_of').optional().meta({ description: "a frame of that item's video, at `at`" }),
+      at: secondsTime('at').optional().meta({ description: 'with frame_of: the time of the frame, such as "4.5s"' }),
+    },
+    { error: says('image', 'a map with last_frame_of, or frame_of and at') },
+  )
+  .superRefine((v, ctx) => {
+    if ((v.last_frame_of === undefined) === (v.frame_of === undefined))
+      ctx.addIssue({ code: 'custom', message: 'image takes one of {last_frame_of: ID} or {frame_of: ID, at: 4.5s}' });
+    else if (v.frame_of !== undefined && v.at === undefined)
+      ctx.addIssue({ code: 'custom', message: 'frame_of needs at: the time of the frame, such as at: 4.5s' });
+    else if (v.last_frame_of !== undefined && v.at !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['at'], message: 'at goes with frame_of; last_frame_of takes the last frame' });
+  });
+const videoOfItem = z.strictObject(
+  { output_of: itemId('output_of').meta({ description: "that item's whole video (for models that extend or restyle a clip)" }) },
+  { error: says('video', 'a map with output_of') },
+);
+const imageValue = z.union([sourceOf('image'), frameOfItem], {
+  error: says('image', 'an http(s) URL, a data: URL, a local path, {last_frame_of: ID} or {frame_of: ID, at: 4.5s}'),
+});
+const videoValue = z.union([sourceOf('video'), videoOfItem], {
+  error: says('video', 'an http(s) URL, a data: URL, a local path or {output_of: ID}'),
+});
+
 export const referenceSchema = z
   .strictObject(
     {
-      image: sourceOf('image').optional(),
-      video: sourceOf('video').optional(),
+      image: imageValue.optional(),
+      video: videoValue.optional(),
       audio: sourceOf('audio').optional(),
-      role: oneOf('role', ROLES).optional().meta({ description: 'defaults to reference_<kind>; must match the kind' }),
+      role: oneOf('role', ROLES).optional().meta({
+        description:
+          'reference_<kind> by default (first_frame for a frame of another item); an image may be first_frame, last_frame or reference_image',
+      }),
     },
     { error: says('a reference', 'a map with one of image, video, audio') },
   )
@@ -191,13 +245,14 @@ export const referenceSchema = z
       });
       return;
     }
-    const kind = kinds[0] as string;
-    if (ref.role !== undefined && ref.role !== `reference_${kind}`) {
+    const kind = kinds[0] as 'image' | 'video' | 'audio';
+    const allowed = ROLES_OF[kind];
+    if (ref.role !== undefined && !allowed.includes(ref.role)) {
       const article = kind === 'image' || kind === 'audio' ? 'an' : 'a';
       ctx.addIssue({
         code: 'custom',
         path: ['role'],
-        message: `role of ${article} ${kind} reference must be reference_${kind}, got "${ref.role}"`,
+        message: `role of ${article} ${kind} reference must be ${allowed.length > 1 ? `one of ${allowed.join(', ')}` : (allowed[0] as string)}, got "${ref.role}"`,
       });
     }
   });
@@ -212,6 +267,10 @@ export const itemSchema = z.strictObject(
     protocol: protocolSchema.optional(),
     ...requestParams,
     references: z.array(referenceSchema, { error: says('references', 'a list of references') }).optional(),
+    after: z
+      .array(itemId('after'), { error: says('after', 'a list of item ids, such as [shot-1]') })
+      .optional()
+      .meta({ description: 'ids of items this one starts after, passing nothing (docs/chains.md)' }),
   },
   { error: says('an item', 'a map with at least a prompt') },
 );
@@ -291,6 +350,16 @@ export const modelSchema = z
         .array(assetKind, { error: says('assets', 'a list of image, video, audio') })
         .optional()
         .meta({ description: 'reference kinds this model accepts' }),
+      frames: z
+        .array(oneOf('frame role', FRAME_ROLES), { error: says('frames', 'a list of first_frame, last_frame') })
+        .optional()
+        .meta({ description: 'frame roles this model takes (docs/chains.md); default by family' }),
+      mix_frames_and_references: flag('mix_frames_and_references')
+        .optional()
+        .meta({ description: 'whether frames and reference_* media may share one request (Seedance: false)' }),
+      returns_last_frame: flag('returns_last_frame')
+        .optional()
+        .meta({ description: 'general protocol: send metadata.return_last_frame and read content.last_frame_url back' }),
       callbacks: flag('callbacks').optional().meta({
         description:
           'general protocol only: each create carries metadata.callback_url when the worker listens for callbacks (--callbacks; docs/callbacks.md)',
@@ -300,6 +369,12 @@ export const modelSchema = z
     { error: says('a model entry', 'a map') },
   )
   .superRefine((entry, ctx) => {
+    if (entry.returns_last_frame && entry.protocol === 'openai')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['returns_last_frame'],
+        message: 'returns_last_frame: true needs the general protocol (metadata.return_last_frame); the openai protocol cannot ask for it',
+      });
     if (entry.callbacks && entry.protocol === 'openai')
       ctx.addIssue({
         code: 'custom',
@@ -554,6 +629,25 @@ export const notifySchema = z
   .max(10, { error: says('notify', 'at most 10 target names') })
   .meta({ description: "where job events go: names of targets defined in the user's notify.yaml (docs/notifications.md)" });
 
+/** assemble: films cut from items, in order (docs/chains.md); names are checked unique, ids known, by jobfile/assemble.ts. */
+export const assembleSchema = z
+  .array(
+    z.strictObject(
+      {
+        name: pattern('name', NAME_RE, 'a name of a-z, 0-9 and -, starting with a letter or digit, at most 63 long'),
+        items: z
+          .array(itemId('items'), { error: says('items', 'a list of item ids, in the order they are cut') })
+          .min(1, { error: () => 'items needs at least one item id' }),
+        crossfade: secondsTime('crossfade')
+          .optional()
+          .meta({ description: 'a crossfade of video and audio between clips, such as "0.5s"' }),
+      },
+      { error: says('an assembly', 'a map with name and items') },
+    ),
+    { error: says('assemble', 'a list of {name, items, crossfade}') },
+  )
+  .meta({ description: 'films cut from the items, each into one file (docs/chains.md)' });
+
 export const jobFileSchema = z
   .strictObject(
     {
@@ -578,6 +672,7 @@ export const jobFileSchema = z
       output: outputSchema.prefault({}),
       schedule: scheduleSchema.optional(),
       notify: notifySchema.optional(),
+      assemble: assembleSchema.optional(),
     },
     { error: says('a job file', 'a map of sections') },
   )

@@ -25,6 +25,12 @@ export class Cdn {
     return createHmac('sha256', this.secret).update(`${id}:${expires}`).digest('hex').slice(0, 32);
   }
 
+  /** The task's last frame, a PNG (sim/frames.ts), signed like its video. */
+  signedFrameUrl(id: string): string {
+    const expires = this.ctx.now() + this.ctx.cfg.cdnUrlTtlMs;
+    return `${this.url}/frames/${id}-last.png?expires=${expires}&signature=${this.sign(`${id}-last.png`, expires)}`;
+  }
+
   /** A fresh URL per status check; it stops working cdnUrlTtlMs later. */
   signedUrl(id: string): string {
     const expires = this.ctx.now() + this.ctx.cfg.cdnUrlTtlMs;
@@ -74,13 +80,14 @@ export class Cdn {
     }
     const url = new URL(req.url ?? '/', 'http://cdn.invalid');
     const m = /^\/videos\/([A-Za-z0-9_-]+)\.mp4$/.exec(url.pathname);
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || !m) {
+    const frame = /^\/frames\/([A-Za-z0-9_-]+)-last\.png$/.exec(url.pathname);
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !(m ?? frame)) {
       return sendText(res, 404, s3Error('NoSuchKey', 'The specified key does not exist.'), 'application/xml');
     }
-    const id = m[1] as string;
+    const id = (m ?? frame)?.[1] as string;
     const expires = Number(url.searchParams.get('expires'));
     const sig = Buffer.from(url.searchParams.get('signature') ?? '');
-    const want = Buffer.from(this.sign(id, expires));
+    const want = Buffer.from(this.sign(frame ? `${id}-last.png` : id, expires));
     if (!Number.isFinite(expires) || sig.length !== want.length || !timingSafeEqual(sig, want)) {
       return sendText(
         res,
@@ -93,6 +100,13 @@ export class Cdn {
     const task = ctx.store.get(id);
     if (!task || viewAt(task, ctx.now()).status !== 'SUCCESS') {
       return sendText(res, 404, s3Error('NoSuchKey', 'The specified key does not exist.'), 'application/xml');
+    }
+    if (frame) {
+      const png = await ctx.videos.lastFrame(task);
+      if (!png) return sendText(res, 404, s3Error('NoSuchKey', 'The specified key does not exist.'), 'application/xml');
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length });
+      res.end(req.method === 'HEAD' ? undefined : png);
+      return;
     }
     const body = await ctx.videos.body(task);
     await serveVideo(req, res, body, ctx.faults, ctx.stats);

@@ -9,6 +9,7 @@ import { sizeFromResolution } from './mp4';
 import { currentReading } from './refresh';
 import type { Task } from './tasks';
 import { validateSeconds } from './validate';
+import { IMAGE_ROLES, isSeedance, mixesFramesAndReferences, SEEDANCE_MIX_REFUSAL } from './frames';
 
 const CONTENT_ROLES: Record<string, string> = {
   image_url: 'reference_image',
@@ -33,10 +34,9 @@ function checkContent(content: unknown): string | null {
       return `metadata.content[${i}].${type}.url is required`;
     }
     const role = item['role'];
-    // Frames of a chain (Seedance's first_frame / last_frame) are images too.
-    const frame = type === 'image_url' && (role === 'first_frame' || role === 'last_frame');
-    if (role !== undefined && role !== CONTENT_ROLES[type] && !frame) {
-      return `metadata.content[${i}].role ${JSON.stringify(role)} does not match type ${type} (expected ${CONTENT_ROLES[type]})`;
+    const allowed = type === 'image_url' ? IMAGE_ROLES : [CONTENT_ROLES[type]];
+    if (role !== undefined && !allowed.includes(role as string)) {
+      return `metadata.content[${i}].role ${JSON.stringify(role)} does not match type ${type} (expected ${allowed.join(' or ')})`;
     }
   }
   return null;
@@ -83,6 +83,12 @@ export function readGeneralCreate({ req, res, ctx, body }: RouteCall): CreateReq
   }
   const contentErr = checkContent(metadata?.['content']);
   if (contentErr) return refuse(contentErr);
+  // Seedance's own refusal, before any task exists (nothing billed). new-api v0.10.0 sends its
+  // upstream only the prompt, so there the content never reaches Seedance to be refused.
+  const content = metadata?.['content'];
+  if (isSeedance(model) && ctx.cfg.profile !== 'new-api-0.10' && Array.isArray(content) && mixesFramesAndReferences(content)) {
+    return refuse(SEEDANCE_MIX_REFUSAL);
+  }
   const size = sizeFromResolution(metadata?.['resolution'], metadata?.['ratio']);
   return { model, info, prompt, seconds: seconds === undefined ? undefined : Number(seconds), size, metadata };
 }

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, promises as fs, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { firstFrameOf, firstFrameOverlay, frameDigest, lastFramePng } from './frames';
 import type { Task } from './tasks';
 import { caption, charsPerLine, labelBox, lookFilter, lookHash, seedOf, type VideoRequest } from './video-look';
 
@@ -97,6 +98,8 @@ const FFMPEG_SLOTS = 1;
 export class VideoLibrary {
   /** Least recently used first: a hit moves its entry to the end. */
   private readonly bodies = new Map<string, Promise<VideoBody>>();
+  /** Last frames served (sim/frames.ts), by video key; bounded like the bodies. */
+  private readonly lastFrames = new Map<string, Promise<Buffer>>();
   /** Keys generated ahead of their first download (see prepare). */
   private readonly prepared = new Set<string>();
   private readonly ffmpeg: string | null;
@@ -162,7 +165,31 @@ export class VideoLibrary {
 
   private keyOf(r: VideoRequest): string {
     const look = this.distinct ? `look-${lookHash(r).slice(0, 24)}` : 'smpte';
-    return `${look}-${r.seconds}s-${r.size}`;
+    // A video that starts from a given frame is another file (the frame is drawn into it).
+    const frame = r.firstFrame ? `-f${frameDigest(r.firstFrame)}` : '';
+    return `${look}${frame}-${r.seconds}s-${r.size}`;
+  }
+
+  /** The exact last frame of the task's video, as a PNG; undefined without ffmpeg (the sample has none of its own). */
+  async lastFrame(task: Task): Promise<Buffer | undefined> {
+    if (!this.ffmpeg) return undefined;
+    const r = requestOf(task);
+    const key = this.keyOf(r);
+    let png = this.lastFrames.get(key);
+    if (!png) {
+      const ffmpeg = this.ffmpeg;
+      const body = await this.body(task);
+      png = new Promise<Buffer>((resolve, reject) => {
+        this.slot(async () => resolve(await lastFramePng(ffmpeg, this.cacheDir, body.mp4))).catch(reject);
+      });
+      this.lastFrames.set(key, png);
+      png.catch(() => this.lastFrames.delete(key));
+      for (const old of this.lastFrames.keys()) {
+        if (this.lastFrames.size <= MEMORY_VIDEOS) break;
+        this.lastFrames.delete(old);
+      }
+    }
+    return png;
   }
 
   private async file(r: VideoRequest, key: string): Promise<Buffer> {
@@ -192,18 +219,21 @@ export class VideoLibrary {
     const tmp = `${key}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}`;
     const textFile = `${tmp}.txt`;
     await this.slot(async () => {
-      if (!this.distinct) return runFfmpeg(ffmpeg, this.cacheDir, `smptebars=size=${r.size}:rate=24`, r.seconds, `${tmp}.mp4`);
-      const withText = await this.hasDrawtext(ffmpeg);
-      if (withText) await fs.writeFile(join(this.cacheDir, textFile), caption(r, charsPerLine(r.size)));
+      const frameFile = r.firstFrame ? `${tmp}.frame` : null;
+      if (r.firstFrame) await fs.writeFile(join(this.cacheDir, `${tmp}.frame`), r.firstFrame);
       try {
+        if (!this.distinct)
+          return await runFfmpeg(ffmpeg, this.cacheDir, `smptebars=size=${r.size}:rate=24`, r.seconds, `${tmp}.mp4`, frameFile, r.size);
+        const withText = await this.hasDrawtext(ffmpeg);
+        if (withText) await fs.writeFile(join(this.cacheDir, textFile), caption(r, charsPerLine(r.size)));
         const hash = lookHash(r);
-        await runFfmpeg(ffmpeg, this.cacheDir, lookFilter(r, hash, withText ? textFile : null), r.seconds, `${tmp}.mp4`).catch(
-          // A drawtext that cannot find a font: the same picture without its caption.
-          (e: unknown) =>
-            withText ? runFfmpeg(ffmpeg, this.cacheDir, lookFilter(r, hash, null), r.seconds, `${tmp}.mp4`) : Promise.reject(e),
-        );
+        const render = (text: string | null) =>
+          runFfmpeg(ffmpeg, this.cacheDir, lookFilter(r, hash, text), r.seconds, `${tmp}.mp4`, frameFile, r.size);
+        // A drawtext that cannot find a font: the same picture without its caption.
+        await render(withText ? textFile : null).catch((e: unknown) => (withText ? render(null) : Promise.reject(e)));
       } finally {
         await fs.rm(join(this.cacheDir, textFile), { force: true });
+        if (frameFile) await fs.rm(join(this.cacheDir, frameFile), { force: true });
       }
     });
     await fs.rename(join(this.cacheDir, `${tmp}.mp4`), path);
@@ -249,10 +279,23 @@ export class VideoLibrary {
 
 /** The parts of a task its video shows. */
 function requestOf(task: Task): VideoRequest {
-  return { prompt: task.prompt, seed: seedOf(task.metadata), seconds: task.seconds, size: task.size };
+  const r: VideoRequest = { prompt: task.prompt, seed: seedOf(task.metadata), seconds: task.seconds, size: task.size };
+  const firstFrame = firstFrameOf(task.metadata);
+  if (firstFrame) r.firstFrame = firstFrame;
+  return r;
 }
 
-function runFfmpeg(ffmpeg: string, cwd: string, source: string, seconds: number, out: string): Promise<void> {
+/** Renders `source` (lavfi); with `frameFile`, that image drawn over the first second (sim/frames.ts). */
+function runFfmpeg(
+  ffmpeg: string,
+  cwd: string,
+  source: string,
+  seconds: number,
+  out: string,
+  frameFile: string | null = null,
+  size = '',
+): Promise<void> {
+  const frame = frameFile ? ['-loop', '1', '-i', frameFile, '-filter_complex', firstFrameOverlay(size)] : [];
   const args = [
     '-hide_banner',
     '-loglevel',
@@ -262,6 +305,7 @@ function runFfmpeg(ffmpeg: string, cwd: string, source: string, seconds: number,
     'lavfi',
     '-i',
     source,
+    ...frame,
     '-t',
     String(seconds),
     '-c:v',

@@ -17,6 +17,7 @@ import { isVideoObjectModel } from './profile';
 import { currentReading, readingAt, type Reading } from './refresh';
 import { FAIL_REASONS, videosStatus, viewAt, type GeneralStatus, type Task } from './tasks';
 import { readVideosCreate } from './videos';
+import { asksLastFrame } from './frames';
 
 const v010 = (ctx: SimContext): boolean => ctx.cfg.profile === 'new-api-0.10';
 /** A task of the Gemini channel (Veo): a video object. */
@@ -75,6 +76,12 @@ function videoAddress(ctx: SimContext, task: Task): string {
   return `${ctx.cfg.serverAddress}/v1/videos/${task.id}/content`;
 }
 
+/** `last_frame_url` of a finished Seedance task that asked for it, on the file host; nothing without one (or without ffmpeg). */
+function lastFrameAddress(ctx: SimContext, task: Task): { last_frame_url?: string } {
+  if (isVideoObject(task) || !asksLastFrame(task.metadata) || !ctx.cdn || !ctx.videos.usingFfmpeg) return {};
+  return { last_frame_url: ctx.cdn.signedFrameUrl(task.id) };
+}
+
 const ARK_ERROR_CODES = ['OutputVideoSensitiveContentDetected', 'InputImageSensitiveContentDetected', 'Timeout', 'InternalServiceError'];
 
 function upstreamError(task: Task): { code: string; message: string } {
@@ -122,7 +129,21 @@ function videoObject(ctx: SimContext, task: Task, reading: Reading): Record<stri
   });
 }
 
-/** The Ark task as new-api last read it: right after the create only `{id}`, the create's answer. */
+/** What a Seedance create's upstream receives of its metadata: v0.10.0 sends only the prompt (test/gateways/OBSERVED.md). */
+function passedMetadata(
+  ctx: SimContext,
+  video: boolean,
+  metadata: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  if (!metadata || video || !v010(ctx)) return metadata;
+  const { content: _content, return_last_frame: _last, ...rest } = metadata;
+  return rest;
+}
+
+/**
+ * The Ark task as new-api last read it: right after the create only `{id}`, the create's answer. A
+ * finished task created with `return_last_frame` carries `content.last_frame_url` (its PNG on the file host).
+ */
 function arkTask(ctx: SimContext, task: Task, reading: Reading, address: string): Record<string, unknown> {
   if (!wasRead(ctx, reading)) return { id: task.id };
   const v = reading.view;
@@ -130,7 +151,7 @@ function arkTask(ctx: SimContext, task: Task, reading: Reading, address: string)
     v.status === 'SUCCESS' ? 'succeeded' : v.status === 'FAILURE' ? 'failed' : v.status === 'IN_PROGRESS' ? 'running' : 'queued';
   const done = status === 'succeeded' || status === 'failed';
   return sorted({
-    ...(status === 'succeeded' ? { content: { video_url: address } } : {}),
+    ...(status === 'succeeded' ? { content: { video_url: address, ...lastFrameAddress(ctx, task) } } : {}),
     ...(status === 'failed' ? { error: upstreamError(task) } : {}),
     created_at: v.submitTime,
     duration: task.seconds,
@@ -169,7 +190,7 @@ async function create(
       size: passed ? r.size : '1280x720',
       createdAt,
       renderMs: pickRenderMs(ctx, r.info),
-      metadata: r.metadata,
+      metadata: passedMetadata(ctx, video, r.metadata),
     },
     idFor(ctx, r.model, video, createdAt),
   );
@@ -213,7 +234,16 @@ function retrieveGeneral(call: RouteCall): void {
   }
   const failed = status === 'FAILURE';
   // The newer release copies the failure text into result_url, as the gateway of docs/protocol.md §2 does.
-  const data = { task_id: task.id, status, progress, result_url: failed ? reason : address, fail_reason: failed ? reason : '', ...times };
+  const data: Record<string, unknown> = {
+    task_id: task.id,
+    status,
+    progress,
+    result_url: failed ? reason : address,
+    fail_reason: failed ? reason : '',
+    ...times,
+  };
+  // It passes metadata on, so a task that asked for its last frame has it: the upstream's task in `data`.
+  if (status === 'SUCCESS' && asksLastFrame(task.metadata)) data.data = arkTask(ctx, task, reading, address);
   sendJson(res, 200, { code: 'success', message: '', data });
 }
 

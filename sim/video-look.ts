@@ -12,6 +12,8 @@ export interface VideoRequest {
   seconds: number;
   /** WxH, even. */
   size: string;
+  /** The first frame the create sent (sim/frames.ts): drawn over the video's first second. */
+  firstFrame?: Buffer;
 }
 
 const FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';

@@ -71,6 +71,11 @@ export interface GatewayDialect {
   statusWords: Readonly<Record<string, TaskState>>;
   /** Where a finished task's video address is, in the order this gateway fills them. */
   videoAddress: readonly ((view: TaskView) => unknown)[];
+  /**
+   * Where a finished task's last frame is (the provider's `content.last_frame_url`, asked for with
+   * `metadata.return_last_frame`; docs/chains.md), when this gateway passes it on.
+   */
+  lastFrameAddress?: readonly ((view: TaskView) => unknown)[];
   contentEndpoint: ContentEndpoint;
   /** The upstream's own words and code out of a message the gateway wrapped them in. */
   unwrapMessage?(message: string): { message: string; code?: string } | undefined;

@@ -67,6 +67,11 @@ export function videoAddressCandidates(view: TaskView): unknown[] {
   return DIALECTS.flatMap((d) => d.videoAddress.map((at) => at(view)));
 }
 
+/** Every place a known gateway puts a finished task's last frame, in order (docs/chains.md). */
+export function lastFrameAddressCandidates(view: TaskView): unknown[] {
+  return DIALECTS.flatMap((d) => (d.lastFrameAddress ?? []).map((at) => at(view)));
+}
+
 /** Which known gateway gave an answer, with its version ('' when unknown); undefined when none says so. */
 export function recogniseGateway(answer: SeenAnswer): { dialect: GatewayDialect; version: string } | undefined {
   for (const dialect of DIALECTS) {

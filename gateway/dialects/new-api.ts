@@ -95,6 +95,8 @@ export const newApi: GatewayDialect = {
     // The upstream task it passes through in `data`.
     ({ upstream }) => asObject(upstream?.content)?.video_url,
   ],
+  // The upstream Seedance task in `data`: its `content.last_frame_url` when the create asked for it.
+  lastFrameAddress: [({ upstream }) => asObject(upstream?.content)?.last_frame_url],
   // Range is not passed upstream; a Sora task's result_url names its ServerAddress setting.
   contentEndpoint: { honoursRange: false, namesOtherHost: true },
   publishedPrices: {

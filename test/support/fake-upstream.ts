@@ -43,6 +43,17 @@ export interface FakeUpstream {
 export const FAIL_CREATE_500 = '[upstream-500]';
 /** A prompt containing this makes the task end failed, with a reason. */
 export const FAIL_RENDER = '[render-fails]';
+/**
+ * A prompt containing this makes a finished Ark task carry `content.last_frame_url` whether or not
+ * the create asked (`return_last_frame: true`, which Seedance answers the same way): for gateways that
+ * do not pass the request's metadata on.
+ */
+export const LAST_FRAME_ANYWAY = '[last-frame]';
+/** The PNG a finished Ark task's `content.last_frame_url` serves: a 1x1 picture. */
+export const LAST_FRAME_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC',
+  'base64',
+);
 /** What the upstream's Messages model answers to `prompt`: a job's enhanced prompt, which its create then carries. */
 export function enhanced(prompt: string): string {
   return `A cinematic shot: ${prompt}`;
@@ -58,6 +69,8 @@ interface Task {
   createdMs: number;
   seconds: string;
   size: string;
+  /** An Ark task that hands back its last frame (asked for, or LAST_FRAME_ANYWAY). */
+  lastFrame?: boolean;
 }
 
 export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Promise<FakeUpstream> {
@@ -116,7 +129,14 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       id: task.id,
       model: task.model,
       status,
-      ...(status === 'succeeded' ? { content: { video_url: `${url}/files/${task.id}.mp4` } } : {}),
+      ...(status === 'succeeded'
+        ? {
+            content: {
+              video_url: `${url}/files/${task.id}.mp4`,
+              ...(task.lastFrame ? { last_frame_url: `${url}/files/${task.id}-last.png` } : {}),
+            },
+          }
+        : {}),
       ...(status === 'failed'
         ? { error: { code: 'OutputVideoSensitiveContentDetected', message: 'The render was blocked by the upstream' } }
         : {}),
@@ -230,7 +250,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     if (path === '/api/v3/contents/generations/tasks' || path.startsWith('/api/v3/contents/generations/tasks/')) {
       if (!bearer) return arkError(res, 401, 'AuthenticationError', 'The API key in the request is missing or invalid.');
       if (req.method === 'POST' && path === '/api/v3/contents/generations/tasks') {
-        const request = JSON.parse(body.toString('utf8')) as { model?: string; content?: Array<{ type?: string; text?: string }> };
+        const request = JSON.parse(body.toString('utf8')) as {
+          model?: string;
+          content?: Array<{ type?: string; text?: string }>;
+          return_last_frame?: boolean;
+        };
         const model = request.model ?? '';
         if (!MODELS.has(model))
           return arkError(
@@ -244,7 +268,9 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
           countCreate(prompt);
           return arkError(res, 500, 'InternalServiceError', 'The service encountered an unexpected internal error.');
         }
-        return json(res, 200, { id: createTask('ark', model, prompt, '5', '1280x720').id });
+        const task = createTask('ark', model, prompt, '5', '1280x720');
+        task.lastFrame = request.return_last_frame === true || prompt.includes(LAST_FRAME_ANYWAY);
+        return json(res, 200, { id: task.id });
       }
       if (req.method === 'GET' && (match = path.match(/^\/api\/v3\/contents\/generations\/tasks\/([^/]+)$/))) {
         const task = tasks.get(match[1] ?? '');
@@ -253,6 +279,13 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       }
     }
 
+    // A finished Ark task's last frame, on the same file host.
+    if (req.method === 'GET' && (match = path.match(/^\/files\/([^/]+)-last\.png$/))) {
+      const task = tasks.get(match[1] ?? '');
+      if (!task?.lastFrame || progressOf(task) < 100) return sendText(res, 404, 'NoSuchKey');
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': LAST_FRAME_PNG.length });
+      return void res.end(LAST_FRAME_PNG);
+    }
     // The file host of finished Ark tasks: like a CDN's pre-signed address, it takes no key.
     if (req.method === 'GET' && (match = path.match(/^\/files\/([^/]+)\.mp4$/))) {
       const task = tasks.get(match[1] ?? '');

@@ -23,6 +23,7 @@ const expected: Record<string, { items: number; check?: (p: Awaited<ReturnType<t
   's3.yaml': { items: 2 },
   'scheduled.yaml': { items: 1 },
   'pricing.yaml': { items: 4 },
+  'film.yaml': { items: 5 },
 };
 
 describe('example jobs', () => {

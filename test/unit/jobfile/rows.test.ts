@@ -44,7 +44,7 @@ describe('items_from columns that nothing uses', () => {
       'p.csv': 'prompt,shot,mood,pic\n"one, {mood}",s1,calm,logo\ntwo,s2,,logo\n',
     });
     assert.deepEqual(errors, [
-      'p.csv:1:18: column "pic" is not an item key, and no prompt, reference or output.name uses it as {pic}; known item keys and placeholders in use: id, prompt, model, protocol, seconds, resolution, ratio, size, generate_audio, watermark, variants, seed, image, video, audio, {shot}, {mood}',
+      'p.csv:1:18: column "pic" is not an item key, and no prompt, reference or output.name uses it as {pic}; known item keys and placeholders in use: id, prompt, model, protocol, seconds, resolution, ratio, size, generate_audio, watermark, variants, seed, after, image, video, audio, {shot}, {mood}',
     ]);
     const good = await plan(`${HEAD}items_from:\n  file: p.csv\noutput:\n  name: "{shot}-{index}"\n`, {
       'p.csv': 'prompt,shot,mood,pic,image\n"one, {mood}",s1,calm,logo,./assets/{pic}.png\ntwo,s2,,logo,\n',
