@@ -31,6 +31,7 @@ const LAYERS = {
   client: ['jobfile', 'storage', 'media', 'activities', 'workflows', 'worker'],
   cli: ['jobfile', 'gateway', 'storage', 'media', 'activities', 'workflows', 'worker', 'client', 'sim'],
   sim: [],
+  media: [],
 };
 const FOLDERS = Object.keys(LAYERS);
 const workflowBuiltins = nodeBuiltins.map((name) => ({ name, message: 'workflows/ must stay deterministic: no Node built-ins.' }));

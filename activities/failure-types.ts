@@ -49,6 +49,8 @@ export const FailureType = {
   activityTimeout: 'activity_timeout',
   canceled: 'canceled',
   startFailed: 'start_failed',
+  /** An item never started: an item it needs did not succeed (docs/chains.md). */
+  blocked: 'blocked',
   /** Not an item's failure: the job stopped after `retries.stop_after_failures` identical ones. */
   repeatedFailure: 'repeated_failure',
 } as const;

@@ -8,7 +8,14 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { FileAccess } from '../jobfile/context';
 import type { JobSettings, ReferenceAsset, RenderRequest } from '../jobfile/plan';
 import { InputCache, defaultInputCacheDir } from '../storage/inputs-cache';
-import { InputDigestError, InputMissingError, type InputIndex, type InputStore, type InputsRef } from '../storage/inputs';
+import {
+  InputDigestError,
+  InputMissingError,
+  type InputIndex,
+  type InputLocation,
+  type InputStore,
+  type InputsRef,
+} from '../storage/inputs';
 import { openInputStore, readInputIndex } from '../storage/inputs-store';
 import { FailureType } from './failure-types';
 import { finalFailure } from './failures';
@@ -30,10 +37,15 @@ export function inputCache(): InputCache {
 }
 
 function storeFor(ref: InputsRef): InputStore {
-  const key = JSON.stringify(ref.location);
+  return inputStoreAt(ref.location);
+}
+
+/** The content-addressed store at `location`, opened once per worker. */
+export function inputStoreAt(location: InputLocation): InputStore {
+  const key = JSON.stringify(location);
   let store = stores.get(key);
   if (!store) {
-    store = openInputStore(ref.location);
+    store = openInputStore(location);
     stores.set(key, store);
   }
   return store;

@@ -14,7 +14,7 @@ import { withPublishedPrices } from '../gateway/published-prices';
 import { recordJobPrices } from '../storage/job-prices';
 import { RewriteStore, rewriteId, unrecordedRewrites, type RewriteCall } from '../storage/rewrites';
 import type { InputsRef } from '../storage/inputs';
-import { itemIsDone, type ItemEndState, type ManifestRow } from '../storage/manifest';
+import { itemIsDone, latestRowByKey, type ItemEndState, type ManifestRow } from '../storage/manifest';
 import { ledger, totalUsd } from '../storage/spend-rows';
 import { OutputOwnedError, claimOutput } from '../storage/owner';
 import { storageFor, workerKeyFor } from './context';
@@ -91,6 +91,11 @@ export interface PageItem extends PlanItem {
    * Absent from pages of older workers: the item asks on its own, as it did.
    */
   rewriteId?: string;
+  /**
+   * The keys of its needs (PlanItem.needs) that succeeded in an earlier run, their output still
+   * stored: the job counts them as succeeded (workflows/chain.ts). Absent when none.
+   */
+  needsMet?: string[];
 }
 
 /**
@@ -391,7 +396,37 @@ export async function readPlanItems(input: {
     keys.push(item.key);
   }
   manifestFollower.decided(manifest, ask, keys);
+  await withNeedsMet(todo, storage);
   return { items: todo, nextOffset: input.offset + read };
+}
+
+/**
+ * Marks on each item with needs which of them an earlier run rendered (a succeeded row whose output
+ * is still stored), and gives its create the needs it sends (activities/needs.ts). The manifest is
+ * read whole, once per page with needs: the follower keeps no rows of the items its pages passed,
+ * and those are exactly the items a later one needs.
+ */
+export async function withNeedsMet(items: PageItem[], storage: ReturnType<typeof storageFor>): Promise<void> {
+  const chained = items.filter((item) => item.needs && item.needs.length > 0);
+  if (chained.length === 0) return;
+  const latest = latestRowByKey((await storage.readManifest()).rows);
+  const present = new Map<string, boolean>();
+  const met = async (key: string): Promise<boolean> => {
+    const known = present.get(key);
+    if (known !== undefined) return known;
+    const row = latest.get(key);
+    const stored = row?.state === 'succeeded' && row.file ? (await storage.stat(row.file)) !== undefined : false;
+    present.set(key, stored);
+    return stored;
+  };
+  for (const item of chained) {
+    const needs = item.needs!;
+    const keys: string[] = [];
+    for (const need of needs) if ((await met(need.key)) && !keys.includes(need.key)) keys.push(need.key);
+    if (keys.length > 0) item.needsMet = keys;
+    const sent = needs.filter((need) => need.use !== 'after');
+    if (sent.length > 0) item.request = { ...item.request, needs: sent };
+  }
 }
 
 /**

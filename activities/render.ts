@@ -13,6 +13,7 @@ import { withJobWideEvidence } from './job-wide-evidence';
 import { bounded, itemOfWorkflowId, LogEvent } from './log-events';
 import { preflightCreate } from './preflight';
 import { withStoredReferences, type JobSettingsWithInputs } from './inputs';
+import { withNeededOutputs } from './needs';
 import { countCheck, countCreate } from './metrics';
 import { rewriteOnce, rewritePricer, type RewriteInput } from './rewrite';
 
@@ -121,7 +122,8 @@ function createThrough(input: CreateInput, around: (send: () => Promise<CreatedT
     const gateway = gatewayFor(input.settings);
     await preflightCreate(input.settings, input.request.model); // once per job per process: activities/preflight.ts
     // Local references of a job with stored inputs: their verified local copies, fetched before anything is sent.
-    const stored = await withStoredReferences(input.settings, input.request);
+    // A chained item's needs: frames or videos of the items it continues, made and stored first (activities/needs.ts).
+    const stored = await withNeededOutputs(input.settings, await withStoredReferences(input.settings, input.request));
     const callbackUrl = callbackUrlFor(input.settings, input.request, Context.current().info.workflowExecution?.workflowId);
     const request = callbackUrl === undefined ? stored : { ...stored, callbackUrl };
     // The fresh read of the addresses after a create that found none runs inside `around`, while

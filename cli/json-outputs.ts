@@ -15,6 +15,8 @@ const statusCounts = z.object({
   timed_out: z.number().int().nonnegative(),
   canceled: z.number().int().nonnegative(),
   unknown: z.number().int().nonnegative(),
+  /** Items never started because an item they need did not succeed (docs/chains.md). */
+  blocked: z.number().int().nonnegative().optional(),
   skipped: z.number().int().nonnegative().optional(),
 });
 

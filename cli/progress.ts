@@ -57,7 +57,7 @@ type Fact = [text: string, short: string];
 /** The summary's parts: the job's name (decoration on a narrow terminal), then what must stay. */
 function summaryParts(p: JobProgress, ratePerSec?: number): { job: string; facts: Fact[] } {
   const c = p.counts;
-  const done = c.succeeded + c.failed + c.timed_out + c.canceled + c.unknown + c.skipped;
+  const done = c.succeeded + c.failed + c.timed_out + c.canceled + c.unknown + (c.blocked ?? 0) + c.skipped;
   const count = (n: number, word: string, short: string, paint = (t: string) => t): Fact[] =>
     n ? [[paint(`${n} ${word}`), paint(`${n} ${short}`)]] : [];
   const same = (text: string): Fact => [text, text];
@@ -74,6 +74,7 @@ function summaryParts(p: JobProgress, ratePerSec?: number): { job: string; facts
       ...count(c.timed_out, 'timed out', 'late', (t) => color.red(t)),
       ...count(c.unknown, 'unknown', 'unknown', (t) => color.yellow(t)),
       ...count(c.canceled, 'canceled', 'canceled', (t) => color.yellow(t)),
+      ...count(c.blocked ?? 0, 'blocked', 'blocked', (t) => color.red(t)),
       [`${c.in_flight} in flight`, `${c.in_flight} flying`],
       ...(ratePerSec !== undefined && ratePerSec > 0 ? [same(`${ratePerSec.toFixed(ratePerSec < 1 ? 2 : 1)}/s`)] : []),
       ...(p.etaMs !== undefined ? [same(`ETA ${formatDuration(p.etaMs)}`)] : []),

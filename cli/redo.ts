@@ -11,6 +11,7 @@ import { type RedoTake, baseKeyOf, takeOfKey } from '../jobfile/takes';
 import { type ManifestRow, isJobWideKind, latestRowByKey } from '../storage/manifest';
 import { readPicks, StandingPicks } from '../storage/picks';
 import type { Storage } from '../storage/storage';
+import { describeChangedStarts, startsChangedByRedo } from '../client/chain-redo';
 import { UsageError } from './errors';
 import { readManifestRows } from './manifest-rows';
 
@@ -173,6 +174,9 @@ export async function redoRunPlan(
     return undefined;
   }
   note(`${plan.job}: ${takes.length} new take${takes.length === 1 ? '' : 's'} (${describeChoice(choice)}); nothing stored is replaced`);
+  // Shots that continue a redone one start from a different frame now: said, not rendered (docs/chains.md).
+  const redone = takes.map((t) => baseKeyOf(t.of));
+  for (const line of describeChangedStarts(startsChangedByRedo(plan.items, redone, plan.pricing ?? {}))) note(line);
   // The same file as read a moment ago: it expands again, with the new takes alone.
   const result = await loadJobFile(plan.jobFile, { runDate: plan.runDate, files, ...prices, redo: takes, allowRead });
   if (!result.ok) throw new UsageError(result.errors.map((e) => formatJobFileError(e)).join('\n'));

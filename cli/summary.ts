@@ -5,7 +5,7 @@ import { localReferenceDigests, type ReferenceDigests } from '../activities/refe
 import type { Plan, PlanItem } from '../jobfile/plan';
 import { itemIsDone, latestRowByKey, requestChanged, type ItemEndState, type ManifestRow } from '../storage/manifest';
 import type { StoredObject } from '../storage/storage';
-import type { JobStopCause } from '../workflows/types';
+import type { JobResult, JobStopCause } from '../workflows/types';
 import { openStorage } from '../storage';
 import { estimatePlan } from './estimate';
 import { createChargeText, runSpendLines, spendLines, spendOf, spendSince, unrecordedRewriteCalls, type JobSpend } from './spend';
@@ -18,7 +18,8 @@ export interface JobOutcome {
   job: string;
   items: number;
   location: string;
-  counts: Record<ItemEndState | 'not_rendered', number>;
+  /** `blocked`: items a need of which did not succeed (docs/chains.md); absent where none could be. */
+  counts: Record<Exclude<ItemEndState, 'blocked'> | 'not_rendered', number> & { blocked?: number };
   bytes: number;
   rows: ManifestRow[];
   /** Items of the plan without a final row (a canceled job's items never started). */
@@ -48,7 +49,7 @@ export async function readOutcome(
   const storage = openStorage(plan.output);
   const everyRow = await readManifestRows(storage);
   const latest = latestRowByKey(everyRow);
-  const counts = { succeeded: 0, failed: 0, timed_out: 0, canceled: 0, unknown: 0, not_rendered: 0 };
+  const counts: JobOutcome['counts'] = { succeeded: 0, failed: 0, timed_out: 0, canceled: 0, unknown: 0, blocked: 0, not_rendered: 0 };
   const rows: ManifestRow[] = [];
   const missing: string[] = [];
   const changed: string[] = [];
@@ -61,7 +62,7 @@ export async function readOutcome(
       continue;
     }
     if (requestChanged(row, item.request, await requestDigest(item.request, plan.jobFile, referenceDigests))) changed.push(item.key);
-    counts[row.state]++;
+    counts[row.state] = (counts[row.state] ?? 0) + 1;
     bytes += row.bytes ?? 0;
     rows.push(row);
   }
@@ -69,7 +70,7 @@ export async function readOutcome(
   // hid 4 of them. A redo run's own plan names its takes alone, and its outcome is theirs.
   if (!plan.items.some((item) => item.redoOf !== undefined)) {
     for (const row of takesMadeByRedo(plan, latest)) {
-      counts[row.state]++;
+      counts[row.state] = (counts[row.state] ?? 0) + 1;
       bytes += row.bytes ?? 0;
       rows.push(row);
     }
@@ -119,6 +120,18 @@ export function itemsToSend(
 export function exitStatusFor(outcome: JobOutcome, stoppedBy?: JobStopCause): number {
   if (stoppedBy && stoppedBy.exitCode !== 1) return stoppedBy.exitCode;
   return outcome.counts.succeeded === outcome.items ? 0 : 1;
+}
+
+/**
+ * The items a run left blocked (docs/chains.md): never started, because an item they need did not
+ * succeed; a run after the fix (or with --retry-failed) renders them.
+ */
+export function describeBlocked(result: Pick<JobResult, 'counts' | 'blocked'>): string[] {
+  const count = result.counts.blocked ?? 0;
+  if (count === 0) return [];
+  const lines = [color.red(`${count} blocked: a shot they need did not succeed; a run after the fix (--retry-failed) continues the chain`)];
+  for (const b of result.blocked ?? []) lines.push(`  blocked ${plainText(b.key)}: ${plainText(b.why)}`);
+  return lines;
 }
 
 /** What a run that stopped early prints first: the cause, what to fix, and that a plain run continues. */

@@ -43,7 +43,7 @@ export async function jobProgress(client: Client, workflowId: string, waitMs?: n
 export function liveEta(progress: JobProgress, now: number): JobProgress {
   const { etaMs, counts, total, startedAt } = progress;
   if (etaMs === undefined) return progress;
-  const done = counts.succeeded + counts.failed + counts.timed_out + counts.canceled + counts.unknown;
+  const done = counts.succeeded + counts.failed + counts.timed_out + counts.canceled + counts.unknown + (counts.blocked ?? 0);
   const remaining = total - done - counts.skipped;
   if (done <= 0 || remaining <= 0) return progress;
   // The workflow computed etaMs = elapsed / done x remaining: its elapsed time then follows.

@@ -69,6 +69,12 @@ export interface RenderRequest {
    * when its model returns it (`models.<m>.returns_last_frame`, docs/chains.md). Not part of the key.
    */
   returnLastFrame?: boolean;
+  /**
+   * What the create sends of other items' outputs (their last frame, a frame, the video), resolved
+   * into references on the worker just before it sends (activities/needs.ts): added to the request
+   * by the plan page, never hashed into the item's key or request digest.
+   */
+  needs?: ItemNeed[];
 }
 
 export interface PlanItem {

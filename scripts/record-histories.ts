@@ -26,6 +26,9 @@ import type { JobInput } from '../workflows/types';
 import { sendCallbackAddressesFromThisWorker } from '../activities/callback-address';
 import { startCallbackListener } from '../worker/callback-listener';
 import { TASK_CALLBACK_SIGNAL } from '../workflows/ids';
+import { Worker } from '@temporalio/worker';
+import { workflowSource } from '../worker/bundle';
+import { chainOf, chainedActivities } from '../test/support/chain-activities';
 
 const out = join(__dirname, '..', 'test', 'fixtures', 'histories');
 const KEY = 'sk-record-histories-0000';
@@ -179,6 +182,51 @@ async function main(): Promise<void> {
       } finally {
         sendCallbackAddressesFromThisWorker(undefined);
         await listener.close();
+      }
+    }
+    // Session 14: a window of six items, two at a time, continued as new, recorded before items could
+    // wait for their needs (hasPatch('items-wait-for-their-needs')).
+    if (only === 'window-before-needs') {
+      const six = writeJob(dir(), { name: 'replay-six', baseUrls: sim.urls, items: items('s', 6), maxInFlight: 2, polling: POLLS });
+      const handle = await start('replay-six', { jobFile: six, runDate: '2026-01-01', historyBudget: 60 });
+      await handle.result();
+      save(temporal.address, 'session13-job-six-first-run', jobWorkflowId('replay-six'), handle.firstExecutionRunId);
+      save(temporal.address, 'session13-job-six-last-run', jobWorkflowId('replay-six'));
+    }
+    // Session 14: two chains side by side (docs/chains.md), one of whose shots fails so the shot after
+    // it ends blocked, continued as new while shots wait for their needs (items-wait-for-their-needs).
+    if (only === 'chain') {
+      const left = chainOf('cl', 3);
+      const right = chainOf('cr', 3);
+      const chainWorker = await Worker.create({
+        connection,
+        namespace: 'default',
+        taskQueue: 'record-chain',
+        ...workflowSource(),
+        activities: chainedActivities(() => ({ ...left.needs, ...right.needs })),
+      });
+      const chainRunning = chainWorker.run();
+      const job = writeJob(dir(), {
+        name: 'replay-chain',
+        baseUrls: sim.urls,
+        items: [...left.shots, ...right.shots],
+        maxInFlight: 2,
+        polling: POLLS,
+      });
+      sim.setFaults({ failPrompts: ['cr 2'] });
+      try {
+        const handle = await client.workflow.start(JobWorkflow, {
+          taskQueue: 'record-chain',
+          workflowId: jobWorkflowId('replay-chain'),
+          args: [{ jobFile: job, runDate: '2026-01-01', historyBudget: 60 }],
+        });
+        await handle.result();
+        save(temporal.address, 'job-chain-first-run', jobWorkflowId('replay-chain'), handle.firstExecutionRunId);
+        save(temporal.address, 'job-chain-last-run', jobWorkflowId('replay-chain'));
+      } finally {
+        sim.setFaults({ failPrompts: [] });
+        chainWorker.shutdown();
+        await chainRunning;
       }
     }
     if (only) return;

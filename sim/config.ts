@@ -23,6 +23,8 @@ export interface SimFaultsExt extends SimFaults {
   fetchGuardPort?: number;
   /** Status answers carry `openai-poll-after-ms` with this value: a gateway's hint, however absurd. */
   pollAfterMs?: number;
+  /** Renders whose prompt contains one of these fail (a chosen shot of a chain fails; docs/simulator.md). */
+  failPrompts?: string[];
   /** Share of tasks whose final callback (metadata.callback_url, sim/callbacks.ts) is never sent. */
   callbackLostRate?: number;
   /** Share of tasks whose final callback comes callbackLateMs (default 2 s) after the task ended. */

@@ -13,8 +13,10 @@ export function acceptCreate(
   fields: Omit<Task, 'id' | 'failReason'>,
   id?: string,
 ): Task | undefined {
-  const task = ctx.store.create(fields, ctx.faults.faults.failRate, id);
+  const chosen = ctx.faults.faults.failPrompts?.some((p) => fields.prompt.includes(p)) ?? false;
+  const task = ctx.store.create(fields, chosen ? 1 : ctx.faults.faults.failRate, id);
   ctx.stats.create(fields.prompt, task, seedOf(fields.metadata));
+  ctx.stats.content(fields.prompt, fields.metadata?.['content']);
   ctx.videos.prepare(task);
   // The provider calls back whether or not the client heard the create's answer.
   ctx.callbacks?.schedule(task);

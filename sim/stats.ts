@@ -1,4 +1,5 @@
 // Counters behind GET /__sim/stats. Plain objects with string keys: cheap to bump, cheap to JSON.
+import { createHash } from 'node:crypto';
 import type { SimStats } from './contract';
 
 export interface SimStatsExt extends SimStats {
@@ -18,6 +19,11 @@ export interface SimStatsExt extends SimStats {
   checksByReading: Record<string, number[]>;
   /** Per prompt, the seed of each create that carried one, in order (takes, docs/takes.md). */
   seedsByPrompt: Record<string, number[]>;
+  /**
+   * Per prompt, each create's metadata.content as received: each item's role and the sha256 of the
+   * bytes its `data:` URL carried (absent for an address), so tests see which frame a shot started from.
+   */
+  contentByPrompt: Record<string, Array<Array<{ role: string; sha256?: string }>>>;
   /** Most renders in flight at once (created, not yet finished on the simulator's clock). */
   peakRendersInFlight: number;
   /** When each create was accepted (ms since the epoch), oldest first; the last 1,000. */
@@ -42,6 +48,7 @@ export class StatsRecorder {
   pollsByTask: Record<string, number> = {};
   checksByReading: Record<string, number[]> = {};
   seedsByPrompt: Record<string, number[]> = {};
+  contentByPrompt: Record<string, Array<Array<{ role: string; sha256?: string }>>> = {};
   faults: Record<string, number> = {};
   messagesAuth: Record<string, number> = {};
   anthropicVersions: Record<string, number> = {};
@@ -75,6 +82,17 @@ export class StatsRecorder {
     this.peakRendersInFlight = Math.max(this.peakRendersInFlight, this.renderEnds.length);
     this.createTimes.push(render.createdAt);
     if (this.createTimes.length > CREATE_TIMES_KEPT) this.createTimes.shift();
+  }
+  content(prompt: string, content: unknown): void {
+    if (!Array.isArray(content)) return;
+    const items = content.map((item: Record<string, unknown>) => {
+      const type = String(item['type']);
+      const url = (item[type] as { url?: unknown } | undefined)?.url;
+      const data = typeof url === 'string' ? /^data:[^,]*;base64,(.*)$/s.exec(url) : null;
+      const sha256 = data ? createHash('sha256').update(Buffer.from(data[1]!, 'base64')).digest('hex') : undefined;
+      return { role: String(item['role']), ...(sha256 ? { sha256 } : {}) };
+    });
+    (this.contentByPrompt[prompt] ??= []).push(items);
   }
   lostCreate(prompt: string): void {
     this.fault('lost-create');
@@ -112,6 +130,7 @@ export class StatsRecorder {
       pollsByTask: { ...this.pollsByTask },
       checksByReading: Object.fromEntries(Object.entries(this.checksByReading).map(([id, counts]) => [id, [...counts]])),
       seedsByPrompt: Object.fromEntries(Object.entries(this.seedsByPrompt).map(([prompt, seeds]) => [prompt, [...seeds]])),
+      contentByPrompt: structuredClone(this.contentByPrompt),
       bytesServed: this.bytesServed,
       cdnAuthHeadersSeen: this.cdnAuthHeadersSeen,
       cdnRequests: this.cdnRequests,

@@ -31,7 +31,7 @@ const rowFields = {
   key: z.string().min(1),
   id: z.string().nullable(),
   index: count,
-  state: z.enum(['succeeded', 'failed', 'timed_out', 'canceled', 'unknown']),
+  state: z.enum(['succeeded', 'failed', 'timed_out', 'canceled', 'unknown', 'blocked']),
   model: z.string(),
   protocol: z.enum(['general', 'openai']),
   prompt: z.string(),

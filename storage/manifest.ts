@@ -1,7 +1,11 @@
 // One manifest line per item as it ends (docs/files.md). Never the API key.
 import type { StoredObject } from './storage';
 
-export type ItemEndState = 'succeeded' | 'failed' | 'timed_out' | 'canceled' | 'unknown';
+/**
+ * `blocked`: an item that needs another (docs/chains.md) whose need ended otherwise than succeeded;
+ * it was never started, and the job counts it, naming the need.
+ */
+export type ItemEndState = 'succeeded' | 'failed' | 'timed_out' | 'canceled' | 'unknown' | 'blocked';
 
 export interface ManifestRow {
   key: string;

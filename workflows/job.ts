@@ -30,7 +30,8 @@ import { renderWorkflowId } from './ids';
 import { JobEvents } from './notify';
 import { hasPatch } from './patches';
 import { RenderWorkflow, itemDoneSignal } from './render';
-import type { ItemOutcome, JobCarry, JobInput, JobProgress, JobResult, JobStopCause, StateCounts } from './types';
+import { NeedsWindow } from './chain';
+import type { ItemEndState, ItemOutcome, JobCarry, JobInput, JobProgress, JobResult, JobStopCause, StateCounts } from './types';
 
 export const progressQuery = defineQuery<JobProgress>('progress');
 export const cancelSignal = defineSignal<[string?]>('cancel');
@@ -76,6 +77,12 @@ const ITEM_POSITIONS = 'items-counted-by-their-place-in-the-plan';
 const ALWAYS_CREATE_ATTEMPTS = 3;
 /** With it, a job with notify targets sends job events (workflows/notify.ts, docs/notifications.md). */
 const JOB_EVENTS = 'job-events-out';
+/**
+ * With it, an item that needs others (docs/chains.md) waits for them in the window's "not ready
+ * yet" set and ends `blocked` when one does not succeed. Asked only when such an item comes up:
+ * every other job's history is as before.
+ */
+const ITEMS_WAIT_FOR_NEEDS = 'items-wait-for-their-needs';
 
 type Page = Awaited<ReturnType<typeof bookkeeping.readPlanItems>>;
 
@@ -156,10 +163,16 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
     finishedAt: Date.now(),
     fatal: carry.fatal,
     ...(carry.stoppedBy ? { stoppedBy: carry.stoppedBy } : {}),
-    notStarted: carry.prepared.itemCount - carry.cursor + (carry.notStarted ?? 0),
+    // Items a stop left waiting for their needs were passed by the cursor, and never started.
+    notStarted:
+      carry.prepared.itemCount -
+      carry.cursor +
+      (carry.notStarted ?? 0) +
+      (carry.chain ? carry.chain.waiting.length + carry.chain.ready.length : 0),
     canceled: carry.canceled,
     ...(carry.budget ? { spentUsd: carry.budget.spentUsd } : {}),
     ...(films ? { films } : {}),
+    ...(carry.chain && carry.chain.blocked.length > 0 ? { blocked: carry.chain.blocked } : {}),
   };
 }
 
@@ -208,6 +221,10 @@ class Job {
   positions = false;
   /** The job's notification events (workflows/notify.ts); they start nothing for a job without targets. */
   events?: JobEvents;
+  /** hasPatch(ITEMS_WAIT_FOR_NEEDS), asked once per run when an item that needs another comes up. */
+  private chainsPatched?: boolean;
+  /** The window's "not ready yet" set, once an item that needs another came up (workflows/chain.ts). */
+  private chain?: NeedsWindow;
 
   constructor(
     private readonly input: JobInput,
@@ -234,20 +251,37 @@ class Job {
     return workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > this.historyBudget;
   }
 
-  /** Starts items page by page while the window has room, until all are started or the job stops. */
+  /**
+   * Starts items page by page while the window has room, until all are started or the job stops.
+   * Items that need others (docs/chains.md) wait in the chain's "not ready yet" set, passed by the
+   * cursor, and start from its ready list once their needs succeeded (workflows/chain.ts).
+   */
   async fillWindow(): Promise<'done' | 'continue-as-new'> {
     const { carry, settings } = this;
     let page: Page | undefined;
     let pageAt = 0;
-    while (!this.stopping() && carry.cursor < carry.prepared.itemCount) {
-      if (page && pageAt >= page.items.length) {
+    if (carry.chain) this.chainsOn();
+    while (!this.stopping() && (carry.cursor < carry.prepared.itemCount || this.chainPending())) {
+      const ready = carry.chain?.ready ?? [];
+      if (ready.length === 0 && this.chain) {
+        if (page) pageAt = this.passUnready(page, pageAt);
+        const endOfPlan = carry.cursor >= carry.prepared.itemCount && (!page || pageAt >= page.items.length);
+        if (endOfPlan || this.chain.full()) {
+          // Nothing to read on (or no room to hold more): wait for a need to end.
+          await condition(() => this.stopping() || this.chainMoved(endOfPlan) || this.historyFull());
+          if (this.stopping()) break;
+          if (!this.chainMoved(endOfPlan)) return 'continue-as-new';
+          continue;
+        }
+      }
+      if (ready.length === 0 && page && pageAt >= page.items.length) {
         // Whatever this page did not return was already done: count it as skipped.
         carry.counts.skipped += page.nextOffset - carry.cursor;
         carry.cursor = page.nextOffset;
         page = undefined;
         continue;
       }
-      if (!page) {
+      if (ready.length === 0 && !page) {
         const prices = this.input.prices ?? carry.prepared.prices;
         page = await bookkeeping.readPlanItems({
           jobFile: this.input.jobFile,
@@ -279,33 +313,142 @@ class Job {
       // Fill every free slot in this one workflow task: the starts go out together, so a window of
       // 100 fills in one or two server round trips instead of one round trip per child.
       const free = cpm ? 1 : settings.concurrency.maxInFlight - this.inFlightCount();
-      let batch = page.items.slice(pageAt, pageAt + free);
+      const fromReady = ready.slice(0, free);
+      let batch = [...fromReady, ...this.startable(page?.items ?? [], pageAt, free - fromReady.length)];
+      if (batch.length === 0) continue;
       if (carry.budget) {
         batch = this.affordable(batch);
         if (batch.length === 0) {
-          const next = await this.waitForBudget(page.items[pageAt]!);
+          const first = fromReady[0] ?? page!.items[pageAt]!;
+          const next = await this.waitForBudget(first);
           if (next === 'continue-as-new') return next;
-          if (next === 'reached') this.stopForBudget(page.items[pageAt]!);
+          if (next === 'reached') this.stopForBudget(first);
           continue;
         }
       }
-      pageAt += batch.length;
-      for (const item of batch) {
-        // Items between the cursor and this one were filtered out of the page as already done.
-        const place = this.placeOf(item);
-        carry.counts.skipped += place - 1 - carry.cursor;
-        carry.cursor = place;
+      const readyTaken = Math.min(fromReady.length, batch.length);
+      ready.splice(0, readyTaken);
+      pageAt += batch.length - readyTaken;
+      for (const [n, item] of batch.entries()) {
+        if (n >= readyTaken) this.pass(item);
         carry.inFlight[renderWorkflowId(this.self, item.key)] = {
           key: item.key,
           index: item.index,
           model: item.request.model,
           ...(carry.budget ? { reservedUsd: this.reservation(item) } : {}),
+          ...(item.neededBy && this.chain ? { neededBy: true } : {}),
         };
       }
       await Promise.all(batch.map((item) => this.startRender(item)));
       if (this.historyFull()) return 'continue-as-new';
     }
     return 'done';
+  }
+
+  /** Moves the cursor onto `item`: the items between were filtered out of the page as already done. */
+  private pass(item: PageItem): void {
+    const place = this.placeOf(item);
+    this.carry.counts.skipped += place - 1 - this.carry.cursor;
+    this.carry.cursor = place;
+  }
+
+  /**
+   * The items of the page from `at` that may start now, at most `room`: without the chains, the
+   * next ones; with them, up to the first that needs another, which passUnready decides once the
+   * items before it are in flight (a need started in the same batch would look unknown).
+   */
+  private startable(items: readonly PageItem[], at: number, room: number): PageItem[] {
+    const next = items.slice(at, at + Math.max(0, room));
+    if (!this.chain && !next.some((item) => item.needs?.length)) return next;
+    if (!this.chainsOn()) return next;
+    const first = next.findIndex((item, n) => (n > 0 || !this.chainReady(item)) && (item.needs?.length ?? 0) > 0);
+    return first < 0 ? next : next.slice(0, first);
+  }
+
+  /** The first item of `startable` may have needs: it is ready only when every one succeeded. */
+  private chainReady(item: PageItem): boolean {
+    const now = this.chain!.readiness(item);
+    return 'ready' in now && now.ready;
+  }
+
+  /**
+   * Passes the items at the head of the page that need others and are not ready: each waits in the
+   * chain's set, or ends blocked; stops at a ready item or when the set is full.
+   */
+  private passUnready(page: Page, at: number): number {
+    const chain = this.chain!;
+    let pageAt = at;
+    while (pageAt < page.items.length && !chain.full()) {
+      const item = page.items[pageAt]!;
+      if (!item.needs?.length) break;
+      const now = chain.readiness(item);
+      if ('ready' in now && now.ready) break;
+      this.pass(item);
+      pageAt += 1;
+      if ('blockedBy' in now) this.block(item, now.blockedBy, now.why);
+      else chain.hold(item);
+    }
+    return pageAt;
+  }
+
+  /** hasPatch(ITEMS_WAIT_FOR_NEEDS), asked once per run when the first item that needs another comes up. */
+  private chainsOn(): boolean {
+    if (this.chainsPatched === undefined) {
+      this.chainsPatched = hasPatch(ITEMS_WAIT_FOR_NEEDS);
+      if (this.chainsPatched) {
+        this.carry.chain ??= { waiting: [], ready: [], outcomes: {}, blocked: [] };
+        this.chain = new NeedsWindow(this.carry.chain, () => this.keysInFlight());
+      }
+    }
+    return this.chainsPatched;
+  }
+
+  private *keysInFlight(): Iterable<string> {
+    for (const v of Object.values(this.carry.inFlight)) yield v.key;
+  }
+
+  /** Items of the chain waiting or ready to start. */
+  private chainPending(): boolean {
+    const chain = this.carry.chain;
+    return chain !== undefined && chain.waiting.length + chain.ready.length > 0;
+  }
+
+  /** The wait for a need to end is over: an item is ready, or (at the end of the plan) none waits, or the set has room. */
+  private chainMoved(endOfPlan: boolean): boolean {
+    const chain = this.carry.chain!;
+    return chain.ready.length > 0 || (endOfPlan ? chain.waiting.length === 0 : !this.chain!.full());
+  }
+
+  /** A need ended: the items waiting on it become ready or blocked, and blocked ones block their own dependents. */
+  private needEnded(item: Pick<PageItem, 'key' | 'neededBy'>, state: ItemEndState): void {
+    const chain = this.chain;
+    if (!chain) return;
+    chain.ended(item, state);
+    for (;;) {
+      const { ready, blocked } = chain.settle();
+      this.carry.chain!.ready.push(...ready);
+      for (const b of blocked) this.block(b.item, b.blockedBy, b.why);
+      if (blocked.length === 0) return;
+    }
+  }
+
+  /** Ends an item that was never started: a need of it did not succeed. */
+  private block(item: PageItem, blockedBy: string, why: string): void {
+    const { carry } = this;
+    carry.counts.blocked = (carry.counts.blocked ?? 0) + 1;
+    const list = carry.chain!.blocked;
+    list.push({ key: item.key, blockedBy, why });
+    if (list.length > RECENT_FAILURES) list.shift();
+    const message = `blocked: ${why}`;
+    carry.recentFailures.push({
+      key: item.key,
+      index: item.index,
+      model: item.request.model,
+      state: 'blocked',
+      error: { kind: FailureType.blocked, message },
+    });
+    if (carry.recentFailures.length > RECENT_FAILURES) carry.recentFailures.shift();
+    this.chain!.ended(item, 'blocked', blockedBy);
   }
 
   /**
@@ -438,10 +581,12 @@ class Job {
   progress(): JobProgress {
     const { carry } = this;
     const { counts, prepared } = carry;
-    const done = counts.succeeded + counts.failed + counts.timed_out + counts.canceled + counts.unknown;
+    const done = endedCount(counts);
     const inFlight = Object.entries(carry.inFlight).map(([workflowId, v]) => ({ workflowId, ...v }));
     const elapsed = Date.now() - carry.startedAt;
     const notStarted = carry.notStarted ?? 0;
+    const chain = carry.chain;
+    const waiting = chain ? [...chain.ready, ...chain.waiting] : [];
     const remaining = prepared.itemCount - done - counts.skipped;
     return {
       job: this.settings.job,
@@ -453,8 +598,16 @@ class Job {
       ...(carry.stoppedBy ? { stoppedBy: carry.stoppedBy } : {}),
       ...(notStarted > 0 ? { notStarted } : {}),
       startedAt: carry.startedAt,
-      counts: { ...counts, in_flight: inFlight.length, pending: Math.max(0, prepared.itemCount - carry.cursor) + notStarted },
+      counts: {
+        ...counts,
+        in_flight: inFlight.length,
+        pending: Math.max(0, prepared.itemCount - carry.cursor) + notStarted + waiting.length,
+      },
       inFlight,
+      ...(waiting.length > 0 && this.chain
+        ? { waiting: waiting.map((item) => ({ key: item.key, waitsOn: this.chain!.waitsOn(item) })) }
+        : {}),
+      ...(chain && chain.blocked.length > 0 ? { blocked: chain.blocked } : {}),
       recentFailures: carry.recentFailures,
       etaMs: done > 0 && remaining > 0 ? Math.round((elapsed / done) * remaining) : undefined,
     };
@@ -463,10 +616,13 @@ class Job {
   private settle(workflowId: string, outcome: ItemOutcome): void {
     const { carry } = this;
     const reservedUsd = carry.inFlight[workflowId]?.reservedUsd;
+    const neededBy = carry.inFlight[workflowId]?.neededBy;
     delete carry.inFlight[workflowId];
     if (carry.budget) carry.budget.spentUsd = roundUsd(carry.budget.spentUsd + spentBy(outcome, reservedUsd));
     if (outcome.notStarted) carry.notStarted = (carry.notStarted ?? 0) + 1;
-    else carry.counts[outcome.state] += 1;
+    else carry.counts[outcome.state] = (carry.counts[outcome.state] ?? 0) + 1;
+    // An item left not started (a job-wide cause) ends nothing: the job stops, its dependents wait.
+    if (neededBy && !outcome.notStarted) this.needEnded({ key: outcome.key, neededBy }, outcome.state);
     this.events?.itemEnded(outcome);
     if (outcome.renderMs !== undefined) {
       const samples = (carry.renderSamples[outcome.model] ??= []);
@@ -659,8 +815,14 @@ function preparingProgress(): JobProgress {
   };
 }
 
+/** `blocked` comes with the first blocked item: the counts of every other job stay as they were. */
 function emptyCounts(): StateCounts {
   return { succeeded: 0, failed: 0, timed_out: 0, canceled: 0, unknown: 0, skipped: 0 };
+}
+
+/** Items that ended, whatever their end; `blocked` is absent from the counts of jobs from before it. */
+function endedCount(counts: StateCounts): number {
+  return counts.succeeded + counts.failed + counts.timed_out + counts.canceled + counts.unknown + (counts.blocked ?? 0);
 }
 
 function median(values: number[] | undefined): number | undefined {

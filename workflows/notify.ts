@@ -102,7 +102,7 @@ export function jobOutcome(carry: JobCarry): NonNullable<JobEventData['outcome']
   if (carry.stoppedBy?.kind === FailureType.budgetReached) return 'budget_reached';
   if (carry.fatal !== undefined) return 'stopped';
   const { counts } = carry;
-  const bad = counts.failed + counts.timed_out + counts.unknown + counts.canceled;
+  const bad = counts.failed + counts.timed_out + counts.unknown + counts.canceled + (counts.blocked ?? 0);
   if (bad === 0) return 'succeeded';
   return counts.succeeded + counts.skipped > 0 ? 'partial' : 'failed';
 }

@@ -94,6 +94,11 @@ export const PATCHES = {
     changed:
       'a job with assemble: entries cuts each film from its clips at its end (an assembleFilm activity per film); before, no job had films',
   },
+  'items-wait-for-their-needs': {
+    since: '2026-11-28',
+    changed:
+      'an item that needs others waits in the window\'s "not ready yet" set while the items behind it start, and ends blocked when a need does not succeed; before, no item had needs',
+  },
 } as const satisfies Record<string, Patch>;
 
 export type PatchId = keyof typeof PATCHES;

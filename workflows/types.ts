@@ -73,7 +73,8 @@ export interface JobStartedAs {
   baseUrls: string[];
 }
 
-export type StateCounts = Record<ItemEndState, number> & { skipped: number };
+/** `blocked` is absent from the counts of jobs from before it (docs/chains.md). */
+export type StateCounts = Record<Exclude<ItemEndState, 'blocked'>, number> & { blocked?: number; skipped: number };
 
 export interface ItemOutcome {
   key: string;
@@ -128,7 +129,7 @@ export interface JobCarry {
   cursor: number;
   counts: StateCounts;
   /** Child workflow ids started and not yet reported, with the item's index and model. */
-  inFlight: Record<string, { key: string; index: number; model: string; reservedUsd?: number }>;
+  inFlight: Record<string, { key: string; index: number; model: string; reservedUsd?: number; neededBy?: boolean }>;
   /** Present when the job has a budget: what is spent (the reservations are the in-flight items'). */
   budget?: BudgetCarry;
   renderSamples: Record<string, number[]>;
@@ -145,7 +146,28 @@ export interface JobCarry {
   alikeFailures?: Record<string, number>;
   /** A job with notification targets: which events each takes (asked once), item.failed events sent. */
   notify?: { subscribed: Record<string, NotifyEventType[]>; itemEvents: number };
+  /** A job whose items need others (docs/chains.md, workflows/chain.ts); absent: none met yet. */
+  chain?: ChainCarry;
   runs: number;
+}
+
+/** What the job window carries for items that need others (workflows/chain.ts). */
+export interface ChainCarry {
+  /** Items passed by the cursor that wait for their needs ("not ready yet"), in plan order; bounded (MAX_WAITING). */
+  waiting: PageItem[];
+  /** Items whose needs all succeeded, to start before the window reads on. */
+  ready: PageItem[];
+  /** How the items some later item needs ended in this job, by key; `blockedBy` names the need that blocked one. */
+  outcomes: Record<string, { state: ItemEndState; blockedBy?: string }>;
+  /** The latest blocked items and why, for status and the run's end (bounded). */
+  blocked: BlockedItem[];
+}
+
+export interface BlockedItem {
+  key: string;
+  /** The need that did not succeed (the first of its chain that did not). */
+  blockedBy: string;
+  why: string;
 }
 
 export interface JobProgress {
@@ -162,6 +184,10 @@ export interface JobProgress {
   stoppedBy?: JobStopCause;
   /** Items past the cursor that were not started after all (their create met a job-wide cause). */
   notStarted?: number;
+  /** Items that wait for their needs, each with the one it waits on (docs/chains.md); absent: none. */
+  waiting?: Array<{ key: string; waitsOn: string }>;
+  /** The latest items blocked and why; absent: none. */
+  blocked?: BlockedItem[];
   runs: number;
 }
 
@@ -180,6 +206,8 @@ export interface JobResult {
   spentUsd?: number;
   /** With `assemble:`: what became of each film (workflows/assemble.ts). */
   films?: FilmResult[];
+  /** The latest items blocked and why (counts.blocked counts them all); absent: none. */
+  blocked?: BlockedItem[];
 }
 
 export interface RenderInput {

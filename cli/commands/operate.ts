@@ -324,6 +324,7 @@ async function showStatus(
     timed_out: progress.counts.timed_out,
     canceled: progress.counts.canceled,
     unknown: progress.counts.unknown,
+    ...(progress.counts.blocked ? { blocked: progress.counts.blocked } : {}),
     skipped: progress.counts.skipped,
   };
   // One read of the plan a round (a large job's plan takes seconds): its spend and its targets.
@@ -339,6 +340,8 @@ async function showStatus(
     for (const line of spendSummaryLines(spend)) out.line(line);
     for (const f of progress.recentFailures.slice(-5))
       out.line(`  ${f.state} #${f.index} ${plainText(f.key)}: ${plainText(f.error?.message ?? '')}`);
+    // Items that wait for others (docs/chains.md): which shot waits on which.
+    for (const w of (progress.waiting ?? []).slice(0, 10)) out.line(`  waiting ${plainText(w.key)}: on ${plainText(w.waitsOn)}`);
     for (const line of deliveryLines(await deliveriesOfJob(client, workflowId, plan.notify))) out.line(plainText(line));
   }
   return false;

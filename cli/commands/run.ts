@@ -26,7 +26,7 @@ import { createOutput } from '../output';
 import { ProgressView } from '../progress';
 import { addObservabilityOptions, openSession, type Observability, type Session } from '../session';
 import { addCallbackOptions, callbackPlan, listenForCallbacks, type CallbackOptions } from '../callbacks';
-import { describeFilms, describeOutcome, describeStop, exitStatusFor, itemsToSend, readOutcome, type JobOutcome } from '../summary';
+import { describeBlocked, describeFilms, describeOutcome, describeStop, exitStatusFor, itemsToSend, readOutcome, type JobOutcome } from '../summary';
 import { printDryRun } from './dry-run';
 import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
 import { claimOutputOrExplain } from '../output-owner';
@@ -464,6 +464,7 @@ async function followJob(
       // The background worker that carries the deliveries still open (docs/notifications.md).
       ...(handedOff ? { delivery_worker: handedOff } : {}),
       ...(finished.films ? { films: finished.films } : {}),
+      blocked: finished.blocked ?? [],
       failures: outcome.rows
         .filter((r) => r.state !== 'succeeded')
         .map((r) => ({ key: r.key, index: r.index, state: r.state, error: r.error })),
@@ -476,6 +477,7 @@ async function followJob(
     const startedAt = Math.min(finished.startedAt, runningSince ?? Infinity);
     for (const line of describeOutcome(outcome, jobFile, finished.finishedAt - startedAt)) out.line(line);
     for (const line of describeFilms(finished.films, outcome.location)) out.line(line);
+    for (const line of describeBlocked(finished)) out.line(line);
     for (const line of describeDeliveries(deliveries, handedOff, jobFile)) out.line(line);
   }
   process.exitCode = exitStatusFor(outcome, finished.stoppedBy);

@@ -13,7 +13,10 @@
 // could wake a render's status check: a render noticed by polling alone; render-callbacks is a render
 // woken by the simulator's callback (its signal, the canceled backstop timer). session13-job-events
 // and session13-notify-job-ended were recorded before job.ended read the spend ledger (session 14,
-// patch job-ended-spend-from-ledger); job-events is recorded with it. A failure here means
+// patch job-ended-spend-from-ledger); job-events is recorded with it. session13-job-six-* are a
+// window of six items two at a time, continued as new, recorded before items could wait for their
+// needs (patch items-wait-for-their-needs); job-chain-* are two chains side by side with the patch,
+// one shot failed and the one after it blocked, continued as new while shots waited. A failure here means
 // a change would break jobs that are running right now.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -55,6 +58,10 @@ describe('workflow replay', () => {
       'session13-notify-job-ended',
       'session13-render-polls-before-callbacks',
       'render-callbacks',
+      'session13-job-six-first-run',
+      'session13-job-six-last-run',
+      'job-chain-first-run',
+      'job-chain-last-run',
     ]) {
       assert.ok(files.includes(`${name}.json`), `missing ${name}.json`);
     }

@@ -1,0 +1,83 @@
+// `reelflow run` of a job file whose shots continue each other (docs/chains.md), end to end: the
+// CLI, a real Temporal dev server, the simulator over HTTP. Shot 2 of 4 fails: 3-4 blocked naming
+// it, exit 1; `--retry-failed` renders 2-4 only, each starting from the last decoded frame of the
+// stored shot before it.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { lastFrame } from '../../media/frames';
+import { runCli } from '../support/cli';
+import { useTemporalAndSimulator } from '../support/e2e';
+import { tempDir } from '../support/jobs';
+
+const KEY = 'sk-test-chain-run-0123456789';
+const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+function chainJob(dir: string, baseUrls: string[]): string {
+  const shots = [1, 2, 3, 4].map((k) =>
+    [
+      `  - id: shot-${k}`,
+      `    prompt: "story ${k}"`,
+      ...(k > 1 ? ['    references:', `      - image: { last_frame_of: shot-${k - 1} }`] : []),
+    ].join('\n'),
+  );
+  const text = [
+    'version: 1',
+    'name: chain-run',
+    'gateway:',
+    '  base_urls:',
+    ...baseUrls.map((u) => `    - ${u}`),
+    'defaults:',
+    '  model: doubao-seedance-2-0-260128',
+    '  seconds: "5"',
+    'models:',
+    '  doubao-seedance-2-0-260128:',
+    '    frames: [first_frame, last_frame]',
+    'concurrency:\n  max_in_flight: 4',
+    'polling:\n  initial: 100ms\n  max: 300ms\n  timeout: 5m',
+    'output:\n  dir: ./out',
+    'items:',
+    ...shots,
+    '',
+  ].join('\n');
+  const path = join(dir, 'chain-run.yaml');
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('reelflow run: a chain of shots', () => {
+  const e2e = useTemporalAndSimulator(KEY, { ports: [0], renderMs: [300, 700], seed: 5 });
+
+  it('shot 2 of 4 fails: 3-4 blocked, exit 1; --retry-failed renders 2-4 from the frames before them', async () => {
+    const dir = tempDir();
+    const job = chainJob(dir, e2e.sim.urls);
+    e2e.sim.setFaults({ failPrompts: ['story 2'] });
+    const first = await runCli(['run', job], { env: e2e.env });
+    e2e.sim.setFaults({ failPrompts: [] });
+    assert.equal(first.code, 1, first.stderr);
+    const said = first.stdout + first.stderr;
+    assert.match(said, /2 blocked/);
+    assert.match(said, /blocked shot-3: shot-2 ended failed/);
+    assert.match(said, /blocked shot-4: shot-3 was blocked by shot-2/);
+    const created = () => [1, 2, 3, 4].map((k) => e2e.sim.stats().createsByPrompt[`story ${k}`] ?? 0);
+    assert.deepEqual(created(), [1, 1, 0, 0]);
+
+    const retry = await runCli(['run', job, '--retry-failed'], { env: e2e.env });
+    assert.equal(retry.code, 0, retry.stderr);
+    assert.deepEqual(created(), [1, 2, 1, 1]);
+    const rows = readFileSync(join(dir, 'out', 'manifest.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { key: string; state: string; file: string | null });
+    const files = new Map(rows.filter((r) => r.state === 'succeeded').map((r) => [r.key, r.file!]));
+    const content = e2e.sim.stats().contentByPrompt;
+    for (const k of [2, 3, 4]) {
+      const png = join(dir, `last-${k - 1}.png`);
+      await lastFrame(join(dir, 'out', files.get(`shot-${k - 1}`)!), png);
+      const sent = content[`story ${k}`]!.at(-1)!.find((c) => c.role === 'first_frame');
+      assert.equal(sent?.sha256, sha256(png), `shot ${k} starts from the last frame of shot ${k - 1}`);
+    }
+  });
+});
