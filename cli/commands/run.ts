@@ -26,7 +26,16 @@ import { createOutput } from '../output';
 import { ProgressView } from '../progress';
 import { addObservabilityOptions, openSession, type Observability, type Session } from '../session';
 import { addCallbackOptions, callbackPlan, listenForCallbacks, type CallbackOptions } from '../callbacks';
-import { describeBlocked, describeFilms, describeOutcome, describeStop, exitStatusFor, itemsToSend, readOutcome, type JobOutcome } from '../summary';
+import {
+  describeBlocked,
+  describeFilms,
+  describeOutcome,
+  describeStop,
+  exitStatusFor,
+  itemsToSend,
+  readOutcome,
+  type JobOutcome,
+} from '../summary';
 import { printDryRun } from './dry-run';
 import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
 import { claimOutputOrExplain } from '../output-owner';
