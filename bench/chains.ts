@@ -26,10 +26,26 @@ async function makespan(stack: Stack, name: string, items: JobSpec['items'], ren
     items,
     maxInFlight: 100,
     // A user who knows the model's render time asks first when it should be done.
-    polling: `polling:\n  initial: ${renderMs}ms\n  max: 2s\n  timeout: 10m`,
+    polling: `polling:\n  initial: ${renderMs}ms\n  max: ${Math.max(2_000, renderMs)}ms\n  timeout: 10m`,
   });
   const succeeded = run.rows.filter((r) => r.state === 'succeeded').length;
   if (succeeded !== items.length) throw new Error(`${name}: ${succeeded} of ${items.length} shots succeeded`);
+  // Where a chain's time goes: each shot's create to its file, and a shot's file to the next shot's create.
+  const byKey = new Map(run.rows.map((r) => [r.key, r]));
+  const renders: number[] = [];
+  const handovers: number[] = [];
+  for (const item of items) {
+    const row = byKey.get(item.id!)!;
+    renders.push(Date.parse(row.finished_at) - Date.parse(row.created_at!));
+    const before = /last_frame_of: (\S+) \}/.exec(item.lines?.join('\n') ?? '')?.[1];
+    if (before) handovers.push(Date.parse(row.created_at!) - Date.parse(byKey.get(before)!.finished_at));
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  const firstCreate = Math.min(...run.rows.map((r) => Date.parse(r.created_at!)));
+  say(
+    `${name}: first create ${seconds(firstCreate - run.startedAt)} after start; create to file: median ${seconds(median(renders))}; ` +
+      `a shot's file to the next shot's create: median ${seconds(median(handovers))}, max ${seconds(Math.max(...handovers))}`,
+  );
   return run.lastFileAt - run.startedAt;
 }
 
@@ -68,4 +84,8 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch(fail);
+main().catch((error: unknown) => {
+  const cause = (error as { cause?: { message?: string; cause?: { message?: string } } }).cause;
+  if (cause) say(`cause: ${cause.message ?? ''} ${cause.cause?.message ?? ''}`);
+  fail(error);
+});
