@@ -1,57 +1,37 @@
 // Still frames out of a stored video, by ffmpeg: the exact last decoded frame (what a shot that
 // continues another starts from, docs/chains.md) and the frame at a given time. Frames are written
 // as PNG, which keeps the decoded picture without a second lossy step.
-import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
+import { MediaToolError, runTool } from './run';
 
 /** How long one extraction may take: a whole clip is decoded for its last frame. */
 const TOOL_TIMEOUT_MS = 120_000;
-/** How much of ffmpeg's complaint an error carries. */
-const STDERR_CHARS = 400;
-
-export interface FrameTools {
-  /** Path of ffmpeg; default `ffmpeg` on PATH. */
-  ffmpeg?: string;
-}
 
 /** ffmpeg could not make the frame: no video stream, a time past the end, a damaged file, no ffmpeg. */
 export class FrameError extends Error {
   override readonly name = 'FrameError';
 }
 
-function run(file: string, args: string[]): Promise<void> {
-  return new Promise((done, fail) => {
-    execFile(file, args, { timeout: TOOL_TIMEOUT_MS, maxBuffer: 1 << 20, windowsHide: true }, (error, _stdout, stderr) => {
-      if (!error) return done();
-      const said = String(stderr).trim().split('\n').slice(-3).join(' ').slice(-STDERR_CHARS);
-      fail(new FrameError(`${file} failed (${error.message.split('\n')[0]}): ${said}`));
-    });
-  });
+/** ffmpeg through media/run.ts (a deadline for its process group, its stderr's tail), failing as FrameError. */
+async function ffmpeg(args: string[]): Promise<void> {
+  try {
+    await runTool('ffmpeg', args, { timeoutMs: TOOL_TIMEOUT_MS });
+  } catch (error) {
+    throw error instanceof MediaToolError ? new FrameError(error.message) : error;
+  }
 }
+
+/** The first video stream's frames, written as one PNG at `pngPath` (each frame replaces the last). */
+const pngOut = (pngPath: string): string[] => ['-map', '0:v:0', '-update', '1', '-f', 'image2', '-c:v', 'png', pngPath];
 
 /**
  * Writes the video's last decoded frame to `pngPath`. Every frame is decoded and each one replaces
  * the file (`-update 1`), so what stays is the last frame a player shows, not the frame a seek from
  * the end lands near (`-sseof` stops at a key frame or a timestamp, which may miss the last frames).
  */
-export async function lastFrame(videoPath: string, pngPath: string, tools: FrameTools = {}): Promise<void> {
-  await run(tools.ffmpeg ?? 'ffmpeg', [
-    ...QUIET,
-    '-i',
-    videoPath,
-    '-map',
-    '0:v:0',
-    // Every decoded frame as it is: none dropped or repeated to meet an output rate.
-    '-fps_mode',
-    'passthrough',
-    '-update',
-    '1',
-    '-f',
-    'image2',
-    '-c:v',
-    'png',
-    pngPath,
-  ]);
+export async function lastFrame(videoPath: string, pngPath: string): Promise<void> {
+  // Every decoded frame as it is: none dropped or repeated to meet an output rate.
+  await ffmpeg([...QUIET, '-i', videoPath, '-fps_mode', 'passthrough', ...pngOut(pngPath)]);
   await mustExist(pngPath, `${videoPath} has no video frame to take`);
 }
 
@@ -59,27 +39,10 @@ export async function lastFrame(videoPath: string, pngPath: string, tools: Frame
  * Writes the frame shown at `seconds` into the video (the first frame whose time is at or after it)
  * to `pngPath`. A time past the last frame is refused, not answered with the last frame.
  */
-export async function frameAt(videoPath: string, seconds: number, pngPath: string, tools: FrameTools = {}): Promise<void> {
+export async function frameAt(videoPath: string, seconds: number, pngPath: string): Promise<void> {
   if (!Number.isFinite(seconds) || seconds < 0) throw new FrameError(`a frame's time must be 0 s or more, not ${seconds}`);
-  await run(tools.ffmpeg ?? 'ffmpeg', [
-    ...QUIET,
-    // Before -i: ffmpeg seeks to the key frame before, then decodes and drops frames up to the time exactly.
-    '-ss',
-    seconds.toFixed(6),
-    '-i',
-    videoPath,
-    '-map',
-    '0:v:0',
-    '-frames:v',
-    '1',
-    '-update',
-    '1',
-    '-f',
-    'image2',
-    '-c:v',
-    'png',
-    pngPath,
-  ]);
+  // Before -i: ffmpeg seeks to the key frame before, then decodes and drops frames up to the time exactly.
+  await ffmpeg([...QUIET, '-ss', seconds.toFixed(6), '-i', videoPath, '-frames:v', '1', ...pngOut(pngPath)]);
   await mustExist(pngPath, `${videoPath} has no frame at ${seconds} s (past its end?)`);
 }
 
