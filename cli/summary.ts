@@ -9,7 +9,7 @@ import type { JobResult, JobStopCause } from '../workflows/types';
 import { openStorage } from '../storage';
 import { estimatePlan } from './estimate';
 import { createChargeText, runSpendLines, spendLines, spendOf, spendSince, unrecordedRewriteCalls, type JobSpend } from './spend';
-import { color, formatBytes } from './output';
+import { color, formatBytes } from '../client/format';
 import { plainText } from './terminal-text';
 import { readManifestRows } from './manifest-rows';
 import { takesMadeByRedo } from './takes-view';

@@ -24,7 +24,8 @@ import {
   type PlanEstimate,
 } from '../estimate';
 import { unpricedMessage, unpricedModels } from '../../activities/plan';
-import { color, createOutput, type Output } from '../output';
+import { createOutput, type Output } from '../output';
+import { color } from '../../client/format';
 import { disallowedKeyUses } from '../keys';
 
 const DEFAULT_KEY_ENV = 'GATEWAY_API_KEY';
