@@ -1,7 +1,7 @@
 // Where output goes (docs/commands.md, "Scripting reelflow"): `--json` owns stdout; human text then goes to stderr. Human
-// text is redacted, and loses every control sequence but our colours (cli/terminal-text.ts).
+// text is redacted, and loses every control sequence but our colours (client/terminal-text.ts).
 import { redact } from '../gateway';
-import { terminalText } from './terminal-text';
+import { terminalText } from '../client/terminal-text';
 
 export interface Output {
   json: boolean;

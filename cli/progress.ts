@@ -3,7 +3,7 @@
 import type { Client } from '@temporalio/client';
 import type { JobProgress, RenderStatus } from '../workflows/types';
 import { color, formatDuration } from '../client/format';
-import { displayWidth, fitWidth, padToWidth, plainText } from './terminal-text';
+import { displayWidth, fitWidth, padToWidth, plainText } from '../client/terminal-text';
 import { itemStatuses } from '../client/control';
 
 const SHOWN_ITEMS = 8;

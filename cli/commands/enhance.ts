@@ -22,11 +22,11 @@ import { StorageError } from '../../storage/storage';
 import { InfrastructureError, UsageError } from '../errors';
 import { loadPlanOrExplain, pricedAsStarted } from '../../client/jobs';
 import { rewritePriceOf } from '../../jobfile/prices';
-import { estimatePlan } from '../estimate';
-import { spendLines, spendOf, type JobSpend } from '../spend';
-import { collect, parseAllowKeys, refuseDisallowedKeyUses } from '../keys';
+import { estimatePlan } from '../../client/estimate';
+import { spendLines, spendOf, type JobSpend } from '../../client/spend';
+import { collect, parseAllowKeys, refuseDisallowedKeyUses } from '../../client/keys';
 import { createOutput, type Output } from '../output';
-import { fitWidth, padToWidth, plainText, wrapToWidth } from '../terminal-text';
+import { fitWidth, padToWidth, plainText, wrapToWidth } from '../../client/terminal-text';
 
 export interface EnhanceOptions {
   json?: boolean;

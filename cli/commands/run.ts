@@ -7,12 +7,12 @@ import { judgeCatalog, modelUses, readCatalogs, verdictMessage } from '../../gat
 import { openStorage } from '../../storage';
 import { StorageError } from '../../storage/storage';
 import { InfrastructureError, UsageError } from '../errors';
-import { isRunTaskQueue, newRunTaskQueue, TASK_QUEUE } from '../task-queue';
+import { isRunTaskQueue, newRunTaskQueue, TASK_QUEUE } from '../../client/task-queue';
 import { allowKeysInThisWorker } from '../../activities/context';
 import { allowReadsInThisWorker } from '../../activities/worker-read-scope';
 import { isKeyOf } from '../../activities/key-fingerprint';
 import type { Plan } from '../../jobfile/plan';
-import { collect, fingerprintedJob, parseAllowKeys, refuseDisallowedKeyUses, starterKeyFingerprint } from '../keys';
+import { collect, fingerprintedJob, parseAllowKeys, refuseDisallowedKeyUses, starterKeyFingerprint } from '../../client/keys';
 import { startedAs } from '../../client/job-identity';
 import { jobWorkflowId } from '../../workflows/ids';
 import type { JobInput } from '../../workflows/types';
@@ -20,11 +20,11 @@ import type { ItemEndState } from '../../storage/manifest';
 import { jobEnded, jobProgress, jobResultOrCancellation, openItemWorkflows, startOrAttach } from '../../client/control';
 import { inputsChangedNote, loadPlanOrExplain, refuseAnotherJobUnderName, runningExecution, startedJobInput } from '../../client/jobs';
 import { ALLOW_READ_HELP, allowedReads } from '../../client/read-allowance';
-import { storeInputsOrExplain } from '../job-ref';
+import { storeInputsOrExplain } from '../../client/job-ref';
 import { hashJobInputs, recordingFiles } from '../../storage/inputs-publish';
 import { createOutput } from '../output';
 import { ProgressView } from '../progress';
-import { addObservabilityOptions, openSession, type Observability, type Session } from '../session';
+import { addObservabilityOptions, openSession, type Observability, type Session } from '../../client/session';
 import { addCallbackOptions, callbackPlan, listenForCallbacks, type CallbackOptions } from '../callbacks';
 import {
   describeBlocked,
@@ -35,16 +35,16 @@ import {
   itemsToSend,
   readOutcome,
   type JobOutcome,
-} from '../summary';
+} from '../../client/summary';
 import { printDryRun } from './dry-run';
 import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
-import { claimOutputOrExplain } from '../output-owner';
-import { spawnDetachedWorker } from '../detached-worker';
+import { claimOutputOrExplain } from '../../client/output-owner';
+import { spawnDetachedWorker } from '../../client/detached-worker';
 import { unpricedMessage, unpricedModels } from '../../activities/plan';
-import { parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../redo';
+import { parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../../client/redo';
 import type { RedoTake } from '../../jobfile/takes';
-import { estimateForRun, keyForPrices, recordRunPrices, userPrices } from '../estimate';
-import { readManifestRows } from '../manifest-rows';
+import { estimateForRun, keyForPrices, recordRunPrices, userPrices } from '../../client/estimate';
+import { readManifestRows } from '../../client/manifest-rows';
 import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
 import { awaitDeliveries, describeDelivery, type DeliveryState } from '../../client/deliveries';
 import { readNotifySettings, undefinedTargets } from '../../jobfile/notify-settings';

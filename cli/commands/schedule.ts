@@ -13,17 +13,17 @@ import {
 import type { Command } from 'commander';
 import type { Plan, ScheduleSettings } from '../../jobfile/plan';
 import { UsageError } from '../errors';
-import { TASK_QUEUE } from '../task-queue';
-import { disallowedKeyUses, starterKeyFingerprint } from '../keys';
+import { TASK_QUEUE } from '../../client/task-queue';
+import { disallowedKeyUses, starterKeyFingerprint } from '../../client/keys';
 import { jobWorkflowId, scheduleId } from '../../workflows/ids';
 import type { JobInput } from '../../workflows/types';
 import { allowedReads } from '../../client/read-allowance';
 import { loadPlanOrExplain } from '../../client/jobs';
-import { storeInputsOrExplain } from '../job-ref';
+import { storeInputsOrExplain } from '../../client/job-ref';
 import type { InputsRef } from '../../storage/inputs';
 import { recordingFiles } from '../../storage/inputs-publish';
 import { createOutput, type Output } from '../output';
-import { openSession } from '../session';
+import { openSession } from '../../client/session';
 
 const OVERLAP: Record<ScheduleSettings['overlap'], ScheduleOverlapPolicy> = {
   skip: 'SKIP',

@@ -1,7 +1,7 @@
 // `reelflow worker`: a worker for the task queue until interrupted. Start more, anywhere, to scale out.
 import type { Command } from 'commander';
 import { connectClient, connectWorker, resolveTemporal } from '../../worker/temporal';
-import { TASK_QUEUE } from '../task-queue';
+import { TASK_QUEUE } from '../../client/task-queue';
 import { jobResult } from '../../client/control';
 import { jobHandle } from '../../client/jobs';
 import { openDeliveryWorkflows } from '../../client/deliveries';
@@ -9,12 +9,12 @@ import { allowKeysInThisWorker } from '../../activities/context';
 import { acceptKeylessJobsInThisWorker } from '../../activities/job-key-check';
 import { allowReadsInThisWorker } from '../../activities/worker-read-scope';
 import { allowedReads } from '../../client/read-allowance';
-import { collect, keySettingsOrExplain, parseAllowKeys } from '../keys';
+import { collect, keySettingsOrExplain, parseAllowKeys } from '../../client/keys';
 import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
 import { DEFAULT_MAX_ACTIVITIES, DEFAULT_MAX_WORKFLOW_TASKS, DEFAULT_SHUTDOWN_GRACE_MS } from '../../worker/shutdown';
 import { parseDuration } from '../../jobfile/values';
 import { UsageError } from '../errors';
-import { addObservabilityOptions, startObservability, type Observability } from '../session';
+import { addObservabilityOptions, startObservability, type Observability } from '../../client/session';
 import { addCallbackOptions, callbackPlan, listenForCallbacks, type CallbackOptions } from '../callbacks';
 
 const ALLOW_READ_HELP_WORKER =
@@ -81,7 +81,7 @@ export function registerWorkerCommand(program: Command): void {
     // (activities/worker-read-scope.ts); a wrong read settings file stops it here.
     allowReadsInThisWorker(allowedReads(options.allowRead));
     const target = await resolveTemporal();
-    // run --detach starts its job on a queue of its own (cli/task-queue.ts): its worker polls that,
+    // run --detach starts its job on a queue of its own (client/task-queue.ts): its worker polls that,
     // and carries that job alone (worker/owned-job.ts).
     const ownJob = options.untilDone ?? options.untilDelivered;
     const own = ownJob ? await ownJobQueue(target, ownJob) : undefined;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sideBySide, type ItemRewrite } from '../../../cli/commands/enhance';
-import { displayWidth, wrapToWidth } from '../../../cli/terminal-text';
+import { displayWidth, wrapToWidth } from '../../../client/terminal-text';
 import type { PlanItem } from '../../../jobfile/plan';
 
 function item(index: number, prompt: string): PlanItem {

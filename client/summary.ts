@@ -9,7 +9,7 @@ import type { JobResult, JobStopCause } from '../workflows/types';
 import { openStorage } from '../storage';
 import { estimatePlan } from './estimate';
 import { createChargeText, runSpendLines, spendLines, spendOf, spendSince, unrecordedRewriteCalls, type JobSpend } from './spend';
-import { color, formatBytes } from '../client/format';
+import { color, formatBytes } from './format';
 import { plainText } from './terminal-text';
 import { readManifestRows } from './manifest-rows';
 import { takesMadeByRedo } from './takes-view';
@@ -29,7 +29,7 @@ export interface JobOutcome {
   /** What every run of the job spent, beside the plan's estimate (docs/costs.md); absent with no price and no cost. */
   spend?: JobSpend;
   /**
-   * What this run spent, when runs before it paid too (cli/spend.ts spendSince): the end of `run`
+   * What this run spent, when runs before it paid too (client/spend.ts spendSince): the end of `run`
    * says it and the job's apart. Absent when this run's spend is the job's.
    */
   runSpend?: JobSpend;
