@@ -2,7 +2,8 @@
 // every line within the terminal's width, gateway text made inert, wide characters counted as two.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sideBySide, type ItemRewrite } from '../../../cli/commands/enhance';
+import { sideBySide } from '../../../cli/commands/enhance';
+import type { ItemRewrite } from '../../../client/enhance';
 import { displayWidth, wrapToWidth } from '../../../client/terminal-text';
 import type { PlanItem } from '../../../jobfile/plan';
 
