@@ -21,11 +21,7 @@ describe('the job input of run and schedule', () => {
   it("a run's input: every choice of the run, the prices it priced with and who started it", async () => {
     const plan = await planOf(`${HEAD}items:\n  - prompt: one\n`);
     const inputs: InputsRef = { index: 'a'.repeat(64), location: { kind: 'dir', dir: '/tmp/in' } };
-    const input = jobInput(
-      plan,
-      { inputs, allowRead: ['/data'] },
-      { retryStates: ['failed'], budgetUsd: 5, notify: ['team'], redo: [] },
-    );
+    const input = jobInput(plan, { inputs, allowRead: ['/data'] }, { retryStates: ['failed'], budgetUsd: 5, notify: ['team'], redo: [] });
     assert.deepEqual(Object.keys(input), [
       'jobFile',
       'runDate',
