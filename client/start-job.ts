@@ -6,6 +6,7 @@ import { isKeyOf } from '../activities/key-fingerprint';
 import { rememberCatalog } from '../activities/preflight';
 import { judgeCatalog, modelUses, readCatalogs, verdictMessage } from '../gateway';
 import type { Plan } from '../jobfile/plan';
+import { readNotifySettings, undefinedTargets } from '../jobfile/notify-settings';
 import type { RedoTake } from '../jobfile/takes';
 import { openStorage } from '../storage';
 import type { InputsRef } from '../storage/inputs';
@@ -90,6 +91,13 @@ export function jobInput(plan: Plan, start: StartInputs, run?: RunChoices): JobI
         }
       : {}),
   };
+}
+
+/** `run --notify` names: each must be a target of the user's notify.yaml. */
+export function checkedNotifyTargets(names: string[]): string[] {
+  const problem = undefinedTargets(names, readNotifySettings());
+  if (problem) throw new UsageError(`--notify: ${problem}`);
+  return [...new Set(names)];
 }
 
 /** A schedule's action: every run on the shared queue, under the job's one workflow id. */

@@ -189,3 +189,24 @@ export function describeFilms(films: readonly FilmResult[] | undefined, location
     return color.yellow(`  film ${name}: not made: ${plainText(why)}`);
   });
 }
+
+/** What a start renders: every item the job's plan pages will not skip (itemsToSend). */
+export function startedNote(
+  job: string,
+  total: number,
+  toRender: number,
+  outcome: JobOutcome,
+  retryStates: readonly ItemEndState[],
+  location: string,
+): string {
+  const { counts } = outcome;
+  const done = total - toRender;
+  if (toRender === 0) {
+    const again =
+      counts.failed + counts.timed_out + counts.unknown > 0 ? ' (--retry-failed / --retry-unknown render ended ones again)' : '';
+    return `${job}: nothing to render: all ${total} item(s) already ended${again} -> ${location}`;
+  }
+  const changed = outcome.changed.length;
+  const edited = changed > 0 ? `; ${changed} changed since rendered, rendered again beside the earlier file` : '';
+  return `${job}: started ${toRender} of ${total} item(s)${done > 0 ? ` (${done} already ended)` : ''}${edited} -> ${location}`;
+}

@@ -19,11 +19,12 @@ import {
   estimateLines,
   estimatePlan,
   gatewayPricesLines,
+  unpricedMessage,
+  unpricedModels,
   userPrices,
   type GatewayPricesNote,
   type PlanEstimate,
 } from '../../client/estimate';
-import { unpricedMessage, unpricedModels } from '../../activities/plan';
 import { createOutput, type Output } from '../output';
 import { color } from '../../client/format';
 import { disallowedKeyUses } from '../../client/keys';

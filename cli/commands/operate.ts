@@ -25,7 +25,8 @@ import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
 import { TASK_QUEUE, isRunTaskQueue } from '../../client/task-queue';
 import { describeOutcome, describeStop } from '../../client/summary';
 import { openStorage } from '../../storage';
-import { keptFilesOf, keptFilmsOf, printKept, rowsWithTakes, stateWithPick, type TakeRow } from '../../client/takes-view';
+import { keptFilesOf, keptFilmsOf, rowsWithTakes, stateWithPick, type TakeRow } from '../../client/takes-view';
+import { printKept } from '../kept';
 import { rowCostText, rowRewriteCostText, rowTotalUsd, spendSoFar, spendSummaryLines } from '../../client/spend';
 
 /** How long after its start a job without an answering worker is said to be starting, not missing. */

@@ -2,8 +2,7 @@
 import type { Command } from 'commander';
 import { openStorage } from '../../storage';
 import { UsageError } from '../errors';
-import { allowKeysInThisWorker } from '../../activities/context';
-import { allowReadsInThisWorker } from '../../activities/worker-read-scope';
+import { ruleThisWorker } from '../../client/worker-rules';
 import type { Plan } from '../../jobfile/plan';
 import { collect, parseAllowKeys, refuseDisallowedKeyUses } from '../../client/keys';
 import { jobWorkflowId } from '../../workflows/ids';
@@ -16,7 +15,8 @@ import { hashJobInputs, recordingFiles } from '../../storage/inputs-publish';
 import { createOutput } from '../output';
 import { ProgressView } from '../progress';
 import { addObservabilityOptions, openSession, type Observability, type Session } from '../../client/session';
-import { addCallbackOptions, callbackPlan, listenForCallbacks, type CallbackOptions } from '../callbacks';
+import { addCallbackOptions, callbackPlan, type CallbackOptions } from '../callbacks';
+import { listenForCallbacks } from '../../client/callbacks';
 import {
   describeBlocked,
   describeFilms,
@@ -25,20 +25,20 @@ import {
   exitStatusFor,
   itemsToSend,
   readOutcome,
-  type JobOutcome,
+  startedNote,
 } from '../../client/summary';
 import { printDryRun } from './dry-run';
 import { watchInterrupt, type Interrupt } from './run-interrupt';
 import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
 import { claimOutputOrExplain } from '../../client/output-owner';
 import { spawnDetachedWorker } from '../../client/detached-worker';
-import { unpricedMessage, unpricedModels } from '../../activities/plan';
 import { parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../../client/redo';
 import type { RedoTake } from '../../jobfile/takes';
-import { estimateForRun, keyForPrices, recordRunPrices, userPrices } from '../../client/estimate';
+import { estimateForRun, keyForPrices, recordRunPrices, unpricedMessage, unpricedModels, userPrices } from '../../client/estimate';
 import { readManifestRows } from '../../client/manifest-rows';
 import { ownedJob, type OwnedJob } from '../../worker/owned-job';
 import {
+  checkedNotifyTargets,
   childrenClosed,
   followUntilEnded,
   jobInput,
@@ -49,9 +49,14 @@ import {
   startOrAttachJob,
   startQueue,
 } from '../../client/start-job';
-import { awaitDeliveries, describeDelivery, type DeliveryState } from '../../client/deliveries';
-import { readNotifySettings, undefinedTargets } from '../../jobfile/notify-settings';
-import { JobEvents } from '../../workflows/notify';
+import {
+  awaitDeliveries,
+  describeDeliveries,
+  isOpen,
+  jobEventTargets,
+  type DeliveryHandOff,
+  type DeliveryState,
+} from '../../client/deliveries';
 
 /** `--budget 50`: a number of dollars above 0, as budget.max_usd. */
 function parseBudget(text: string): number {
@@ -175,9 +180,8 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   // Before any request (preflight's and the prompt rewrites' included): which key goes where is the user's decision.
   const allowances = parseAllowKeys(options.allowKey);
   refuseDisallowedKeyUses(jobFile, plan, allowances);
-  allowKeysInThisWorker(allowances);
   // The run's own worker reads what this user allowed this run (activities/worker-read-scope.ts).
-  allowReadsInThisWorker(allowRead);
+  ruleThisWorker({ allowKeys: allowances, allowRead });
   if (options.enhanceOnly) return enhanceCommand(jobFile, { json: options.json, reEnhance: options.reEnhance }, plan);
   await preflight(plan, options.worker);
   // The estimate, the gateway's published prices beneath the job's (docs/costs.md); a budget cannot
@@ -198,7 +202,7 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   const owned = ownedJob(workflowId);
   // Before the worker takes its first create, so that every create carries the callback address.
   const temporal: { client?: Session['client'] } = {};
-  const callbacks = options.detach ? undefined : await listenForCallbacks(options, () => temporal.client, out.note);
+  const callbacks = options.detach ? undefined : await listenForCallbacks(callbackPlan(options), () => temporal.client, out.note);
   const session = await openSession({
     worker: options.worker && !options.detach,
     workerTaskQueue: async (client) => (ownQueue = await queueForThisRunsWorker(client, workflowId, plan, out.note)),
@@ -337,7 +341,7 @@ async function followJob(
   view.clear();
   const finished = await scoped(() => jobResultOrCancellation(session.client, workflowId, plan.job));
   if (session.worker) await scoped(() => childrenClosed(session.client, workflowId, 15_000));
-  const targets = JobEvents.targets(plan.notify, options.notify);
+  const targets = jobEventTargets(plan.notify, options.notify);
   let deliveries: DeliveryState[] = [];
   let handedOff: DeliveryHandOff | undefined;
   if (targets.length > 0) {
@@ -393,53 +397,5 @@ function callbackArgs(options: CallbackOptions): string[] {
   ];
 }
 
-/** What a start renders: every item the job's plan pages will not skip (summary.ts itemsToSend). */
-export function startedNote(
-  job: string,
-  total: number,
-  toRender: number,
-  outcome: JobOutcome,
-  retryStates: readonly ItemEndState[],
-  location: string,
-): string {
-  const { counts } = outcome;
-  const done = total - toRender;
-  if (toRender === 0) {
-    const again =
-      counts.failed + counts.timed_out + counts.unknown > 0 ? ' (--retry-failed / --retry-unknown render ended ones again)' : '';
-    return `${job}: nothing to render: all ${total} item(s) already ended${again} -> ${location}`;
-  }
-  const changed = outcome.changed.length;
-  const edited = changed > 0 ? `; ${changed} changed since rendered, rendered again beside the earlier file` : '';
-  return `${job}: started ${toRender} of ${total} item(s)${done > 0 ? ` (${done} already ended)` : ''}${edited} -> ${location}`;
-}
-
 /** How long `run` keeps its worker for the job's events once the job ended: receivers answer in well under this. */
 const DELIVERY_WAIT_MS = 8_000;
-
-/** `run --notify` names: each must be a target of the user's notify.yaml. */
-function checkedNotifyTargets(names: string[]): string[] {
-  const problem = undefinedTargets(names, readNotifySettings());
-  if (problem) throw new UsageError(`--notify: ${problem}`);
-  return [...new Set(names)];
-}
-
-type DeliveryHandOff = ReturnType<typeof spawnDetachedWorker>;
-
-const isOpen = (s: DeliveryState) => s.state === 'pending' || s.state === 'retrying';
-
-function describeDeliveries(states: DeliveryState[], handedOff: DeliveryHandOff | undefined, jobFile: string): string[] {
-  const ended = states.filter((s) => s.event === 'job.ended');
-  const lines = ended.map((s) => `notify ${s.target}: ${describeDelivery(s)}`);
-  const open = [...new Set(states.filter(isOpen).map((s) => s.target))];
-  if (open.length === 0) return lines;
-  const names = open.join(', ');
-  if (handedOff) {
-    const pid = handedOff.pid !== undefined ? ` (pid ${handedOff.pid})` : '';
-    lines.push(
-      `${names}: not delivered yet: a background worker${pid} retries it until it is delivered or its retry_for has passed, ` +
-        `then exits; \`reelflow status ${jobFile}\` shows where it stands (log: ${handedOff.logFile})`,
-    );
-  } else lines.push(`${names}: retried by the workers of the job's queue (\`reelflow status\` shows it)`);
-  return lines;
-}
