@@ -59,6 +59,15 @@ function layerPatterns(folder, allowed) {
     // The gateway is a library to them: its index is its interface.
     patterns.push({ group: ['../gateway/*', '../../gateway/*'], message: `${folder}/ imports gateway/ only through its index.` });
   }
+  if (folder === 'cli') {
+    // The command parses and prints; what a job is and does, it asks client/, as any other UI would.
+    // From activities/ and workflows/ only types cross, and the workflow ids users see.
+    patterns.push({
+      regex: '^(\\.\\./)+(activities(/.*)?|workflows(/(?!ids$).*)?)$',
+      allowTypeImports: true,
+      message: 'cli/ parses and prints: ask client/ for what activities/ and workflows/ do (only their types cross).',
+    });
+  }
   if (['jobfile', 'gateway', 'storage', 'media', 'sim'].includes(folder)) {
     patterns.push({ group: ['@temporalio/*'], message: `${folder}/ knows nothing of Temporal.` });
   }
