@@ -8,7 +8,7 @@ import { storedVideoCheck } from '../gateway/video-check';
 import { DEFAULT_MAX_VIDEO_BYTES } from '../jobfile/values';
 import type { JobSettings, Protocol } from '../jobfile/plan';
 import { gatewayFor, storageFor } from './context';
-import { FailureType } from './failure-types';
+import { FailureType } from '../domain/failures';
 import { finalFailure, translated } from './failures';
 import { withJobWideEvidence } from './job-wide-evidence';
 import { DownloadMeter, metricsHere } from './metrics';

@@ -18,7 +18,7 @@ import { itemIsDone, latestRowByKey, type ItemEndState, type ManifestRow } from 
 import { ledger, totalUsd } from '../storage/spend-rows';
 import { OutputOwnedError, claimOutput } from '../storage/owner';
 import { storageFor, workerKeyFor } from './context';
-import { FailureType } from './failure-types';
+import { FailureType } from '../domain/failures';
 import { LogEvent, bounded } from './log-events';
 import { finalFailure } from './failures';
 import { storedJobFiles, type JobSettingsWithInputs } from './inputs';

@@ -19,7 +19,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { FailureType, jobWideCause, type FailureKind } from '../activities/failure-types';
+import { FailureType, jobWideCause, type FailureKind } from '../domain/failures';
 import { bounded, LogEvent } from '../activities/log-events';
 import type { ItemWorkflowState } from '../activities/item-workflow';
 import type { PageItem } from '../activities/plan';
@@ -46,7 +46,7 @@ const MEDIAN_WINDOW = 25;
 const RECENT_FAILURES = 20;
 /**
  * Jobs from before it replay as they ran: only auth and missing_key stopped them, by canceling the
- * items in flight. With it, every job-wide cause stops the job (activities/failure-types.ts), the
+ * items in flight. With it, every job-wide cause stops the job (domain/failures.ts), the
  * items in flight finish, and `retries.stop_after_failures` identical item failures stop it too.
  */
 const STOPS_LET_IN_FLIGHT_FINISH = 'job-wide-stop-lets-in-flight-finish';

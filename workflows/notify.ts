@@ -17,7 +17,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type * as activities from '../activities/definitions';
 import type { JobEvent, JobEventData } from '../activities/notify-event';
 import type { NotifyEventType } from '../jobfile/notify-settings';
-import { FailureType } from '../activities/failure-types';
+import { FailureType } from '../domain/failures';
 import { LogEvent, bounded } from '../activities/log-events';
 import { notifyWorkflowId } from './ids';
 import { bookkeeping } from './activities';

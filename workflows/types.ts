@@ -2,7 +2,7 @@
 // Activity inputs and outputs live beside the activities. Types only: they travel through workflow
 // history, so they hold paths, keys and settings, never file contents or secrets.
 import type { PriceTable } from '../jobfile/prices';
-import type { FailureKind } from '../activities/failure-types';
+import type { FailureKind } from '../domain/failures';
 import type { NotifyEventType } from '../jobfile/notify-settings';
 import type { JobSettingsWithInputs } from '../activities/inputs';
 import type { PageItem, PreparedJob } from '../activities/plan';
@@ -111,7 +111,7 @@ export interface BudgetCarry {
 
 /**
  * Why a job stopped starting items before its end, for the CLI's exit code and last lines: a
- * job-wide failure (activities/failure-types.ts JOB_WIDE_CAUSES) or `repeated_failure`
+ * job-wide failure (domain/failures.ts JOB_WIDE_CAUSES) or `repeated_failure`
  * (retries.stop_after_failures identical item failures).
  */
 export interface JobStopCause {
