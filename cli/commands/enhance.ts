@@ -4,16 +4,8 @@
 // texts (activities/render.ts enhancePrompt finds them). docs/enhance.md is the user's page.
 import type { Command } from 'commander';
 import { rewriteOnce, rewritePricer } from '../../activities/rewrite';
-import {
-  AuthError,
-  GatewayUnavailableError,
-  ModelUnavailableError,
-  QuotaOrPermissionError,
-  RouteNotFoundError,
-  createGatewayClient,
-  isGatewayError,
-  redact,
-} from '../../gateway';
+import { FailureType, jobWideCause, type FailureKind } from '../../domain/failures';
+import { createGatewayClient, isGatewayError, redact, type GatewayError } from '../../gateway';
 import type { Plan, PlanItem } from '../../jobfile/plan';
 import { openStorage } from '../../storage';
 import { RewriteStore, textToRender, type RewriteCall, type RewriteRecord } from '../../storage/rewrites';
@@ -38,7 +30,7 @@ export interface ItemRewrite {
   item: PlanItem;
   record?: RewriteRecord;
   reused: boolean;
-  error?: { kind: string; message: string };
+  error?: { kind: FailureKind; message: string };
 }
 
 export interface EnhanceOutcome {
@@ -170,7 +162,7 @@ export async function enhanceJob(plan: Plan, options: { again: boolean; note: (l
           stoppedBy ??= error;
         }
         slot.error = {
-          kind: isGatewayError(error) ? error.kind : error instanceof StorageError ? 'storage' : 'error',
+          kind: isGatewayError(error) ? error.kind : error instanceof StorageError ? FailureType.storage : FailureType.error,
           message: redact(error instanceof Error ? error.message : String(error)),
         };
       }
@@ -216,15 +208,9 @@ export async function withRewrites(plan: Plan, rows: readonly ManifestRow[]): Pr
   );
 }
 
-/** Causes that every other item would meet too: asking on would only repeat them. */
-function jobWide(error: unknown): error is Error {
-  return (
-    error instanceof AuthError ||
-    error instanceof ModelUnavailableError ||
-    error instanceof RouteNotFoundError ||
-    error instanceof QuotaOrPermissionError ||
-    error instanceof GatewayUnavailableError
-  );
+/** Causes that every other item would meet too (domain/failures.ts JOB_WIDE_CAUSES): asking on would only repeat them. */
+function jobWide(error: unknown): error is GatewayError {
+  return isGatewayError(error) && jobWideCause(error.kind) !== undefined;
 }
 
 async function asInfrastructure(body: () => Promise<void>): Promise<void> {
@@ -239,7 +225,8 @@ async function asInfrastructure(body: () => Promise<void>): Promise<void> {
 function asExitError(stopped: Error): InfrastructureError | UsageError {
   if (stopped instanceof InfrastructureError || stopped instanceof UsageError) return stopped;
   const message = redact(stopped.message);
-  return stopped instanceof GatewayUnavailableError ? new InfrastructureError(message) : new UsageError(message);
+  const exitCode = isGatewayError(stopped) ? jobWideCause(stopped.kind)?.exitCode : undefined;
+  return exitCode === 3 ? new InfrastructureError(message) : new UsageError(message);
 }
 
 /** The exit status: that of a job-wide cause, else 1 when some item has no rewrite. */
