@@ -1,12 +1,7 @@
 // One manifest line per item as it ends (docs/files.md). Never the API key.
+import type { ItemEndState } from '../domain/end-states';
 import { isJobWideKind } from '../domain/failures';
 import type { StoredObject } from './storage';
-
-/**
- * `blocked`: an item that needs another (docs/chains.md) whose need ended otherwise than succeeded;
- * it was never started, and the job counts it, naming the need.
- */
-export type ItemEndState = 'succeeded' | 'failed' | 'timed_out' | 'canceled' | 'unknown' | 'blocked';
 
 export interface ManifestRow {
   key: string;

@@ -31,7 +31,8 @@ import { JobEvents } from './notify';
 import { hasPatch } from './patches';
 import { RenderWorkflow, itemDoneSignal } from './render';
 import { NeedsWindow } from './chain';
-import type { ItemEndState, ItemOutcome, JobCarry, JobInput, JobProgress, JobResult, JobStopCause, StateCounts } from './types';
+import { emptyCounts, endedCount, type ItemEndState } from '../domain/end-states';
+import type { ItemOutcome, JobCarry, JobInput, JobProgress, JobResult, JobStopCause } from './types';
 
 export const progressQuery = defineQuery<JobProgress>('progress');
 export const cancelSignal = defineSignal<[string?]>('cancel');
@@ -813,16 +814,6 @@ function preparingProgress(): JobProgress {
     inFlight: [],
     recentFailures: [],
   };
-}
-
-/** `blocked` comes with the first blocked item: the counts of every other job stay as they were. */
-function emptyCounts(): StateCounts {
-  return { succeeded: 0, failed: 0, timed_out: 0, canceled: 0, unknown: 0, skipped: 0 };
-}
-
-/** Items that ended, whatever their end; `blocked` is absent from the counts of jobs from before it. */
-function endedCount(counts: StateCounts): number {
-  return counts.succeeded + counts.failed + counts.timed_out + counts.canceled + counts.unknown + (counts.blocked ?? 0);
 }
 
 function median(values: number[] | undefined): number | undefined {

@@ -22,7 +22,8 @@ import { LogEvent, bounded } from '../activities/log-events';
 import { notifyWorkflowId } from './ids';
 import { bookkeeping } from './activities';
 import { hasPatch } from './patches';
-import type { ItemOutcome, JobCarry, StateCounts } from './types';
+import { endedCount, type StateCounts } from '../domain/end-states';
+import type { ItemOutcome, JobCarry } from './types';
 
 export interface NotifyInput {
   event: JobEvent;
@@ -102,7 +103,7 @@ export function jobOutcome(carry: JobCarry): NonNullable<JobEventData['outcome']
   if (carry.stoppedBy?.kind === FailureType.budgetReached) return 'budget_reached';
   if (carry.fatal !== undefined) return 'stopped';
   const { counts } = carry;
-  const bad = counts.failed + counts.timed_out + counts.unknown + counts.canceled + (counts.blocked ?? 0);
+  const bad = endedCount(counts) - counts.succeeded;
   if (bad === 0) return 'succeeded';
   return counts.succeeded + counts.skipped > 0 ? 'partial' : 'failed';
 }

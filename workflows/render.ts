@@ -26,7 +26,8 @@ import { bounded, LogEvent } from '../activities/log-events';
 import type { DownloadedVideo } from '../activities/download';
 import type { PriorTask } from '../activities/plan';
 import type { CreatedTaskInfo, EnhancedPrompt, TaskCheck } from '../activities/render';
-import type { ItemEndState, ItemOutcome, RenderInput, RenderStatus } from './types';
+import type { ItemEndState } from '../domain/end-states';
+import type { ItemOutcome, RenderInput, RenderStatus } from './types';
 import { rewriteAcrossTakes } from './rewrite';
 import { TASK_CALLBACK_SIGNAL } from './ids';
 

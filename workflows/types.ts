@@ -7,11 +7,10 @@ import type { NotifyEventType } from '../jobfile/notify-settings';
 import type { JobSettingsWithInputs } from '../activities/inputs';
 import type { PageItem, PreparedJob } from '../activities/plan';
 import type { InputsRef } from '../storage/inputs';
-import type { ItemEndState } from '../storage/manifest';
+import type { ItemEndState, StateCounts } from '../domain/end-states';
 import type { RedoTake } from '../jobfile/takes';
 import type { FilmResult } from './assemble';
 
-export type { ItemEndState };
 export type ItemPhase = 'pending' | 'enhancing' | 'creating' | 'rendering' | 'downloading' | 'recording';
 
 export interface JobInput {
@@ -72,9 +71,6 @@ export interface JobStartedAs {
   output: string;
   baseUrls: string[];
 }
-
-/** `blocked` is absent from the counts of jobs from before it (docs/chains.md). */
-export type StateCounts = Record<Exclude<ItemEndState, 'blocked'>, number> & { blocked?: number; skipped: number };
 
 export interface ItemOutcome {
   key: string;

@@ -16,7 +16,7 @@ import { collect, fingerprintedJob, parseAllowKeys, refuseDisallowedKeyUses, sta
 import { startedAs } from '../../client/job-identity';
 import { jobWorkflowId } from '../../workflows/ids';
 import type { JobInput } from '../../workflows/types';
-import type { ItemEndState } from '../../storage/manifest';
+import type { ItemEndState } from '../../domain/end-states';
 import { jobEnded, jobProgress, jobResultOrCancellation, openItemWorkflows, startOrAttach } from '../../client/control';
 import { inputsChangedNote, loadPlanOrExplain, refuseAnotherJobUnderName, runningExecution, startedJobInput } from '../../client/jobs';
 import { ALLOW_READ_HELP, allowedReads } from '../../client/read-allowance';
