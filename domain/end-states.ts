@@ -2,6 +2,7 @@
 // it, and the sums every reader takes of the counts (the workflow's ETA, the client's countdown of
 // it, the live display). `blocked` came with chains (docs/chains.md): the counts of jobs from
 // before it have no `blocked`.
+import type { FailureType } from './failures';
 
 /** The states an item that was started can end in (a manifest row's `state`). */
 export const RENDER_END_STATES = ['succeeded', 'failed', 'timed_out', 'canceled', 'unknown'] as const;
@@ -37,3 +38,6 @@ export function renderedCount(counts: StateCounts): number {
 export function settledCount(counts: StateCounts): number {
   return endedCount(counts) + counts.skipped;
 }
+
+/** How a whole job ended, in its job.ended event's words (docs/notifications.md). */
+export type JobOutcome = 'succeeded' | 'partial' | 'failed' | typeof FailureType.budgetReached | 'stopped' | 'canceled';

@@ -100,7 +100,7 @@ export async function startNotify(type: NotifyEventType, data: JobEventData, tar
 /** How the job ended, in the event's words. */
 export function jobOutcome(carry: JobCarry): NonNullable<JobEventData['outcome']> {
   if (carry.canceled) return 'canceled';
-  if (carry.stoppedBy?.kind === FailureType.budgetReached) return 'budget_reached';
+  if (carry.stoppedBy?.kind === FailureType.budgetReached) return FailureType.budgetReached;
   if (carry.fatal !== undefined) return 'stopped';
   const { counts } = carry;
   const bad = endedCount(counts) - counts.succeeded;
