@@ -23,7 +23,7 @@ import { FailureType, jobWideCause, type FailureKind } from '../domain/failures'
 import { bounded, LogEvent } from '../activities/log-events';
 import type { ItemWorkflowState } from '../activities/item-workflow';
 import type { PageItem } from '../activities/plan';
-import { roundUsd } from '../jobfile/prices';
+import { itemChargeUsd, roundUsd } from '../domain/money';
 import { bookkeeping } from './activities';
 import { assembleFilms } from './assemble';
 import { renderWorkflowId } from './ids';
@@ -775,7 +775,7 @@ function spentBy(outcome: ItemOutcome, reservedUsd: number | undefined): number 
   // A rewrite paid for counts whatever became of the create, also when a job-wide cause then left the
   // item not started (its Messages call was answered and billed; docs/costs.md).
   const rewrite = outcome.rewriteCostUsd ?? 0;
-  if (outcome.costUsd !== undefined) return roundUsd(outcome.costUsd + rewrite);
+  if (outcome.costUsd !== undefined) return itemChargeUsd({ createUsd: outcome.costUsd, rewriteUsd: rewrite })!;
   if (outcome.notStarted || outcome.createsMaybeSent === 0) return rewrite;
   return reservedUsd ?? 0;
 }
