@@ -21,5 +21,5 @@ export { LocalStorage, hashFile } from './local';
 export type { S3StorageOptions } from './s3';
 export { SizeMismatchError, TooLargeError } from './errors';
 export { StorageError, type Storage, type StoredObject, type WriteOptions, type WriteResult } from './storage';
-export type { ManifestRow, ItemEndState } from './manifest';
+export type { ManifestRow } from './manifest';
 export type { ManifestSnapshot } from './manifest-snapshot';

@@ -47,7 +47,8 @@ import {
   type ManifestSnapshot,
   type SnapshotCoverage,
 } from './manifest-snapshot';
-import { MANIFEST_FILE, checkObjectName, contentTypeFor } from './names';
+import { MANIFEST_FILE, contentTypeFor } from '../domain/output';
+import { checkObjectName } from './names';
 import { createS3Client, type S3ClientOptions } from './s3-client';
 import { PartUploader } from './s3-part-uploader';
 import { describeS3Error, endpointLabel, isNotFound, type S3ErrorContext } from './s3-errors';

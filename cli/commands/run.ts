@@ -6,7 +6,7 @@ import { ruleThisWorker } from '../../client/worker-rules';
 import type { Plan } from '../../jobfile/plan';
 import { collect, parseAllowKeys, refuseDisallowedKeyUses } from '../../client/keys';
 import { jobWorkflowId } from '../../workflows/ids';
-import type { ItemEndState } from '../../storage/manifest';
+import type { ItemEndState } from '../../domain/end-states';
 import { jobResultOrCancellation } from '../../client/control';
 import { inputsChangedNote, loadPlanOrExplain, refuseAnotherJobUnderName, runningExecution } from '../../client/jobs';
 import { ALLOW_READ_HELP, allowedReads } from '../../client/read-allowance';
