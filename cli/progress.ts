@@ -3,8 +3,8 @@
 import type { Client } from '@temporalio/client';
 import { renderedCount, settledCount } from '../domain/end-states';
 import type { JobProgress, RenderStatus } from '../workflows/types';
-import { color, formatDuration } from './output';
-import { displayWidth, fitWidth, padToWidth, plainText } from './terminal-text';
+import { color, formatDuration } from '../client/format';
+import { displayWidth, fitWidth, padToWidth, plainText } from '../client/terminal-text';
 import { itemStatuses } from '../client/control';
 
 const SHOWN_ITEMS = 8;

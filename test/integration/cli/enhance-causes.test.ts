@@ -1,12 +1,12 @@
 // `reelflow enhance` stops on the job-wide causes of domain/failures.ts and on nothing else: its
-// pool of rewrites (cli/commands/enhance.ts) against a real gateway client and a gateway over real
+// pool of rewrites (client/enhance.ts) against a real gateway client and a gateway over real
 // loopback HTTP that answers every Messages call as new-api does when the key's quota is used up
 // (403 insufficient_user_quota), or when the key may not use the model (a plain 403).
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { enhanceJob } from '../../../cli/commands/enhance';
+import { enhanceJob } from '../../../client/enhance';
 import { loadPlanOrExplain } from '../../../client/jobs';
 import { tempDir, writeJob } from '../../support/jobs';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isRecordedAmount, itemChargeUsd, roundUsd } from '../../../domain/money';
-import { rowTotalUsd } from '../../../cli/spend';
+import { rowTotalUsd } from '../../../client/spend';
 
 describe('money', () => {
   it("an item's charge is its create and its rewrite together, to a millionth; nothing when it records neither", () => {

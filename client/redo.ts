@@ -12,7 +12,7 @@ import { isJobWideKind } from '../domain/failures';
 import { type ManifestRow, latestRowByKey } from '../storage/manifest';
 import { readPicks, StandingPicks } from '../storage/picks';
 import type { Storage } from '../storage/storage';
-import { describeChangedStarts, startsChangedByRedo } from '../client/chain-redo';
+import { describeChangedStarts, startsChangedByRedo } from './chain-redo';
 import { UsageError } from './errors';
 import { readManifestRows } from './manifest-rows';
 
