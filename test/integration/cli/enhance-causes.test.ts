@@ -1,5 +1,5 @@
 // `reelflow enhance` stops on the job-wide causes of domain/failures.ts and on nothing else: its
-// pool of rewrites (cli/commands/enhance.ts) against a real gateway client and a gateway over real
+// pool of rewrites (client/enhance.ts) against a real gateway client and a gateway over real
 // loopback HTTP that answers every Messages call as new-api does when the key's quota is used up
 // (403 insufficient_user_quota), or when the key may not use the model (a plain 403).
 import assert from 'node:assert/strict';

@@ -12,7 +12,7 @@ import { FailureType, GatewayFailure, JOB_WIDE_CAUSES } from '../../../domain/fa
 
 const ROOT = join(__dirname, '..', '..', '..');
 /** The layers (eslint.config.mjs LAYERS) but domain/; sim/ speaks the gateways' words, not reelflow's. */
-const FOLDERS = ['jobfile', 'gateway', 'storage', 'media', 'activities', 'workflows', 'worker', 'client', 'cli'];
+const FOLDERS = ['jobfile', 'gateway', 'storage', 'media', 'activities', 'workflows', 'worker', 'client', 'review', 'cli'];
 
 /**
  * Literals that are a gateway's own words on the wire, not reelflow's: the seed's service answers
