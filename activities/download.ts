@@ -8,6 +8,7 @@ import { storedVideoCheck } from '../gateway/video-check';
 import { DEFAULT_MAX_VIDEO_BYTES } from '../jobfile/values';
 import type { JobSettings, Protocol } from '../jobfile/plan';
 import { gatewayFor, storageFor } from './context';
+import { storeGatewayFrame, type StoredFrame } from './gateway-frame';
 import { FailureType } from './failure-types';
 import { finalFailure, translated } from './failures';
 import { withJobWideEvidence } from './job-wide-evidence';
@@ -25,6 +26,8 @@ export interface DownloadInput {
   taskId: string;
   protocol: Protocol;
   resultUrl?: string;
+  /** The last frame the task's status named (return_last_frame): fetched and stored once the video is. */
+  lastFrameUrl?: string;
   outputName: string;
 }
 
@@ -37,6 +40,8 @@ export interface DownloadedVideo {
   baseUrl?: string;
   /** The origin that served the bytes: a base address, or a CDN's. */
   servedBy: string;
+  /** The gateway's last frame, stored (activities/gateway-frame.ts); absent when it gave none or it could not be had. */
+  lastFrame?: StoredFrame;
 }
 
 interface DownloadHeartbeat {
@@ -102,6 +107,9 @@ export function downloadVideo(input: DownloadInput): Promise<DownloadedVideo> {
         },
       })
       .finally(() => meter.flush());
+    const lastFrame = input.lastFrameUrl
+      ? await storeGatewayFrame(input.settings, input.lastFrameUrl, input.taskId, context.cancellationSignal)
+      : undefined;
     return {
       file: written.name,
       location: written.location,
@@ -109,6 +117,7 @@ export function downloadVideo(input: DownloadInput): Promise<DownloadedVideo> {
       sha256: written.sha256,
       baseUrl: video.baseUrl,
       servedBy: new URL(video.source).origin,
+      ...(lastFrame ? { lastFrame } : {}),
     };
   });
 }
