@@ -3,7 +3,7 @@ import { setMaxListeners } from 'node:events';
 import type { Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import { rememberCatalog } from '../../activities/preflight';
-import { judgeCatalog, modelUses, readCatalogs, verdictMessage } from '../../gateway';
+import { framesDroppedWarning, judgeCatalog, modelUses, readCatalogs, verdictMessage } from '../../gateway';
 import { openStorage } from '../../storage';
 import { StorageError } from '../../storage/storage';
 import { InfrastructureError, UsageError } from '../errors';
@@ -273,6 +273,9 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   allowReadsInThisWorker(allowRead);
   if (options.enhanceOnly) return enhanceCommand(jobFile, { json: options.json, reEnhance: options.reEnhance }, plan);
   await preflight(plan, options.worker);
+  // A chain through a gateway release that drops frames still renders, from prompts alone: said, not refused (docs/chains.md).
+  const dropped = await framesDroppedWarning(plan);
+  if (dropped) out.note(`warning: ${dropped}`);
   // The estimate, the gateway's published prices beneath the job's (docs/costs.md); a budget cannot
   // hold an item it cannot price: refused before anything is sent.
   for (const line of await estimateForRun(plan, process.env[plan.gateway.apiKeyEnv])) out.note(line);
