@@ -1,6 +1,7 @@
-// What a chained item's create sends of the items it needs (docs/chains.md): the last frame or a
-// frame of a needed item's stored video, or the video itself, resolved on the worker just before
-// the create sends anything. Frames are stored content-addressed beside the job's inputs, where
+// What a chained item's create sends of the items it needs (docs/chains.md): the last frame the
+// gateway returned with a needed item (stored when it succeeded, activities/gateway-frame.ts), else
+// its last frame or a frame of its stored video, or the video itself, resolved on the worker just
+// before the create sends anything. Frames are stored content-addressed beside the job's inputs, where
 // every worker of a fleet reads them, and sent as ordinary checked references with their role.
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
