@@ -10,6 +10,7 @@ import type { JobSettings, Protocol } from '../jobfile/plan';
 import { gatewayFor, storageFor } from './context';
 import { FailureType } from '../domain/failures';
 import { extensionFor } from '../domain/output';
+import { storeGatewayFrame, type StoredFrame } from './gateway-frame';
 import { finalFailure, translated } from './failures';
 import { withJobWideEvidence } from './job-wide-evidence';
 import { DownloadMeter, metricsHere } from './metrics';
@@ -19,6 +20,8 @@ export interface DownloadInput {
   taskId: string;
   protocol: Protocol;
   resultUrl?: string;
+  /** The last frame the task's status named (return_last_frame): fetched and stored once the video is. */
+  lastFrameUrl?: string;
   outputName: string;
 }
 
@@ -31,6 +34,8 @@ export interface DownloadedVideo {
   baseUrl?: string;
   /** The origin that served the bytes: a base address, or a CDN's. */
   servedBy: string;
+  /** The gateway's last frame, stored (activities/gateway-frame.ts); absent when it gave none or it could not be had. */
+  lastFrame?: StoredFrame;
 }
 
 interface DownloadHeartbeat {
@@ -90,6 +95,9 @@ export function downloadVideo(input: DownloadInput): Promise<DownloadedVideo> {
         },
       })
       .finally(() => meter.flush());
+    const lastFrame = input.lastFrameUrl
+      ? await storeGatewayFrame(input.settings, input.lastFrameUrl, input.taskId, context.cancellationSignal)
+      : undefined;
     return {
       file: written.name,
       location: written.location,
@@ -97,6 +105,7 @@ export function downloadVideo(input: DownloadInput): Promise<DownloadedVideo> {
       sha256: written.sha256,
       baseUrl: video.baseUrl,
       servedBy: new URL(video.source).origin,
+      ...(lastFrame ? { lastFrame } : {}),
     };
   });
 }

@@ -1,6 +1,7 @@
-// What a chained item's create sends of the items it needs (docs/chains.md): the last frame or a
-// frame of a needed item's stored video, or the video itself, resolved on the worker just before
-// the create sends anything. Frames are stored content-addressed beside the job's inputs, where
+// What a chained item's create sends of the items it needs (docs/chains.md): the last frame the
+// gateway returned with a needed item (stored when it succeeded, activities/gateway-frame.ts), else
+// its last frame or a frame of its stored video, or the video itself, resolved on the worker just
+// before the create sends anything. Frames are stored content-addressed beside the job's inputs, where
 // every worker of a fleet reads them, and sent as ordinary checked references with their role.
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -12,7 +13,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ItemNeed } from '../jobfile/chains';
 import type { ReferenceAsset, RenderRequest } from '../jobfile/plan';
 import { FrameError, frameAt, lastFrame } from '../media/frames';
-import { InputDigestError, InputMissingError, inputLocationFor, type InputLocation } from '../storage/inputs';
+import { InputDigestError, InputMissingError, inputLocationFor, type InputLocation, type InputStore } from '../storage/inputs';
 import { latestRowByKey, type ManifestRow } from '../storage/manifest';
 import type { Storage } from '../storage/storage';
 import { storageFor } from './context';
@@ -55,19 +56,15 @@ export async function withNeededOutputs(settings: JobSettingsWithInputs, request
       if (row?.state !== 'succeeded' || !row.file) {
         throw finalFailure(FailureType.storage, `${need.key}, which this item needs, has no stored output: run the job again to render it`);
       }
-      const video = await localCopy(storage, row, join(scratch, `video-${n}.mp4`));
-      const file = need.use === 'video' ? video : join(scratch, `frame-${n}.png`);
-      if (need.use === 'last_frame') await lastFrame(video, file);
-      else if (need.use === 'frame') await frameAt(video, need.at ?? 0, file);
-      const entry = await contentOf(file);
-      if ((await store.missing([entry.sha256])).size > 0) await store.put(entry.sha256, entry.bytes, () => createReadStream(file));
-      const copy = await inputCache().named(store, entry, nameOf(need, row));
+      const copy =
+        (need.use === 'last_frame' && (await gatewayFrame(store, row))) ||
+        (await frameFromVideo(storage, store, need, row, join(scratch, String(n))));
       references.push({
         kind: need.use === 'video' ? 'video' : 'image',
         role: need.use === 'video' ? 'reference_video' : (need.role ?? 'first_frame'),
-        source: copy,
+        source: copy.path,
         local: true,
-        checked: { path: copy, root: dirname(copy), sha256: entry.sha256 },
+        checked: { path: copy.path, root: dirname(copy.path), sha256: copy.sha256 },
       });
     }
     return { ...rest, references: [...references, ...rest.references] };
@@ -85,6 +82,39 @@ export async function withNeededOutputs(settings: JobSettingsWithInputs, request
     clearInterval(beat);
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The last frame the gateway handed back with the needed shot (stored when it succeeded,
+ * activities/gateway-frame.ts), as a local file; undefined when it gave none or the store lost it.
+ */
+async function gatewayFrame(store: InputStore, row: ManifestRow): Promise<LocalFrame | undefined> {
+  const frame = row.last_frame;
+  if (!frame) return undefined;
+  const name = `${safeName(row)}-last-frame.${frame.type === 'jpeg' ? 'jpg' : 'png'}`;
+  try {
+    return { path: await inputCache().named(store, frame, name), sha256: frame.sha256 };
+  } catch (error) {
+    if (error instanceof InputMissingError || error instanceof InputDigestError) return undefined;
+    throw error;
+  }
+}
+
+/** The frame (or the video) a need takes out of the needed shot's stored video, stored in the frame store; its local copy. */
+async function frameFromVideo(storage: Storage, store: InputStore, need: ItemNeed, row: ManifestRow, scratch: string): Promise<LocalFrame> {
+  const video = await localCopy(storage, row, `${scratch}-video.mp4`);
+  const file = need.use === 'video' ? video : `${scratch}-frame.png`;
+  if (need.use === 'last_frame') await lastFrame(video, file);
+  else if (need.use === 'frame') await frameAt(video, need.at ?? 0, file);
+  const entry = await contentOf(file);
+  if ((await store.missing([entry.sha256])).size > 0) await store.put(entry.sha256, entry.bytes, () => createReadStream(file));
+  return { path: await inputCache().named(store, entry, nameOf(need, row)), sha256: entry.sha256 };
+}
+
+/** A need's file on this worker (a view of the cache) and its digest. */
+interface LocalFrame {
+  path: string;
+  sha256: string;
 }
 
 /** The stored video of a row as a local file: its path in a local output, else a copy read from S3. */
@@ -105,7 +135,11 @@ async function contentOf(path: string): Promise<{ sha256: string; bytes: number 
 
 /** The name a gateway sees: what it is of which item (gateways read the type from the extension). */
 function nameOf(need: ItemNeed, row: ManifestRow): string {
-  const safe = row.key.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80) || randomBytes(4).toString('hex');
+  const safe = safeName(row);
   if (need.use === 'video') return `${safe}.mp4`;
   return need.use === 'last_frame' ? `${safe}-last-frame.png` : `${safe}-at-${need.at ?? 0}s.png`;
+}
+
+function safeName(row: ManifestRow): string {
+  return row.key.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80) || randomBytes(4).toString('hex');
 }

@@ -114,7 +114,7 @@ export interface CreatedTaskInfo {
 }
 
 /** What a status check tells the workflow: the gateway's task status without its display fields. */
-export type TaskCheck = Pick<TaskStatus, 'state' | 'baseUrl' | 'progress' | 'resultUrl' | 'failReason' | 'pollAfterMs'>;
+export type TaskCheck = Pick<TaskStatus, 'state' | 'baseUrl' | 'progress' | 'resultUrl' | 'lastFrameUrl' | 'failReason' | 'pollAfterMs'>;
 
 /** One create through the job's gateway client; `around` runs the call that sends it. */
 function createThrough(input: CreateInput, around: (send: () => Promise<CreatedTask>) => Promise<CreatedTask>): Promise<CreatedTaskInfo> {
@@ -192,6 +192,7 @@ export function checkTask(input: { settings: JobSettings; taskId: string; protoc
       baseUrl: status.baseUrl,
       progress: status.progress,
       resultUrl: status.resultUrl,
+      ...(status.lastFrameUrl ? { lastFrameUrl: status.lastFrameUrl } : {}),
       failReason: status.failReason,
       pollAfterMs: status.pollAfterMs,
     };

@@ -17,6 +17,7 @@ import type {
   VideoDownload,
 } from './contract';
 import { openVideoStream } from './download';
+import { fetchFrameImage, type FrameImage } from './frame-image';
 import { DownloadError, GatewayUnavailableError, InvalidRequestError, TaskNotFoundError } from './errors';
 import { GENERAL_CREATE_PATH, generalTaskPath, mimeTypeOf, prepareGeneralCreateBody } from './general';
 import { discard, header, HttpTransport, readText, sourceOf, type HttpResponse } from './http';
@@ -279,6 +280,10 @@ class Client implements GatewayClient {
       requestTimeoutMs: this.requestTimeoutMs,
     };
     return openVideoStream(this.engine, target, context, Math.max(0, Math.floor(options.offset ?? 0)), options.ifRange);
+  }
+
+  fetchFrameImage(address: string, options: { taskId?: string; signal?: AbortSignal; maxBytes?: number } = {}): Promise<FrameImage> {
+    return fetchFrameImage(this.engine, address, options);
   }
 
   async createMessage(

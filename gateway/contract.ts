@@ -1,6 +1,7 @@
 // The surface the activities use. gateway/ implements it; nothing here imports Temporal.
 import type { Readable } from 'node:stream';
 import type { Protocol, RenderRequest } from '../jobfile/plan';
+import type { FrameImage } from './frame-image';
 
 /**
  * `unknown` is the gateway's own UNKNOWN status (e.g. a freshly created task): not terminal, keep
@@ -118,6 +119,8 @@ export interface GatewayClient {
   getTask(ref: TaskRef, options?: { createdAt?: number; signal?: AbortSignal }): Promise<TaskStatus>;
   /** Opens the finished video. On 403/404/410 from an expired result_url it asks the task once for a fresh one. */
   openVideo(ref: TaskRef, options?: { offset?: number; ifRange?: string; signal?: AbortSignal }): Promise<VideoDownload>;
+  /** The last frame a task's status named (lastFrameUrl): a PNG or JPEG, bounded, fetched as a result_url is (gateway/frame-image.ts). */
+  fetchFrameImage(address: string, options?: { taskId?: string; signal?: AbortSignal; maxBytes?: number }): Promise<FrameImage>;
   createMessage(
     input: { model: string; maxTokens: number; system?: string; prompt: string },
     options?: { signal?: AbortSignal },

@@ -22,6 +22,7 @@ export {
 } from './errors';
 export { classifyGatewayError, parseErrorBody, isModelNotFound, type ErrorBody, type HttpFailure, type GatewayOperation } from './classify';
 export { judgeCatalog, modelUses, readCatalogs, verdictMessage, type CatalogReport } from './catalog';
+export { framesDroppedWarning, newApiVersions } from './frames-reach';
 export { extractTaskId, mapTaskStatus, parseProgress, parseTaskBody, isTerminalState, type ParsedTask } from './normalize';
 export { BaseUrlPool, type BaseUrlPoolOptions, type BaseHealth } from './pool';
 export { parseRetryAfter, parsePollAfter, backoffDelay } from './backoff';

@@ -113,6 +113,15 @@ export function newApiPricing({ res, ctx }: RouteCall): void {
 }
 
 /**
+ * new-api's public `GET /api/status` (no key), trimmed to the keys reelflow reads: its release
+ * (v0.10.0 for the `new-api-0.10` profile, a newer one for `new-api`) and two keys it always has.
+ */
+export function newApiStatus({ res, ctx }: RouteCall): void {
+  const version = ctx.cfg.profile === 'new-api-0.10' ? 'v0.10.0' : 'v0.11.0';
+  sendJson(res, 200, { success: true, message: '', data: { version, system_name: 'New API', quota_per_unit: 500000, start_time: 0 } });
+}
+
+/**
  * `GET /v1/models`: the key's catalog (the simulator's configured models) in the OpenAI list shape,
  * as each gateway writes it (test/gateways/OBSERVED.md). The key is required, as on every route.
  * LiteLLM adds its `mode`; new-api sorts by id and adds `supported_endpoint_types` and `success`.

@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 
 /** Roles an `image_url` content item may have; a video or audio item only its reference role. */
 export const IMAGE_ROLES: readonly string[] = ['reference_image', 'first_frame', 'last_frame'];
@@ -28,7 +29,7 @@ export function mixesFramesAndReferences(content: readonly unknown[]): boolean {
 }
 
 /** A first frame larger than this is not drawn (the create is still taken). */
-const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
 /** The first frame a general create sends as a `data:` URL (`role: first_frame`), decoded; undefined when none. */
 export function firstFrameOf(metadata: Record<string, unknown> | undefined): Buffer | undefined {
@@ -61,7 +62,9 @@ export function firstFrameOverlay(size: string): string {
 
 /**
  * The video's exact last frame as a PNG: every frame of its last second is decoded and written over
- * the same file, so what stays is the last one decoded.
+ * the same file, so what stays is the last one decoded. A provider encodes the frame it hands back
+ * its own way; so does the simulator (a tEXt chunk after the header), so a test can tell the frame a
+ * gateway returned from the same picture made again out of the stored video.
  */
 export async function lastFramePng(ffmpeg: string, dir: string, mp4: Buffer): Promise<Buffer> {
   const base = join(dir, `last-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`);
@@ -84,9 +87,21 @@ export async function lastFramePng(ffmpeg: string, dir: string, mp4: Buffer): Pr
       `${base}.png`,
     ];
     await new Promise<void>((resolve, reject) => execFile(ffmpeg, args, { timeout: 60_000 }, (err) => (err ? reject(err) : resolve())));
-    return await fs.readFile(`${base}.png`);
+    return withSoftwareText(await fs.readFile(`${base}.png`));
   } finally {
     await fs.rm(`${base}.mp4`, { force: true });
     await fs.rm(`${base}.png`, { force: true });
   }
+}
+
+/** The PNG with a `tEXt` chunk `Software: reelflow simulator` right after its IHDR chunk (8 + 25 bytes in). */
+function withSoftwareText(png: Buffer): Buffer {
+  const data = Buffer.from('Software\0reelflow simulator', 'latin1');
+  const typed = Buffer.concat([Buffer.from('tEXt', 'latin1'), data]);
+  const chunk = Buffer.alloc(12 + data.length);
+  chunk.writeUInt32BE(data.length, 0);
+  typed.copy(chunk, 4);
+  chunk.writeUInt32BE(crc32(typed), 8 + data.length);
+  const afterHeader = 8 + 25;
+  return Buffer.concat([png.subarray(0, afterHeader), chunk, png.subarray(afterHeader)]);
 }

@@ -53,6 +53,8 @@ export interface CreateRequest {
   size: string;
   /** Fields passed on to the upstream beside the known ones. */
   metadata?: Record<string, unknown>;
+  /** The openai protocol's `input_reference` image, which the video starts from (sim/frames.ts). */
+  firstFrame?: Buffer;
 }
 
 /** Reads and checks a general create; answers the error and returns undefined when it is not valid. */

@@ -197,6 +197,11 @@ export class VideoLibrary {
     try {
       return await this.generate(this.ffmpeg, r, key);
     } catch {
+      // A first frame ffmpeg cannot decode (a test's fake PNG) is not drawn, as a provider would ignore it.
+      if (r.firstFrame) {
+        const { firstFrame: _undrawable, ...plain } = r;
+        return this.generate(this.ffmpeg, plain, key).catch(() => this.fallback(r));
+      }
       return this.fallback(r);
     }
   }
@@ -280,7 +285,7 @@ export class VideoLibrary {
 /** The parts of a task its video shows. */
 function requestOf(task: Task): VideoRequest {
   const r: VideoRequest = { prompt: task.prompt, seed: seedOf(task.metadata), seconds: task.seconds, size: task.size };
-  const firstFrame = firstFrameOf(task.metadata);
+  const firstFrame = task.firstFrame ?? firstFrameOf(task.metadata);
   if (firstFrame) r.firstFrame = firstFrame;
   return r;
 }

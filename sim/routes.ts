@@ -1,6 +1,6 @@
 // The route table: six protocol endpoints and the key's model catalog. Matching is by hand on split paths (no regex per request
 // beyond the id check): status checks must stay cheap.
-import { listModels, newApiPricing } from './catalog';
+import { listModels, newApiPricing, newApiStatus } from './catalog';
 import type { Route } from './context';
 import { createGeneral, retrieveGeneral } from './general';
 import { matchLitellmRoute } from './litellm';
@@ -25,6 +25,8 @@ const ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 /** new-api's public price list: served only when the simulator is given prices to publish. */
 const PRICING: Route = { name: 'GET /api/pricing', kind: 'retrieve', handle: newApiPricing };
+/** new-api's public status, which names its release. */
+const STATUS: Route = { name: 'GET /api/status', kind: 'retrieve', handle: newApiStatus };
 
 /**
  * Finds the route for a method and path (query already stripped) in the profile's gateway;
@@ -38,6 +40,7 @@ export function matchRoute(
 ): { route: Route; id: string } | null {
   if (profile === 'litellm') return matchLitellmRoute(method, path);
   if (publishesPrices && path === '/api/pricing' && (method === 'GET' || method === 'HEAD')) return { route: PRICING, id: '' };
+  if (isNewApi(profile) && path === '/api/status' && (method === 'GET' || method === 'HEAD')) return { route: STATUS, id: '' };
   return matchIn(isNewApi(profile) ? NEW_API_ROUTES : R, method, path);
 }
 

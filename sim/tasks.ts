@@ -20,6 +20,8 @@ export interface Task {
   failReason?: string;
   /** Extra request fields the gateway passes through (metadata, unknown form fields). */
   metadata?: Record<string, unknown>;
+  /** The image an openai create sent as `input_reference`: drawn into the video's first second, as a general first_frame is. */
+  firstFrame?: Buffer;
   /**
    * When a live read last wrote this task's state back to the gateway's store (new-api v0.10.0
    * reads a Gemini task from its upstream on every retrieve and saves what it read).

@@ -11,11 +11,22 @@ import { normaliseSize } from './mp4';
 import { currentReading } from './refresh';
 import { videosStatus, viewAt } from './tasks';
 import { validateSeconds, validateSize } from './validate';
+import { MAX_FRAME_BYTES } from './frames';
 
 const invalid = (message: string): unknown => openaiError(message, 'invalid_request_error', 'invalid_request');
 
 /** Multipart (what the OpenAI SDK sends) or JSON: the gateway binds either into the same struct. */
 export async function readFields(call: RouteCall): Promise<Record<string, unknown> | string> {
+  const read = await readForm(call);
+  return typeof read === 'string' ? read : read.fields;
+}
+
+/**
+ * The fields, a file field described by its name, type and size; and the image sent as
+ * `input_reference` (the openai protocol's one image, a first frame: docs/chains.md), when there is one
+ * of a sane size, so the video can start from it.
+ */
+async function readForm(call: RouteCall): Promise<{ fields: Record<string, unknown>; inputImage?: Buffer } | string> {
   const type = call.req.headers['content-type'] ?? '';
   if (type.startsWith('multipart/form-data')) {
     try {
@@ -25,10 +36,14 @@ export async function readFields(call: RouteCall): Promise<Record<string, unknow
         body: call.body,
       }).formData();
       const out: Record<string, unknown> = {};
+      let inputImage: Buffer | undefined;
       for (const [k, v] of form.entries()) {
         out[k] = typeof v === 'string' ? v : { filename: v.name, type: v.type, bytes: v.size };
+        if (k === 'input_reference' && typeof v !== 'string' && v.type.startsWith('image/') && v.size > 0 && v.size <= MAX_FRAME_BYTES) {
+          inputImage = Buffer.from(await v.arrayBuffer());
+        }
       }
-      return out;
+      return inputImage ? { fields: out, inputImage } : { fields: out };
     } catch (e) {
       return `invalid multipart body: ${(e as Error).message}`;
     }
@@ -36,7 +51,7 @@ export async function readFields(call: RouteCall): Promise<Record<string, unknow
   try {
     const parsed: unknown = JSON.parse(call.body.toString('utf8'));
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'request body must be a JSON object';
-    return parsed as Record<string, unknown>;
+    return { fields: parsed as Record<string, unknown> };
   } catch (e) {
     return `invalid request body: ${(e as Error).message}`;
   }
@@ -66,9 +81,9 @@ export async function readVideosCreate(call: RouteCall): Promise<CreateRequest |
   const { req, res, ctx } = call;
   const refuse = (message: string): undefined => void sendJson(res, 400, invalid(message));
   if (!checkKey(ctx, req, res)) return undefined;
-  const fields = await readFields(call);
-  if (typeof fields === 'string') return refuse(fields);
-  const { model, prompt, seconds, size, ...rest } = fields;
+  const read = await readForm(call);
+  if (typeof read === 'string') return refuse(read);
+  const { model, prompt, seconds, size, ...rest } = read.fields;
   if (typeof model !== 'string' || model === '') return refuse('model is required');
   const info = requireModel(ctx, res, model);
   if (!info) return undefined;
@@ -83,6 +98,7 @@ export async function readVideosCreate(call: RouteCall): Promise<CreateRequest |
     seconds: seconds === undefined ? undefined : Number(seconds),
     size: normaliseSize(size as string | undefined),
     metadata: rest,
+    ...(read.inputImage ? { firstFrame: read.inputImage } : {}),
   };
 }
 
@@ -99,6 +115,7 @@ export async function createVideos(call: RouteCall): Promise<void> {
     createdAt: ctx.now(),
     renderMs: pickRenderMs(ctx, r.info),
     metadata: r.metadata,
+    ...(r.firstFrame ? { firstFrame: r.firstFrame } : {}),
   });
   if (!task) return;
   // The creation answer is always "queued" with progress 0, whatever the timeline says.

@@ -48,6 +48,7 @@ const rowFields = {
   file: objectName.nullable(),
   bytes: count.nullable(),
   sha256: z.string().nullable(),
+  last_frame: z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: count, type: z.enum(['png', 'jpeg']) }).optional(),
   error: z.object({ kind: z.string(), message: z.string() }).nullable(),
   cost_usd: usd.optional(),
   cost_source: z.enum(['billed', 'estimated']).optional(),

@@ -31,6 +31,11 @@ export interface ManifestRow {
   file: string | null;
   bytes: number | null;
   sha256: string | null;
+  /**
+   * The last frame the gateway handed back with the video (`return_last_frame`), as stored in the
+   * job's frame store (docs/chains.md): what a later shot starts from. Absent when none was taken.
+   */
+  last_frame?: { sha256: string; bytes: number; type: 'png' | 'jpeg' };
   error: { kind: string; message: string } | null;
   /**
    * What this run of the item cost, USD: the gateway's figure when it reports one (`billed`), else

@@ -237,6 +237,8 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
         taskId: created.taskId,
         protocol: item.request.protocol,
         resultUrl: check?.resultUrl,
+        // Data for the activity, no command of its own: histories from before it replay as they were.
+        ...(check?.lastFrameUrl ? { lastFrameUrl: check.lastFrameUrl } : {}),
         outputName: item.outputName,
       })
       .catch(endedBy('download'));
@@ -322,6 +324,7 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       file: download?.file ?? null,
       bytes: download?.bytes ?? null,
       sha256: download?.sha256 ?? null,
+      ...(download?.lastFrame ? { last_frame: download.lastFrame } : {}),
       error: outcome.error ?? null,
       ...(cost ? { cost_usd: cost.usd, cost_source: cost.source } : {}),
       ...(rewrite ? { rewrite_cost_usd: rewrite.usd, rewrite_cost_source: rewrite.source } : {}),

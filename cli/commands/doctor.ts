@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { grantedOrigins, redactObject, registerSecret, type KeyUse } from '../../gateway';
+import { framesDroppedWarning, grantedOrigins, redactObject, registerSecret, type KeyUse } from '../../gateway';
 import { formatJobFileError, loadJobFile } from '../../jobfile';
 import { allowedReads } from '../../client/read-allowance';
 import type { Plan } from '../../jobfile/plan';
@@ -167,6 +167,9 @@ async function gatewayChecks(plan: Plan, key: KeyInfo, use: KeyUse, add: (check:
     for (const b of bases) add(b.check);
     const litellm = litellmWarning(bases.flatMap((b) => (b.litellm === undefined ? [] : [{ base: b.base, version: b.litellm }])));
     if (litellm) add(litellm);
+    // A chain through a gateway release that drops frames still renders, from prompts alone: said, not refused.
+    const dropped = await framesDroppedWarning(plan);
+    if (dropped) add(warn('frames', dropped));
     const usable = bases.find((b) => b.usable)?.base;
     if (plan.enhance) {
       const messagesBase = bases.find((b) => b.servesMessages)?.base;

@@ -1,5 +1,6 @@
 // `reelflow run JOB.yaml`: start the job (or attach), show progress until every item has ended.
 import type { Command } from 'commander';
+import { framesDroppedWarning } from '../../gateway';
 import { openStorage } from '../../storage';
 import { UsageError } from '../errors';
 import { ruleThisWorker } from '../../client/worker-rules';
@@ -186,6 +187,9 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   ruleThisWorker({ allowKeys: allowances, allowRead });
   if (options.enhanceOnly) return enhanceCommand(jobFile, { json: options.json, reEnhance: options.reEnhance }, plan);
   await preflight(plan, options.worker);
+  // A chain through a gateway release that drops frames still renders, from prompts alone: said, not refused (docs/chains.md).
+  const dropped = await framesDroppedWarning(plan);
+  if (dropped) out.note(`warning: ${dropped}`);
   // The estimate, the gateway's published prices beneath the job's (docs/costs.md); a budget cannot
   // hold an item it cannot price: refused before anything is sent.
   for (const line of await estimateForRun(plan, process.env[plan.gateway.apiKeyEnv])) out.note(line);

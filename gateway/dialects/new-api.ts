@@ -106,3 +106,29 @@ export const newApi: GatewayDialect = {
     read: (doc, models, base) => fromNewApi(doc, models, `gateway ${base} (${NEW_API_PRICING_PATH})`),
   },
 };
+
+/** new-api's public status (no key): `{success, data: {version: "v0.10.0", system_name, quota_per_unit, …}}`. */
+export const NEW_API_STATUS_PATH = '/api/status';
+
+/**
+ * The new-api version an answer of GET /api/status gives, or undefined when the answer is not new-api's.
+ * Untrusted: only a version-like string of sane length is taken.
+ */
+export function newApiVersionOf(body: unknown): string | undefined {
+  const data = asObject(asObject(body)?.data);
+  const version = data?.version;
+  if (!data || typeof version !== 'string' || !/^v?\d+\.\d+\.\d+[\w.+-]{0,30}$/.test(version)) return undefined;
+  // The keys new-api's status always has beside the version (an operator may rename system_name).
+  if (!('quota_per_unit' in data) && !('system_name' in data)) return undefined;
+  return version;
+}
+
+/**
+ * Whether a new-api release sends its Seedance channel's upstream only the model and the prompt, so
+ * frame roles, reference media and return_last_frame never reach Seedance: v0.10.0 does
+ * (test/gateways/OBSERVED.md), and so, it is assumed, do the releases before it.
+ */
+export function newApiDropsSeedanceContent(version: string): boolean {
+  const [major = 0, minor = 0, patch = 0] = (/^v?(\d+)\.(\d+)\.(\d+)/.exec(version) ?? []).slice(1).map(Number);
+  return major === 0 && (minor < 10 || (minor === 10 && patch === 0));
+}
