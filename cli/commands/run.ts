@@ -36,12 +36,12 @@ import {
   readOutcome,
   type JobOutcome,
 } from '../summary';
-import { printDryRun } from './dry-run';
+import { itemsLeftToSend, printDryRun } from './dry-run';
 import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
 import { claimOutputOrExplain } from '../output-owner';
 import { spawnDetachedWorker } from '../detached-worker';
 import { unpricedMessage, unpricedModels } from '../../activities/plan';
-import { parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../redo';
+import { describeChoice, parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../redo';
 import type { RedoTake } from '../../jobfile/takes';
 import { estimateForRun, keyForPrices, recordRunPrices, userPrices } from '../estimate';
 import { readManifestRows } from '../manifest-rows';
@@ -169,7 +169,7 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
   const out = createOutput(!!options.json);
   // JSON logs own stdout as --json does: human lines go to stderr.
   if (options.logFormat === 'json') out.line = out.note;
-  const interrupt = watchInterrupt(jobFile, out);
+  const interrupt = watchInterrupt(resumeCommand(jobFile, options), out);
   try {
     await runJob(jobFile, options, out, interrupt);
   } finally {
@@ -202,7 +202,7 @@ interface Interrupt {
   dispose(): void;
 }
 
-function watchInterrupt(jobFile: string, out: ReturnType<typeof createOutput>): Interrupt {
+function watchInterrupt(resume: string, out: ReturnType<typeof createOutput>): Interrupt {
   const controller = new AbortController();
   let fire: () => void = () => {};
   const whenInterrupted = new Promise<void>((resolve) => {
@@ -234,11 +234,11 @@ function watchInterrupt(jobFile: string, out: ReturnType<typeof createOutput>): 
   };
   const onSignal = () => {
     if (controller.signal.aborted || !state.sessionOpening) {
-      if (!controller.signal.aborted) out.note(`\ninterrupted: the job keeps its state and resumes with: reelflow run ${jobFile}`);
+      if (!controller.signal.aborted) out.note(`\ninterrupted: the job keeps its state and resumes with: ${resume}`);
       process.exit(130);
     }
     state.clearView();
-    out.note(`\ninterrupted: the job keeps its state and resumes with: reelflow run ${jobFile}`);
+    out.note(`\ninterrupted: the job keeps its state and resumes with: ${resume}`);
     controller.abort();
     fire();
   };
@@ -275,7 +275,8 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   await preflight(plan, options.worker);
   // The estimate, the gateway's published prices beneath the job's (docs/costs.md); a budget cannot
   // hold an item it cannot price: refused before anything is sent.
-  for (const line of await estimateForRun(plan, process.env[plan.gateway.apiKeyEnv])) out.note(line);
+  const { items: toSend } = await itemsLeftToSend(plan, retryStatesOf(options));
+  for (const line of await estimateForRun(plan, process.env[plan.gateway.apiKeyEnv], toSend)) out.note(line);
   const unpriced = plan.budget ? unpricedModels(plan) : [];
   if (unpriced.length > 0) throw new UsageError(unpricedMessage(unpriced));
   // Earlier runs' spend counts against the budget: a row's cost that is not an amount is not counted, and named.
@@ -339,6 +340,15 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
     await session.close({ keepServer });
   }
   if (interrupt.interrupted) process.exit(130);
+}
+
+/**
+ * The command that takes this run up again: `reelflow run JOB`, with a redo run's own `--redo` and
+ * `--only` (a plain run leaves the takes they chose alone: docs/takes.md).
+ */
+function resumeCommand(jobFile: string, options: RunOptions): string {
+  const flags = options.redo || options.only ? describeChoice(options) : '';
+  return `reelflow run ${jobFile}${flags ? ` ${flags}` : ''}`;
 }
 
 /** The ended states `--retry-failed` and `--retry-unknown` render again. */
@@ -479,12 +489,13 @@ async function followJob(
         .map((r) => ({ key: r.key, index: r.index, state: r.state, error: r.error })),
     });
   } else {
-    if (finished.stoppedBy) for (const line of describeStop(finished.stoppedBy, jobFile, finished.notStarted ?? 0)) out.line(line);
+    const resume = resumeCommand(jobFile, options);
+    if (finished.stoppedBy) for (const line of describeStop(finished.stoppedBy, resume, finished.notStarted ?? 0)) out.line(line);
     else if (finished.fatal) out.line(`stopped early: ${finished.fatal}`);
     if (finished.canceled) out.line('the job was canceled');
     // The job's own time (its workflow's start to its end), not this command's: an attach comes later.
     const startedAt = Math.min(finished.startedAt, runningSince ?? Infinity);
-    for (const line of describeOutcome(outcome, jobFile, finished.finishedAt - startedAt)) out.line(line);
+    for (const line of describeOutcome(outcome, jobFile, finished.finishedAt - startedAt, undefined, resume)) out.line(line);
     for (const line of describeFilms(finished.films, outcome.location)) out.line(line);
     for (const line of describeBlocked(finished)) out.line(line);
     for (const line of describeDeliveries(deliveries, handedOff, jobFile)) out.line(line);
