@@ -4,7 +4,7 @@
 // docs/costs.md.
 import { withPublishedPrices, type PublishedPrices } from '../gateway';
 import { userPricesPath, type UserPrices } from '../jobfile';
-import type { Plan } from '../jobfile/plan';
+import type { Plan, PlanItem } from '../jobfile/plan';
 import { roundUsd } from '../domain/money';
 import { estimateEnhanceUsd, estimateItemUsd, type PriceTable } from '../jobfile/prices';
 import { modelsUsed } from '../jobfile/pricing';
@@ -35,7 +35,7 @@ export interface ModelEstimate {
   model: string;
   /** `video`: creates; `enhance`: prompt rewrites through Messages (an upper bound). */
   role: 'video' | 'enhance';
-  /** Calls to this model: one per item. */
+  /** Calls to this model: one create per item; one rewrite per prompt text (docs/enhance.md). */
   items: number;
   priced_items: number;
   usd: number;
@@ -76,14 +76,17 @@ export function estimatePlan(plan: Pick<Plan, 'items' | 'enhance' | 'pricing'>):
     }
     return r;
   };
-  const count = (r: ModelEstimate, estimate: ReturnType<typeof estimateItemUsd>): boolean => {
+  const noPrice = (model: string, reason: string): false => {
+    const u = unpriced.get(model) ?? { model, items: 0, reason };
+    u.items++;
+    unpriced.set(model, u);
+    return false;
+  };
+  /** `counted`: false for a call another item already counts (a shared rewrite): only its price is looked at. */
+  const count = (r: ModelEstimate, estimate: ReturnType<typeof estimateItemUsd>, counted = true): boolean => {
+    if (!counted) return 'unpriced' in estimate ? noPrice(r.model, estimate.unpriced) : true;
     r.items++;
-    if ('unpriced' in estimate) {
-      const u = unpriced.get(r.model) ?? { model: r.model, items: 0, reason: estimate.unpriced };
-      u.items++;
-      unpriced.set(r.model, u);
-      return false;
-    }
+    if ('unpriced' in estimate) return noPrice(r.model, estimate.unpriced);
     r.priced_items++;
     r.usd = roundUsd(r.usd + estimate.usd);
     r.source = estimate.source;
@@ -93,10 +96,16 @@ export function estimatePlan(plan: Pick<Plan, 'items' | 'enhance' | 'pricing'>):
     }
     return true;
   };
+  // One rewrite per prompt text, shared by every take that sends it (docs/enhance.md): counted and
+  // priced once; each item whose rewrite has no price is still an unpriced item.
+  const rewritten = new Set<string>();
   for (const item of plan.items) {
     let priced = count(row(item.request.model, 'video'), estimateItemUsd(table, item.request));
-    if (plan.enhance)
-      priced = count(row(plan.enhance.model, 'enhance'), estimateEnhanceUsd(table, plan.enhance, item.request.prompt)) && priced;
+    if (plan.enhance) {
+      const first = !rewritten.has(item.request.prompt);
+      rewritten.add(item.request.prompt);
+      priced = count(row(plan.enhance.model, 'enhance'), estimateEnhanceUsd(table, plan.enhance, item.request.prompt), first) && priced;
+    }
     if (!priced) unpricedItems++;
   }
   // Creates first, in the order the plan names their models; rewrites after.
@@ -211,11 +220,12 @@ export function keyForPrices(plan: Plan, allowKey: readonly string[] = []): stri
 
 /**
  * What `run` says before it starts: the gateway's prices read beneath the job's, and the estimate
- * with where each price came from. Nothing when the job has no price anywhere and no budget.
+ * of the items it will send (`toSend`: after an edit or a stop, what is left) with where each price
+ * came from. Nothing when the job has no price anywhere and no budget.
  */
-export async function estimateForRun(plan: Plan, key: string | undefined): Promise<string[]> {
+export async function estimateForRun(plan: Plan, key: string | undefined, toSend: PlanItem[]): Promise<string[]> {
   const { note } = await addGatewayPrices(plan, key);
-  const estimate = estimatePlan(plan);
+  const estimate = estimatePlan({ ...plan, items: toSend });
   if (!plan.budget && estimate.per_model.every((m) => m.priced_items === 0)) return [];
   return [...estimateLines(estimate, plan.budget), ...gatewayPricesLines(note)];
 }

@@ -184,7 +184,8 @@ export async function redoRunPlan(
   return { plan: result.plan, takes };
 }
 
-function describeChoice(choice: RedoChoice): string {
+/** The flags of a redo run (`--redo rejected --only hat`): the same command takes it up again (docs/takes.md). */
+export function describeChoice(choice: RedoChoice): string {
   const parts = [choice.redo ? `--redo ${choice.redo}` : '', choice.only ? `--only ${choice.only.join(',')}` : ''];
   return parts.filter((p) => p !== '').join(' ');
 }

@@ -9,6 +9,7 @@ import { eachRunOnce, ledger, trustedCosts, type ChargeSource } from '../storage
 import { RewriteStore, notInRows, rewriteCalls, type RewriteCall, type UnrecordedRewrite } from '../storage/rewrites';
 import { estimatePlan, formatUsd, type ModelEstimate, type PlanEstimate } from './estimate';
 import type { Plan } from '../jobfile/plan';
+import { baseKeyOf } from '../jobfile/takes';
 import { readManifestRows } from './manifest-rows';
 
 export interface ModelSpend {
@@ -251,6 +252,14 @@ export function spendSince(
     const row = latest.get(item.key);
     return row === undefined || ofThisRun(row.finished_at);
   });
+  // A redo run's takes are no item of the job file's plan (status reads that one): each is priced as
+  // the item it is a take of, which sends the same request but for its seed (docs/takes.md).
+  const planned = new Set(plan.items.map((item) => item.key));
+  const byKey = new Map(plan.items.map((item) => [item.key, item]));
+  for (const row of latest.values()) {
+    const of = byKey.get(baseKeyOf(row.key));
+    if (!planned.has(row.key) && of && ofThisRun(row.finished_at)) items.push({ ...of, key: row.key });
+  }
   return spendOf(
     rows.filter((row) => ofThisRun(row.finished_at)),
     estimatePlan({ ...plan, items }),

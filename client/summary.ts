@@ -135,20 +135,32 @@ export function describeBlocked(result: Pick<JobResult, 'counts' | 'blocked'>): 
   return lines;
 }
 
-/** What a run that stopped early prints first: the cause, what to fix, and that a plain run continues. */
-export function describeStop(stoppedBy: JobStopCause, jobFile: string, notStarted: number): string[] {
+/**
+ * What a run that stopped early prints first: the cause, what to fix, and that `resume` continues
+ * (`reelflow run JOB`, with the run's own `--redo`/`--only`: a plain run leaves their takes alone).
+ */
+export function describeStop(stoppedBy: JobStopCause, resume: string, notStarted: number): string[] {
   const lines = [color.red(`stopped: ${plainText(stoppedBy.message)}`), `  fix: ${stoppedBy.fix}`];
   if (notStarted > 0) {
     lines.push(
-      `  ${notStarted} item(s) were not started; after the fix, \`reelflow run ${jobFile}\` renders them` +
+      `  ${notStarted} item(s) were not started; after the fix, \`${resume}\` renders them` +
         ' (items that hold a task ask it first, nothing is paid twice)',
     );
   }
   return lines;
 }
 
-/** `runLabel`: what the run whose part of the spend is told apart is called (`run`'s end: this run; `status`: the last). */
-export function describeOutcome(outcome: JobOutcome, jobFile: string, elapsedMs?: number, runLabel = 'this run:'): string[] {
+/**
+ * `runLabel`: what the run whose part of the spend is told apart is called (`run`'s end: this run;
+ * `status`: the last). `resume`: the command that renders what is not rendered yet (describeStop).
+ */
+export function describeOutcome(
+  outcome: JobOutcome,
+  jobFile: string,
+  elapsedMs?: number,
+  runLabel = 'this run:',
+  resume = `reelflow run ${jobFile}`,
+): string[] {
   const c = outcome.counts;
   const lines: string[] = [];
   const took = elapsedMs !== undefined ? ` in ${(elapsedMs / 1000).toFixed(1)} s` : '';
@@ -164,8 +176,7 @@ export function describeOutcome(outcome: JobOutcome, jobFile: string, elapsedMs?
   else if (outcome.spend) lines.push(...spendLines(outcome.spend));
   if (outcome.changed.length)
     lines.push(`  ${outcome.changed.length} item(s) changed since their last render: the next run renders them again`);
-  if (outcome.missing.length)
-    lines.push(`  ${outcome.missing.length} item(s) not rendered yet: run \`reelflow run ${jobFile}\` to continue`);
+  if (outcome.missing.length) lines.push(`  ${outcome.missing.length} item(s) not rendered yet: run \`${resume}\` to continue`);
   if (c.failed || c.timed_out) lines.push(color.dim(`  render failed ones again: reelflow run ${jobFile} --retry-failed`));
   if (c.unknown) {
     lines.push(

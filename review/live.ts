@@ -38,7 +38,7 @@ export class LiveJob {
   /** Every decision read at start or made since, in order. */
   private decisions: Pick[] = [];
   picks: StandingPicks = StandingPicks.of([], []);
-  /** The last pick before this review began (ms): takes finished after it are new. */
+  /** The last pick before this review began, else this review's first (ms): takes finished after it are new. */
   lastReviewAt: number | undefined;
   /** Whether the rows there at start have been read and their posters made. */
   ready = false;
@@ -178,6 +178,9 @@ export class LiveJob {
   decide(pick: Pick): Promise<Pick> {
     const write = this.writes.then(async () => {
       await appendPicks(this.options.storage, [pick]);
+      // A first review has no earlier pick to tell new takes by: its own first pick is that review,
+      // so takes that finish while the page stays open (a redo, a re-run) are marked new.
+      this.lastReviewAt ??= lastPickAt([pick]);
       this.decisions.push(pick);
       this.picks.add(pick);
       this.emit({ version: ++this.version, kind: 'pick', pick });

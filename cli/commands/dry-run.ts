@@ -45,9 +45,13 @@ function requestGroups(plan: Plan) {
 
 /**
  * What a run would send now: the items it would not skip as already ended (summary.ts itemsToSend),
- * and how many it skips. An output location that cannot be read: every item, as if none had ended.
+ * and which changed since rendered. An output location that cannot be read: every item, as if none
+ * had ended. The dry run and `run`'s estimate both quote these: the whole job read as its cost.
  */
-async function toSend(plan: Plan, retryStates: readonly ItemEndState[]): Promise<{ items: PlanItem[]; changed: Set<string> }> {
+export async function itemsLeftToSend(
+  plan: Plan,
+  retryStates: readonly ItemEndState[],
+): Promise<{ items: PlanItem[]; changed: Set<string> }> {
   try {
     const outcome = await readOutcome(plan);
     const stored = new Map((await openStorage(plan.output).list()).map((o) => [o.name, o]));
@@ -65,7 +69,7 @@ export async function printDryRun(
   // The gateway's published prices beneath the job's (docs/costs.md): a bounded read, never a create.
   const { note } = await addGatewayPrices(whole, options.pricesKey);
   // After an edit or a stop, only what is left is sent and priced: quoting the whole job read as its cost.
-  const { items, changed } = await toSend(whole, options.retryStates ?? []);
+  const { items, changed } = await itemsLeftToSend(whole, options.retryStates ?? []);
   const plan = { ...whole, items };
   const ended = whole.items.length - items.length;
   const groups = requestGroups(plan);

@@ -278,7 +278,8 @@ async function showStatus(
         ...(outcome.runSpend ? { last_run_spend: outcome.runSpend } : {}),
       } satisfies EndedStatus);
     } else {
-      if (result?.stoppedBy) for (const line of describeStop(result.stoppedBy, job.jobFile, result.notStarted ?? 0)) out.line(line);
+      if (result?.stoppedBy)
+        for (const line of describeStop(result.stoppedBy, `reelflow run ${job.jobFile}`, result.notStarted ?? 0)) out.line(line);
       if (result?.canceled) out.line('the job was canceled');
       for (const line of describeOutcome(outcome, job.jobFile, undefined, 'last run:')) out.line(line);
       const deliveries = await deliveriesOfJob(client, workflowId, standing.plan.notify);

@@ -28,7 +28,8 @@ export interface Interrupt {
   dispose(): void;
 }
 
-export function watchInterrupt(jobFile: string, out: Output): Interrupt {
+/** `resume`: the command that takes the run up again (run.ts resumeCommand: a redo run names its own flags). */
+export function watchInterrupt(resume: string, out: Output): Interrupt {
   const controller = new AbortController();
   let fire: () => void = () => {};
   const whenInterrupted = new Promise<void>((resolve) => {
@@ -60,11 +61,11 @@ export function watchInterrupt(jobFile: string, out: Output): Interrupt {
   };
   const onSignal = () => {
     if (controller.signal.aborted || !state.sessionOpening) {
-      if (!controller.signal.aborted) out.note(`\ninterrupted: the job keeps its state and resumes with: reelflow run ${jobFile}`);
+      if (!controller.signal.aborted) out.note(`\ninterrupted: the job keeps its state and resumes with: ${resume}`);
       process.exit(130);
     }
     state.clearView();
-    out.note(`\ninterrupted: the job keeps its state and resumes with: reelflow run ${jobFile}`);
+    out.note(`\ninterrupted: the job keeps its state and resumes with: ${resume}`);
     controller.abort();
     fire();
   };

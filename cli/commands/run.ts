@@ -30,12 +30,12 @@ import {
   readOutcome,
   startedNote,
 } from '../../client/summary';
-import { printDryRun } from './dry-run';
+import { itemsLeftToSend, printDryRun } from './dry-run';
 import { watchInterrupt, type Interrupt } from './run-interrupt';
 import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
 import { claimOutputOrExplain } from '../../client/output-owner';
 import { spawnDetachedWorker } from '../../client/detached-worker';
-import { parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../../client/redo';
+import { describeChoice, parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../../client/redo';
 import type { RedoTake } from '../../jobfile/takes';
 import { estimateForRun, keyForPrices, recordRunPrices, unpricedMessage, unpricedModels, userPrices } from '../../client/estimate';
 import { readManifestRows } from '../../client/manifest-rows';
@@ -154,7 +154,7 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
   const out = createOutput(!!options.json);
   // JSON logs own stdout as --json does: human lines go to stderr.
   if (options.logFormat === 'json') out.line = out.note;
-  const interrupt = watchInterrupt(jobFile, out);
+  const interrupt = watchInterrupt(resumeCommand(jobFile, options), out);
   try {
     await runJob(jobFile, options, out, interrupt);
   } finally {
@@ -192,7 +192,8 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   if (dropped) out.note(`warning: ${dropped}`);
   // The estimate, the gateway's published prices beneath the job's (docs/costs.md); a budget cannot
   // hold an item it cannot price: refused before anything is sent.
-  for (const line of await estimateForRun(plan, process.env[plan.gateway.apiKeyEnv])) out.note(line);
+  const { items: toSend } = await itemsLeftToSend(plan, retryStatesOf(options));
+  for (const line of await estimateForRun(plan, process.env[plan.gateway.apiKeyEnv], toSend)) out.note(line);
   const unpriced = plan.budget ? unpricedModels(plan) : [];
   if (unpriced.length > 0) throw new UsageError(unpricedMessage(unpriced));
   // Earlier runs' spend counts against the budget: a row's cost that is not an amount is not counted, and named.
@@ -256,6 +257,15 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
     await session.close({ keepServer });
   }
   if (interrupt.interrupted) process.exit(130);
+}
+
+/**
+ * The command that takes this run up again: `reelflow run JOB`, with a redo run's own `--redo` and
+ * `--only` (a plain run leaves the takes they chose alone: docs/takes.md).
+ */
+function resumeCommand(jobFile: string, options: RunOptions): string {
+  const flags = options.redo || options.only ? describeChoice(options) : '';
+  return `reelflow run ${jobFile}${flags ? ` ${flags}` : ''}`;
 }
 
 /** The ended states `--retry-failed` and `--retry-unknown` render again. */
@@ -379,12 +389,13 @@ async function followJob(
         .map((r) => ({ key: r.key, index: r.index, state: r.state, error: r.error })),
     });
   } else {
-    if (finished.stoppedBy) for (const line of describeStop(finished.stoppedBy, jobFile, finished.notStarted ?? 0)) out.line(line);
+    const resume = resumeCommand(jobFile, options);
+    if (finished.stoppedBy) for (const line of describeStop(finished.stoppedBy, resume, finished.notStarted ?? 0)) out.line(line);
     else if (finished.fatal) out.line(`stopped early: ${finished.fatal}`);
     if (finished.canceled) out.line('the job was canceled');
     // The job's own time (its workflow's start to its end), not this command's: an attach comes later.
     const startedAt = Math.min(finished.startedAt, runningSince ?? Infinity);
-    for (const line of describeOutcome(outcome, jobFile, finished.finishedAt - startedAt)) out.line(line);
+    for (const line of describeOutcome(outcome, jobFile, finished.finishedAt - startedAt, undefined, resume)) out.line(line);
     for (const line of describeFilms(finished.films, outcome.location)) out.line(line);
     for (const line of describeBlocked(finished)) out.line(line);
     for (const line of describeDeliveries(deliveries, handedOff, jobFile)) out.line(line);

@@ -77,7 +77,8 @@ h2 .more { color: var(--muted); font-weight: 500; font-size: 12px; margin-left: 
 .mark { position: absolute; left: 3px; top: 3px; z-index: 2; font-size: 11px; line-height: 16px; font-weight: 700; border-radius: 3px; padding: 0 4px; color: #fff; }
 .take[data-pick=keep] .mark::after { content: "\\2713 kept"; } .take[data-pick=keep] .mark { background: var(--ok); }
 .take[data-pick=reject] .mark::after { content: "\\2717 rejected"; } .take[data-pick=reject] .mark { background: var(--bad); }
-#player { position: fixed; inset: 0; z-index: 20; --par: 1.7778; background: rgba(12,14,18,.88); display: flex; align-items: center; justify-content: center; padding: 12px; }
+/* The player hides the page: at .88 the page's text showed through its title and counters on a phone. */
+#player { position: fixed; inset: 0; z-index: 20; --par: 1.7778; background: rgba(12,14,18,.96); display: flex; align-items: center; justify-content: center; padding: 12px; }
 .pbox { display: flex; flex-direction: column; gap: 6px; max-width: 100%; max-height: 100%; color: #e8ebef; }
 .pbar { display: flex; flex-wrap: wrap; align-items: center; gap: 6px 10px; font-size: 13px; }
 #ptitle { font-weight: 600; overflow-wrap: anywhere; flex: 1 1 200px; } #ppos { color: #aab2bd; } #ppick { color: #ffd479; }

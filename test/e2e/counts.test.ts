@@ -114,6 +114,11 @@ describe('counts that add up: takes past the window, --only, budget stops', { co
     assert.match(dry.stdout, /^2 create request\(s\), by model and protocol:$/m);
     assert.match(dry.stdout, /\$0\.50/, 'priced: 2 takes at $0.25');
     assert.doesNotMatch(dry.stdout, /\$3\.00/, 'not the whole job at $0.25');
+    // The run itself quotes the same before it starts: what it will send, not the whole job.
+    const edited = await runCli(['run', job], { env: e2e.env });
+    assert.equal(edited.code, 0, edited.stderr);
+    assert.match(edited.stderr, /^estimate: \$0\.50 \(USD\) for 2 of 2 items$/m);
+    assert.doesNotMatch(edited.stderr, /\$3\.00/, 'not the whole job at $0.25');
   });
 
   it('a budget stop says one number of items not started, the same in its message, its hint and the summary', async () => {
@@ -138,7 +143,9 @@ describe('counts that add up: takes past the window, --only, budget stops', { co
     assert.equal(stopped.result.code, 1, `${stopped.result.stdout}\n${stopped.result.stderr}`);
     stopped.answers.forEach((p, i) => assertAddsUp(p, `--only --budget, answer ${i}`));
     assert.match(stopped.result.stdout, /budget reached: \$3\.00 of \$3\.50 spent or reserved; 1 items not started/);
-    assert.match(stopped.result.stdout, /^ {2}1 item\(s\) were not started/m);
+    // The command that renders it is the --only run again: a plain run leaves --only takes alone (docs/takes.md).
+    assert.match(stopped.result.stdout, /^ {2}1 item\(s\) were not started; after the fix, `reelflow run \S+ --only p3` renders them/m);
+    assert.match(stopped.result.stdout, /^ {2}1 item\(s\) not rendered yet: run `reelflow run \S+ --only p3` to continue$/m);
   });
 
   it('one take priced above the whole budget is named, with its price, not "budget reached: $0.00"', async () => {

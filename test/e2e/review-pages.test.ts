@@ -39,6 +39,7 @@ interface El {
   getBoundingClientRect(): Box;
 }
 declare const document: { querySelector(s: string): El | null; querySelectorAll(s: string): ArrayLike<El> };
+declare function getComputedStyle(e: El): { backgroundColor: string };
 
 async function serveJob(
   dir: string,
@@ -169,6 +170,10 @@ void describe('review page: 36, 200 and 1,000 takes at 1400x900 and 390x844', { 
       assert.ok(big && big.right - big.left > 800, `the take plays big: ${JSON.stringify(big)}`);
       assert.match((await page.textContent('#ptitle')) ?? '', /shoe-1 · 16:9 · veo-3.1-fast-generate-001 · take 1/);
       assert.equal(await page.textContent('#ppos'), '1 of 3');
+      // The page behind is hidden, not read through the player's title (at .88 it showed through).
+      const backdrop = await page.$eval('#player', (e) => getComputedStyle(e as unknown as El).backgroundColor);
+      const alpha = Number(/rgba\([^)]*,\s*([\d.]+)\)/.exec(backdrop)?.[1] ?? 1);
+      assert.ok(alpha >= 0.95, `the player's backdrop is ${backdrop}`);
       await page.screenshot({ path: join(OUTPUT, 'review-player-1400x900.png') });
 
       // `n` on a take with no pick: says so, and makes no pick.

@@ -120,4 +120,41 @@ void describe('review: picks stay with the render that was seen', { timeout: 300
       await stopReview(review.cli);
     }
   });
+
+  void it('a review left open across the re-run: the renders that came after its first pick are marked new', async () => {
+    // Walking issue 33, the producer kept one review open while redoing and editing: its page said
+    // "0 new" though 10 takes had come since the picks, as this session had no earlier pick to go by.
+    const dir = tempDir('reelflow-review-open-');
+    const items = [
+      { id: 'shoe', prompt: 'An open review: a red running shoe' },
+      { id: 'hat', prompt: 'An open review: a straw hat' },
+    ];
+    const job = writeJob(dir, { name: 'picks-open', baseUrls: e2e.sim.urls, items, extra: VARIANTS });
+    const first = await runCli(['run', job], { env: e2e.env });
+    assert.equal(first.code, 0, `${first.stdout}\n${first.stderr}`);
+    const review = await startReview(job, e2e.env);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await page.goto(review.url, { waitUntil: 'load' });
+      await page.keyboard.press('ArrowRight');
+      await page.keyboard.press('k');
+      await page.waitForSelector('.take[data-pick=keep]');
+      await page.close();
+
+      writeFileSync(job, readFileSync(job, 'utf8').replace('An open review: a red running shoe', 'An open review: a red trail shoe'));
+      const second = await runCli(['run', job], { env: e2e.env });
+      assert.equal(second.code, 0, `${second.stdout}\n${second.stderr}`);
+      // The same review, the page loaded again once the server has read the new rows.
+      await new Promise((r) => setTimeout(r, 2_500));
+      const again = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await again.goto(review.url, { waitUntil: 'load' });
+      const fresh = await again.$$eval('.take[data-new]', (tiles) => tiles.map((t) => t.getAttribute('data-key')));
+      assert.deepEqual(fresh.sort(), ['shoe', 'shoe~t2']);
+      assert.equal(await again.textContent('[data-stat=new] b'), '2');
+    } finally {
+      await browser.close();
+      await stopReview(review.cli);
+    }
+  });
 });

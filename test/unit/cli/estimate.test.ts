@@ -62,6 +62,27 @@ describe('estimatePlan', () => {
     assert.equal(unpriced.unpriced_items, 1);
     assert.deepEqual(unpriced.unpriced_models, [{ model: 'haiku', items: 1, reason: 'no price for haiku' }]);
   });
+
+  it('one rewrite per prompt text, as run makes them: 2 prompts x 3 takes are 6 creates and 2 rewrites', () => {
+    const takes = [1, 2, 3].flatMap((take) => [
+      item(take, { model: 'seedance', prompt: 'a red shoe on a wet street' }),
+      item(10 + take, { model: 'seedance', prompt: 'a green hat in a forest' }),
+    ]);
+    const e = estimatePlan({ pricing: TABLE, enhance: { model: 'claude', maxTokens: 100 }, items: takes });
+    assert.deepEqual(
+      e.per_model.map((r) => [r.model, r.role, r.items]),
+      [
+        ['seedance', 'video', 6],
+        ['claude', 'enhance', 2],
+      ],
+    );
+    assert.match(estimateLines(e)[2] ?? '', /claude: 2 rewrites \(enhance, at most max_tokens each\)/);
+    // The takes of a prompt whose rewrite has no price are each unpriced (named per item), though one call is counted.
+    const unpriced = estimatePlan({ pricing: TABLE, enhance: { model: 'haiku', maxTokens: 100 }, items: takes });
+    assert.equal(unpriced.per_model.find((r) => r.role === 'enhance')?.items, 2);
+    assert.equal(unpriced.unpriced_items, 6);
+    assert.deepEqual(unpriced.unpriced_models, [{ model: 'haiku', items: 6, reason: 'no price for haiku' }]);
+  });
 });
 
 describe('estimateLines', () => {

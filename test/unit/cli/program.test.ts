@@ -50,6 +50,19 @@ describe('the program', () => {
     assert.deepEqual(names(['--version']), []);
   });
 
+  it('run --help says which of --retry-failed and --redo failed to use, each beside the other (issue 33)', () => {
+    const run = buildProgram(argv('run', 'job.yaml')).commands.find((c) => c.name() === 'run');
+    const help = (run?.helpInformation() ?? '').replace(/\s+/g, ' ');
+    assert.match(
+      help,
+      /--retry-failed with the rest of the job, render the items .* again as they were \(same key, name and seed\); --redo failed instead makes a new take/,
+    );
+    assert.match(
+      help,
+      /--redo <which> rejected \| failed: .* --retry-failed instead renders failed items again as they were, with the rest of the job/,
+    );
+  });
+
   it('does not load the Temporal client for validate, nor the job file schema for --version', () => {
     const validate = loadedBy(['validate', 'jobs/demo.yaml']);
     assert.ok(

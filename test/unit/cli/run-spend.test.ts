@@ -62,6 +62,15 @@ describe("a run's spend apart from the job's", () => {
     assert.equal(spendSince(plan, everyRow, calls, RUN_START)?.spent_usd, 1.25);
   });
 
+  it("status after a redo prices the last run's takes by the job file's items they were made of, not 'no estimate (no price)'", () => {
+    // status reads the job file's plan: the redo take k3~t2 is not one of its items, k3 is.
+    const jobPlan = { items: earlier.map((r) => item(r.key)), pricing };
+    const redone = row('k3~t2', new Date(RUN_START + 60_000).toISOString(), { cost_usd: 1, cost_source: 'billed', redo_of: 'k3' });
+    const run = spendSince(jobPlan, [...earlier, redone], [], RUN_START);
+    assert.equal(run?.estimate_usd, 1.02);
+    assert.match(spendLines(run!, 'last run:')[0]!, /^last run: \$1\.00 \(\$1\.00 billed, \$0\.00 estimated\) of \$1\.02 estimated$/);
+  });
+
   it('is nothing apart when the run is the whole job (nothing was paid before it)', () => {
     assert.equal(spendSince(redoPlan, [redoRow], [], RUN_START), undefined);
   });

@@ -35,10 +35,10 @@ describe('a stopped run: exit code and last lines', () => {
   });
 
   it('names the cause, the fix and the items a plain run will render', () => {
-    const lines = describeStop(refused, 'job.yaml', 4).join('\n');
+    const lines = describeStop(refused, 'reelflow run job.yaml', 4).join('\n');
     assert.match(lines, /stopped: the gateway refused the key in \$GATEWAY_API_KEY/);
     assert.match(lines, /fix: fix or re-enable the key/);
     assert.match(lines, /4 item\(s\) were not started; after the fix, `reelflow run job\.yaml` renders them/);
-    assert.doesNotMatch(describeStop(refused, 'job.yaml', 0).join('\n'), /not started/);
+    assert.doesNotMatch(describeStop(refused, 'reelflow run job.yaml', 0).join('\n'), /not started/);
   });
 });
