@@ -13,7 +13,8 @@ import { DigestStream, hashFilePrefix } from './digest';
 import { ForeignFileError, SizeMismatchError, errnoCode, errorMessage } from './errors';
 import { S3_RESERVED_DIR as RECORDS_DIR } from './inputs';
 import type { ManifestRow } from './manifest';
-import { ManifestDigests, encodeManifestRow, parseManifest } from './manifest-codec';
+import { encodeManifestRow, parseManifest } from './manifest-codec';
+import { ManifestDigestIndex } from './manifest-digests';
 import type { ManifestSnapshot } from './manifest-snapshot';
 import { MANIFEST_FILE, PART_RECORD_SUFFIX, PART_SUFFIX, checkObjectName } from './names';
 import { PartFileWriter } from './part-file';
@@ -36,8 +37,7 @@ export class LocalStorage implements Storage {
   private readonly manifestPath: string;
   private readonly serial = new KeyedSerializer();
   /** sha256 per file from the manifest, read incrementally (the manifest only grows). */
-  private readonly digests = new ManifestDigests();
-  private digestsFrom: ManifestCursor | undefined;
+  private readonly digests = new ManifestDigestIndex((cursor) => this.readManifestSince(cursor));
 
   constructor(dir: string) {
     this.location = resolve(dir);
@@ -324,7 +324,7 @@ export class LocalStorage implements Storage {
 
   /** Every finished object, by name; skips the manifest, `.part` files and dot-files (probes, temp files). */
   async list(): Promise<StoredObject[]> {
-    await this.refreshDigests();
+    await this.digests.refresh();
     const out: StoredObject[] = [];
     const walk = async (dir: string): Promise<void> => {
       let entries;
@@ -342,7 +342,7 @@ export class LocalStorage implements Storage {
           const st = await lstatOrUndefined(path).catch(() => undefined);
           if (!st?.isFile()) continue;
           const name = relative(this.location, path).split(sep).join('/');
-          out.push({ name, bytes: st.size, sha256: this.digests.lookup([name, path], st.size) });
+          out.push({ name, bytes: st.size, sha256: this.digests.known([name, path], st.size) });
         }
       }
     };
@@ -437,19 +437,8 @@ export class LocalStorage implements Storage {
       .sort();
   }
 
-  private async manifestSha256(name: string, path: string, bytes: number): Promise<string | undefined> {
-    await this.refreshDigests();
+  private manifestSha256(name: string, path: string, bytes: number): Promise<string | undefined> {
     return this.digests.lookup([name, path], bytes);
-  }
-
-  /** Reads only the manifest bytes appended since the last look (from the start if it was replaced). */
-  private refreshDigests(): Promise<void> {
-    return this.serial.run('digests', async () => {
-      const page = await this.readManifestSince(this.digestsFrom);
-      if (page.fromStart) this.digests.clear();
-      this.digests.add(page.rows);
-      this.digestsFrom = page.cursor;
-    });
   }
 }
 

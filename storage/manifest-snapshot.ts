@@ -58,9 +58,23 @@ export function coverageFrom(metadata: Record<string, string> | undefined): Snap
  * to `through`, otherwise all of them.
  */
 export function rowNamesToRead(listed: readonly string[], coverage: SnapshotCoverage | undefined): readonly string[] {
-  if (!coverage) return listed;
+  return (coverage && rowNamesAfter(listed, coverage)) ?? listed;
+}
+
+/**
+ * The row objects `listed` after those `coverage` accounts for, when exactly `coverage.folded` of
+ * them sort up to `coverage.through` (rows are never removed, so nothing else came in between);
+ * undefined otherwise (a row named early by a clock behind, rows removed by hand). A snapshot's
+ * coverage and a reader's cursor are both checked this way.
+ */
+export function rowNamesAfter(listed: readonly string[], coverage: SnapshotCoverage): string[] | undefined {
   const after = coverage.through === '' ? 0 : upperBound(listed, coverage.through);
-  return after === coverage.folded ? listed.slice(after) : listed;
+  return after === coverage.folded ? listed.slice(after) : undefined;
+}
+
+/** What a listing of row objects (in name order) covers: the coverage of a snapshot of it, or a cursor after it. */
+export function coverageOf(listed: readonly string[]): SnapshotCoverage {
+  return { through: listed.at(-1) ?? '', folded: listed.length };
 }
 
 /** Index of the first name greater than `name` in sorted `names`. */

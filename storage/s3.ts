@@ -36,17 +36,20 @@ import { DigestStream } from './digest';
 import { ForeignFileError } from './errors';
 import { S3_RESERVED_DIR } from './inputs';
 import type { ManifestRow } from './manifest';
-import { ManifestDigests, decodeManifestRow, encodeManifestRow, parseManifest, type SkippedRow } from './manifest-codec';
+import { decodeManifestRow, encodeManifestRow, parseManifest, type SkippedRow } from './manifest-codec';
 import {
   byName,
   coverageFrom,
   coverageMetadata,
+  coverageOf,
+  rowNamesAfter,
   rowNamesToRead,
   snapshotLines,
   snapshotRows,
   type ManifestSnapshot,
   type SnapshotCoverage,
 } from './manifest-snapshot';
+import { ManifestDigestIndex } from './manifest-digests';
 import { MANIFEST_FILE, checkObjectName, contentTypeFor } from './names';
 import { createS3Client, type S3ClientOptions } from './s3-client';
 import { PartUploader } from './s3-part-uploader';
@@ -103,6 +106,8 @@ export class S3Storage implements Storage {
   private readonly rowCache = new Map<string, ManifestRow | { problem: string } | null>();
   private snapshotCache: CachedSnapshot | undefined;
   private manifestSeq = 0;
+  /** sha256 per file from the manifest, for videos without a sidecar; read from a cursor. */
+  private readonly digests = new ManifestDigestIndex((cursor) => this.readManifestSince(cursor));
 
   constructor(
     private readonly settings: S3OutputSettings,
@@ -313,7 +318,7 @@ export class S3Storage implements Storage {
     const { rows, listed } = await this.readRows();
     const latest = snapshotRows(rows);
     const Key = this.prefix + MANIFEST_FILE;
-    const coverage = { through: listed.at(-1) ?? '', folded: listed.length };
+    const coverage = coverageOf(listed);
     const target = { Bucket: this.bucket, Key, ContentType: 'application/x-ndjson', Metadata: coverageMetadata(coverage) };
     const uploader = new PartUploader(this.client, target, this.partSize, this.queueSize);
     try {
@@ -333,21 +338,32 @@ export class S3Storage implements Storage {
    */
   private async readRows(): Promise<ManifestRead & { listed: string[] }> {
     const snapshot = await this.readSnapshot();
+    const listed = await this.listRowNames();
+    const read = await this.fetchRows(rowNamesToRead(listed, snapshot?.coverage));
+    return { rows: [...(snapshot?.rows ?? []), ...read.rows], skipped: [...(snapshot?.skipped ?? []), ...read.skipped], listed };
+  }
+
+  /** The names (under the manifest folder) of every row object, in name order. */
+  private async listRowNames(): Promise<string[]> {
     const manifestDir = this.prefix + MANIFEST_DIR;
-    const listed = (await this.listKeys(manifestDir)).map((o) => o.key.slice(manifestDir.length)).sort(byName);
-    const keys = rowNamesToRead(listed, snapshot?.coverage).map((name) => manifestDir + name);
+    return (await this.listKeys(manifestDir)).map((o) => o.key.slice(manifestDir.length)).sort(byName);
+  }
+
+  /** The rows of the row objects `names`, in that order, each fetched once (row objects never change). */
+  private async fetchRows(names: readonly string[]): Promise<ManifestRead> {
+    const keys = names.map((name) => this.prefix + MANIFEST_DIR + name);
     const missing = keys.filter((k) => !this.rowCache.has(k));
     await mapLimit(missing, 16, async (Key) => {
       this.rowCache.set(Key, await this.getRow(Key));
     });
-    const rows: ManifestRow[] = [...(snapshot?.rows ?? [])];
-    const skipped: SkippedRow[] = [...(snapshot?.skipped ?? [])];
+    const rows: ManifestRow[] = [];
+    const skipped: SkippedRow[] = [];
     for (const k of keys) {
       const row = this.rowCache.get(k);
       if (row && 'problem' in row) skipped.push({ where: `s3://${this.bucket}/${k}`, problem: row.problem });
       else if (row) rows.push(row);
     }
-    return { rows, skipped, listed };
+    return { rows, skipped };
   }
 
   /** The current `manifest.jsonl`, fetched again only when its ETag changed; undefined while there is none. */
@@ -369,9 +385,22 @@ export class S3Storage implements Storage {
     }
   }
 
-  /** Row objects are listed in name order, which other machines' clocks can interleave: always all of them. */
-  async readManifestSince(_cursor: ManifestCursor | undefined): Promise<ManifestPage> {
-    return { ...(await this.readManifest()), fromStart: true, cursor: undefined };
+  /**
+   * The cursor is the coverage of the listing read last (its last name and how many it held): the
+   * row objects after it are the new ones when exactly as many still sort up to that name (rows are
+   * never removed). Another machine's clock can name a row before it, and then every row is read
+   * again, `fromStart` (manifest-snapshot.ts rowNamesAfter). A snapshot written since changes
+   * nothing: the row objects stay the truth, so going on from a cursor never fetches it.
+   */
+  async readManifestSince(cursor: ManifestCursor | undefined): Promise<ManifestPage> {
+    const at = cursor as unknown as SnapshotCoverage | undefined;
+    if (at !== undefined) {
+      const listed = await this.listRowNames();
+      const after = rowNamesAfter(listed, at);
+      if (after !== undefined) return { ...(await this.fetchRows(after)), fromStart: false, cursor: cursorAfter(listed) };
+    }
+    const { rows, skipped, listed } = await this.readRows();
+    return { rows, skipped, fromStart: true, cursor: cursorAfter(listed) };
   }
 
   /** Finished objects under the prefix (not the manifest, sidecars or probes). sha256 is left to stat(). */
@@ -481,9 +510,12 @@ export class S3Storage implements Storage {
     return out;
   }
 
-  private async manifestSha256(name: string, bytes: number): Promise<string | undefined> {
-    const digests = new ManifestDigests();
-    digests.add((await this.readManifest()).rows);
-    return digests.lookup([name, `s3://${this.bucket}/${this.prefix}${name}`], bytes);
+  private manifestSha256(name: string, bytes: number): Promise<string | undefined> {
+    return this.digests.lookup([name, `s3://${this.bucket}/${this.prefix}${name}`], bytes);
   }
+}
+
+/** A reader's cursor after reading a listing of the row objects (readManifestSince). */
+function cursorAfter(listed: readonly string[]): ManifestCursor {
+  return coverageOf(listed) as unknown as ManifestCursor;
 }
