@@ -37,7 +37,7 @@ export const FailureType = {
   jobFileInvalid: 'job_file_invalid',
   jobFileChanged: 'job_file_changed',
   storage: 'storage',
-  /** The job's output location belongs to another job (storage/owner.ts). */
+  /** The job's output location belongs to another job (storage/records/owner.ts). */
   outputOwned: 'output_owned',
   videoTooLarge: 'video_too_large',
   /** A film could not be cut from its clips (docs/chains.md, "Assembly"): ffmpeg refused them, or a clip is not its row's. */

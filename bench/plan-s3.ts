@@ -17,8 +17,8 @@ import { Readable } from 'node:stream';
 import { parseArgs, promisify } from 'node:util';
 import { preparePlan, readPlanItems, type PageItem } from '../activities/plan';
 import { openStorage } from '../storage/index';
-import type { ManifestRow } from '../storage/manifest';
-import { mapLimit } from '../storage/map-limit';
+import type { ManifestRow } from '../storage/manifest/row';
+import { mapLimit } from '../storage/objects/map-limit';
 import { startS3Server, startS3TrafficRecorder } from '../test/support/s3-server';
 import { emit, machineLine, median, say } from './lib/report';
 

@@ -8,8 +8,8 @@ import type { Plan } from '../jobfile/plan';
 import { estimateEnhanceUsd, estimateItemUsd, roundUsd, type PriceTable } from '../jobfile/prices';
 import { modelsUsed } from '../jobfile/pricing';
 import { openStorage } from '../storage';
-import { recordJobPrices } from '../storage/job-prices';
-import { StorageError } from '../storage/storage';
+import { recordJobPrices } from '../storage/records/job-prices';
+import { StorageError } from '../storage/objects/errors';
 import { InfrastructureError } from './errors';
 import { disallowedKeyUses, parseAllowKeys } from './keys';
 import { plainText } from './terminal-text';
@@ -218,7 +218,7 @@ export async function estimateForRun(plan: Plan, key: string | undefined): Promi
 
 /**
  * The prices `run` priced the job with, recorded beside its manifest before the job starts
- * (storage/job-prices.ts), so that status, results and the report show this estimate later without
+ * (storage/records/job-prices.ts), so that status, results and the report show this estimate later without
  * asking the gateway (docs/costs.md). The output cannot be written: exit 3, nothing started.
  */
 export async function recordRunPrices(plan: Plan): Promise<void> {

@@ -3,8 +3,8 @@ import type { FilmResult } from '../workflows/assemble';
 import { requestDigest } from '../activities/plan';
 import { localReferenceDigests, type ReferenceDigests } from '../activities/reference-digests';
 import type { Plan, PlanItem } from '../jobfile/plan';
-import { itemIsDone, latestRowByKey, requestChanged, type ItemEndState, type ManifestRow } from '../storage/manifest';
-import type { StoredObject } from '../storage/storage';
+import { itemIsDone, latestRowByKey, requestChanged, type ItemEndState, type ManifestRow } from '../storage/manifest/row';
+import type { StoredObject } from '../storage/objects/store';
 import type { JobResult, JobStopCause } from '../workflows/types';
 import { openStorage } from '../storage';
 import { estimatePlan } from './estimate';
@@ -96,7 +96,7 @@ export async function readOutcome(
 
 /**
  * The plan's items a run would send now: those its plan pages do not skip as already ended
- * (storage/manifest.ts itemIsDone), what `run` says it starts and the dry run prices.
+ * (storage/manifest/row.ts itemIsDone), what `run` says it starts and the dry run prices.
  */
 export function itemsToSend(
   plan: Pick<Plan, 'items'>,

@@ -42,7 +42,7 @@ const INSTEAD: Record<string, string> = {
   size: 'the general protocol takes resolution and ratio',
 };
 const KINDS: readonly AssetKind[] = ['image', 'video', 'audio'];
-/** The local manifest's file name (storage/names.ts; jobfile imports no other layer). */
+/** The local manifest's file name (storage/objects/names.ts; jobfile imports no other layer). */
 const MANIFEST_FILE = 'manifest.jsonl';
 export const MAX_ITEMS = 200_000;
 
@@ -81,7 +81,7 @@ interface Expansion {
   lastFrameOf: Set<string>;
   /** The ids some item or film names: only those are kept in `chains` (a large job names few). */
   named: ReadonlySet<string>;
-  /** First-take key -> the kept take's key (storage/picks.ts), for resolving needs. */
+  /** First-take key -> the kept take's key (storage/records/picks.ts), for resolving needs. */
   keptTakes: ReadonlyMap<string, string> | undefined;
 }
 

@@ -9,28 +9,21 @@ import { open, readdir, rm, rmdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Readable, finished } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DigestStream, hashFilePrefix } from './digest';
-import { ForeignFileError, SizeMismatchError, errnoCode, errorMessage } from './errors';
-import { S3_RESERVED_DIR as RECORDS_DIR } from './inputs';
-import type { ManifestRow } from './manifest';
-import { encodeManifestRow, parseManifest } from './manifest-codec';
-import { ManifestDigestIndex } from './manifest-digests';
-import type { ManifestSnapshot } from './manifest-snapshot';
-import { MANIFEST_FILE, PART_RECORD_SUFFIX, PART_SUFFIX, checkObjectName } from './names';
-import { PartFileWriter } from './part-file';
-import { UnsafePathError, lstatOrUndefined, openFile, openUnder, renameUnder, safeDir } from './safe-path';
-import { KeyedSerializer } from './serial';
-import {
-  StorageError,
-  type ManifestCursor,
-  type ManifestPage,
-  type ManifestRead,
-  type Storage,
-  type StartCheck,
-  type StoredObject,
-  type WriteOptions,
-  type WriteResult,
-} from './storage';
+import { DigestStream, hashFilePrefix } from './objects/digest';
+import { ForeignFileError, SizeMismatchError, errnoCode, errorMessage } from './objects/errors';
+import { S3_RESERVED_DIR as RECORDS_DIR } from './inputs/refs';
+import type { ManifestRow } from './manifest/row';
+import { encodeManifestRow, parseManifest } from './manifest/codec';
+import { ManifestDigestIndex } from './manifest/digests';
+import type { ManifestSnapshot } from './manifest/log';
+import { MANIFEST_FILE, PART_RECORD_SUFFIX, PART_SUFFIX, checkObjectName } from './objects/names';
+import { PartFileWriter } from './objects/part-file';
+import { UnsafePathError, lstatOrUndefined, openFile, openUnder, renameUnder, safeDir } from './objects/safe-path';
+import { KeyedSerializer } from './objects/serial';
+import { StorageError } from './objects/errors';
+import type { ManifestCursor, ManifestPage, ManifestRead } from './manifest/log';
+import type { Storage } from './storage';
+import type { StartCheck, StoredObject, WriteOptions, WriteResult } from './objects/store';
 
 export class LocalStorage implements Storage {
   readonly location: string;

@@ -32,11 +32,11 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import type { S3OutputSettings } from '../jobfile/plan';
-import { DigestStream } from './digest';
-import { ForeignFileError } from './errors';
-import { S3_RESERVED_DIR } from './inputs';
-import type { ManifestRow } from './manifest';
-import { decodeManifestRow, encodeManifestRow, parseManifest, type SkippedRow } from './manifest-codec';
+import { DigestStream } from './objects/digest';
+import { ForeignFileError } from './objects/errors';
+import { S3_RESERVED_DIR } from './inputs/refs';
+import type { ManifestRow } from './manifest/row';
+import { decodeManifestRow, encodeManifestRow, parseManifest, type SkippedRow } from './manifest/codec';
 import {
   byName,
   coverageFrom,
@@ -46,25 +46,19 @@ import {
   rowNamesToRead,
   snapshotLines,
   snapshotRows,
-  type ManifestSnapshot,
   type SnapshotCoverage,
-} from './manifest-snapshot';
-import { ManifestDigestIndex } from './manifest-digests';
-import { MANIFEST_FILE, checkObjectName, contentTypeFor } from './names';
-import { createS3Client, type S3ClientOptions } from './s3-client';
-import { PartUploader } from './s3-part-uploader';
-import { describeS3Error, endpointLabel, isNotFound, type S3ErrorContext } from './s3-errors';
-import { mapLimit } from './map-limit';
-import {
-  StorageError,
-  type ManifestCursor,
-  type ManifestPage,
-  type ManifestRead,
-  type Storage,
-  type StoredObject,
-  type WriteOptions,
-  type WriteResult,
-} from './storage';
+} from './manifest/snapshot';
+import type { ManifestSnapshot } from './manifest/log';
+import { ManifestDigestIndex } from './manifest/digests';
+import { MANIFEST_FILE, checkObjectName, contentTypeFor } from './objects/names';
+import { createS3Client, type S3ClientOptions } from './objects/s3-client';
+import { PartUploader } from './objects/s3-part-uploader';
+import { describeS3Error, endpointLabel, isNotFound, type S3ErrorContext } from './objects/s3-errors';
+import { mapLimit } from './objects/map-limit';
+import { StorageError } from './objects/errors';
+import type { ManifestCursor, ManifestPage, ManifestRead } from './manifest/log';
+import type { Storage } from './storage';
+import type { StoredObject, WriteOptions, WriteResult } from './objects/store';
 
 /** Suffix of the sidecar object that records a video's sha256. */
 export const SHA256_SIDECAR = '.sha256';
@@ -72,7 +66,7 @@ const MANIFEST_DIR = 'manifest/';
 const PROBE_PREFIX = '.reelflow-write-check-';
 
 /** The one S3 client construction (s3-client.ts): output storage and the job-inputs store share it. */
-export { createS3Client, type S3ClientOptions } from './s3-client';
+export { createS3Client, type S3ClientOptions } from './objects/s3-client';
 
 export interface S3StorageOptions extends S3ClientOptions {
   /**

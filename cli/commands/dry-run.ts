@@ -8,7 +8,7 @@ import type { Output } from '../output';
 import { addGatewayPrices, estimateLines, estimatePlan, gatewayPricesLines } from '../estimate';
 import { itemsToSend, readOutcome } from '../summary';
 import { openStorage } from '../../storage';
-import type { ItemEndState } from '../../storage/manifest';
+import type { ItemEndState } from '../../storage/manifest/row';
 
 /** Up to this many items, every request is shown without `--full`. */
 const SHOWN_WHOLE = 5;

@@ -1,5 +1,5 @@
 // `reelflow enhance JOB` (and `run --enhance-only`): only the prompt rewrites, made from this
-// process with the key from its environment, stored beside the outputs (storage/rewrites.ts) and
+// process with the key from its environment, stored beside the outputs (storage/records/rewrites.ts) and
 // shown beside the prompts before any render is paid for. The renders then send exactly the stored
 // texts (activities/render.ts enhancePrompt finds them). docs/enhance.md is the user's page.
 import type { Command } from 'commander';
@@ -16,9 +16,9 @@ import {
 } from '../../gateway';
 import type { Plan, PlanItem } from '../../jobfile/plan';
 import { openStorage } from '../../storage';
-import { RewriteStore, textToRender, type RewriteCall, type RewriteRecord } from '../../storage/rewrites';
-import type { ManifestRow } from '../../storage/manifest';
-import { StorageError } from '../../storage/storage';
+import { RewriteStore, textToRender, type RewriteCall, type RewriteRecord } from '../../storage/records/rewrites';
+import type { ManifestRow } from '../../storage/manifest/row';
+import { StorageError } from '../../storage/objects/errors';
 import { InfrastructureError, UsageError } from '../errors';
 import { loadPlanOrExplain, pricedAsStarted } from '../../client/jobs';
 import { rewritePriceOf } from '../../jobfile/prices';

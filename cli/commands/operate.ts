@@ -6,7 +6,7 @@ import { itemStatuses, jobProgress, jobResult, jobTaskQueue, recentJobs, request
 import { jobHandle, loadJobPlan, resolveJob, type JobRef } from '../../client/jobs';
 import { isRunning } from '../../client/status';
 import { deliveriesOfJob, deliveryLines } from '../../client/deliveries';
-import type { ItemEndState, ManifestRow } from '../../storage/manifest';
+import type { ItemEndState, ManifestRow } from '../../storage/manifest/row';
 import type { JobResult, RenderStatus } from '../../workflows/types';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { NeverRunError, UsageError } from '../errors';

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { ReportTarget } from '../report-target';
 import { exitCodeFor, NeverRunError } from '../errors';
-import { UnsafePathError } from '../../storage/safe-path';
+import { UnsafePathError } from '../../storage/objects/safe-path';
 import { writeReport } from '../report';
 
 export interface ReportCommandDeps {

@@ -20,8 +20,8 @@ import type { JobInput } from '../../workflows/types';
 import { allowedReads } from '../../client/read-allowance';
 import { loadPlanOrExplain } from '../../client/jobs';
 import { storeInputsOrExplain } from '../job-ref';
-import type { InputsRef } from '../../storage/inputs';
-import { recordingFiles } from '../../storage/inputs-publish';
+import type { InputsRef } from '../../storage/inputs/refs';
+import { recordingFiles } from '../../storage/inputs/publish';
 import { createOutput, type Output } from '../output';
 import { openSession } from '../session';
 

@@ -1,5 +1,5 @@
 // Pure figures for the report header: counts per end state, bytes, wall time, and formatting.
-import type { ItemEndState, ManifestRow } from '../../storage/manifest';
+import type { ItemEndState, ManifestRow } from '../../storage/manifest/row';
 
 export const END_STATES: readonly ItemEndState[] = ['succeeded', 'failed', 'timed_out', 'canceled', 'unknown'];
 

@@ -7,7 +7,7 @@ import type { ApplicationFailure } from '@temporalio/activity';
 import { asFailureKind, FailureType, JOB_WIDE_CAUSES, jobWideCause } from '../../../activities/failure-types';
 import { asActivityFailure, finalFailure } from '../../../activities/failures';
 import { AuthError, DownloadError, GatewayAbortedError, QuotaOrPermissionError, RateLimitedError } from '../../../gateway';
-import { isJobWideKind, itemIsDone } from '../../../storage/manifest';
+import { isJobWideKind, itemIsDone } from '../../../storage/manifest/row';
 import { manifestRow } from '../../support/storage';
 
 describe('job-wide failure kinds', () => {

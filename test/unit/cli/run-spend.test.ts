@@ -9,7 +9,7 @@ import { spendLines, spendOf, spendSince } from '../../../cli/spend';
 import { describeOutcome, type JobOutcome } from '../../../cli/summary';
 import type { PlanItem } from '../../../jobfile/plan';
 import type { PriceTable } from '../../../jobfile/prices';
-import type { ManifestRow } from '../../../storage/manifest';
+import type { ManifestRow } from '../../../storage/manifest/row';
 import { estimatePlan } from '../../../cli/estimate';
 import { manifestRow } from '../../support/storage';
 

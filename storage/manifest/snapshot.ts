@@ -9,9 +9,9 @@
 // removed, so a listing made after the snapshot holds them all) and only the ones after `through`
 // are read. Anything else (a row from a machine whose clock was behind, objects removed by hand)
 // reads every row object after the snapshot's rows, which is what reading without a snapshot gives.
-import type { ManifestRow } from './manifest';
-import { latestRowByKey } from './manifest';
-import { encodeManifestRow } from './manifest-codec';
+import type { ManifestRow } from './row';
+import { latestRowByKey } from './row';
+import { encodeManifestRow } from './codec';
 
 /** User metadata on the snapshot object (`x-amz-meta-…`), saying which row objects it folds in. */
 export const SNAPSHOT_THROUGH = 'rows-through';
@@ -22,12 +22,6 @@ export interface SnapshotCoverage {
   through: string;
   /** How many row objects were folded in: all those named up to `through`. */
   folded: number;
-}
-
-/** Where a snapshot was left and how many items it lists. */
-export interface ManifestSnapshot {
-  location: string;
-  items: number;
 }
 
 /** The latest row of each key, in item order (then key order, for items of a job file since edited). */

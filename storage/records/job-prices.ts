@@ -4,8 +4,8 @@
 // the gateway's prices it read, a schedule with those its worker read); `status`, `results` and the
 // report read it (client/jobs.ts), so they show the estimate the run showed without asking the
 // gateway, with no key, wherever the output can be read (docs/costs.md).
-import type { ModelPrice, PriceTable } from '../jobfile/prices';
-import type { Storage } from './storage';
+import type { ModelPrice, PriceTable } from '../../jobfile/prices';
+import type { Storage } from '../storage';
 
 /** The record's name (under the location's `.reelflow/`). */
 export const JOB_PRICES_RECORD = 'prices.json';

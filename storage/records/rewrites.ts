@@ -9,10 +9,10 @@
 // still reused by their item and their paid calls still counted. Records hold digests of the prompt
 // and settings, never the API key.
 import { createHash } from 'node:crypto';
-import type { EnhanceSettings } from '../jobfile/plan';
-import type { Storage } from './storage';
-import { mapLimit } from './map-limit';
-import { trustedCosts } from './spend-rows';
+import type { EnhanceSettings } from '../../jobfile/plan';
+import type { Storage } from '../storage';
+import { mapLimit } from '../objects/map-limit';
+import { trustedCosts } from '../manifest/spend-rows';
 
 /** Characters of a rewrite kept: as the gateway client bounds a Messages answer (gateway/messages.ts). */
 export const MAX_REWRITE_CHARS = 20_000;

@@ -5,8 +5,8 @@
 // file. `reelflow review` writes them; `run --redo rejected` and `results --kept` read them. Kept as
 // one of the location's records (Storage.putRecord: written whole, never through a link), so local
 // and S3 output behave alike.
-import type { ManifestRow } from './manifest';
-import type { Storage } from './storage';
+import type { ManifestRow } from '../manifest/row';
+import type { Storage } from '../storage';
 
 export const PICKS_RECORD = 'picks.jsonl';
 /** A picks file past this is refused: 200,000 decisions of ~1 KiB. */

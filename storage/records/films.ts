@@ -5,8 +5,8 @@
 // row cannot (its clips, in order, and the digest that decides whether it is made again).
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { objectNameProblem } from './names';
-import type { Storage } from './storage';
+import { objectNameProblem } from '../objects/names';
+import type { Storage } from '../storage';
 
 export const FILMS_FOLDER = 'films';
 /** A film record is small: its clips' keys and digests. */

@@ -3,7 +3,7 @@
 // over the first job's results (same item ids, same names, one manifest). The marker is one of the
 // location's records (`.reelflow/owner.json`, Storage.putRecord): written whole, never through a
 // link, and never listed as an output.
-import type { Storage } from './storage';
+import type { Storage } from '../storage';
 
 /** The marker's record name (under the location's `.reelflow/`). */
 export const OWNER_RECORD = 'owner.json';

@@ -2,9 +2,9 @@
 // not say (local: a file is hashed otherwise; S3: a video whose sidecar is missing). Kept up to date
 // with only the rows appended since the last look (Storage.readManifestSince), so a stat never reads
 // the whole manifest again.
-import { ManifestDigests } from './manifest-codec';
-import { KeyedSerializer } from './serial';
-import type { ManifestCursor, ManifestPage } from './storage';
+import { ManifestDigests } from './codec';
+import { KeyedSerializer } from '../objects/serial';
+import type { ManifestCursor, ManifestPage } from './log';
 
 export class ManifestDigestIndex {
   private readonly digests = new ManifestDigests();

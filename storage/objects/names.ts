@@ -1,4 +1,4 @@
-import { StorageError } from './storage';
+import { StorageError } from './errors';
 
 /** The manifest's file name (local) and the S3 key prefix of its rows. */
 export const MANIFEST_FILE = 'manifest.jsonl';
@@ -11,7 +11,7 @@ export const PART_RECORD_SUFFIX = '.part.json';
  * `/`-separated, without control characters, and never escape the output location. The job file
  * validator already guarantees this for names reelflow makes; storage checks again because it is
  * the last line of defence, and a manifest row read back is checked the same way
- * (storage/manifest-codec.ts): a handed folder's manifest may name anything.
+ * (storage/manifest/codec.ts): a handed folder's manifest may name anything.
  */
 export function objectNameProblem(name: string): string | undefined {
   const bad =
