@@ -10,7 +10,8 @@
 // and settings, never the API key.
 import { createHash } from 'node:crypto';
 import type { EnhanceSettings } from '../../jobfile/plan';
-import type { Storage } from '../storage';
+import type { ObjectStore } from '../objects/store';
+import type { RecordStore } from './store';
 import { mapLimit } from '../objects/map-limit';
 import { trustedCosts } from '../manifest/spend-rows';
 
@@ -156,7 +157,7 @@ export function madeFrom(record: RewriteRecord | undefined, prompt: string, enha
 const READS_AT_ONCE = 16;
 
 export class RewriteStore {
-  constructor(private readonly storage: Storage) {}
+  constructor(private readonly storage: RecordStore & Pick<ObjectStore, 'location'>) {}
 
   /** Where the records are, for people. */
   get location(): string {
