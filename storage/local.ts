@@ -1,3 +1,6 @@
+// Over 400 lines, for now: this one class is the local object store, manifest log and records at once
+// (the Storage interface). Its manifest half (appendManifest to countManifestItems, the cursor) is the
+// part to lift into manifest/ next, as a LocalManifestLog the class delegates to.
 // Local directory storage. A video only ever appears under its final name complete and durable:
 // bytes are hashed on their way (see digest) into `<name>.part` (see part-file), the part is fsynced,
 // renamed, and the directory fsynced. A cut download keeps its `.part`, so the next attempt resumes

@@ -1,3 +1,7 @@
+// Over 400 lines, for now: this one class is the S3 object store, manifest log and records at once
+// (the Storage interface). Its manifest half (appendManifest to readManifestSince, the row cache and
+// snapshot cache) is the part to lift into manifest/ next, once listKeys and headOrUndefined live in
+// objects/ for both halves.
 // S3-compatible bucket storage. Videos stream straight from the body into a multipart upload
 // (parts of `partSize` are the only buffering), hashed on the way. A body that fails mid-way makes
 // the upload abort, so no object appears; a process killed mid-way leaves only an incomplete

@@ -1,4 +1,4 @@
-// The job-inputs store (storage/inputs*.ts) on a real directory and a real S3 server (MinIO), and
+// The job-inputs store (storage/inputs/) on a real directory and a real S3 server (MinIO), and
 // a worker's cache over it: bytes are kept only under their own digest, a digest mismatch is
 // refused with a clear error, a cache hit fetches nothing, a missing object names its digest and
 // where it was looked for.
