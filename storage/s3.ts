@@ -41,7 +41,17 @@ import { ForeignFileError } from './objects/errors';
 import { S3_RESERVED_DIR } from './inputs/refs';
 import type { ManifestRow } from './manifest/row';
 import { decodeManifestRow, encodeManifestRow, parseManifest, type SkippedRow } from './manifest/codec';
-import { byName, coverageFrom, coverageMetadata, coverageOf, rowNamesAfter, rowNamesToRead, snapshotLines, snapshotRows, type SnapshotCoverage } from './manifest/snapshot';
+import {
+  byName,
+  coverageFrom,
+  coverageMetadata,
+  coverageOf,
+  rowNamesAfter,
+  rowNamesToRead,
+  snapshotLines,
+  snapshotRows,
+  type SnapshotCoverage,
+} from './manifest/snapshot';
 import type { ManifestSnapshot } from './manifest/log';
 import { ManifestDigestIndex } from './manifest/digests';
 import { MANIFEST_FILE, checkObjectName, contentTypeFor } from './objects/names';

@@ -5,7 +5,14 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { countManifestItems, LocalStorage } from '../../../storage/local';
-import { coverageFrom, coverageMetadata, rowNamesToRead, snapshotLines, snapshotRows, type SnapshotCoverage } from '../../../storage/manifest/snapshot';
+import {
+  coverageFrom,
+  coverageMetadata,
+  rowNamesToRead,
+  snapshotLines,
+  snapshotRows,
+  type SnapshotCoverage,
+} from '../../../storage/manifest/snapshot';
 import { parseManifest } from '../../../storage/manifest/codec';
 import { manifestRow, scratchPaths } from '../../support/storage';
 
