@@ -21,18 +21,19 @@ const ioModules = [
 
 /** Which source folders each folder may import. Anything else is a lint error. */
 const LAYERS = {
-  jobfile: [],
-  gateway: ['jobfile'],
-  storage: ['jobfile'],
-  media: [],
-  activities: ['jobfile', 'gateway', 'storage', 'media'],
-  workflows: ['jobfile', 'storage', 'activities'],
-  worker: ['jobfile', 'gateway', 'storage', 'media', 'activities', 'workflows'],
-  client: ['jobfile', 'gateway', 'storage', 'media', 'activities', 'workflows', 'worker'],
-  review: ['jobfile', 'gateway', 'storage', 'media', 'client'],
-  cli: ['jobfile', 'gateway', 'storage', 'media', 'activities', 'workflows', 'worker', 'client', 'review', 'sim'],
+  // The shared vocabulary (failure kinds, end states, the output layout, money): every layer imports it.
+  domain: [],
+  jobfile: ['domain'],
+  gateway: ['domain', 'jobfile'],
+  storage: ['domain', 'jobfile'],
+  media: ['domain'],
+  activities: ['domain', 'jobfile', 'gateway', 'storage', 'media'],
+  workflows: ['domain', 'jobfile', 'storage', 'activities'],
+  worker: ['domain', 'jobfile', 'gateway', 'storage', 'media', 'activities', 'workflows'],
+  client: ['domain', 'jobfile', 'gateway', 'storage', 'media', 'activities', 'workflows', 'worker'],
+  review: ['domain', 'jobfile', 'gateway', 'storage', 'media', 'client'],
+  cli: ['domain', 'jobfile', 'gateway', 'storage', 'media', 'activities', 'workflows', 'worker', 'client', 'review', 'sim'],
   sim: [],
-  media: [],
 };
 const FOLDERS = Object.keys(LAYERS);
 // Inside storage/, one folder per job (ARCHITECTURE.md "The layers"): the object store at the bottom,
@@ -88,15 +89,19 @@ function layerPatterns(folder, allowed) {
       message: 'cli/ parses and prints: ask client/ for what activities/ and workflows/ do (only their types cross).',
     });
   }
-  if (['jobfile', 'gateway', 'storage', 'media', 'sim'].includes(folder)) {
+  if (['domain', 'jobfile', 'gateway', 'storage', 'media', 'sim'].includes(folder)) {
     patterns.push({ group: ['@temporalio/*'], message: `${folder}/ knows nothing of Temporal.` });
+  }
+  if (folder === 'domain') {
+    // Bottom of the layers: the workflow bundle and every layer import it, so it imports no package either.
+    patterns.push({ regex: '^(?!\\./)', message: 'domain/ imports nothing but its own files.' });
   }
   if (folder === 'workflows') {
     patterns.push({ group: ioModules, message: 'workflows/ must stay deterministic: no network or I/O libraries.' });
     // Values from I/O layers would be bundled into the sandbox; only types cross, and the
-    // dependency-free failure type names and log event names.
+    // dependency-free log event names. domain/ imports nothing: its values may cross.
     patterns.push({
-      group: ['../gateway/*', '../storage/*', '../activities/*', '!../activities/failure-types', '!../activities/log-events'],
+      group: ['../gateway/*', '../storage/*', '../activities/*', '!../activities/log-events'],
       allowTypeImports: true,
       message: 'workflows/ may import only types from I/O layers.',
     });

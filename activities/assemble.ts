@@ -19,7 +19,7 @@ import { latestRowByKey, type ManifestRow } from '../storage/manifest/row';
 import { readPicks, StandingPicks } from '../storage/records/picks';
 import type { Storage } from '../storage/storage';
 import { storageFor } from './context';
-import { FailureType } from './failure-types';
+import { FailureType } from '../domain/failures';
 import { finalFailure, translated } from './failures';
 
 /** The longest one ffmpeg run of an assembly may take; the activity's own timeout is above it (workflows/assemble.ts). */

@@ -14,7 +14,7 @@ import type { KeyAllowance } from '../jobfile/key-rule';
 import { KeySettingsError, readKeySettings, type KeySettings } from '../jobfile/key-settings';
 import type { OutputSettings } from '../jobfile/plan';
 import { openStorage, type Storage } from '../storage';
-import { FailureType } from './failure-types';
+import { FailureType } from '../domain/failures';
 import { logGatewayEvent } from './gateway-log';
 import { finalFailure } from './failures';
 import { activityWorkflowId, keyUseRefusal, type FingerprintedSettings } from './job-key-check';

@@ -10,7 +10,7 @@
 // right after the record could lose it; so could an operator's activity reset. Both are rare and
 // operator-driven; the single-cluster server stores the record before it answers.
 import { Context } from '@temporalio/activity';
-import { FailureType } from './failure-types';
+import { FailureType } from '../domain/failures';
 import { finalFailure } from './failures';
 
 /**

@@ -8,17 +8,11 @@ import { storedVideoCheck } from '../gateway/video-check';
 import { DEFAULT_MAX_VIDEO_BYTES } from '../jobfile/values';
 import type { JobSettings, Protocol } from '../jobfile/plan';
 import { gatewayFor, storageFor } from './context';
-import { FailureType } from './failure-types';
+import { FailureType } from '../domain/failures';
+import { extensionFor } from '../domain/output';
 import { finalFailure, translated } from './failures';
 import { withJobWideEvidence } from './job-wide-evidence';
 import { DownloadMeter, metricsHere } from './metrics';
-
-const EXTENSIONS: Record<string, string> = {
-  'video/mp4': '.mp4',
-  'video/quicktime': '.mov',
-  'video/webm': '.webm',
-  'video/x-matroska': '.mkv',
-};
 
 export interface DownloadInput {
   settings: JobSettings;
@@ -42,12 +36,6 @@ export interface DownloadedVideo {
 interface DownloadHeartbeat {
   bytes: number;
   validator?: string;
-}
-
-/** The extension the content type implies; `.mp4` when the server did not say. */
-export function extensionFor(contentType: string | undefined): string {
-  const type = contentType?.split(';')[0]?.trim().toLowerCase();
-  return (type && EXTENSIONS[type]) ?? '.mp4';
 }
 
 /**

@@ -4,7 +4,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { isGatewayError, redact } from '../gateway';
 import { TooLargeError } from '../storage/objects/errors';
 import { StorageError } from '../storage/objects/errors';
-import { FailureType, type FailureKind } from './failure-types';
+import { FailureType, type FailureKind } from '../domain/failures';
 
 /**
  * The one way an activity fails with a kind of its own: a failure no retry mends (`nonRetryable`),

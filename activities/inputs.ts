@@ -17,7 +17,7 @@ import {
   type InputsRef,
 } from '../storage/inputs/refs';
 import { openInputStore, readInputIndex } from '../storage/inputs/store';
-import { FailureType } from './failure-types';
+import { FailureType } from '../domain/failures';
 import { finalFailure } from './failures';
 
 /**

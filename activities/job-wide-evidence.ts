@@ -12,7 +12,7 @@ import { GatewayUnavailableError, readCatalogs } from '../gateway';
 import { CATALOG_TIMEOUT_MS } from '../gateway/catalog';
 import type { JobSettings } from '../jobfile/plan';
 import { workerKeyFor } from './context';
-import { FailureType } from './failure-types';
+import { FailureType } from '../domain/failures';
 import { passingFailure } from './failures';
 
 /** What the fresh read leaves of the activity's own time: the failure still has to be reported. */

@@ -16,7 +16,7 @@ import { InputDigestError, InputMissingError, inputLocationFor, type InputLocati
 import { latestRowByKey, type ManifestRow } from '../storage/manifest/row';
 import type { Storage } from '../storage/storage';
 import { storageFor } from './context';
-import { FailureType } from './failure-types';
+import { FailureType } from '../domain/failures';
 import { finalFailure } from './failures';
 import { inputCache, inputStoreAt, type JobSettingsWithInputs } from './inputs';
 

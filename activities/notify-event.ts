@@ -2,9 +2,8 @@
 // every target kind, rendered as each target's receiver expects (activities/notify-send.ts). Types
 // only and pure helpers: the workflow builds the event from what it already holds in history (job
 // name, counts, output location, the stop's message), never a target's address or secret.
+import type { JobOutcome } from '../domain/end-states';
 import type { NotifyEventType } from '../jobfile/notify-settings';
-
-export type JobOutcome = 'succeeded' | 'partial' | 'failed' | 'budget_reached' | 'stopped' | 'canceled';
 
 export interface JobEventData {
   job: string;

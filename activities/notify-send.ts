@@ -5,7 +5,8 @@
 import { createHmac } from 'node:crypto';
 import { redact } from '../gateway/redact';
 import type { NotifyTarget } from '../jobfile/notify-settings';
-import type { JobEvent, JobOutcome } from './notify-event';
+import type { JobOutcome } from '../domain/end-states';
+import type { JobEvent } from './notify-event';
 
 /** One request's deadline: a receiver that takes longer is retried (Standard Webhooks suggests 15 s at most). */
 export const SEND_TIMEOUT_MS = 10_000;

@@ -10,7 +10,7 @@ import type { CallBudgetsMs, Plan, PlanItem } from '../jobfile/plan';
 import type { PriceTable } from '../jobfile/prices';
 import type { RedoTake } from '../jobfile/takes';
 import type { InputsRef } from '../storage/inputs/refs';
-import { asFailureKind } from './failure-types';
+import { asFailureKind } from '../domain/failures';
 import { finalFailure } from './failures';
 import type { PlanChildRequest } from './plan-child';
 import type { UnpricedModel } from './plan-load';

@@ -10,7 +10,7 @@ import type { RedoTake } from '../jobfile/takes';
 import { estimateEnhanceUsd, estimateItemUsd, type PriceTable } from '../jobfile/prices';
 import { jobCallBudgets } from '../gateway/budget';
 import { InputDigestError, InputMissingError, type InputsRef } from '../storage/inputs/refs';
-import { FailureType } from './failure-types';
+import { FailureType } from '../domain/failures';
 import { finalFailure } from './failures';
 import { storedJobFiles } from './inputs';
 

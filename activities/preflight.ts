@@ -5,6 +5,7 @@
 // reading is kept per job and gateway for the life of the process; `run` hands its own reading to
 // the worker it runs in the same process, so that one costs no second request.
 import type { ApplicationFailure } from '@temporalio/activity';
+import { FailureType } from '../domain/failures';
 import type { GatewayErrorKind } from '../gateway';
 import { judgeCatalog, readCatalogs, verdictMessage, type CatalogReport } from '../gateway/catalog';
 import type { JobSettings } from '../jobfile/plan';
@@ -69,7 +70,7 @@ export async function preflightCreate(settings: JobOfWorker, model: string): Pro
     readings.delete(cacheKey);
     return;
   }
-  throw notSent(report.catalog ? 'model_unavailable' : 'auth', message);
+  throw notSent(report.catalog ? FailureType.modelUnavailable : FailureType.auth, message);
 }
 
 /** A failure of the gateway error kind `type`, carrying the proof that no create was sent. */

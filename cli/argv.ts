@@ -13,3 +13,8 @@ export function commandLine(argv: readonly string[]): { word: string | undefined
 }
 
 export const commandWord = (argv: readonly string[]): string | undefined => commandLine(argv).word;
+
+/** commander's collector for a repeatable option. */
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}

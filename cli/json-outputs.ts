@@ -1,8 +1,9 @@
 // The JSON documents `status --json` and `results --format json` print, for scripts
 // (docs/client.md): one schema each, which the commands' outputs satisfy and the tests check.
 import { z } from 'zod';
+import { RENDER_END_STATES } from '../domain/end-states';
 
-const END_STATE = z.enum(['succeeded', 'failed', 'timed_out', 'canceled', 'unknown']);
+const END_STATE = z.enum(RENDER_END_STATES);
 
 /** Items by phase: not started, in flight by phase, and ended by state. */
 const statusCounts = z.object({

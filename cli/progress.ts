@@ -1,6 +1,7 @@
 // Live progress: a redrawn bar and one line per item in flight on a terminal; plain periodic lines
 // otherwise. Reads the job's `progress` query and, for the lines shown, each item's `itemStatus`.
 import type { Client } from '@temporalio/client';
+import { renderedCount, settledCount } from '../domain/end-states';
 import type { JobProgress, RenderStatus } from '../workflows/types';
 import { color, formatDuration } from '../client/format';
 import { displayWidth, fitWidth, padToWidth, plainText } from '../client/terminal-text';
@@ -57,7 +58,7 @@ type Fact = [text: string, short: string];
 /** The summary's parts: the job's name (decoration on a narrow terminal), then what must stay. */
 function summaryParts(p: JobProgress, ratePerSec?: number): { job: string; facts: Fact[] } {
   const c = p.counts;
-  const done = c.succeeded + c.failed + c.timed_out + c.canceled + c.unknown + (c.blocked ?? 0) + c.skipped;
+  const done = settledCount(c);
   const count = (n: number, word: string, short: string, paint = (t: string) => t): Fact[] =>
     n ? [[paint(`${n} ${word}`), paint(`${n} ${short}`)]] : [];
   const same = (text: string): Fact => [text, text];
@@ -95,10 +96,7 @@ export function summaryLine(p: JobProgress, ratePerSec?: number): string {
 export function progressHeader(p: JobProgress, ratePerSec: number | undefined, width: number): string {
   const c = p.counts;
   // A job preparing has no total yet: an empty bar, not a full one.
-  const bar =
-    p.state === 'preparing'
-      ? progressBar(0, 1)
-      : progressBar(c.succeeded + c.failed + c.timed_out + c.canceled + c.unknown + c.skipped, p.total);
+  const bar = p.state === 'preparing' ? progressBar(0, 1) : progressBar(settledCount(c), p.total);
   const { job, facts } = summaryParts(p, ratePerSec);
   const wide = facts.map(([text]) => text).join('  ');
   const narrow = facts.map(([, short]) => short).join(' ');
@@ -140,7 +138,7 @@ export class ProgressView {
 
   async render(progress: JobProgress): Promise<void> {
     const c = progress.counts;
-    const done = c.succeeded + c.failed + c.timed_out + c.canceled + c.unknown;
+    const done = renderedCount(c);
     const now = Date.now();
     this.samples.push({ at: now, done });
     while (this.samples.length > 2 && now - this.samples[0]!.at > 30_000) this.samples.shift();

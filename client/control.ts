@@ -2,6 +2,7 @@
 // query, its items' status queries, the cancel signal, its result, its item workflows, the list of
 // recent jobs. The CLI prints what these return.
 import { CancelledFailure, WorkflowFailedError, type Client } from '@temporalio/client';
+import { endedCount } from '../domain/end-states';
 import { renderWorkflowIdPrefix } from '../workflows/ids';
 import { JobWorkflow, cancelSignal, progressQuery } from '../workflows/job';
 import { itemStatusQuery, type RenderWorkflow } from '../workflows/render';
@@ -43,7 +44,7 @@ export async function jobProgress(client: Client, workflowId: string, waitMs?: n
 export function liveEta(progress: JobProgress, now: number): JobProgress {
   const { etaMs, counts, total, startedAt } = progress;
   if (etaMs === undefined) return progress;
-  const done = counts.succeeded + counts.failed + counts.timed_out + counts.canceled + counts.unknown + (counts.blocked ?? 0);
+  const done = endedCount(counts);
   const remaining = total - done - counts.skipped;
   if (done <= 0 || remaining <= 0) return progress;
   // The workflow computed etaMs = elapsed / done x remaining: its elapsed time then follows.

@@ -3,16 +3,8 @@
 // from this environment, one call per prompt text, each stored beside the outputs
 // (storage/records/rewrites.ts) so that the renders send exactly the stored texts (docs/enhance.md).
 import { rewriteOnce, rewritePricer } from '../activities/rewrite';
-import {
-  AuthError,
-  GatewayUnavailableError,
-  ModelUnavailableError,
-  QuotaOrPermissionError,
-  RouteNotFoundError,
-  createGatewayClient,
-  isGatewayError,
-  redact,
-} from '../gateway';
+import { FailureType, jobWideCause, type FailureKind } from '../domain/failures';
+import { createGatewayClient, isGatewayError, redact, type GatewayError } from '../gateway';
 import type { Plan, PlanItem } from '../jobfile/plan';
 import { rewritePriceOf } from '../jobfile/prices';
 import { openStorage } from '../storage';
@@ -28,7 +20,7 @@ export interface ItemRewrite {
   item: PlanItem;
   record?: RewriteRecord;
   reused: boolean;
-  error?: { kind: string; message: string };
+  error?: { kind: FailureKind; message: string };
 }
 
 export interface EnhanceOutcome {
@@ -111,7 +103,7 @@ export async function enhanceJob(plan: Plan, options: { again: boolean; note: (l
           stoppedBy ??= error;
         }
         slot.error = {
-          kind: isGatewayError(error) ? error.kind : error instanceof StorageError ? 'storage' : 'error',
+          kind: isGatewayError(error) ? error.kind : error instanceof StorageError ? FailureType.storage : FailureType.error,
           message: redact(error instanceof Error ? error.message : String(error)),
         };
       }
@@ -157,15 +149,9 @@ export async function withRewrites(plan: Plan, rows: readonly ManifestRow[]): Pr
   );
 }
 
-/** Causes that every other item would meet too: asking on would only repeat them. */
-function jobWide(error: unknown): error is Error {
-  return (
-    error instanceof AuthError ||
-    error instanceof ModelUnavailableError ||
-    error instanceof RouteNotFoundError ||
-    error instanceof QuotaOrPermissionError ||
-    error instanceof GatewayUnavailableError
-  );
+/** Causes that every other item would meet too (domain/failures.ts JOB_WIDE_CAUSES): asking on would only repeat them. */
+function jobWide(error: unknown): error is GatewayError {
+  return isGatewayError(error) && jobWideCause(error.kind) !== undefined;
 }
 
 async function asInfrastructure(body: () => Promise<void>): Promise<void> {
@@ -180,5 +166,6 @@ async function asInfrastructure(body: () => Promise<void>): Promise<void> {
 export function asExitError(stopped: Error): InfrastructureError | UsageError {
   if (stopped instanceof InfrastructureError || stopped instanceof UsageError) return stopped;
   const message = redact(stopped.message);
-  return stopped instanceof GatewayUnavailableError ? new InfrastructureError(message) : new UsageError(message);
+  const exitCode = isGatewayError(stopped) ? jobWideCause(stopped.kind)?.exitCode : undefined;
+  return exitCode === 3 ? new InfrastructureError(message) : new UsageError(message);
 }

@@ -5,7 +5,8 @@
 import { withPublishedPrices, type PublishedPrices } from '../gateway';
 import { userPricesPath, type UserPrices } from '../jobfile';
 import type { Plan } from '../jobfile/plan';
-import { estimateEnhanceUsd, estimateItemUsd, roundUsd, type PriceTable } from '../jobfile/prices';
+import { roundUsd } from '../domain/money';
+import { estimateEnhanceUsd, estimateItemUsd, type PriceTable } from '../jobfile/prices';
 import { modelsUsed } from '../jobfile/pricing';
 import { openStorage } from '../storage';
 import { recordJobPrices } from '../storage/records/job-prices';

@@ -8,11 +8,6 @@ import { KeySettingsError, readKeySettings, type KeySettings } from '../jobfile/
 import type { JobSettings, Plan } from '../jobfile/plan';
 import { UsageError } from './errors';
 
-/** commander's collector for a repeatable option. */
-export function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
 export function parseAllowKeys(specs: readonly string[] = []): KeyAllowance[] {
   return specs.map((spec) => {
     const parsed = parseAllowKey(spec);

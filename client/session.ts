@@ -2,9 +2,8 @@
 // (started or reused), plus optionally a worker in this process, with its metrics and log format.
 import type { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
-import { Option, type Command } from 'commander';
 import { MetricsAddressError } from '../worker/errors';
-import { configureLog, LOG_FORMATS, LOG_LEVELS, type LogFormat } from '../worker/log';
+import { configureLog, type LogFormat } from '../worker/log';
 import { parseMetricsAddress, type MetricsAddress } from '../worker/metrics-address';
 import { serveWorkerEndpoints } from '../worker/health';
 import { connectClient, connectWorker, resolveTemporal, type TemporalTarget } from '../worker/temporal';
@@ -16,21 +15,6 @@ import { TASK_QUEUE } from './task-queue';
 export interface Observability {
   metrics?: string;
   logFormat?: LogFormat;
-}
-
-export function addObservabilityOptions(command: Command): Command {
-  return command
-    .option(
-      '--metrics <host:port>',
-      "serve Prometheus metrics (the Temporal SDK's and reelflow's) at http://HOST:PORT/metrics, and /healthz and /readyz " +
-        '(docs/deploy.md); 0.0.0.0:PORT for every interface',
-    )
-    .addOption(
-      new Option('--log-format <format>', 'file: logs go to <state dir>/logs/reelflow.log; json: one JSON object per line on stdout')
-        .choices(LOG_FORMATS)
-        .default('file'),
-    )
-    .option('--log-level <level>', `the least severe log lines written: ${LOG_LEVELS.join(', ')} (default: REELFLOW_LOG_LEVEL, else info)`);
 }
 
 /**

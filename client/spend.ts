@@ -2,7 +2,7 @@
 // billed and estimated apart, per model and in total, beside what the plan was estimated at; and the
 // paid prompt rewrites no row counts (`reelflow enhance`'s, and those of items a job-wide cause left
 // not started), from the rewrite records.
-import { roundUsd } from '../jobfile/prices';
+import { itemChargeUsd, roundUsd } from '../domain/money';
 import { latestRowByKey, type ManifestRow } from '../storage/manifest/row';
 import { openStorage } from '../storage';
 import { eachRunOnce, ledger, trustedCosts, type ChargeSource } from '../storage/manifest/spend-rows';
@@ -307,6 +307,5 @@ export function rowRewriteCostText(row: Pick<ManifestRow, 'rewrite_cost_usd' | '
 /** What this run of the item cost in all, its create and its prompt rewrite (USD); undefined when the row records neither amount. */
 export function rowTotalUsd(row: Pick<ManifestRow, 'cost_usd' | 'rewrite_cost_usd'>): number | undefined {
   const { costUsd, rewriteCostUsd } = trustedCosts(row);
-  if (costUsd === undefined && rewriteCostUsd === undefined) return undefined;
-  return roundUsd((costUsd ?? 0) + (rewriteCostUsd ?? 0));
+  return itemChargeUsd({ createUsd: costUsd, rewriteUsd: rewriteCostUsd });
 }

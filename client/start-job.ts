@@ -10,7 +10,7 @@ import { readNotifySettings, undefinedTargets } from '../jobfile/notify-settings
 import type { RedoTake } from '../jobfile/takes';
 import { openStorage } from '../storage';
 import type { InputsRef } from '../storage/inputs/refs';
-import type { ItemEndState } from '../storage/manifest/row';
+import type { ItemEndState } from '../domain/end-states';
 import { StorageError } from '../storage/objects/errors';
 import { firstRunIdOf } from '../worker/owned-job';
 import { jobWorkflowId } from '../workflows/ids';

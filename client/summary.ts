@@ -3,7 +3,8 @@ import type { FilmResult } from '../workflows/assemble';
 import { requestDigest } from '../activities/plan';
 import { localReferenceDigests, type ReferenceDigests } from '../activities/reference-digests';
 import type { Plan, PlanItem } from '../jobfile/plan';
-import { itemIsDone, latestRowByKey, requestChanged, type ItemEndState, type ManifestRow } from '../storage/manifest/row';
+import type { ItemEndState, RenderEndState } from '../domain/end-states';
+import { itemIsDone, latestRowByKey, requestChanged, type ManifestRow } from '../storage/manifest/row';
 import type { StoredObject } from '../storage/objects/store';
 import type { JobResult, JobStopCause } from '../workflows/types';
 import { openStorage } from '../storage';
@@ -19,7 +20,7 @@ export interface JobOutcome {
   items: number;
   location: string;
   /** `blocked`: items a need of which did not succeed (docs/chains.md); absent where none could be. */
-  counts: Record<Exclude<ItemEndState, 'blocked'> | 'not_rendered', number> & { blocked?: number };
+  counts: Record<RenderEndState | 'not_rendered', number> & { blocked?: number };
   bytes: number;
   rows: ManifestRow[];
   /** Items of the plan without a final row (a canceled job's items never started). */

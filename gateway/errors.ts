@@ -1,23 +1,10 @@
 // One class per failure kind, so callers branch on types (and `kind`, which becomes the Temporal
 // failure type and the manifest's error.kind), never on message text. Every message and cause is
 // redacted on construction: nothing thrown from gateway/ carries the key.
+import { GatewayFailure, type GatewayErrorKind } from '../domain/failures';
 import { redact } from './redact';
 
-export type GatewayErrorKind =
-  | 'auth'
-  | 'model_unavailable'
-  | 'rate_limited'
-  | 'gateway_unavailable'
-  | 'invalid_request'
-  | 'reference_changed'
-  | 'task_not_found'
-  | 'route_not_found'
-  | 'ambiguous_create'
-  | 'quota_or_permission'
-  | 'quota_exhausted'
-  | 'download'
-  | 'aborted'
-  | 'missing_key';
+export type { GatewayErrorKind };
 
 export interface GatewayErrorInit {
   status?: number;
@@ -77,7 +64,7 @@ function sanitizeCause(cause: unknown): unknown {
 
 /** 401: the key was refused. Stops the whole job. */
 export class AuthError extends GatewayError {
-  readonly kind = 'auth';
+  readonly kind = GatewayFailure.auth;
   constructor(message: string, init: GatewayErrorInit = {}) {
     super(message, init, { retryable: false });
   }
@@ -85,7 +72,7 @@ export class AuthError extends GatewayError {
 
 /** 404 (or 503 model_not_found): unknown model, or not in the key's token group. */
 export class ModelUnavailableError extends GatewayError {
-  readonly kind = 'model_unavailable';
+  readonly kind = GatewayFailure.modelUnavailable;
   readonly model?: string;
   constructor(message: string, init: GatewayErrorInit & { model?: string } = {}) {
     super(message, init, { retryable: false });
@@ -95,7 +82,7 @@ export class ModelUnavailableError extends GatewayError {
 
 /** 429. Retried on the same base after `retryAfterMs`; never a base failure. */
 export class RateLimitedError extends GatewayError {
-  readonly kind = 'rate_limited';
+  readonly kind = GatewayFailure.rateLimited;
   readonly retryAfterMs?: number;
   constructor(message: string, init: GatewayErrorInit & { retryAfterMs?: number } = {}) {
     super(message, init, { retryable: true });
@@ -105,7 +92,7 @@ export class RateLimitedError extends GatewayError {
 
 /** 5xx, HTML from a proxy, or a network-level failure of one base. */
 export class GatewayUnavailableError extends GatewayError {
-  readonly kind = 'gateway_unavailable';
+  readonly kind = GatewayFailure.gatewayUnavailable;
   /** Whether the request may have reached the gateway (decides create retries, docs/protocol.md §6). */
   readonly requestSent: boolean;
   readonly retryAfterMs?: number;
@@ -118,7 +105,7 @@ export class GatewayUnavailableError extends GatewayError {
 
 /** 400 and other 4xx the gateway gave a reason for: fatal for the item. */
 export class InvalidRequestError extends GatewayError {
-  readonly kind = 'invalid_request';
+  readonly kind = GatewayFailure.invalidRequest;
   constructor(message: string, init: GatewayErrorInit = {}) {
     super(message, init, { retryable: false });
   }
@@ -130,7 +117,7 @@ export class InvalidRequestError extends GatewayError {
  * final for the item (another attempt meets the same file), never for the job.
  */
 export class ReferenceChangedError extends GatewayError {
-  readonly kind = 'reference_changed';
+  readonly kind = GatewayFailure.referenceChanged;
   constructor(message: string, init: GatewayErrorInit = {}) {
     super(message, init, { retryable: false });
   }
@@ -141,7 +128,7 @@ export class ReferenceChangedError extends GatewayError {
  * gateway does not serve this protocol there. Not an unknown model: fixing the model name won't help.
  */
 export class RouteNotFoundError extends GatewayError {
-  readonly kind = 'route_not_found';
+  readonly kind = GatewayFailure.routeNotFound;
   constructor(message: string, init: GatewayErrorInit = {}) {
     super(message, init, { retryable: false });
   }
@@ -149,7 +136,7 @@ export class RouteNotFoundError extends GatewayError {
 
 /** task_not_exist / "Task not found" after the grace period: the task is lost. */
 export class TaskNotFoundError extends GatewayError {
-  readonly kind = 'task_not_found';
+  readonly kind = GatewayFailure.taskNotFound;
   readonly taskId?: string;
   constructor(message: string, init: GatewayErrorInit & { taskId?: string } = {}) {
     super(message, init, { retryable: false });
@@ -159,7 +146,7 @@ export class TaskNotFoundError extends GatewayError {
 
 /** A create whose outcome is unknown: it may have started a paid render. Not retried by default. */
 export class AmbiguousCreateError extends GatewayError {
-  readonly kind = 'ambiguous_create';
+  readonly kind = GatewayFailure.ambiguousCreate;
   /** Create requests sent before giving up. */
   readonly attempts: number;
   constructor(message: string, init: GatewayErrorInit & { attempts?: number } = {}) {
@@ -174,7 +161,7 @@ export class AmbiguousCreateError extends GatewayError {
  * render until it is topped up. Stops the whole job.
  */
 export class QuotaExhaustedError extends GatewayError {
-  readonly kind = 'quota_exhausted';
+  readonly kind = GatewayFailure.quotaExhausted;
   constructor(message: string, init: GatewayErrorInit = {}) {
     super(message, init, { retryable: false });
   }
@@ -182,7 +169,7 @@ export class QuotaExhaustedError extends GatewayError {
 
 /** 403: key not allowed this model (or a quota the gateway did not name as such). */
 export class QuotaOrPermissionError extends GatewayError {
-  readonly kind = 'quota_or_permission';
+  readonly kind = GatewayFailure.quotaOrPermission;
   constructor(message: string, init: GatewayErrorInit = {}) {
     super(message, init, { retryable: false });
   }
@@ -190,7 +177,7 @@ export class QuotaOrPermissionError extends GatewayError {
 
 /** The video could not be fetched (completely). `bytesReceived` counts from the requested offset. */
 export class DownloadError extends GatewayError {
-  readonly kind = 'download';
+  readonly kind = GatewayFailure.download;
   readonly bytesReceived?: number;
   constructor(message: string, init: GatewayErrorInit & { bytesReceived?: number } = {}) {
     super(message, init, { retryable: true });
@@ -204,7 +191,7 @@ export class DownloadError extends GatewayError {
  * retry or other base mends it, so it stops the job like a missing key.
  */
 export class GatewayKeyWithheldError extends GatewayError {
-  readonly kind = 'missing_key';
+  readonly kind = GatewayFailure.missingKey;
   constructor(message: string, init: GatewayErrorInit = {}) {
     super(message, init, { retryable: false });
   }
@@ -212,7 +199,7 @@ export class GatewayKeyWithheldError extends GatewayError {
 
 /** The caller's AbortSignal fired. */
 export class GatewayAbortedError extends GatewayError {
-  readonly kind = 'aborted';
+  readonly kind = GatewayFailure.aborted;
   constructor(message = 'the request was aborted', init: GatewayErrorInit = {}) {
     super(message, init, { retryable: false });
   }

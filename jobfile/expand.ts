@@ -1,6 +1,7 @@
 // Expansion: defaults -> models.<m> -> item -> matrix, placeholders, references, keys and output
 // names; plus every check that needs more than one value at a time.
 import { resolve } from 'node:path';
+import { MANIFEST_FILE } from '../domain/output';
 import type { Ctx } from './context';
 import { warn } from './context';
 import { type AssemblySpec, type ItemNeed, namedIds, orderByNeeds, writtenNeedOf } from './chains';
@@ -42,8 +43,6 @@ const INSTEAD: Record<string, string> = {
   size: 'the general protocol takes resolution and ratio',
 };
 const KINDS: readonly AssetKind[] = ['image', 'video', 'audio'];
-/** The local manifest's file name (storage/objects/names.ts; jobfile imports no other layer). */
-const MANIFEST_FILE = 'manifest.jsonl';
 export const MAX_ITEMS = 200_000;
 
 /** What expanding one job keeps across its items: checks of uniqueness, and what was used. */

@@ -4,10 +4,9 @@
 // beside it).
 import { lstatSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { PART_SUFFIX, VIDEO_EXTENSIONS } from '../domain/output';
 
-/** Extensions a downloaded video can get; the longest is what a name must leave room for. */
-const VIDEO_EXTENSIONS = ['.mp4', '.mov', '.webm', '.mkv'];
-const PART_SUFFIX = '.part';
+// The longest extension a downloaded video can get is what a name must leave room for.
 /** What a stored name may end with: a video extension, then maybe the part and its record. */
 const STORED_SUFFIXES = VIDEO_EXTENSIONS.flatMap((ext) => [ext, `${ext}${PART_SUFFIX}`, `${ext}${PART_SUFFIX}.json`]);
 /** Bytes in one path segment on Linux, macOS and Windows file systems alike. */

@@ -1,6 +1,7 @@
 // What an item costs before anything is sent: prices per model, and the arithmetic over a request.
 // Pure (no Node module, no clock), so the same function can price a create wherever it is needed,
 // the job workflow's budget included. The user's view: docs/costs.md.
+import { roundUsd } from '../domain/money';
 import type { EnhanceSettings, Protocol, RenderRequest } from './plan';
 
 /**
@@ -69,11 +70,6 @@ export type Estimate =
       assumedSeconds?: number;
     }
   | { unpriced: string };
-
-/** USD rounded to a millionth of a dollar, so sums of prices such as 0.1 stay exact enough to compare. */
-export function roundUsd(usd: number): number {
-  return Math.round(usd * 1e6) / 1e6;
-}
 
 function listed(byResolution: Record<string, number>): string {
   return Object.keys(byResolution).join(', ');

@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { FileHandle } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
+import { contentTypeFor } from '../domain/output';
 import type { Storage } from '../storage/storage';
 import type { PlanEstimate } from '../client/estimate';
 import { spendOf } from '../client/spend';
@@ -29,8 +30,6 @@ import type { LiveChange, LiveJob } from './live';
 const MAX_BODY_BYTES = 16 * 1024;
 /** Comment lines keep idle event streams open through anything that times them out. */
 const KEEPALIVE_MS = 15_000;
-
-const CONTENT_TYPES: Record<string, string> = { mp4: 'video/mp4', mov: 'video/quicktime', webm: 'video/webm', jpg: 'image/jpeg' };
 
 export interface ReviewServerOptions {
   job: string;
@@ -238,7 +237,7 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
     const dir = kind === 'poster' ? options.live.posterDir : options.localDir;
     const source = dir ? await localSource(dir, name) : await remoteSource(name);
     try {
-      const type = CONTENT_TYPES[name.slice(name.lastIndexOf('.') + 1).toLowerCase()] ?? 'application/octet-stream';
+      const type = contentTypeFor(name);
       const base = { ...headers(type), 'accept-ranges': 'bytes', 'cache-control': 'private, max-age=60' };
       const { size } = source;
       const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? '');

@@ -8,7 +8,7 @@ source scripts/lib.sh
 exec 8>.build.lock
 if command -v flock >/dev/null 2>&1; then flock 8 || true; fi
 stamp=dist/.build-stamp
-sources=(jobfile gateway storage media activities workflows worker client cli sim package-lock.json tsconfig.json tsconfig.build.json)
+sources=(domain jobfile gateway storage media activities workflows worker client cli sim package-lock.json tsconfig.json tsconfig.build.json)
 if [ -f "$stamp" ] && [ -z "$(find "${sources[@]}" -newer "$stamp" -print -quit 2>/dev/null)" ]; then
   exit 0
 fi

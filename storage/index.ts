@@ -24,5 +24,5 @@ export { SizeMismatchError, TooLargeError } from './objects/errors';
 export { StorageError } from './objects/errors';
 export type { Storage } from './storage';
 export type { StoredObject, WriteOptions, WriteResult } from './objects/store';
-export type { ManifestRow, ItemEndState } from './manifest/row';
+export type { ManifestRow } from './manifest/row';
 export type { ManifestSnapshot } from './manifest/log';

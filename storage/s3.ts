@@ -52,15 +52,15 @@ import {
   snapshotRows,
   type SnapshotCoverage,
 } from './manifest/snapshot';
-import type { ManifestSnapshot } from './manifest/log';
-import { ManifestDigestIndex } from './manifest/digests';
-import { MANIFEST_FILE, checkObjectName, contentTypeFor } from './objects/names';
+import { MANIFEST_FILE, contentTypeFor } from '../domain/output';
+import { checkObjectName } from './objects/names';
 import { createS3Client, type S3ClientOptions } from './objects/s3-client';
 import { PartUploader } from './objects/s3-part-uploader';
 import { describeS3Error, endpointLabel, isNotFound, type S3ErrorContext } from './objects/s3-errors';
 import { mapLimit } from './objects/map-limit';
 import { StorageError } from './objects/errors';
-import type { ManifestCursor, ManifestPage, ManifestRead } from './manifest/log';
+import type { ManifestCursor, ManifestPage, ManifestRead, ManifestSnapshot } from './manifest/log';
+import { ManifestDigestIndex } from './manifest/digests';
 import type { Storage } from './storage';
 import type { StoredObject, WriteOptions, WriteResult } from './objects/store';
 

@@ -3,7 +3,7 @@
 // succeeded, or ended `blocked` once one ended otherwise. Pure bookkeeping over what the job
 // carries across continue-as-new; workflows/job.ts decides when to start what it hands back.
 import type { PageItem } from '../activities/plan';
-import type { ItemEndState } from '../storage/manifest/row';
+import type { ItemEndState } from '../domain/end-states';
 import type { ChainCarry } from './types';
 
 /** Items waiting at once, at most: the carry stays small, and the window reads no further ahead meanwhile. */

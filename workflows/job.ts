@@ -19,11 +19,11 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { FailureType, jobWideCause, type FailureKind } from '../activities/failure-types';
+import { FailureType, jobWideCause, type FailureKind } from '../domain/failures';
 import { bounded, LogEvent } from '../activities/log-events';
 import type { ItemWorkflowState } from '../activities/item-workflow';
 import type { PageItem } from '../activities/plan';
-import { roundUsd } from '../jobfile/prices';
+import { itemChargeUsd, roundUsd } from '../domain/money';
 import { bookkeeping } from './activities';
 import { assembleFilms } from './assemble';
 import { renderWorkflowId } from './ids';
@@ -31,7 +31,8 @@ import { JobEvents } from './notify';
 import { hasPatch } from './patches';
 import { RenderWorkflow, itemDoneSignal } from './render';
 import { NeedsWindow } from './chain';
-import type { ItemEndState, ItemOutcome, JobCarry, JobInput, JobProgress, JobResult, JobStopCause, StateCounts } from './types';
+import { emptyCounts, endedCount, type ItemEndState } from '../domain/end-states';
+import type { ItemOutcome, JobCarry, JobInput, JobProgress, JobResult, JobStopCause } from './types';
 
 export const progressQuery = defineQuery<JobProgress>('progress');
 export const cancelSignal = defineSignal<[string?]>('cancel');
@@ -46,7 +47,7 @@ const MEDIAN_WINDOW = 25;
 const RECENT_FAILURES = 20;
 /**
  * Jobs from before it replay as they ran: only auth and missing_key stopped them, by canceling the
- * items in flight. With it, every job-wide cause stops the job (activities/failure-types.ts), the
+ * items in flight. With it, every job-wide cause stops the job (domain/failures.ts), the
  * items in flight finish, and `retries.stop_after_failures` identical item failures stop it too.
  */
 const STOPS_LET_IN_FLIGHT_FINISH = 'job-wide-stop-lets-in-flight-finish';
@@ -774,7 +775,7 @@ function spentBy(outcome: ItemOutcome, reservedUsd: number | undefined): number 
   // A rewrite paid for counts whatever became of the create, also when a job-wide cause then left the
   // item not started (its Messages call was answered and billed; docs/costs.md).
   const rewrite = outcome.rewriteCostUsd ?? 0;
-  if (outcome.costUsd !== undefined) return roundUsd(outcome.costUsd + rewrite);
+  if (outcome.costUsd !== undefined) return itemChargeUsd({ createUsd: outcome.costUsd, rewriteUsd: rewrite })!;
   if (outcome.notStarted || outcome.createsMaybeSent === 0) return rewrite;
   return reservedUsd ?? 0;
 }
@@ -813,16 +814,6 @@ function preparingProgress(): JobProgress {
     inFlight: [],
     recentFailures: [],
   };
-}
-
-/** `blocked` comes with the first blocked item: the counts of every other job stay as they were. */
-function emptyCounts(): StateCounts {
-  return { succeeded: 0, failed: 0, timed_out: 0, canceled: 0, unknown: 0, skipped: 0 };
-}
-
-/** Items that ended, whatever their end; `blocked` is absent from the counts of jobs from before it. */
-function endedCount(counts: StateCounts): number {
-  return counts.succeeded + counts.failed + counts.timed_out + counts.canceled + counts.unknown + (counts.blocked ?? 0);
 }
 
 function median(values: number[] | undefined): number | undefined {

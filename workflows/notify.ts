@@ -17,12 +17,13 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type * as activities from '../activities/definitions';
 import type { JobEvent, JobEventData } from '../activities/notify-event';
 import type { NotifyEventType } from '../jobfile/notify-settings';
-import { FailureType } from '../activities/failure-types';
+import { FailureType } from '../domain/failures';
 import { LogEvent, bounded } from '../activities/log-events';
 import { notifyWorkflowId } from './ids';
 import { bookkeeping } from './activities';
 import { hasPatch } from './patches';
-import type { ItemOutcome, JobCarry, StateCounts } from './types';
+import { endedCount, type StateCounts } from '../domain/end-states';
+import type { ItemOutcome, JobCarry } from './types';
 
 export interface NotifyInput {
   event: JobEvent;
@@ -99,10 +100,10 @@ export async function startNotify(type: NotifyEventType, data: JobEventData, tar
 /** How the job ended, in the event's words. */
 export function jobOutcome(carry: JobCarry): NonNullable<JobEventData['outcome']> {
   if (carry.canceled) return 'canceled';
-  if (carry.stoppedBy?.kind === FailureType.budgetReached) return 'budget_reached';
+  if (carry.stoppedBy?.kind === FailureType.budgetReached) return FailureType.budgetReached;
   if (carry.fatal !== undefined) return 'stopped';
   const { counts } = carry;
-  const bad = counts.failed + counts.timed_out + counts.unknown + counts.canceled + (counts.blocked ?? 0);
+  const bad = endedCount(counts) - counts.succeeded;
   if (bad === 0) return 'succeeded';
   return counts.succeeded + counts.skipped > 0 ? 'partial' : 'failed';
 }

@@ -19,14 +19,16 @@ import { gatewayActivities, recording } from './activities';
 import { nextPollDelay, type ProgressSample } from './polling';
 import { SharedPermit } from './limiter';
 import { hasPatch } from './patches';
-import { roundUsd, type RewriteCost } from '../jobfile/prices';
+import { roundUsd } from '../domain/money';
+import type { RewriteCost } from '../jobfile/prices';
 import { DEFAULT_BACKSTOP_MS } from '../jobfile/values';
-import { asFailureKind, FailureType, jobWideCause, type FailureKind } from '../activities/failure-types';
+import { asFailureKind, FailureType, jobWideCause, type FailureKind } from '../domain/failures';
 import { bounded, LogEvent } from '../activities/log-events';
 import type { DownloadedVideo } from '../activities/download';
 import type { PriorTask } from '../activities/plan';
 import type { CreatedTaskInfo, EnhancedPrompt, TaskCheck } from '../activities/render';
-import type { ItemEndState, ItemOutcome, RenderInput, RenderStatus } from './types';
+import type { ItemEndState } from '../domain/end-states';
+import type { ItemOutcome, RenderInput, RenderStatus } from './types';
 import { rewriteAcrossTakes } from './rewrite';
 import { TASK_CALLBACK_SIGNAL } from './ids';
 
@@ -55,7 +57,7 @@ class ItemEnded extends Error {
 function endFromFailure(error: unknown, during: string): ItemEnded {
   const failure = error instanceof ActivityFailure ? error.cause : error;
   if (failure instanceof ApplicationFailure) {
-    // Activities fail with the kinds of activities/failure-types.ts (activities/failures.ts); any
+    // Activities fail with the kinds of domain/failures.ts (activities/failures.ts); any
     // other type (an SDK's, a library's) is an `error` that names it.
     const kind = asFailureKind(failure.type);
     const state: ItemEndState = kind === FailureType.ambiguousCreate ? 'unknown' : 'failed';

@@ -2,16 +2,15 @@
 // Activity inputs and outputs live beside the activities. Types only: they travel through workflow
 // history, so they hold paths, keys and settings, never file contents or secrets.
 import type { PriceTable } from '../jobfile/prices';
-import type { FailureKind } from '../activities/failure-types';
+import type { FailureKind } from '../domain/failures';
 import type { NotifyEventType } from '../jobfile/notify-settings';
 import type { JobSettingsWithInputs } from '../activities/inputs';
 import type { PageItem, PreparedJob } from '../activities/plan';
 import type { InputsRef } from '../storage/inputs/refs';
-import type { ItemEndState } from '../storage/manifest/row';
+import type { ItemEndState, StateCounts } from '../domain/end-states';
 import type { RedoTake } from '../jobfile/takes';
 import type { FilmResult } from './assemble';
 
-export type { ItemEndState };
 export type ItemPhase = 'pending' | 'enhancing' | 'creating' | 'rendering' | 'downloading' | 'recording';
 
 export interface JobInput {
@@ -73,9 +72,6 @@ export interface JobStartedAs {
   baseUrls: string[];
 }
 
-/** `blocked` is absent from the counts of jobs from before it (docs/chains.md). */
-export type StateCounts = Record<Exclude<ItemEndState, 'blocked'>, number> & { blocked?: number; skipped: number };
-
 export interface ItemOutcome {
   key: string;
   index: number;
@@ -111,7 +107,7 @@ export interface BudgetCarry {
 
 /**
  * Why a job stopped starting items before its end, for the CLI's exit code and last lines: a
- * job-wide failure (activities/failure-types.ts JOB_WIDE_CAUSES) or `repeated_failure`
+ * job-wide failure (domain/failures.ts JOB_WIDE_CAUSES) or `repeated_failure`
  * (retries.stop_after_failures identical item failures).
  */
 export interface JobStopCause {

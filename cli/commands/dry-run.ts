@@ -8,7 +8,7 @@ import type { Output } from '../output';
 import { addGatewayPrices, estimateLines, estimatePlan, gatewayPricesLines } from '../../client/estimate';
 import { itemsToSend, readOutcome } from '../../client/summary';
 import { openStorage } from '../../storage';
-import type { ItemEndState } from '../../storage/manifest/row';
+import type { ItemEndState } from '../../domain/end-states';
 
 /** Up to this many items, every request is shown without `--full`. */
 const SHOWN_WHOLE = 5;

@@ -10,7 +10,8 @@ import { textToRender } from '../../storage/records/rewrites';
 import { loadPlanOrExplain } from '../../client/jobs';
 import { asExitError, enhanceJob, paidCall, type EnhanceOutcome, type ItemRewrite } from '../../client/enhance';
 import { spendLines } from '../../client/spend';
-import { collect, parseAllowKeys, refuseDisallowedKeyUses } from '../../client/keys';
+import { parseAllowKeys, refuseDisallowedKeyUses } from '../../client/keys';
+import { collect } from '../argv';
 import { createOutput, type Output } from '../output';
 import { fitWidth, padToWidth, plainText, wrapToWidth } from '../../client/terminal-text';
 

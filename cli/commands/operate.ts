@@ -6,7 +6,8 @@ import { itemStatuses, jobProgress, jobResult, jobTaskQueue, recentJobs, request
 import { jobHandle, loadJobPlan, resolveJob, type JobRef } from '../../client/jobs';
 import { isRunning } from '../../client/status';
 import { deliveriesOfJob, deliveryLines } from '../../client/deliveries';
-import type { ItemEndState, ManifestRow } from '../../storage/manifest/row';
+import { RENDER_END_STATES, type ItemEndState } from '../../domain/end-states';
+import type { ManifestRow } from '../../storage/manifest/row';
 import type { JobResult, RenderStatus } from '../../workflows/types';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { NeverRunError, UsageError } from '../errors';
@@ -33,7 +34,7 @@ import { rowCostText, rowRewriteCostText, rowTotalUsd, spendSoFar, spendSummaryL
 const WORKER_GRACE_MS = 30_000;
 /** How long status waits for a worker to answer the progress query. */
 const QUERY_WAIT_MS = 5_000;
-const END_STATES: readonly ItemEndState[] = ['succeeded', 'failed', 'timed_out', 'canceled', 'unknown'];
+const END_STATES: readonly ItemEndState[] = RENDER_END_STATES;
 
 export function registerOperateCommands(program: Command): void {
   program

@@ -5,7 +5,8 @@ import { formatJobFileError, loadJobFile, type LoadResult } from '../../jobfile'
 import type { Plan, PlanItem } from '../../jobfile/plan';
 import { estimateLines, estimatePlan, unpricedMessage, unpricedModels, userPrices } from '../../client/estimate';
 import { ALLOW_READ_HELP, allowedReads } from '../../client/read-allowance';
-import { collect, disallowedKeyUses } from '../../client/keys';
+import { disallowedKeyUses } from '../../client/keys';
+import { collect } from '../argv';
 
 export interface ValidateOptions {
   json?: boolean;

@@ -7,12 +7,14 @@ import { jobHandle } from '../../client/jobs';
 import { openDeliveryWorkflows } from '../../client/deliveries';
 import { ruleThisWorker } from '../../client/worker-rules';
 import { allowedReads } from '../../client/read-allowance';
-import { collect, keySettingsOrExplain, parseAllowKeys } from '../../client/keys';
+import { keySettingsOrExplain, parseAllowKeys } from '../../client/keys';
+import { collect } from '../argv';
 import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
 import { DEFAULT_MAX_ACTIVITIES, DEFAULT_MAX_WORKFLOW_TASKS, DEFAULT_SHUTDOWN_GRACE_MS } from '../../worker/shutdown';
 import { parseDuration } from '../../jobfile/values';
 import { UsageError } from '../errors';
-import { addObservabilityOptions, startObservability, type Observability } from '../../client/session';
+import { startObservability, type Observability } from '../../client/session';
+import { addObservabilityOptions } from '../observability';
 import { addCallbackOptions, callbackPlan, type CallbackOptions } from '../callbacks';
 import { listenForCallbacks } from '../../client/callbacks';
 

@@ -7,7 +7,8 @@ import type { ManifestRow } from '../../storage/manifest/row';
 import type { StandingPicks } from '../../storage/records/picks';
 import { escapeHtml as h } from './escape';
 import { modelsOf, varValues } from './layout';
-import { END_STATES, formatBytes, formatDuration, formatTime, summarize, type ReportSummary } from './summary';
+import { RENDER_END_STATES } from '../../domain/end-states';
+import { formatBytes, formatDuration, formatTime, summarize, type ReportSummary } from './summary';
 import { tileId } from './ids';
 
 export const STATE_LABELS: Record<string, string> = {
@@ -29,7 +30,7 @@ export interface StatsInput {
 
 /** The counts: each end state, the picks and the new takes; a failure count links to the failures. */
 export function renderStats(summary: ReportSummary, input: StatsInput): string {
-  const stats = END_STATES.map((state) => {
+  const stats = RENDER_END_STATES.map((state) => {
     const n = summary.counts[state];
     const inner = `<b>${n}</b><span>${h(STATE_LABELS[state])}</span>`;
     const cls = `stat ${state}${n === 0 ? ' zero' : ''}`;
@@ -74,7 +75,7 @@ function option(value: string, label: string): string {
 
 /** The filter bar: state (and pick, and new), model, and one choice per matrix value name. */
 export function renderFilters(rows: readonly ManifestRow[]): string {
-  const states = ['succeeded', 'failed', 'timed_out', 'canceled', 'unknown'].map((s) => option(s, STATE_LABELS[s] ?? s));
+  const states = RENDER_END_STATES.map((s) => option(s, STATE_LABELS[s] ?? s));
   const picks = [
     option('pick:keep', 'kept'),
     option('pick:reject', 'rejected'),

@@ -1,7 +1,6 @@
 // Pure figures for the report header: counts per end state, bytes, wall time, and formatting.
-import type { ItemEndState, ManifestRow } from '../../storage/manifest/row';
-
-export const END_STATES: readonly ItemEndState[] = ['succeeded', 'failed', 'timed_out', 'canceled', 'unknown'];
+import { RENDER_END_STATES, type ItemEndState } from '../../domain/end-states';
+import type { ManifestRow } from '../../storage/manifest/row';
 
 export interface ReportSummary {
   items: number;
@@ -22,7 +21,7 @@ export function parseTime(value: string | null | undefined): Date | undefined {
 }
 
 export function summarize(rows: readonly ManifestRow[]): ReportSummary {
-  const counts = Object.fromEntries(END_STATES.map((s) => [s, 0])) as Record<ItemEndState, number>;
+  const counts = Object.fromEntries(RENDER_END_STATES.map((s) => [s, 0])) as Record<ItemEndState, number>;
   let totalBytes = 0;
   let startedAt: Date | undefined;
   let finishedAt: Date | undefined;

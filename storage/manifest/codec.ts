@@ -4,6 +4,7 @@
 // field missing or of another type, a `file` that is not a name inside the output location, a line
 // cut short) is skipped, and its reader is told where (file and line) and what is wrong.
 import { z } from 'zod';
+import { END_STATES } from '../../domain/end-states';
 import type { ManifestRow } from './row';
 import { objectNameProblem } from '../objects/names';
 
@@ -31,7 +32,7 @@ const rowFields = {
   key: z.string().min(1),
   id: z.string().nullable(),
   index: count,
-  state: z.enum(['succeeded', 'failed', 'timed_out', 'canceled', 'unknown', 'blocked']),
+  state: z.enum(END_STATES),
   model: z.string(),
   protocol: z.enum(['general', 'openai']),
   prompt: z.string(),

@@ -1,11 +1,7 @@
 // One manifest line per item as it ends (docs/files.md). Never the API key.
+import type { ItemEndState } from '../../domain/end-states';
+import { isJobWideKind } from '../../domain/failures';
 import type { StoredObject } from '../objects/store';
-
-/**
- * `blocked`: an item that needs another (docs/chains.md) whose need ended otherwise than succeeded;
- * it was never started, and the job counts it, naming the need.
- */
-export type ItemEndState = 'succeeded' | 'failed' | 'timed_out' | 'canceled' | 'unknown' | 'blocked';
 
 export interface ManifestRow {
   key: string;
@@ -74,23 +70,6 @@ export function latestRowByKey(rows: readonly ManifestRow[]): Map<string, Manife
   const latest = new Map<string, ManifestRow>();
   for (const row of rows) latest.set(row.key, row);
   return latest;
-}
-
-/**
- * Error kinds that are the job's cause, not the item's (activities/failure-types.ts JOB_WIDE_CAUSES
- * is the table; kept in step by test/unit/activities/failure-types.test.ts). Storage may not import it.
- */
-const JOB_WIDE_KINDS: ReadonlySet<string> = new Set([
-  'model_unavailable',
-  'auth',
-  'missing_key',
-  'route_not_found',
-  'quota_exhausted',
-  'gateway_unavailable',
-]);
-
-export function isJobWideKind(kind: string | undefined): boolean {
-  return kind !== undefined && JOB_WIDE_KINDS.has(kind);
 }
 
 /**

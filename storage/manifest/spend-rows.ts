@@ -10,13 +10,8 @@
 // reelflow's kind of amount counts for nothing (the manifest's decoder skips such a row and names
 // it), and a row can take the place of a paid prompt
 // rewrite the records keep only by counting at least as much.
-import { roundUsd } from '../../jobfile/prices';
+import { isRecordedAmount, roundUsd } from '../../domain/money';
 import type { ManifestRow } from './row';
-
-/** An amount as reelflow records one: a finite number, 0 or more. */
-export function isRecordedAmount(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
-}
 
 type CostField = 'cost_usd' | 'rewrite_cost_usd';
 

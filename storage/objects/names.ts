@@ -1,10 +1,5 @@
+import { MANIFEST_FILE, PART_SUFFIX } from '../../domain/output';
 import { StorageError } from './errors';
-
-/** The manifest's file name (local) and the S3 key prefix of its rows. */
-export const MANIFEST_FILE = 'manifest.jsonl';
-export const PART_SUFFIX = '.part';
-/** Beside a local `<name>.part`: which download wrote it (only that one may resume it, docs/files.md). */
-export const PART_RECORD_SUFFIX = '.part.json';
 
 /**
  * What is wrong with an object name, or undefined when it is one: names are relative,
@@ -30,23 +25,4 @@ export function checkObjectName(name: string): string {
   const problem = objectNameProblem(name);
   if (problem) throw new StorageError(`invalid output name ${JSON.stringify(name)}: ${problem}`);
   return name;
-}
-
-const CONTENT_TYPES: Record<string, string> = {
-  mp4: 'video/mp4',
-  m4v: 'video/mp4',
-  webm: 'video/webm',
-  mov: 'video/quicktime',
-  mkv: 'video/x-matroska',
-  gif: 'image/gif',
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  json: 'application/json',
-  html: 'text/html; charset=utf-8',
-};
-
-export function contentTypeFor(name: string): string {
-  const ext = /\.([A-Za-z0-9]+)$/.exec(name)?.[1]?.toLowerCase();
-  return (ext !== undefined && CONTENT_TYPES[ext]) || 'application/octet-stream';
 }

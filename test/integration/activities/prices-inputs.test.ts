@@ -11,7 +11,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { preparePlan, readPlanItems, type PreparedJob } from '../../../activities/plan';
 import type { PriceTable } from '../../../jobfile/prices';
-import { FailureType } from '../../../activities/failure-types';
+import { FailureType } from '../../../domain/failures';
 import { loadJobFile } from '../../../jobfile';
 import { recordingFiles, storeJobInputs } from '../../../storage/inputs/publish';
 import { openStorage } from '../../../storage';

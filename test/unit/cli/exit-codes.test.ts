@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { CommanderError } from 'commander';
 import { EXIT_CODES, exitCodeFor, InfrastructureError, NeverRunError, UsageError } from '../../../cli/errors';
-import { JOB_WIDE_CAUSES } from '../../../activities/failure-types';
+import { JOB_WIDE_CAUSES } from '../../../domain/failures';
 import { TemporalUnavailableError } from '../../../worker/errors';
 
 const ROOT = join(__dirname, '..', '..', '..');

@@ -37,6 +37,18 @@ describe('progressHeader', () => {
     );
   });
 
+  it('the bar counts what the count counts: a job whose every item ended, some blocked, is full', () => {
+    const ended: JobProgress = {
+      ...progress,
+      total: 10,
+      counts: { succeeded: 6, failed: 1, timed_out: 0, canceled: 0, unknown: 0, blocked: 3, skipped: 0, pending: 0, in_flight: 0 },
+      etaMs: undefined,
+    };
+    const h = strip(progressHeader(ended, undefined, 139));
+    assert.match(h, / 10\/10 /);
+    assert.equal(h.slice(0, 26), `[${'#'.repeat(24)}]`);
+  });
+
   it('at 60 columns: every count, the rate and the ETA, in shorter words, within the width', () => {
     const h = progressHeader(progress, 0.42, 59);
     assert.ok(displayWidth(h) <= 59, `${displayWidth(h)} > 59: ${strip(h)}`);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { describeStop, exitStatusFor, type JobOutcome } from '../../../client/summary';
-import type { FailureKind } from '../../../activities/failure-types';
+import type { FailureKind } from '../../../domain/failures';
 
 function outcome(succeeded: number, items: number): JobOutcome {
   return {

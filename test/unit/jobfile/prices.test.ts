@@ -10,9 +10,9 @@ import {
   resolutionOfSize,
   rewriteCostUsd,
   rewritePriceOf,
-  roundUsd,
   type PriceTable,
 } from '../../../jobfile/prices';
+import { roundUsd } from '../../../domain/money';
 
 const TABLE: PriceTable = {
   'veo-3.1-fast-generate-001': { source: 'job file', perSecond: 0.1 },

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApplicationFailure } from '@temporalio/activity';
-import { FailureType } from '../../../activities/failure-types';
+import { FailureType } from '../../../domain/failures';
 import type { JobSettings, PlanItem } from '../../../jobfile/plan';
 import { planFor, runJob, stubActivities, timeSkippingPerTest, type TimeSkippingTemporal } from '../../support/time-skipping';
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApplicationFailure } from '@temporalio/activity';
-import { FailureType } from '../../../activities/failure-types';
+import { FailureType } from '../../../domain/failures';
 import type { PriorTask } from '../../../activities/plan';
 import { planFor, runJob, timeSkippingPerTest, stubActivities } from '../../support/time-skipping';
 

@@ -1,27 +1,33 @@
-// Every failure type name that crosses the activity/workflow boundary, in one place and one style
-// (snake_case, as users read them in the manifest's `error.kind`). Activities throw
-// ApplicationFailures of these types; workflows branch on them. This module imports no values, so
-// workflows may import it (it is safe inside the deterministic bundle).
-import type { GatewayErrorKind } from '../gateway/errors';
+// Every failure kind reelflow names, in one table and one style (snake_case, as users read them in
+// the manifest's `error.kind`), with the unions derived from it, as Temporal's SDK derives its
+// enum types from one table. The gateway client raises the first group (gateway/errors.ts: one
+// class each), activities throw ApplicationFailures of these types, workflows branch on them.
+// domain/ imports nothing, so every layer may import it, the deterministic workflow bundle included.
+
+/** The kinds the gateway client raises: one GatewayError class each (gateway/errors.ts). */
+export const GatewayFailure = {
+  auth: 'auth',
+  ambiguousCreate: 'ambiguous_create',
+  modelUnavailable: 'model_unavailable',
+  routeNotFound: 'route_not_found',
+  quotaExhausted: 'quota_exhausted',
+  gatewayUnavailable: 'gateway_unavailable',
+  taskNotFound: 'task_not_found',
+  rateLimited: 'rate_limited',
+  invalidRequest: 'invalid_request',
+  referenceChanged: 'reference_changed',
+  quotaOrPermission: 'quota_or_permission',
+  download: 'download',
+  aborted: 'aborted',
+  /** The key is not set, or the key rule refuses where the job would send it (also from activities). */
+  missingKey: 'missing_key',
+} as const;
+
+/** What a GatewayError's `kind` can be. */
+export type GatewayErrorKind = (typeof GatewayFailure)[keyof typeof GatewayFailure];
 
 export const FailureType = {
-  // From the gateway client, one per gateway error class (gateway/errors.ts), in its own spelling;
-  // GatewayKindsCovered below fails the type check when the gateway gains a kind this table lacks.
-  auth: 'auth' satisfies GatewayErrorKind,
-  ambiguousCreate: 'ambiguous_create' satisfies GatewayErrorKind,
-  modelUnavailable: 'model_unavailable' satisfies GatewayErrorKind,
-  routeNotFound: 'route_not_found' satisfies GatewayErrorKind,
-  quotaExhausted: 'quota_exhausted' satisfies GatewayErrorKind,
-  gatewayUnavailable: 'gateway_unavailable' satisfies GatewayErrorKind,
-  taskNotFound: 'task_not_found' satisfies GatewayErrorKind,
-  rateLimited: 'rate_limited' satisfies GatewayErrorKind,
-  invalidRequest: 'invalid_request' satisfies GatewayErrorKind,
-  referenceChanged: 'reference_changed' satisfies GatewayErrorKind,
-  quotaOrPermission: 'quota_or_permission' satisfies GatewayErrorKind,
-  download: 'download' satisfies GatewayErrorKind,
-  aborted: 'aborted' satisfies GatewayErrorKind,
-  /** The key is not set, or the key rule refuses where the job would send it (also from activities). */
-  missingKey: 'missing_key' satisfies GatewayErrorKind,
+  ...GatewayFailure,
   // From the activities themselves.
   createNotSent: 'create_not_sent',
   /**
@@ -61,10 +67,6 @@ export const FailureType = {
  */
 export type FailureKind = (typeof FailureType)[keyof typeof FailureType];
 
-/** Fails to compile while a gateway error kind is missing from FailureType. */
-type GatewayKindsCovered = [Exclude<GatewayErrorKind, FailureKind>] extends [never] ? true : never;
-export const gatewayKindsCovered: GatewayKindsCovered = true;
-
 /** A failure type as read from Temporal (ApplicationFailure.type) or a row: the kind when it is one. */
 const KINDS: ReadonlySet<string> = new Set(Object.values(FailureType));
 export function asFailureKind(type: string | undefined | null): FailureKind | undefined {
@@ -83,9 +85,10 @@ export interface JobWideCause {
  * created and stays not started (docs/reruns.md). `gateway_unavailable` reaches a workflow only
  * after the gateway client tried every base address for its whole retry budget (gateway/retry.ts)
  * and no address answered a fresh request after it (activities/job-wide-evidence.ts); otherwise the
- * item fails alone, `call_unanswered`.
+ * item fails alone, `call_unanswered`. Every reader asks this table: the job's stop rule, a rerun's
+ * choice of what is done (storage/manifest/row.ts itemIsDone), `reelflow enhance`, the exit codes.
  */
-export const JOB_WIDE_CAUSES: Readonly<Partial<Record<FailureKind, JobWideCause>>> = {
+export const JOB_WIDE_CAUSES = {
   [FailureType.modelUnavailable]: {
     exitCode: 2,
     fix: "fix the model name (the gateway's catalog: reelflow doctor) or use a key of the token group that has the model",
@@ -101,10 +104,17 @@ export const JOB_WIDE_CAUSES: Readonly<Partial<Record<FailureKind, JobWideCause>
     exitCode: 3,
     fix: 'bring a gateway base address back (reelflow doctor names each and why), then run the job again',
   },
-};
+} as const satisfies Partial<Record<FailureKind, JobWideCause>>;
+
+/** The kinds that are job-wide causes. */
+export type JobWideKind = keyof typeof JOB_WIDE_CAUSES;
+
+/** Whether a failure kind (as a row or a failure carries it) is a job-wide cause. */
+export function isJobWideKind(kind: string | undefined): kind is JobWideKind {
+  return kind !== undefined && Object.prototype.hasOwnProperty.call(JOB_WIDE_CAUSES, kind);
+}
 
 /** The cause for a failure kind when it is job-wide; undefined for an item's own failure. */
 export function jobWideCause(kind: string | undefined): JobWideCause | undefined {
-  const known = asFailureKind(kind);
-  return known !== undefined && Object.prototype.hasOwnProperty.call(JOB_WIDE_CAUSES, known) ? JOB_WIDE_CAUSES[known] : undefined;
+  return isJobWideKind(kind) ? JOB_WIDE_CAUSES[kind] : undefined;
 }

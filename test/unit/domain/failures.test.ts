@@ -1,13 +1,12 @@
-// The one table of job-wide failure kinds (activities/failure-types.ts) and the copy storage keeps
-// for itemIsDone (storage may not import activities) say the same, and an item ended by such a cause
-// is continued by a plain run.
+// The one table of failure kinds and job-wide causes (domain/failures.ts): the gateway's error
+// classes take their kinds from it, and an item ended by a job-wide cause is continued by a plain run.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ApplicationFailure } from '@temporalio/activity';
-import { asFailureKind, FailureType, JOB_WIDE_CAUSES, jobWideCause } from '../../../activities/failure-types';
+import { asFailureKind, FailureType, isJobWideKind, JOB_WIDE_CAUSES, jobWideCause } from '../../../domain/failures';
 import { asActivityFailure, finalFailure } from '../../../activities/failures';
 import { AuthError, DownloadError, GatewayAbortedError, QuotaOrPermissionError, RateLimitedError } from '../../../gateway';
-import { isJobWideKind, itemIsDone } from '../../../storage/manifest/row';
+import { itemIsDone } from '../../../storage/manifest/row';
 import { manifestRow } from '../../support/storage';
 
 describe('job-wide failure kinds', () => {
@@ -25,7 +24,7 @@ describe('job-wide failure kinds', () => {
       assert.equal(jobWideCause(kind), undefined);
   });
 
-  it('storage knows the same kinds, and a plain run continues an item they ended', () => {
+  it('a plain run continues an item a job-wide cause ended', () => {
     for (const kind of Object.keys(JOB_WIDE_CAUSES)) {
       assert.ok(isJobWideKind(kind), kind);
       const row = manifestRow(1, { state: 'failed', error: { kind, message: 'x' } });
