@@ -36,6 +36,26 @@ const LAYERS = {
   sim: [],
 };
 const FOLDERS = Object.keys(LAYERS);
+// Inside storage/, one folder per job (ARCHITECTURE.md "The layers"): the object store at the bottom,
+// the manifest log over it, the records over both, the job inputs over the object store alone; the
+// backends (local.ts, s3.ts), the Storage interface and index.ts above them all.
+const STORAGE_ROOMS = {
+  objects: [],
+  manifest: ['objects'],
+  records: ['objects', 'manifest'],
+  inputs: ['objects'],
+};
+
+function storageRoomPatterns(room, allowed) {
+  const others = Object.keys(STORAGE_ROOMS).filter((r) => r !== room && !allowed.includes(r));
+  const above = ['storage', 'local', 's3', 'index'];
+  return {
+    group: [...others.flatMap((r) => [`../${r}`, `../${r}/*`]), ...above.map((f) => `../${f}`)],
+    message: allowed.length
+      ? `storage/${room}/ may import only storage/${allowed.join(', storage/')} (eslint.config.mjs STORAGE_ROOMS).`
+      : `storage/${room}/ imports nothing from the rest of storage/ (eslint.config.mjs STORAGE_ROOMS).`,
+  };
+}
 const workflowBuiltins = nodeBuiltins.map((name) => ({ name, message: 'workflows/ must stay deterministic: no Node built-ins.' }));
 // Every patch is in the ledger (workflows/patches.ts): workflow code asks hasPatch(), which only it defines.
 const patchedOutsideLedger = {
@@ -135,6 +155,12 @@ export default tseslint.config(
         'error',
         { paths: folder === 'workflows' ? [...workflowBuiltins, patchedOutsideLedger] : [], patterns: layerPatterns(folder, allowed) },
       ],
+    },
+  })),
+  ...Object.entries(STORAGE_ROOMS).map(([room, allowed]) => ({
+    files: [`storage/${room}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [...layerPatterns('storage', LAYERS.storage), storageRoomPatterns(room, allowed)] }],
     },
   })),
   {

@@ -2,8 +2,8 @@
 // branch on types and the manifest gets a stable `error.kind`. Messages are redacted once more.
 import { ApplicationFailure } from '@temporalio/activity';
 import { isGatewayError, redact } from '../gateway';
-import { TooLargeError } from '../storage/errors';
-import { StorageError } from '../storage/storage';
+import { TooLargeError } from '../storage/objects/errors';
+import { StorageError } from '../storage/objects/errors';
 import { FailureType, type FailureKind } from '../domain/failures';
 
 /**

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { log } from '@temporalio/activity';
-import type { ManifestRow } from '../storage/manifest';
+import type { ManifestRow } from '../storage/manifest/row';
 import { gatewayFor } from './context';
 import { inputStoreAt, type JobSettingsWithInputs } from './inputs';
 import { frameStoreLocation } from './needs';

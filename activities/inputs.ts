@@ -1,4 +1,4 @@
-// A worker's view of a job's stored inputs (storage/inputs.ts): the job file loader's FileAccess
+// A worker's view of a job's stored inputs (storage/inputs/refs.ts): the job file loader's FileAccess
 // over the fetched copies (original paths in every message), and local references resolved to
 // their verified cached copies before the gateway client reads them. Jobs that carry no inputs
 // (local output, no location named, or started before inputs were stored) read their paths as before.
@@ -7,7 +7,7 @@ import { dirname } from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { FileAccess } from '../jobfile/context';
 import type { JobSettings, ReferenceAsset, RenderRequest } from '../jobfile/plan';
-import { InputCache, defaultInputCacheDir } from '../storage/inputs-cache';
+import { InputCache, defaultInputCacheDir } from '../storage/inputs/cache';
 import {
   InputDigestError,
   InputMissingError,
@@ -15,8 +15,8 @@ import {
   type InputLocation,
   type InputStore,
   type InputsRef,
-} from '../storage/inputs';
-import { openInputStore, readInputIndex } from '../storage/inputs-store';
+} from '../storage/inputs/refs';
+import { openInputStore, readInputIndex } from '../storage/inputs/store';
 import { FailureType } from '../domain/failures';
 import { finalFailure } from './failures';
 

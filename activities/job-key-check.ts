@@ -6,7 +6,7 @@
 // input can change) and the job file, stored inputs and gateway the activity is about to use.
 import { Context } from '@temporalio/activity';
 import type { JobSettings } from '../jobfile/plan';
-import type { InputsRef } from '../storage/inputs';
+import type { InputsRef } from '../storage/inputs/refs';
 import { fingerprintRefusal, jobIdOfWorkflow } from './key-fingerprint';
 
 /** A job's settings as the workers hold them, with what its fingerprint is bound to. */

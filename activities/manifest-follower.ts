@@ -6,9 +6,10 @@
 // its key), so a worker's memory does not grow with the job.
 import { createHash } from 'node:crypto';
 import type { RenderRequest } from '../jobfile/plan';
-import { requestChanged, type ManifestRow } from '../storage/manifest';
-import type { SkippedRow } from '../storage/manifest-codec';
-import type { ManifestCursor, Storage } from '../storage/storage';
+import { requestChanged, type ManifestRow } from '../storage/manifest/row';
+import type { SkippedRow } from '../storage/manifest/codec';
+import type { ManifestCursor } from '../storage/manifest/log';
+import type { Storage } from '../storage/storage';
 
 /** What a page reads of an item's row: ManifestRow's fields of the same names, the prompt as its digest. */
 export type KnownRow = Pick<
@@ -43,7 +44,7 @@ export interface Followed {
   offset: number;
   /** The last page decided: its keys are passed once a page after it is asked for. */
   lastPage: { offset: number; keys: string[] } | undefined;
-  /** Lines this read found not to be rows (storage/manifest-codec.ts), each told once per reading of the manifest. */
+  /** Lines this read found not to be rows (storage/manifest/codec.ts), each told once per reading of the manifest. */
   skipped: SkippedRow[];
   /** Where each line told of is (`file:line`). */
   told: Set<string>;

@@ -1,7 +1,7 @@
 // The manifest as one file at the output location when a job ends (see Storage.snapshotManifest):
 // for S3 output, `manifest.jsonl` beside the row objects, so a user can `aws s3 cp` it.
 import type { OutputSettings } from '../jobfile/plan';
-import type { ManifestSnapshot } from '../storage/manifest-snapshot';
+import type { ManifestSnapshot } from '../storage/manifest/log';
 import { storageFor } from './context';
 import { translated } from './failures';
 

@@ -7,8 +7,8 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { noopMetricMeter, type MetricMeter, type MetricTags } from '@temporalio/common';
 import { isGatewayError } from '../gateway';
 import type { PoolEvent } from '../gateway/pool';
-import type { ManifestRow } from '../storage/manifest';
-import { rowCharges } from '../storage/spend-rows';
+import type { ManifestRow } from '../storage/manifest/row';
+import { rowCharges } from '../storage/manifest/spend-rows';
 
 export const METRICS = {
   creates: {
@@ -113,7 +113,7 @@ export class ReelflowMetrics {
     enhanceModel?: string,
   ): void {
     this.add('items', 1, { state: row.state, model: row.model });
-    // The row's charges as every spend counts them (storage/spend-rows.ts); a $0 one adds nothing.
+    // The row's charges as every spend counts them (storage/manifest/spend-rows.ts); a $0 one adds nothing.
     for (const charge of rowCharges(row, enhanceModel)) if (charge.usd > 0) this.addSpend(charge.model, charge.source, charge.usd);
     const seconds = renderSeconds(row);
     if (seconds !== undefined) {

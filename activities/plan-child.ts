@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import type { PriceTable } from '../jobfile/prices';
 import type { RedoTake } from '../jobfile/takes';
-import type { InputsRef } from '../storage/inputs';
+import type { InputsRef } from '../storage/inputs/refs';
 import { expandPlan } from './plan-load';
 import type { PlanChildAnswer } from './plan-file';
 

@@ -9,7 +9,7 @@ import { extname, join } from 'node:path';
 import type { CallBudgetsMs, Plan, PlanItem } from '../jobfile/plan';
 import type { PriceTable } from '../jobfile/prices';
 import type { RedoTake } from '../jobfile/takes';
-import type { InputsRef } from '../storage/inputs';
+import type { InputsRef } from '../storage/inputs/refs';
 import { asFailureKind } from '../domain/failures';
 import { finalFailure } from './failures';
 import type { PlanChildRequest } from './plan-child';

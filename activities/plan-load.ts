@@ -9,7 +9,7 @@ import type { CallBudgetsMs, Plan } from '../jobfile/plan';
 import type { RedoTake } from '../jobfile/takes';
 import { estimateEnhanceUsd, estimateItemUsd, type PriceTable } from '../jobfile/prices';
 import { jobCallBudgets } from '../gateway/budget';
-import { InputDigestError, InputMissingError, type InputsRef } from '../storage/inputs';
+import { InputDigestError, InputMissingError, type InputsRef } from '../storage/inputs/refs';
 import { FailureType } from '../domain/failures';
 import { finalFailure } from './failures';
 import { storedJobFiles } from './inputs';

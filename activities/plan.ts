@@ -11,13 +11,13 @@ import type { RedoTake } from '../jobfile/takes';
 import type { OutputSettings, PlanItem, Protocol, RenderRequest } from '../jobfile/plan';
 import { estimateEnhanceUsd, estimateItemUsd, rewritePriceOf, type PriceTable, type RewritePrice } from '../jobfile/prices';
 import { withPublishedPrices } from '../gateway/published-prices';
-import { recordJobPrices } from '../storage/job-prices';
-import { RewriteStore, rewriteId, unrecordedRewrites, type RewriteCall } from '../storage/rewrites';
-import type { InputsRef } from '../storage/inputs';
+import { recordJobPrices } from '../storage/records/job-prices';
+import { RewriteStore, rewriteId, unrecordedRewrites, type RewriteCall } from '../storage/records/rewrites';
+import type { InputsRef } from '../storage/inputs/refs';
 import type { ItemEndState } from '../domain/end-states';
-import { itemIsDone, latestRowByKey, type ManifestRow } from '../storage/manifest';
-import { ledger, totalUsd } from '../storage/spend-rows';
-import { OutputOwnedError, claimOutput } from '../storage/owner';
+import { itemIsDone, latestRowByKey, type ManifestRow } from '../storage/manifest/row';
+import { ledger, totalUsd } from '../storage/manifest/spend-rows';
+import { OutputOwnedError, claimOutput } from '../storage/records/owner';
 import { storageFor, workerKeyFor } from './context';
 import { FailureType } from '../domain/failures';
 import { LogEvent, bounded } from './log-events';
@@ -87,7 +87,7 @@ export interface PageItem extends PlanItem {
   /** The enhance model's prices, which the enhance activity prices the answer's usage with (rewriteCostUsd). */
   rewritePrice?: RewritePrice;
   /**
-   * Names its prompt text's rewrite (storage/rewrites.ts rewriteId), for a job with `enhance:`: the
+   * Names its prompt text's rewrite (storage/records/rewrites.ts rewriteId), for a job with `enhance:`: the
    * takes and items that send one prompt share one Messages call through it (workflows/rewrite.ts).
    * Absent from pages of older workers: the item asks on its own, as it did.
    */
@@ -172,7 +172,7 @@ async function loadPlan(
 }
 
 /**
- * The job's claim on its output location (storage/owner.ts), as `run` makes it; here for runs that no
+ * The job's claim on its output location (storage/records/owner.ts), as `run` makes it; here for runs that no
  * `run` started (schedules, workers of another machine): another job's location fails the job before
  * any item starts.
  */
@@ -231,7 +231,7 @@ export async function preparePlan(input: {
   if (read) loaded = (await loadPlan(input.jobFile, runDate, input.inputs, input.redo, read, allowRead)).plan;
   const prices = input.prices ?? read ?? plan.pricing ?? {};
   // Who priced the run records its prices beside the manifest: `run` before it starts its jobs, the
-  // worker for the others (storage/job-prices.ts).
+  // worker for the others (storage/records/job-prices.ts).
   if (!input.prices)
     await recordPrices(plan.output, prices, [...Object.keys(prices), ...loaded.unpriced.map((u) => u.model)], input.workflowId);
   const prepared: PreparedJob = {
@@ -304,8 +304,8 @@ export function unpricedMessage(unpriced: readonly UnpricedModel[]): string {
 
 /**
  * What earlier runs of the job spent: every row's cost_usd and rewrite_cost_usd (each run of an item
- * appends its own row), and the paid rewrite calls no row counts (storage/rewrites.ts unrecordedRewrites).
- * Only amounts count (storage/spend-rows.ts): nothing planted in the manifest lowers the sum.
+ * appends its own row), and the paid rewrite calls no row counts (storage/records/rewrites.ts unrecordedRewrites).
+ * Only amounts count (storage/manifest/spend-rows.ts): nothing planted in the manifest lowers the sum.
  */
 export function spentBefore(rows: readonly ManifestRow[], unrecorded: readonly Pick<RewriteCall, 'cost_usd'>[] = []): number {
   return totalUsd(ledger(rows, unrecorded));

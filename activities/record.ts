@@ -1,6 +1,6 @@
 import type { OutputSettings, PlanItem } from '../jobfile/plan';
 import { resolutionOf } from '../jobfile/prices';
-import type { ManifestRow } from '../storage/manifest';
+import type { ManifestRow } from '../storage/manifest/row';
 import { storageFor } from './context';
 import { translated } from './failures';
 import { metricsHere } from './metrics';

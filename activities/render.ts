@@ -4,7 +4,7 @@ import { Context, log } from '@temporalio/activity';
 import type { CreatedTask, TaskStatus } from '../gateway';
 import type { JobSettings, Protocol, RenderRequest } from '../jobfile/plan';
 import type { RewriteCost, RewritePrice } from '../jobfile/prices';
-import { RewriteStore, textToRender, type RewriteRecord } from '../storage/rewrites';
+import { RewriteStore, textToRender, type RewriteRecord } from '../storage/records/rewrites';
 import { callbackUrlFor } from './callback-address';
 import { gatewayFor, storageFor } from './context';
 import { sendAfterMarking } from './create-marker';

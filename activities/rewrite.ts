@@ -5,7 +5,7 @@
 import { redact, type MessageResult } from '../gateway';
 import type { EnhanceSettings } from '../jobfile/plan';
 import { rewriteCostUsd, type RewriteCost, type RewritePrice } from '../jobfile/prices';
-import { rewriteRecord, type RewritePayer, type RewriteRecord, type RewriteStore, type RewriteUsage } from '../storage/rewrites';
+import { rewriteRecord, type RewritePayer, type RewriteRecord, type RewriteStore, type RewriteUsage } from '../storage/records/rewrites';
 
 export interface RewriteInput {
   /** The item asking: a call made now is its render's (its row names it); its record from before per-prompt records is reused. */

@@ -25,7 +25,7 @@ import { parseArgs, promisify } from 'node:util';
 import { createGatewayClient, type GatewayClient } from '../gateway/index';
 import { startSimulator } from '../sim/index';
 import { LocalStorage } from '../storage/index';
-import type { WriteResult } from '../storage/storage';
+import type { WriteResult } from '../storage/objects/store';
 import { median } from './lib/report';
 
 const { values: flags } = parseArgs({

@@ -1,16 +1,16 @@
 // The prompt rewrites of a job, made from this process (`reelflow enhance`, `run --enhance-only`,
 // `run --re-enhance`, and any later UI): a pool of `max_in_flight` paid Messages calls with the key
 // from this environment, one call per prompt text, each stored beside the outputs
-// (storage/rewrites.ts) so that the renders send exactly the stored texts (docs/enhance.md).
+// (storage/records/rewrites.ts) so that the renders send exactly the stored texts (docs/enhance.md).
 import { rewriteOnce, rewritePricer } from '../activities/rewrite';
 import { FailureType, jobWideCause, type FailureKind } from '../domain/failures';
 import { createGatewayClient, isGatewayError, redact, type GatewayError } from '../gateway';
 import type { Plan, PlanItem } from '../jobfile/plan';
 import { rewritePriceOf } from '../jobfile/prices';
 import { openStorage } from '../storage';
-import type { ManifestRow } from '../storage/manifest';
-import { RewriteStore, textToRender, type RewriteCall, type RewriteRecord } from '../storage/rewrites';
-import { StorageError } from '../storage/storage';
+import type { ManifestRow } from '../storage/manifest/row';
+import { RewriteStore, textToRender, type RewriteCall, type RewriteRecord } from '../storage/records/rewrites';
+import { StorageError } from '../storage/objects/errors';
 import { InfrastructureError, UsageError } from './errors';
 import { estimatePlan } from './estimate';
 import { pricedAsStarted } from './jobs';

@@ -9,8 +9,8 @@ import { roundUsd } from '../domain/money';
 import { estimateEnhanceUsd, estimateItemUsd, type PriceTable } from '../jobfile/prices';
 import { modelsUsed } from '../jobfile/pricing';
 import { openStorage } from '../storage';
-import { recordJobPrices } from '../storage/job-prices';
-import { StorageError } from '../storage/storage';
+import { recordJobPrices } from '../storage/records/job-prices';
+import { StorageError } from '../storage/objects/errors';
 import { InfrastructureError } from './errors';
 import { disallowedKeyUses, parseAllowKeys } from './keys';
 import { plainText } from './terminal-text';
@@ -232,7 +232,7 @@ export async function estimateForRun(plan: Plan, key: string | undefined, toSend
 
 /**
  * The prices `run` priced the job with, recorded beside its manifest before the job starts
- * (storage/job-prices.ts), so that status, results and the report show this estimate later without
+ * (storage/records/job-prices.ts), so that status, results and the report show this estimate later without
  * asking the gateway (docs/costs.md). The output cannot be written: exit 3, nothing started.
  */
 export async function recordRunPrices(plan: Plan): Promise<void> {

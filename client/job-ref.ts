@@ -1,14 +1,14 @@
 // Storing a job's inputs for the workers that run it, as `run` and `schedule apply` do; finding a
 // job (`JOB.yaml or JOB-ID`) is the client module's (client/jobs.ts).
-import { inputLocationFor, type InputsOwner } from '../storage/inputs';
+import { inputLocationFor, type InputsOwner } from '../storage/inputs/refs';
 import type { Plan } from '../jobfile/plan';
-import { storeJobInputs, type StoredJobInputs } from '../storage/inputs-publish';
-import { StorageError } from '../storage/storage';
+import { storeJobInputs, type StoredJobInputs } from '../storage/inputs/publish';
+import { StorageError } from '../storage/objects/errors';
 import { InfrastructureError, UsageError } from './errors';
 import { formatBytes } from './format';
 
 /**
- * Stores the job's inputs where workers on other machines read them (storage/inputs-publish.ts):
+ * Stores the job's inputs where workers on other machines read them (storage/inputs/publish.ts):
  * the location named by --inputs or REELFLOW_INPUTS, else beside S3 outputs (a schedule's beside
  * its day folders). Undefined when they stay at their paths (local output, no location named):
  * workers then read them there, as before.

@@ -11,15 +11,15 @@ import { localReferenceDigests, type ReferenceDigests } from '../activities/refe
 import { dateIn, formatJobFileError, loadJobFile, type UserPrices } from '../jobfile';
 import type { FileAccess } from '../jobfile/context';
 import type { Plan } from '../jobfile/plan';
-import { describeInputLocation, type InputsRef } from '../storage/inputs';
-import { changedPaths, hashJobInputs, recordingFiles, type JobInputs } from '../storage/inputs-publish';
-import { openInputStore, readInputIndex } from '../storage/inputs-store';
-import { StorageError } from '../storage/storage';
+import { describeInputLocation, type InputsRef } from '../storage/inputs/refs';
+import { changedPaths, hashJobInputs, recordingFiles, type JobInputs } from '../storage/inputs/publish';
+import { openInputStore, readInputIndex } from '../storage/inputs/store';
+import { StorageError } from '../storage/objects/errors';
 import { jobWorkflowId } from '../workflows/ids';
 import { JobWorkflow } from '../workflows/job';
 import { withPricesBeneath, type PriceTable } from '../jobfile/prices';
 import { openStorage } from '../storage';
-import { readJobPrices } from '../storage/job-prices';
+import { readJobPrices } from '../storage/records/job-prices';
 import type { JobInput } from '../workflows/types';
 import { InfrastructureError, UsageError } from './errors';
 import { allowedReads } from './read-allowance';
@@ -174,7 +174,7 @@ export async function loadJobPlan(ref: JobRef): Promise<LoadedJob> {
  * The plan priced as its job's runs priced it (docs/costs.md), so that status, results and the report
  * show the estimate the run showed, without asking the gateway: the prices a run looked up by id was
  * started with (`started`: its JobInput.prices), over those the job's runs recorded beside its
- * manifest (storage/job-prices.ts: by job file too, and with Temporal gone), over the job file's.
+ * manifest (storage/records/job-prices.ts: by job file too, and with Temporal gone), over the job file's.
  */
 export async function pricedAsStarted(plan: Plan, started?: PriceTable): Promise<Plan> {
   const recorded = await readJobPrices(openStorage(plan.output));

@@ -1,8 +1,8 @@
 // The manifest as the commands read it: its rows, and on stderr a warning for each line that is not
-// a row reelflow writes (storage/manifest-codec.ts says which and why), once per line per command,
+// a row reelflow writes (storage/manifest/codec.ts says which and why), once per line per command,
 // however many times the command reads the manifest.
-import type { ManifestRow } from '../storage/manifest';
-import type { SkippedRow } from '../storage/manifest-codec';
+import type { ManifestRow } from '../storage/manifest/row';
+import type { SkippedRow } from '../storage/manifest/codec';
 import type { Storage } from '../storage/storage';
 import { plainText } from './terminal-text';
 

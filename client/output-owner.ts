@@ -1,9 +1,9 @@
-// `run` claims the job's output location before anything starts (storage/owner.ts): a location
+// `run` claims the job's output location before anything starts (storage/records/owner.ts): a location
 // another job owns is refused with exit 2, naming both jobs and the location (docs/reruns.md).
 import type { Plan } from '../jobfile/plan';
 import { openStorage } from '../storage';
-import { OutputOwnedError, claimOutput } from '../storage/owner';
-import { StorageError } from '../storage/storage';
+import { OutputOwnedError, claimOutput } from '../storage/records/owner';
+import { StorageError } from '../storage/objects/errors';
 import { jobWorkflowId } from '../workflows/ids';
 import { InfrastructureError, UsageError } from './errors';
 

@@ -2,8 +2,8 @@
 // add up to the spend that `status` shows: beside each item's latest row, the earlier rows of the
 // job's manifest that charged something (a render a later one replaced after a prompt edit, a failed
 // create retried, an item since removed from the job file), marked `replaced`.
-import type { ManifestRow } from '../storage/manifest';
-import { rowCharges, rowRunId } from '../storage/spend-rows';
+import type { ManifestRow } from '../storage/manifest/row';
+import { rowCharges, rowRunId } from '../storage/manifest/spend-rows';
 
 export type ResultRow<T extends ManifestRow> = T | (ManifestRow & { replaced: true });
 

@@ -3,10 +3,10 @@
 // paid prompt rewrites no row counts (`reelflow enhance`'s, and those of items a job-wide cause left
 // not started), from the rewrite records.
 import { itemChargeUsd, roundUsd } from '../domain/money';
-import { latestRowByKey, type ManifestRow } from '../storage/manifest';
+import { latestRowByKey, type ManifestRow } from '../storage/manifest/row';
 import { openStorage } from '../storage';
-import { eachRunOnce, ledger, trustedCosts, type ChargeSource } from '../storage/spend-rows';
-import { RewriteStore, notInRows, rewriteCalls, type RewriteCall, type UnrecordedRewrite } from '../storage/rewrites';
+import { eachRunOnce, ledger, trustedCosts, type ChargeSource } from '../storage/manifest/spend-rows';
+import { RewriteStore, notInRows, rewriteCalls, type RewriteCall, type UnrecordedRewrite } from '../storage/records/rewrites';
 import { estimatePlan, formatUsd, type ModelEstimate, type PlanEstimate } from './estimate';
 import type { Plan } from '../jobfile/plan';
 import { baseKeyOf } from '../jobfile/takes';
@@ -84,7 +84,7 @@ export function spendOf(
     else m.estimated_usd = roundUsd(m.estimated_usd + usd);
     m.spent_usd = roundUsd(m.billed_usd + m.usage_usd + m.estimated_usd);
   };
-  // The ledger every spend is computed from (storage/spend-rows.ts): only amounts count.
+  // The ledger every spend is computed from (storage/manifest/spend-rows.ts): only amounts count.
   const charges = ledger(rows, rewrites, enhanceModel);
   for (const charge of charges) add(of(charge.model, charge.role), charge.usd, charge.source);
   const recorded = charges.length > 0;

@@ -4,8 +4,8 @@ import { requestDigest } from '../activities/plan';
 import { localReferenceDigests, type ReferenceDigests } from '../activities/reference-digests';
 import type { Plan, PlanItem } from '../jobfile/plan';
 import type { ItemEndState, RenderEndState } from '../domain/end-states';
-import { itemIsDone, latestRowByKey, requestChanged, type ManifestRow } from '../storage/manifest';
-import type { StoredObject } from '../storage/storage';
+import { itemIsDone, latestRowByKey, requestChanged, type ManifestRow } from '../storage/manifest/row';
+import type { StoredObject } from '../storage/objects/store';
 import type { JobResult, JobStopCause } from '../workflows/types';
 import { openStorage } from '../storage';
 import { estimatePlan } from './estimate';
@@ -97,7 +97,7 @@ export async function readOutcome(
 
 /**
  * The plan's items a run would send now: those its plan pages do not skip as already ended
- * (storage/manifest.ts itemIsDone), what `run` says it starts and the dry run prices.
+ * (storage/manifest/row.ts itemIsDone), what `run` says it starts and the dry run prices.
  */
 export function itemsToSend(
   plan: Pick<Plan, 'items'>,

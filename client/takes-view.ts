@@ -3,9 +3,9 @@
 import { join } from 'node:path';
 import type { Plan } from '../jobfile/plan';
 import { baseKeyOf, takeOfKey } from '../jobfile/takes';
-import { type ManifestRow, latestRowByKey } from '../storage/manifest';
-import { readFilmRecords } from '../storage/films';
-import { readPicks, renderKey, StandingPicks } from '../storage/picks';
+import { type ManifestRow, latestRowByKey } from '../storage/manifest/row';
+import { readFilmRecords } from '../storage/records/films';
+import { readPicks, renderKey, StandingPicks } from '../storage/records/picks';
 import type { Storage } from '../storage/storage';
 import { readManifestRows } from './manifest-rows';
 
@@ -77,7 +77,7 @@ export interface KeptFilm {
   sha256: string;
 }
 
-/** The job's assembled films (storage/films.ts), where each is. */
+/** The job's assembled films (storage/records/films.ts), where each is. */
 export async function keptFilmsOf(storage: Storage): Promise<KeptFilm[]> {
   const location = storage.location;
   return (await readFilmRecords(storage)).map((film) => ({

@@ -43,7 +43,7 @@ export const FailureType = {
   jobFileInvalid: 'job_file_invalid',
   jobFileChanged: 'job_file_changed',
   storage: 'storage',
-  /** The job's output location belongs to another job (storage/owner.ts). */
+  /** The job's output location belongs to another job (storage/records/owner.ts). */
   outputOwned: 'output_owned',
   videoTooLarge: 'video_too_large',
   /** A film could not be cut from its clips (docs/chains.md, "Assembly"): ffmpeg refused them, or a clip is not its row's. */
@@ -86,7 +86,7 @@ export interface JobWideCause {
  * after the gateway client tried every base address for its whole retry budget (gateway/retry.ts)
  * and no address answered a fresh request after it (activities/job-wide-evidence.ts); otherwise the
  * item fails alone, `call_unanswered`. Every reader asks this table: the job's stop rule, a rerun's
- * choice of what is done (storage/manifest.ts itemIsDone), `reelflow enhance`, the exit codes.
+ * choice of what is done (storage/manifest/row.ts itemIsDone), `reelflow enhance`, the exit codes.
  */
 export const JOB_WIDE_CAUSES = {
   [FailureType.modelUnavailable]: {

@@ -1,6 +1,6 @@
 // Money, in USD: how an amount is rounded, which amounts a record may add to a spend, and what one
 // run of an item charged. The budget (workflows/job.ts), the display (client/spend.ts) and the metrics
-// (through storage/spend-rows.ts) count an item's charge this one way (docs/costs.md).
+// (through storage/manifest/spend-rows.ts) count an item's charge this one way (docs/costs.md).
 
 /** USD rounded to a millionth of a dollar, so sums of prices such as 0.1 stay exact enough to compare: every amount reelflow computes, records and shows. */
 export function roundUsd(usd: number): number {

@@ -80,7 +80,7 @@ interface Expansion {
   lastFrameOf: Set<string>;
   /** The ids some item or film names: only those are kept in `chains` (a large job names few). */
   named: ReadonlySet<string>;
-  /** First-take key -> the kept take's key (storage/picks.ts), for resolving needs. */
+  /** First-take key -> the kept take's key (storage/records/picks.ts), for resolving needs. */
   keptTakes: ReadonlyMap<string, string> | undefined;
 }
 

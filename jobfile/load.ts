@@ -55,7 +55,7 @@ export interface LoadOptions {
    */
   checkNotifyTargets?: boolean;
   /**
-   * The kept takes (storage/kept-takes.ts), by the first take's key: a need on an item with a kept
+   * The kept takes (storage/records/kept-takes.ts), by the first take's key: a need on an item with a kept
    * take resolves to that take instead of take 1 (docs/chains.md). Absent: take 1.
    */
   keptTakes?: ReadonlyMap<string, string>;

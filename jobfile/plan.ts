@@ -146,7 +146,7 @@ export interface S3OutputSettings {
   prefix: string;
   /**
    * When the prefix has a `{date}`: the part before the folder it starts, which every run shares
-   * (`nightly/` of `nightly/{date}/`). A schedule keeps its stored inputs there (storage/inputs.ts).
+   * (`nightly/` of `nightly/{date}/`). A schedule keeps its stored inputs there (storage/inputs/refs.ts).
    */
   undatedPrefix?: string;
   region: string;

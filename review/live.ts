@@ -3,10 +3,11 @@
 // size, and the picks, by render (a take rendered again for a changed request starts unpicked; its
 // earlier render keeps its pick and stays on the page). Every change gets a version, so a page (or
 // a reconnecting event stream) asks for exactly what it has not seen.
-import { readFilmRecords, type FilmRecord } from '../storage/films';
-import type { ManifestRow } from '../storage/manifest';
-import { appendPicks, lastPickAt, readPicks, StandingPicks, type Pick } from '../storage/picks';
-import type { ManifestCursor, Storage } from '../storage/storage';
+import { readFilmRecords, type FilmRecord } from '../storage/records/films';
+import type { ManifestRow } from '../storage/manifest/row';
+import { appendPicks, lastPickAt, readPicks, StandingPicks, type Pick } from '../storage/records/picks';
+import type { ManifestCursor } from '../storage/manifest/log';
+import type { Storage } from '../storage/storage';
 import { needsProbe } from './report';
 import { earlierPicked, promptOf } from './report/layout';
 import { extractPoster, inspectVideo, posterName, probeVideo, type MediaTools, type VideoMedia } from './report/posters';
@@ -45,7 +46,7 @@ export class LiveJob {
   /** Stored videos the page may show: current renders, earlier ones with a pick, and those being inspected. */
   private readonly videos = new Set<string>();
   version = 0;
-  /** The job's assembled films (storage/films.ts), read with the rows; their files are servable. */
+  /** The job's assembled films (storage/records/films.ts), read with the rows; their files are servable. */
   films: FilmRecord[] = [];
   private filmsReadAt = -Infinity;
   private readonly changes: LiveChange[] = [];
@@ -118,7 +119,7 @@ export class LiveJob {
     warnSkippedRows(page.skipped);
     this.cursor = page.cursor;
     this.allRows = page.fromStart ? [...page.rows] : this.allRows.concat(page.rows);
-    // Picks that name only a key are placed by the rows (storage/picks.ts); new rows may place them.
+    // Picks that name only a key are placed by the rows (storage/records/picks.ts); new rows may place them.
     this.picks = StandingPicks.of(this.decisions, this.allRows);
     const changed = new Map<string, ManifestRow>();
     for (const row of page.rows) {

@@ -1,9 +1,9 @@
 // Resolves `JOB.yaml or JOB-ID` to the job's plan and output, for report (client/job-outcome.ts: by
 // id, from the job's workflow and stored inputs, on any machine that reaches them).
 import { openStorage } from '../storage';
-import type { ManifestRow } from '../storage/manifest';
+import type { ManifestRow } from '../storage/manifest/row';
 import type { Plan } from '../jobfile/plan';
-import { lastPickAt, readPicks, StandingPicks } from '../storage/picks';
+import { lastPickAt, readPicks, StandingPicks } from '../storage/records/picks';
 import { earlierPicked } from './report/layout';
 import { readManifestRows } from '../client/manifest-rows';
 import { UsageError } from '../client/errors';

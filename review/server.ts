@@ -6,7 +6,7 @@
 //    127.0.0.1 would otherwise be same-origin with the server);
 //  - an Origin other than its own, or a cross-site fetch (Sec-Fetch-Site);
 //  - a file that is not a stored video of the manifest or its poster, or reached through a link
-//    (storage/safe-path.ts): no request path reaches the file system unchecked.
+//    (storage/objects/safe-path.ts): no request path reaches the file system unchecked.
 import { timingSafeEqual, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { FileHandle } from 'node:fs/promises';
@@ -16,9 +16,9 @@ import { contentTypeFor } from '../domain/output';
 import type { Storage } from '../storage/storage';
 import type { PlanEstimate } from '../client/estimate';
 import { spendOf } from '../client/spend';
-import { notInRows, type UnrecordedRewrite } from '../storage/rewrites';
-import { MAX_NOTE_CHARS, pickOn, type Verdict } from '../storage/picks';
-import { openUnder } from '../storage/safe-path';
+import { notInRows, type UnrecordedRewrite } from '../storage/records/rewrites';
+import { MAX_NOTE_CHARS, pickOn, type Verdict } from '../storage/records/picks';
+import { openUnder } from '../storage/objects/safe-path';
 import { renderFailures, renderFilters, statsFor } from './report/header';
 import { rowId } from './report/ids';
 import { isNew, pagePolicy, renderPromptRow, renderReport, type TileContext } from './report/template';

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
-all=(sim storage validate cli-startup download reference-memory client-overhead key-route review-paint makespan chains throughput polls memory failover)
+all=(sim storage plan-s3 validate cli-startup download reference-memory client-overhead key-route review-paint makespan chains throughput polls memory failover)
 if [ $# -gt 0 ]; then
   name="$1"; shift
   [ -f "bench/$name.ts" ] || die "no benchmark named $name (have: ${all[*]})" 2

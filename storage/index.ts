@@ -2,7 +2,8 @@
 import type { OutputSettings } from '../jobfile/plan';
 import { LocalStorage } from './local';
 import type { S3Storage as S3StorageClass, S3StorageOptions } from './s3';
-import { StorageError, type Storage } from './storage';
+import { StorageError } from './objects/errors';
+import type { Storage } from './storage';
 
 export function openStorage(settings: OutputSettings, s3Options?: S3StorageOptions): Storage {
   if (settings.storage === 's3') {
@@ -19,7 +20,9 @@ export function openStorage(settings: OutputSettings, s3Options?: S3StorageOptio
 export { LocalStorage, hashFile } from './local';
 // S3Storage itself: import it from './s3' (not re-exported, so that local-only users never load the AWS SDK).
 export type { S3StorageOptions } from './s3';
-export { SizeMismatchError, TooLargeError } from './errors';
-export { StorageError, type Storage, type StoredObject, type WriteOptions, type WriteResult } from './storage';
-export type { ManifestRow } from './manifest';
-export type { ManifestSnapshot } from './manifest-snapshot';
+export { SizeMismatchError, TooLargeError } from './objects/errors';
+export { StorageError } from './objects/errors';
+export type { Storage } from './storage';
+export type { StoredObject, WriteOptions, WriteResult } from './objects/store';
+export type { ManifestRow } from './manifest/row';
+export type { ManifestSnapshot } from './manifest/log';

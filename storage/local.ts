@@ -1,3 +1,6 @@
+// Over 400 lines, for now: this one class is the local object store, manifest log and records at once
+// (the Storage interface). Its manifest half (appendManifest to countManifestItems, the cursor) is the
+// part to lift into manifest/ next, as a LocalManifestLog the class delegates to.
 // Local directory storage. A video only ever appears under its final name complete and durable:
 // bytes are hashed on their way (see digest) into `<name>.part` (see part-file), the part is fsynced,
 // renamed, and the directory fsynced. A cut download keeps its `.part`, so the next attempt resumes
@@ -9,36 +12,29 @@ import { open, readdir, rm, rmdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Readable, finished } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DigestStream, hashFilePrefix } from './digest';
-import { ForeignFileError, SizeMismatchError, errnoCode, errorMessage } from './errors';
-import { S3_RESERVED_DIR as RECORDS_DIR } from './inputs';
-import type { ManifestRow } from './manifest';
-import { ManifestDigests, encodeManifestRow, parseManifest } from './manifest-codec';
-import type { ManifestSnapshot } from './manifest-snapshot';
+import { DigestStream, hashFilePrefix } from './objects/digest';
+import { ForeignFileError, SizeMismatchError, errnoCode, errorMessage } from './objects/errors';
+import { S3_RESERVED_DIR as RECORDS_DIR } from './inputs/refs';
+import type { ManifestRow } from './manifest/row';
+import { encodeManifestRow, parseManifest } from './manifest/codec';
+import { ManifestDigestIndex } from './manifest/digests';
+import type { ManifestSnapshot } from './manifest/log';
 import { MANIFEST_FILE, PART_RECORD_SUFFIX, PART_SUFFIX } from '../domain/output';
-import { checkObjectName } from './names';
-import { PartFileWriter } from './part-file';
-import { UnsafePathError, lstatOrUndefined, openFile, openUnder, renameUnder, safeDir } from './safe-path';
-import { KeyedSerializer } from './serial';
-import {
-  StorageError,
-  type ManifestCursor,
-  type ManifestPage,
-  type ManifestRead,
-  type Storage,
-  type StartCheck,
-  type StoredObject,
-  type WriteOptions,
-  type WriteResult,
-} from './storage';
+import { checkObjectName } from './objects/names';
+import { PartFileWriter } from './objects/part-file';
+import { UnsafePathError, lstatOrUndefined, openFile, openUnder, renameUnder, safeDir } from './objects/safe-path';
+import { KeyedSerializer } from './objects/serial';
+import { StorageError } from './objects/errors';
+import type { ManifestCursor, ManifestPage, ManifestRead } from './manifest/log';
+import type { Storage } from './storage';
+import type { StartCheck, StoredObject, WriteOptions, WriteResult } from './objects/store';
 
 export class LocalStorage implements Storage {
   readonly location: string;
   private readonly manifestPath: string;
   private readonly serial = new KeyedSerializer();
   /** sha256 per file from the manifest, read incrementally (the manifest only grows). */
-  private readonly digests = new ManifestDigests();
-  private digestsFrom: ManifestCursor | undefined;
+  private readonly digests = new ManifestDigestIndex((cursor) => this.readManifestSince(cursor));
 
   constructor(dir: string) {
     this.location = resolve(dir);
@@ -325,7 +321,7 @@ export class LocalStorage implements Storage {
 
   /** Every finished object, by name; skips the manifest, `.part` files and dot-files (probes, temp files). */
   async list(): Promise<StoredObject[]> {
-    await this.refreshDigests();
+    await this.digests.refresh();
     const out: StoredObject[] = [];
     const walk = async (dir: string): Promise<void> => {
       let entries;
@@ -343,7 +339,7 @@ export class LocalStorage implements Storage {
           const st = await lstatOrUndefined(path).catch(() => undefined);
           if (!st?.isFile()) continue;
           const name = relative(this.location, path).split(sep).join('/');
-          out.push({ name, bytes: st.size, sha256: this.digests.lookup([name, path], st.size) });
+          out.push({ name, bytes: st.size, sha256: this.digests.known([name, path], st.size) });
         }
       }
     };
@@ -438,19 +434,8 @@ export class LocalStorage implements Storage {
       .sort();
   }
 
-  private async manifestSha256(name: string, path: string, bytes: number): Promise<string | undefined> {
-    await this.refreshDigests();
+  private manifestSha256(name: string, path: string, bytes: number): Promise<string | undefined> {
     return this.digests.lookup([name, path], bytes);
-  }
-
-  /** Reads only the manifest bytes appended since the last look (from the start if it was replaced). */
-  private refreshDigests(): Promise<void> {
-    return this.serial.run('digests', async () => {
-      const page = await this.readManifestSince(this.digestsFrom);
-      if (page.fromStart) this.digests.clear();
-      this.digests.add(page.rows);
-      this.digestsFrom = page.cursor;
-    });
   }
 }
 

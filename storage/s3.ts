@@ -1,3 +1,7 @@
+// Over 400 lines, for now: this one class is the S3 object store, manifest log and records at once
+// (the Storage interface). Its manifest half (appendManifest to readManifestSince, the row cache and
+// snapshot cache) is the part to lift into manifest/ next, once listKeys and headOrUndefined live in
+// objects/ for both halves.
 // S3-compatible bucket storage. Videos stream straight from the body into a multipart upload
 // (parts of `partSize` are the only buffering), hashed on the way. A body that fails mid-way makes
 // the upload abort, so no object appears; a process killed mid-way leaves only an incomplete
@@ -32,37 +36,33 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import type { S3OutputSettings } from '../jobfile/plan';
-import { DigestStream } from './digest';
-import { ForeignFileError } from './errors';
-import { S3_RESERVED_DIR } from './inputs';
-import type { ManifestRow } from './manifest';
-import { ManifestDigests, decodeManifestRow, encodeManifestRow, parseManifest, type SkippedRow } from './manifest-codec';
+import { DigestStream } from './objects/digest';
+import { ForeignFileError } from './objects/errors';
+import { S3_RESERVED_DIR } from './inputs/refs';
+import type { ManifestRow } from './manifest/row';
+import { decodeManifestRow, encodeManifestRow, parseManifest, type SkippedRow } from './manifest/codec';
 import {
   byName,
   coverageFrom,
   coverageMetadata,
+  coverageOf,
+  rowNamesAfter,
   rowNamesToRead,
   snapshotLines,
   snapshotRows,
-  type ManifestSnapshot,
   type SnapshotCoverage,
-} from './manifest-snapshot';
+} from './manifest/snapshot';
 import { MANIFEST_FILE, contentTypeFor } from '../domain/output';
-import { checkObjectName } from './names';
-import { createS3Client, type S3ClientOptions } from './s3-client';
-import { PartUploader } from './s3-part-uploader';
-import { describeS3Error, endpointLabel, isNotFound, type S3ErrorContext } from './s3-errors';
-import { mapLimit } from './map-limit';
-import {
-  StorageError,
-  type ManifestCursor,
-  type ManifestPage,
-  type ManifestRead,
-  type Storage,
-  type StoredObject,
-  type WriteOptions,
-  type WriteResult,
-} from './storage';
+import { checkObjectName } from './objects/names';
+import { createS3Client, type S3ClientOptions } from './objects/s3-client';
+import { PartUploader } from './objects/s3-part-uploader';
+import { describeS3Error, endpointLabel, isNotFound, type S3ErrorContext } from './objects/s3-errors';
+import { mapLimit } from './objects/map-limit';
+import { StorageError } from './objects/errors';
+import type { ManifestCursor, ManifestPage, ManifestRead, ManifestSnapshot } from './manifest/log';
+import { ManifestDigestIndex } from './manifest/digests';
+import type { Storage } from './storage';
+import type { StoredObject, WriteOptions, WriteResult } from './objects/store';
 
 /** Suffix of the sidecar object that records a video's sha256. */
 export const SHA256_SIDECAR = '.sha256';
@@ -70,7 +70,7 @@ const MANIFEST_DIR = 'manifest/';
 const PROBE_PREFIX = '.reelflow-write-check-';
 
 /** The one S3 client construction (s3-client.ts): output storage and the job-inputs store share it. */
-export { createS3Client, type S3ClientOptions } from './s3-client';
+export { createS3Client, type S3ClientOptions } from './objects/s3-client';
 
 export interface S3StorageOptions extends S3ClientOptions {
   /**
@@ -104,6 +104,8 @@ export class S3Storage implements Storage {
   private readonly rowCache = new Map<string, ManifestRow | { problem: string } | null>();
   private snapshotCache: CachedSnapshot | undefined;
   private manifestSeq = 0;
+  /** sha256 per file from the manifest, for videos without a sidecar; read from a cursor. */
+  private readonly digests = new ManifestDigestIndex((cursor) => this.readManifestSince(cursor));
 
   constructor(
     private readonly settings: S3OutputSettings,
@@ -314,7 +316,7 @@ export class S3Storage implements Storage {
     const { rows, listed } = await this.readRows();
     const latest = snapshotRows(rows);
     const Key = this.prefix + MANIFEST_FILE;
-    const coverage = { through: listed.at(-1) ?? '', folded: listed.length };
+    const coverage = coverageOf(listed);
     const target = { Bucket: this.bucket, Key, ContentType: 'application/x-ndjson', Metadata: coverageMetadata(coverage) };
     const uploader = new PartUploader(this.client, target, this.partSize, this.queueSize);
     try {
@@ -334,21 +336,32 @@ export class S3Storage implements Storage {
    */
   private async readRows(): Promise<ManifestRead & { listed: string[] }> {
     const snapshot = await this.readSnapshot();
+    const listed = await this.listRowNames();
+    const read = await this.fetchRows(rowNamesToRead(listed, snapshot?.coverage));
+    return { rows: [...(snapshot?.rows ?? []), ...read.rows], skipped: [...(snapshot?.skipped ?? []), ...read.skipped], listed };
+  }
+
+  /** The names (under the manifest folder) of every row object, in name order. */
+  private async listRowNames(): Promise<string[]> {
     const manifestDir = this.prefix + MANIFEST_DIR;
-    const listed = (await this.listKeys(manifestDir)).map((o) => o.key.slice(manifestDir.length)).sort(byName);
-    const keys = rowNamesToRead(listed, snapshot?.coverage).map((name) => manifestDir + name);
+    return (await this.listKeys(manifestDir)).map((o) => o.key.slice(manifestDir.length)).sort(byName);
+  }
+
+  /** The rows of the row objects `names`, in that order, each fetched once (row objects never change). */
+  private async fetchRows(names: readonly string[]): Promise<ManifestRead> {
+    const keys = names.map((name) => this.prefix + MANIFEST_DIR + name);
     const missing = keys.filter((k) => !this.rowCache.has(k));
     await mapLimit(missing, 16, async (Key) => {
       this.rowCache.set(Key, await this.getRow(Key));
     });
-    const rows: ManifestRow[] = [...(snapshot?.rows ?? [])];
-    const skipped: SkippedRow[] = [...(snapshot?.skipped ?? [])];
+    const rows: ManifestRow[] = [];
+    const skipped: SkippedRow[] = [];
     for (const k of keys) {
       const row = this.rowCache.get(k);
       if (row && 'problem' in row) skipped.push({ where: `s3://${this.bucket}/${k}`, problem: row.problem });
       else if (row) rows.push(row);
     }
-    return { rows, skipped, listed };
+    return { rows, skipped };
   }
 
   /** The current `manifest.jsonl`, fetched again only when its ETag changed; undefined while there is none. */
@@ -370,9 +383,22 @@ export class S3Storage implements Storage {
     }
   }
 
-  /** Row objects are listed in name order, which other machines' clocks can interleave: always all of them. */
-  async readManifestSince(_cursor: ManifestCursor | undefined): Promise<ManifestPage> {
-    return { ...(await this.readManifest()), fromStart: true, cursor: undefined };
+  /**
+   * The cursor is the coverage of the listing read last (its last name and how many it held): the
+   * row objects after it are the new ones when exactly as many still sort up to that name (rows are
+   * never removed). Another machine's clock can name a row before it, and then every row is read
+   * again, `fromStart` (manifest-snapshot.ts rowNamesAfter). A snapshot written since changes
+   * nothing: the row objects stay the truth, so going on from a cursor never fetches it.
+   */
+  async readManifestSince(cursor: ManifestCursor | undefined): Promise<ManifestPage> {
+    const at = cursor as unknown as SnapshotCoverage | undefined;
+    if (at !== undefined) {
+      const listed = await this.listRowNames();
+      const after = rowNamesAfter(listed, at);
+      if (after !== undefined) return { ...(await this.fetchRows(after)), fromStart: false, cursor: cursorAfter(listed) };
+    }
+    const { rows, skipped, listed } = await this.readRows();
+    return { rows, skipped, fromStart: true, cursor: cursorAfter(listed) };
   }
 
   /** Finished objects under the prefix (not the manifest, sidecars or probes). sha256 is left to stat(). */
@@ -482,9 +508,12 @@ export class S3Storage implements Storage {
     return out;
   }
 
-  private async manifestSha256(name: string, bytes: number): Promise<string | undefined> {
-    const digests = new ManifestDigests();
-    digests.add((await this.readManifest()).rows);
-    return digests.lookup([name, `s3://${this.bucket}/${this.prefix}${name}`], bytes);
+  private manifestSha256(name: string, bytes: number): Promise<string | undefined> {
+    return this.digests.lookup([name, `s3://${this.bucket}/${this.prefix}${name}`], bytes);
   }
+}
+
+/** A reader's cursor after reading a listing of the row objects (readManifestSince). */
+function cursorAfter(listed: readonly string[]): ManifestCursor {
+  return coverageOf(listed) as unknown as ManifestCursor;
 }

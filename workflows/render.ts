@@ -14,7 +14,7 @@ import {
   setHandler,
   sleep,
 } from '@temporalio/workflow';
-import type { ManifestRow } from '../storage/manifest';
+import type { ManifestRow } from '../storage/manifest/row';
 import { gatewayActivities, recording } from './activities';
 import { nextPollDelay, type ProgressSample } from './polling';
 import { SharedPermit } from './limiter';

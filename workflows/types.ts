@@ -6,7 +6,7 @@ import type { FailureKind } from '../domain/failures';
 import type { NotifyEventType } from '../jobfile/notify-settings';
 import type { JobSettingsWithInputs } from '../activities/inputs';
 import type { PageItem, PreparedJob } from '../activities/plan';
-import type { InputsRef } from '../storage/inputs';
+import type { InputsRef } from '../storage/inputs/refs';
 import type { ItemEndState, StateCounts } from '../domain/end-states';
 import type { RedoTake } from '../jobfile/takes';
 import type { FilmResult } from './assemble';
@@ -18,7 +18,7 @@ export interface JobInput {
   jobFile: string;
   /**
    * Where the job's inputs (job file, items_from, local references) were stored when it started,
-   * and their index's digest (storage/inputs.ts). Absent: workers read them at their paths.
+   * and their index's digest (storage/inputs/refs.ts). Absent: workers read them at their paths.
    */
   inputs?: InputsRef;
   /** YYYY-MM-DD for `{date}`; scheduled runs leave it out and use their start time in the schedule's zone. */

@@ -14,7 +14,7 @@ import { connectClient } from '../../worker/temporal';
 import { jobWorkflowId } from '../../workflows/ids';
 import { JobWorkflow } from '../../workflows/job';
 import type { JobInput, JobResult } from '../../workflows/types';
-import type { ManifestRow } from '../../storage/manifest';
+import type { ManifestRow } from '../../storage/manifest/row';
 
 export const BENCH_KEY = 'sk-bench-0123456789abcdef';
 

@@ -1,12 +1,12 @@
 // `reelflow enhance JOB` (and `run --enhance-only`): only the prompt rewrites, made from this
 // process with the key from its environment (client/enhance.ts), stored beside the outputs
-// (storage/rewrites.ts) and shown beside the prompts before any render is paid for. The renders then
+// (storage/records/rewrites.ts) and shown beside the prompts before any render is paid for. The renders then
 // send exactly the stored texts (activities/render.ts enhancePrompt finds them). docs/enhance.md is
 // the user's page.
 import type { Command } from 'commander';
 import { redact } from '../../gateway';
 import type { Plan } from '../../jobfile/plan';
-import { textToRender } from '../../storage/rewrites';
+import { textToRender } from '../../storage/records/rewrites';
 import { loadPlanOrExplain } from '../../client/jobs';
 import { asExitError, enhanceJob, paidCall, type EnhanceOutcome, type ItemRewrite } from '../../client/enhance';
 import { spendLines } from '../../client/spend';

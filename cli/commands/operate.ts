@@ -7,7 +7,7 @@ import { jobHandle, loadJobPlan, resolveJob, type JobRef } from '../../client/jo
 import { isRunning } from '../../client/status';
 import { deliveriesOfJob, deliveryLines } from '../../client/deliveries';
 import { RENDER_END_STATES, type ItemEndState } from '../../domain/end-states';
-import type { ManifestRow } from '../../storage/manifest';
+import type { ManifestRow } from '../../storage/manifest/row';
 import type { JobResult, RenderStatus } from '../../workflows/types';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { NeverRunError, UsageError } from '../errors';

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { ReportTarget } from '../../review/report-target';
 import { exitCodeFor, NeverRunError } from '../errors';
-import { UnsafePathError } from '../../storage/safe-path';
+import { UnsafePathError } from '../../storage/objects/safe-path';
 import { writeReport } from '../../review/report';
 
 export interface ReportCommandDeps {

@@ -13,7 +13,7 @@ import { jobResultOrCancellation } from '../../client/control';
 import { inputsChangedNote, loadPlanOrExplain, refuseAnotherJobUnderName, runningExecution } from '../../client/jobs';
 import { ALLOW_READ_HELP, allowedReads } from '../../client/read-allowance';
 import { storeInputsOrExplain } from '../../client/job-ref';
-import { hashJobInputs, recordingFiles } from '../../storage/inputs-publish';
+import { hashJobInputs, recordingFiles } from '../../storage/inputs/publish';
 import { createOutput } from '../output';
 import { ProgressView } from '../progress';
 import { openSession, type Observability, type Session } from '../../client/session';

@@ -4,8 +4,8 @@
 // page's own origin (its Content-Security-Policy).
 import type { PlanItem } from '../../jobfile/plan';
 import { baseKeyOf, takeOfKey } from '../../jobfile/takes';
-import type { FilmRecord } from '../../storage/films';
-import type { ManifestRow } from '../../storage/manifest';
+import type { FilmRecord } from '../../storage/records/films';
+import type { ManifestRow } from '../../storage/manifest/row';
 import { escapeHtml as h, relativeUrl } from './escape';
 import type { VideoMedia } from './posters';
 import { formatBytes } from './summary';

@@ -3,8 +3,8 @@
 // succeed. `reelflow review` sends the same fragments again as takes finish.
 import { createChargeText, unsuccessfulParts, type JobSpend } from '../../client/spend';
 import { formatUsd } from '../../client/estimate';
-import type { ManifestRow } from '../../storage/manifest';
-import type { StandingPicks } from '../../storage/picks';
+import type { ManifestRow } from '../../storage/manifest/row';
+import type { StandingPicks } from '../../storage/records/picks';
 import { escapeHtml as h } from './escape';
 import { modelsOf, varValues } from './layout';
 import { RENDER_END_STATES } from '../../domain/end-states';

@@ -1,6 +1,6 @@
 // Element ids of the review page: keys and file names are any text, ids must not be.
 import { createHash } from 'node:crypto';
-import { renderKey } from '../../storage/picks';
+import { renderKey } from '../../storage/records/picks';
 
 function short(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 16);

@@ -3,10 +3,10 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { ManifestRow } from '../../storage/manifest';
-import type { StandingPicks } from '../../storage/picks';
+import type { ManifestRow } from '../../storage/manifest/row';
+import type { StandingPicks } from '../../storage/records/picks';
 import type { JobSpend } from '../../client/spend';
-import { openUnder, renameUnder, safeDir } from '../../storage/safe-path';
+import { openUnder, renameUnder, safeDir } from '../../storage/objects/safe-path';
 import { findMediaTools, inspectVideos } from './posters';
 import { summarize } from './summary';
 import { renderReport } from './template';

@@ -4,8 +4,8 @@
 // own aspect ratio. Rows written before takes existed lack `take`, `ratio` and `resolution`: the
 // fallbacks are take 1 (from the key) and the video's measured size.
 import { baseKeyOf, takeOfKey } from '../../jobfile/takes';
-import type { ManifestRow } from '../../storage/manifest';
-import { renderKey, type StandingPicks } from '../../storage/picks';
+import type { ManifestRow } from '../../storage/manifest/row';
+import { renderKey, type StandingPicks } from '../../storage/records/picks';
 
 /** Which take of its prompt a row is (absent: what its key says). */
 export function takeOf(row: Pick<ManifestRow, 'key' | 'take'>): number {

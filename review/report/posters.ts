@@ -5,9 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, lstat, rm, stat } from 'node:fs/promises';
 import { delimiter, join, resolve } from 'node:path';
-import { mapLimit } from '../../storage/map-limit';
-import { objectNameProblem } from '../../storage/names';
-import { openUnder, renameUnder } from '../../storage/safe-path';
+import { mapLimit } from '../../storage/objects/map-limit';
+import { objectNameProblem } from '../../storage/objects/names';
+import { openUnder, renameUnder } from '../../storage/objects/safe-path';
 import { localVideoInput, type VideoInput } from './video-input';
 
 export interface MediaTools {
@@ -73,7 +73,7 @@ function run(file: string, args: string[]): Promise<{ ok: boolean; stdout: Buffe
   });
 }
 
-/** `name` under `root` when it is an object name (storage/names.ts: inside the location, no control characters); else undefined. */
+/** `name` under `root` when it is an object name (storage/objects/names.ts: inside the location, no control characters); else undefined. */
 export function insideDir(root: string, name: string): string | undefined {
   return objectNameProblem(name) === undefined ? resolve(root, ...name.split('/')) : undefined;
 }

@@ -1,6 +1,6 @@
 // Pure figures for the report header: counts per end state, bytes, wall time, and formatting.
 import { RENDER_END_STATES, type ItemEndState } from '../../domain/end-states';
-import type { ManifestRow } from '../../storage/manifest';
+import type { ManifestRow } from '../../storage/manifest/row';
 
 export interface ReportSummary {
   items: number;

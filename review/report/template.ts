@@ -4,11 +4,11 @@
 // and sends the same fragments (renderPromptRow, renderTile, ...) as takes finish.
 import type { JobSpend } from '../../client/spend';
 import { formatUsd } from '../../client/estimate';
-import type { ManifestRow } from '../../storage/manifest';
-import type { StandingPicks } from '../../storage/picks';
+import type { ManifestRow } from '../../storage/manifest/row';
+import type { StandingPicks } from '../../storage/records/picks';
 import { escapeHtml as h, relativeUrl, svgDataUrl } from './escape';
 import { FILMS_CSS, renderChains, renderFilms } from './films';
-import type { FilmRecord } from '../../storage/films';
+import type { FilmRecord } from '../../storage/records/films';
 import { renderFailures, renderFilters, renderStats, spendLine, STATE_LABELS, subLine } from './header';
 import { rowId, tileId } from './ids';
 import { aspectOf, promptRows, ratioText, takeOf, type PromptRow } from './layout';
@@ -29,7 +29,7 @@ export interface ReportModel {
   /** Per stored file name (`row.file`). */
   media: ReadonlyMap<string, VideoMedia>;
   ffmpeg: boolean;
-  /** The standing picks, by render (storage/picks.ts). */
+  /** The standing picks, by render (storage/records/picks.ts). */
   picks?: StandingPicks;
   /** When the last review ended (its last pick, ms): takes finished after it and unpicked are marked new. */
   lastReviewAt?: number;
@@ -39,7 +39,7 @@ export interface ReportModel {
   live?: boolean;
   /** The review server's change count the page was made at (its event stream continues from it). */
   version?: number;
-  /** The job's assembled films (storage/films.ts), each shown with a player. */
+  /** The job's assembled films (storage/records/films.ts), each shown with a player. */
   films?: readonly FilmRecord[];
   /** The job's chains of shots, each its shots' keys in order (review/report/films.ts chainsOf). */
   chains?: readonly string[][];

@@ -5,7 +5,7 @@
 // whatever the playlist names, a private file elsewhere included, and put it in a poster.
 // Every ffmpeg and ffprobe call of reelflow takes its input from here (review/report/posters.ts).
 import { CONTAINER_HEAD_BYTES, containerOf, type VideoContainer } from '../../gateway';
-import { openFile } from '../../storage/safe-path';
+import { openFile } from '../../storage/objects/safe-path';
 import type { Storage } from '../../storage/storage';
 
 /** ffmpeg's demuxer for each container (`mp4` names the ISO BMFF demuxer, MOV included). */

@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Client } from '@temporalio/client';
 import { request } from 'undici';
 import { startSimulator, type SimHandleExt, type SimStatsExt } from '../../sim';
-import type { ManifestRow } from '../../storage/manifest';
+import type { ManifestRow } from '../../storage/manifest/row';
 import { ensureDevServer, type DevServer } from '../../worker/dev-server';
 import { connectClient } from '../../worker/temporal';
 import { jobWorkflowId } from '../../workflows/ids';

@@ -15,7 +15,7 @@ import { closeActivityResources } from '../../activities/context';
 import { acceptKeylessJobsInThisWorker } from '../../activities/job-key-check';
 import { TASK_QUEUE } from '../../client/task-queue';
 import type { AssemblySpec } from '../../jobfile/chains';
-import type { ManifestRow } from '../../storage/manifest';
+import type { ManifestRow } from '../../storage/manifest/row';
 import { workflowSource } from '../../worker/bundle';
 import { connectClient } from '../../worker/temporal';
 import { jobWorkflowId } from '../../workflows/ids';

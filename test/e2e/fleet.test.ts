@@ -2,7 +2,7 @@
 // job directory (job file, items_from CSV, reference images) is removed. Two workers, started from
 // other, empty working directories with their own homes and only Temporal's address, the gateway
 // key and S3 credentials in their environment, finish it from the job's stored inputs
-// (storage/inputs.ts); one of them is killed with SIGKILL mid-run. Real parts throughout: a
+// (storage/inputs/refs.ts); one of them is killed with SIGKILL mid-run. Real parts throughout: a
 // Temporal dev server, the simulator behind a recording proxy, MinIO, the built command.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';

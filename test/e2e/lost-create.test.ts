@@ -15,7 +15,7 @@ import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import * as activities from '../../activities/definitions';
 import { closeActivityResources } from '../../activities/context';
-import type { ManifestRow } from '../../storage/manifest';
+import type { ManifestRow } from '../../storage/manifest/row';
 import { workflowSource } from '../../worker/bundle';
 import { TASK_QUEUE } from '../../client/task-queue';
 import { connectClient } from '../../worker/temporal';

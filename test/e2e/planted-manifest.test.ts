@@ -9,7 +9,7 @@ import { appendFileSync, closeSync, constants, existsSync, mkdirSync, openSync, 
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { openStorage } from '../../storage';
-import { appendPicks } from '../../storage/picks';
+import { appendPicks } from '../../storage/records/picks';
 import { findMediaTools } from '../../review/report/posters';
 import { LiveJob } from '../../review/live';
 import { useTemporalAndSimulator } from '../support/e2e';

@@ -13,7 +13,7 @@ import { extname, join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import type { ManifestRow } from '../../storage/manifest';
+import type { ManifestRow } from '../../storage/manifest/row';
 import { writeReport } from '../../review/report';
 import { assertChromium, CHROMIUM, CHROMIUM_ARGS } from '../support/chromium';
 

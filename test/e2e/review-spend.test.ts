@@ -6,7 +6,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { LocalStorage } from '../../storage';
-import { RewriteStore, rewriteRecord } from '../../storage/rewrites';
+import { RewriteStore, rewriteRecord } from '../../storage/records/rewrites';
 import { tempDir } from '../support/jobs';
 import { writeTakesJob } from '../support/review-fixture';
 import { startReview, stopReview } from '../support/review-cli';

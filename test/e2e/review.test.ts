@@ -13,7 +13,7 @@ import { request } from 'node:http';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { S3Storage } from '../../storage/s3';
-import { readPicks } from '../../storage/picks';
+import { readPicks } from '../../storage/records/picks';
 import { startCli, type CliRun } from '../support/cli';
 import { startReview, stopReview } from '../support/review-cli';
 import { startS3Server, type S3TestServer } from '../support/s3-server';

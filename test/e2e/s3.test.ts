@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { parseManifest } from '../../storage/manifest-codec';
+import { parseManifest } from '../../storage/manifest/codec';
 import { startSimulator, type SimHandleExt } from '../../sim';
 import { runCli, startCli } from '../support/cli';
 import { s3ServerKinds, startS3Server, type S3ServerKind, type S3TestServer } from '../support/s3-server';

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { Client, Connection } from '@temporalio/client';
 import { startSimulator, type SimHandle } from '../../sim';
-import { parseManifest } from '../../storage/manifest-codec';
+import { parseManifest } from '../../storage/manifest/codec';
 import { runCli, startCli } from '../support/cli';
 import { tempDir } from '../support/jobs';
 import { s3ServerKinds, startS3Server, type S3TestServer } from '../support/s3-server';

@@ -7,7 +7,7 @@ import { cpSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { openStorage } from '../../storage';
-import { appendPicks } from '../../storage/picks';
+import { appendPicks } from '../../storage/records/picks';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { runCli } from '../support/cli';
 import { tempDir, writeJob } from '../support/jobs';
@@ -45,7 +45,7 @@ function assertKept(before: Map<string, string>, after: Map<string, string>): vo
   for (const [name, sha] of before) assert.equal(after.get(name), sha, `${name} is unchanged`);
 }
 
-/** Picks as `reelflow review` writes them (storage/picks.ts), beside the manifest. */
+/** Picks as `reelflow review` writes them (storage/records/picks.ts), beside the manifest. */
 function pickTakes(dir: string, picks: Array<[string, 'keep' | 'reject']>): Promise<void> {
   const storage = openStorage({ storage: 'local', dir: join(dir, 'out') });
   return appendPicks(

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
-import { latestRowByKey, type ManifestRow } from '../../storage/manifest';
+import { latestRowByKey, type ManifestRow } from '../../storage/manifest/row';
 import type { FakeUpstream } from './fake-upstream';
 import { freePort } from './s3-server';
 

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { copyFile, mkdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import type { ManifestRow } from '../../storage/manifest';
+import type { ManifestRow } from '../../storage/manifest/row';
 
 const run = promisify(execFile);
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { Readable } from 'node:stream';
-import type { ManifestRow } from '../../storage/manifest';
+import type { ManifestRow } from '../../storage/manifest/row';
 
 /**
  * A scratch directory for the enclosing suite (made before its tests, removed after them); the

@@ -27,7 +27,7 @@ import type * as activities from '../../activities/definitions';
 import { itemWorkflowState } from '../../activities/item-workflow';
 import { loadJobFile } from '../../jobfile';
 import type { JobSettings, PlanItem } from '../../jobfile/plan';
-import type { ManifestRow } from '../../storage/manifest';
+import type { ManifestRow } from '../../storage/manifest/row';
 import { freePort } from '../../worker/dev-server';
 import { projectRoot, workflowsSourcePath } from '../../worker/bundle';
 import { jobWorkflowId } from '../../workflows/ids';

@@ -11,13 +11,13 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { assembleFilm, type AssembleInput, type FilmOutcome } from '../../../activities/assemble';
 import { closeActivityResources, storageFor } from '../../../activities/context';
 import type { OutputSettings } from '../../../jobfile/plan';
-import { readFilmRecord, readFilmRecords } from '../../../storage/films';
+import { readFilmRecord, readFilmRecords } from '../../../storage/records/films';
 import type { Storage } from '../../../storage/storage';
 import { makeClip, probeFilm } from '../../support/clips';
 import { tempDir } from '../../support/jobs';
 import { startS3Server, type S3TestServer } from '../../support/s3-server';
 import { manifestRow } from '../../support/storage';
-import { appendPicks, pickOn } from '../../../storage/picks';
+import { appendPicks, pickOn } from '../../../storage/records/picks';
 
 after(() => closeActivityResources());
 

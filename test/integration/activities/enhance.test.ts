@@ -11,7 +11,7 @@ import { closeActivityResources } from '../../../activities/context';
 import { enhancePrompt } from '../../../activities/render';
 import type { EnhanceSettings, JobSettings } from '../../../jobfile/plan';
 import { estimateEnhanceUsd, type RewritePrice } from '../../../jobfile/prices';
-import { rewriteId } from '../../../storage/rewrites';
+import { rewriteId } from '../../../storage/records/rewrites';
 import { startSimulator, type SimHandleExt } from '../../../sim';
 import { messageUsage, replyFor } from '../../../sim/messages';
 import { filesContaining } from '../../support/gateways';
@@ -53,7 +53,7 @@ const pricedUsage = (prompt: string): number => {
   return Math.round(usage.input_tokens * 3 + usage.output_tokens * 15) / 1e6;
 };
 
-/** Where the store keeps the rewrite of `prompt` (storage/rewrites.ts): named by the prompt text and the settings. */
+/** Where the store keeps the rewrite of `prompt` (storage/records/rewrites.ts): named by the prompt text and the settings. */
 function recordFile(dir: string, prompt: string): string {
   return join(dir, '.reelflow', 'rewrites', `${rewriteId(prompt, ENHANCE)}.json`);
 }

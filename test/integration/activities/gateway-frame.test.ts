@@ -17,7 +17,7 @@ import { acceptKeylessJobsInThisWorker } from '../../../activities/job-key-check
 import { withNeededOutputs } from '../../../activities/needs';
 import type { JobSettings, RenderRequest } from '../../../jobfile/plan';
 import { lastFrame } from '../../../media/frames';
-import type { ManifestRow } from '../../../storage/manifest';
+import type { ManifestRow } from '../../../storage/manifest/row';
 import { scripted } from '../../support/scripted-gateway';
 
 acceptKeylessJobsInThisWorker(true);

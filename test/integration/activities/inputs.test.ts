@@ -10,7 +10,7 @@ import { withStoredReferences } from '../../../activities/inputs';
 import { fileChunks, localFilePiece } from '../../../gateway/streamed-body';
 import { preparePlan, readPlanItems } from '../../../activities/plan';
 import { loadJobFile } from '../../../jobfile';
-import { recordingFiles, storeJobInputs } from '../../../storage/inputs-publish';
+import { recordingFiles, storeJobInputs } from '../../../storage/inputs/publish';
 import { tempDir } from '../../support/jobs';
 import { acceptKeylessJobsInThisWorker } from '../../../activities/job-key-check';
 

@@ -13,10 +13,10 @@ import { preparePlan, readPlanItems, type PreparedJob } from '../../../activitie
 import type { PriceTable } from '../../../jobfile/prices';
 import { FailureType } from '../../../domain/failures';
 import { loadJobFile } from '../../../jobfile';
-import { recordingFiles, storeJobInputs } from '../../../storage/inputs-publish';
+import { recordingFiles, storeJobInputs } from '../../../storage/inputs/publish';
 import { openStorage } from '../../../storage';
-import { RewriteStore, rewriteRecord } from '../../../storage/rewrites';
-import { readJobPrices } from '../../../storage/job-prices';
+import { RewriteStore, rewriteRecord } from '../../../storage/records/rewrites';
+import { readJobPrices } from '../../../storage/records/job-prices';
 import { startSimulator } from '../../../sim';
 import { tempDir } from '../../support/jobs';
 import { acceptKeylessJobsInThisWorker } from '../../../activities/job-key-check';
@@ -260,7 +260,7 @@ describe('prices on the worker', () => {
       // A job `run` priced (its JobInput.prices) is not priced again by its worker.
       const priced = await preparePlan({ jobFile, runDate: '2026-03-01', startedAt: Date.now(), prices: prepared.prices });
       assert.deepEqual([priced.prices, asked()], [undefined, 1]);
-      // A record the worker may not write (here a link where it belongs: storage/safe-path.ts) is
+      // A record the worker may not write (here a link where it belongs: storage/objects/safe-path.ts) is
       // logged, and no reason to fail the run.
       const record = join(dir, 'out', '.reelflow', 'prices.json');
       const elsewhere = join(dir, 'elsewhere.json');

@@ -1,4 +1,4 @@
-// The job-inputs store (storage/inputs*.ts) on a real directory and a real S3 server (MinIO), and
+// The job-inputs store (storage/inputs/) on a real directory and a real S3 server (MinIO), and
 // a worker's cache over it: bytes are kept only under their own digest, a digest mismatch is
 // refused with a clear error, a cache hit fetches nothing, a missing object names its digest and
 // where it was looked for.
@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { HeadObjectCommand, ListMultipartUploadsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { InputCache } from '../../../storage/inputs-cache';
-import { DirInputStore } from '../../../storage/inputs-local';
-import { S3InputStore } from '../../../storage/inputs-s3';
-import { readInputIndex } from '../../../storage/inputs-store';
-import { InputDigestError, InputMissingError, encodeInputIndex, inputLocationFor, type InputStore } from '../../../storage/inputs';
+import { InputCache } from '../../../storage/inputs/cache';
+import { DirInputStore } from '../../../storage/inputs/local';
+import { S3InputStore } from '../../../storage/inputs/s3';
+import { readInputIndex } from '../../../storage/inputs/store';
+import { InputDigestError, InputMissingError, encodeInputIndex, inputLocationFor, type InputStore } from '../../../storage/inputs/refs';
 import { S3Storage } from '../../../storage/s3';
 import { startS3Server, type S3TestServer } from '../../support/s3-server';
 import { scratchPaths } from '../../support/storage';

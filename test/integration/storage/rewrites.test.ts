@@ -1,4 +1,4 @@
-// The rewrite store (storage/rewrites.ts) on a real local directory and real S3 servers: one record
+// The rewrite store (storage/records/rewrites.ts) on a real local directory and real S3 servers: one record
 // per prompt text and enhance settings, shared by every item that sends it, the last write winning, reused only for the same prompt and enhance settings,
 // hidden from the outputs, and nothing but a well-formed record read back.
 import assert from 'node:assert/strict';
@@ -16,7 +16,7 @@ import {
   rewriteRecord,
   settingsDigest,
   unrecordedRewrites,
-} from '../../../storage/rewrites';
+} from '../../../storage/records/rewrites';
 import { S3Storage } from '../../../storage/s3';
 import { tempDir } from '../../support/jobs';
 import { s3ServerKinds, startS3Server, type S3TestServer } from '../../support/s3-server';

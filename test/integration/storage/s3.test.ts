@@ -14,8 +14,8 @@ import {
   ListMultipartUploadsCommand,
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
-import { latestRowByKey, type ManifestRow } from '../../../storage/manifest';
-import { parseManifest } from '../../../storage/manifest-codec';
+import { latestRowByKey, type ManifestRow } from '../../../storage/manifest/row';
+import { parseManifest } from '../../../storage/manifest/codec';
 import { SizeMismatchError, StorageError, openStorage } from '../../../storage/index';
 import { S3Storage, type S3StorageOptions } from '../../../storage/s3';
 import type { S3OutputSettings } from '../../../jobfile/plan';

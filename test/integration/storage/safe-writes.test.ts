@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { writeReport } from '../../../review/report';
-import { InputCache } from '../../../storage/inputs-cache';
-import { DirInputStore } from '../../../storage/inputs-local';
+import { InputCache } from '../../../storage/inputs/cache';
+import { DirInputStore } from '../../../storage/inputs/local';
 import { LocalStorage, StorageError } from '../../../storage/index';
 import { chunked, manifestRow, scratchPaths } from '../../support/storage';
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ManifestFollower, type Followed, type PageAsk } from '../../../activities/manifest-follower';
-import type { ManifestRow } from '../../../storage/manifest';
+import type { ManifestRow } from '../../../storage/manifest/row';
 import type { Storage } from '../../../storage/storage';
 import { manifestRow } from '../../support/storage';
 

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { preparePlan, readPlanItems } from '../../../activities/plan';
 import { join } from 'node:path';
 import { LocalStorage } from '../../../storage/index';
-import type { ManifestRow } from '../../../storage/manifest';
+import type { ManifestRow } from '../../../storage/manifest/row';
 import { tempDir, writeJob } from '../../support/jobs';
 import { manifestRow } from '../../support/storage';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ratioOfSize, rowWithTake } from '../../../activities/record';
-import type { ManifestRow } from '../../../storage/manifest';
+import type { ManifestRow } from '../../../storage/manifest/row';
 
 const ROW: ManifestRow = {
   key: 'a~t2',

@@ -8,7 +8,7 @@ import { createChargeText, rowCostText, spendLines, spendOf } from '../../../cli
 import { renderFailures, spendLine } from '../../../review/report/header';
 import { describeOutcome, type JobOutcome } from '../../../client/summary';
 import type { PlanEstimate } from '../../../client/estimate';
-import type { ManifestRow } from '../../../storage/manifest';
+import type { ManifestRow } from '../../../storage/manifest/row';
 import { manifestRow } from '../../support/storage';
 
 function row(key: string, extra: Partial<ManifestRow>): ManifestRow {

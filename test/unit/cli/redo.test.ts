@@ -6,8 +6,8 @@ import { chooseRedoTakes } from '../../../client/redo';
 import { loadJobFile } from '../../../jobfile';
 import type { Plan } from '../../../jobfile/plan';
 import { LocalStorage } from '../../../storage/local';
-import type { ManifestRow } from '../../../storage/manifest';
-import { appendPicks } from '../../../storage/picks';
+import type { ManifestRow } from '../../../storage/manifest/row';
+import { appendPicks } from '../../../storage/records/picks';
 import { HEAD, RUN_DATE, tempJobDir } from '../jobfile/helpers';
 import { manifestRow } from '../../support/storage';
 

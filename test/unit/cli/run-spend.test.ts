@@ -9,7 +9,7 @@ import { spendLines, spendOf, spendSince } from '../../../client/spend';
 import { describeOutcome, type JobOutcome } from '../../../client/summary';
 import type { PlanItem } from '../../../jobfile/plan';
 import type { PriceTable } from '../../../jobfile/prices';
-import type { ManifestRow } from '../../../storage/manifest';
+import type { ManifestRow } from '../../../storage/manifest/row';
 import { estimatePlan } from '../../../client/estimate';
 import { manifestRow } from '../../support/storage';
 

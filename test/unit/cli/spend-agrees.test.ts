@@ -1,4 +1,4 @@
-// One spend, computed once (storage/spend-rows.ts ledger), shown the same by every surface: the
+// One spend, computed once (storage/manifest/spend-rows.ts ledger), shown the same by every surface: the
 // budget's earlier spend (activities/plan.ts spentBefore), `status` and the end of `run`
 // (client/spend.ts spendOf), the worker's metrics (activities/metrics.ts) and `results --format csv`
 // (client/paid-rows.ts: every paid run has a row). One scenario: renders, a render replaced after a
@@ -13,7 +13,7 @@ import type { PlanEstimate } from '../../../client/estimate';
 import { withReplacedPaidRows } from '../../../client/paid-rows';
 import { spendOf } from '../../../client/spend';
 import { toCsv } from '../../../cli/commands/operate';
-import { latestRowByKey, type ManifestRow } from '../../../storage/manifest';
+import { latestRowByKey, type ManifestRow } from '../../../storage/manifest/row';
 import { manifestRow } from '../../support/storage';
 
 const base = (key: string, finished: number, extra: Partial<ManifestRow>): ManifestRow =>

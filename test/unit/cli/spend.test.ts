@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PlanEstimate } from '../../../client/estimate';
 import { spendLines, spendOf } from '../../../client/spend';
-import type { ManifestRow } from '../../../storage/manifest';
+import type { ManifestRow } from '../../../storage/manifest/row';
 
 function row(key: string, model: string, cost?: { usd: number; source: 'billed' | 'estimated' }): ManifestRow {
   return {

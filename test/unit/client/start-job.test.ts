@@ -7,7 +7,7 @@ import { jobInput, scheduledJobAction, startQueue } from '../../../client/start-
 import { isRunTaskQueue, TASK_QUEUE } from '../../../client/task-queue';
 import { loadJobFile } from '../../../jobfile';
 import type { Plan } from '../../../jobfile/plan';
-import type { InputsRef } from '../../../storage/inputs';
+import type { InputsRef } from '../../../storage/inputs/refs';
 import { HEAD, RUN_DATE, tempJobDir } from '../jobfile/helpers';
 
 async function planOf(yaml: string): Promise<Plan> {

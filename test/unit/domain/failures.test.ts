@@ -6,7 +6,7 @@ import type { ApplicationFailure } from '@temporalio/activity';
 import { asFailureKind, FailureType, isJobWideKind, JOB_WIDE_CAUSES, jobWideCause } from '../../../domain/failures';
 import { asActivityFailure, finalFailure } from '../../../activities/failures';
 import { AuthError, DownloadError, GatewayAbortedError, QuotaOrPermissionError, RateLimitedError } from '../../../gateway';
-import { itemIsDone } from '../../../storage/manifest';
+import { itemIsDone } from '../../../storage/manifest/row';
 import { manifestRow } from '../../support/storage';
 
 describe('job-wide failure kinds', () => {

@@ -1,10 +1,10 @@
 // The part of an S3 prefix every run of a schedule shares (jobfile/settings.ts): where a schedule's
-// stored inputs go (storage/inputs.ts), out of reach of a lifecycle rule on its day folders.
+// stored inputs go (storage/inputs/refs.ts), out of reach of a lifecycle rule on its day folders.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadJobFile } from '../../../jobfile';
-import { inputLocationFor } from '../../../storage/inputs';
+import { inputLocationFor } from '../../../storage/inputs/refs';
 import { RUN_DATE, tempJobDir } from './helpers';
 
 async function s3Output(prefix: string) {

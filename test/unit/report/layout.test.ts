@@ -3,7 +3,7 @@
 // aspect ratio.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ManifestRow } from '../../../storage/manifest';
+import type { ManifestRow } from '../../../storage/manifest/row';
 import { aspectOf, promptOf, promptRows, parseRatio, ratioText, sourceOf, takeOf, varValues } from '../../../review/report/layout';
 import { renderPromptRow, renderTile } from '../../../review/report/template';
 import { manifestRow } from '../../support/storage';

@@ -1,11 +1,11 @@
-// Picks belong to the render that was seen (storage/picks.ts, docs/takes.md): a take rendered again
+// Picks belong to the render that was seen (storage/records/picks.ts, docs/takes.md): a take rendered again
 // for a changed request starts unpicked, its earlier render keeps its pick, `results --kept` lists
 // the files a person kept, and picks written before renders were named (a key only) apply to the
 // render their key had when they were made.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ManifestRow } from '../../../storage/manifest';
-import { parsePicks, pickOn, StandingPicks, type Pick } from '../../../storage/picks';
+import type { ManifestRow } from '../../../storage/manifest/row';
+import { parsePicks, pickOn, StandingPicks, type Pick } from '../../../storage/records/picks';
 import { keptFiles } from '../../../client/takes-view';
 import { earlierPicked, promptRows } from '../../../review/report/layout';
 import { manifestRow } from '../../support/storage';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { registerReportCommand } from '../../../cli/commands/report';
-import type { ManifestRow } from '../../../storage/manifest';
+import type { ManifestRow } from '../../../storage/manifest/row';
 import { UsageError } from '../../../cli/errors';
 
 const failed: ManifestRow = {

@@ -4,15 +4,15 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ManifestRow } from '../../../storage/manifest';
+import type { ManifestRow } from '../../../storage/manifest/row';
 import { writeReport } from '../../../review/report';
 import { escapeHtml, relativeUrl } from '../../../review/report/escape';
 import { insideDir, posterName } from '../../../review/report/posters';
-import { mapLimit } from '../../../storage/map-limit';
+import { mapLimit } from '../../../storage/objects/map-limit';
 import { formatBytes, formatDuration, summarize } from '../../../review/report/summary';
 import { PAGE_SCRIPT, PAGE_SCRIPT_HASH } from '../../../review/report/script';
 import { FFMPEG_NOTE, renderReport } from '../../../review/report/template';
-import { StandingPicks } from '../../../storage/picks';
+import { StandingPicks } from '../../../storage/records/picks';
 import { manifestRow } from '../../support/storage';
 
 const row = (index: number, fields: Partial<ManifestRow> = {}): ManifestRow =>

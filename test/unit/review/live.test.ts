@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalStorage } from '../../../storage';
-import { readPicks } from '../../../storage/picks';
+import { readPicks } from '../../../storage/records/picks';
 import { LiveJob, type LiveChange } from '../../../review/live';
 import { manifestRow } from '../../support/storage';
 

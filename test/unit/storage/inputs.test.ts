@@ -11,8 +11,8 @@ import {
   inputLocationFor,
   parseInputLocation,
   type InputEntry,
-} from '../../../storage/inputs';
-import { changedPaths } from '../../../storage/inputs-publish';
+} from '../../../storage/inputs/refs';
+import { changedPaths } from '../../../storage/inputs/publish';
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 const local: OutputSettings = { storage: 'local', dir: '/srv/out/job' };

@@ -1,4 +1,4 @@
-// The prices a job's runs priced it with, beside its manifest (storage/job-prices.ts): each run
+// The prices a job's runs priced it with, beside its manifest (storage/records/job-prices.ts): each run
 // records the models it uses as it priced them, keeps the others, writes nothing when nothing
 // changes; what is read back is only what is a price.
 import assert from 'node:assert/strict';
@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { LocalStorage } from '../../../storage/index';
-import { JOB_PRICES_RECORD, readJobPrices, recordJobPrices } from '../../../storage/job-prices';
+import { JOB_PRICES_RECORD, readJobPrices, recordJobPrices } from '../../../storage/records/job-prices';
 import { tempDir } from '../../support/jobs';
 
 const GATEWAY = 'gateway http://127.0.0.1:4000 (/api/pricing)';

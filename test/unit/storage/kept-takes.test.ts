@@ -1,9 +1,9 @@
-// The kept take of each item (storage/kept-takes.ts, docs/chains.md): what a need resolves to once
+// The kept take of each item (storage/records/kept-takes.ts, docs/chains.md): what a need resolves to once
 // picks exist, fed to loadJobFile's keptTakes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { keptTakes } from '../../../storage/kept-takes';
-import { pickOn, StandingPicks } from '../../../storage/picks';
+import { keptTakes } from '../../../storage/records/kept-takes';
+import { pickOn, StandingPicks } from '../../../storage/records/picks';
 import { manifestRow } from '../../support/storage';
 
 const at = (minute: number): string => new Date(Date.UTC(2026, 10, 28, 6, minute)).toISOString();

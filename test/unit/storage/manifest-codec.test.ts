@@ -1,4 +1,4 @@
-// Every manifest row is checked against one schema as it is read (storage/manifest-codec.ts): a
+// Every manifest row is checked against one schema as it is read (storage/manifest/codec.ts): a
 // handed folder's manifest may hold rows reelflow never wrote. A row that is not one is skipped,
 // and its reader is told the file, the line and what is wrong; the rows around it are read.
 import assert from 'node:assert/strict';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ManifestFollower } from '../../../activities/manifest-follower';
 import { LocalStorage } from '../../../storage/index';
-import { decodeManifestRow, parseManifest } from '../../../storage/manifest-codec';
+import { decodeManifestRow, parseManifest } from '../../../storage/manifest/codec';
 import { manifestRow, scratchPaths } from '../../support/storage';
 
 const problemOf = (value: unknown): string => {

@@ -12,8 +12,8 @@ import {
   snapshotLines,
   snapshotRows,
   type SnapshotCoverage,
-} from '../../../storage/manifest-snapshot';
-import { parseManifest } from '../../../storage/manifest-codec';
+} from '../../../storage/manifest/snapshot';
+import { parseManifest } from '../../../storage/manifest/codec';
 import { manifestRow, scratchPaths } from '../../support/storage';
 
 const names = ['a.json', 'b.json', 'c.json', 'd.json'];

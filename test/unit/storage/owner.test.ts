@@ -1,11 +1,11 @@
-// An output location belongs to one job (storage/owner.ts): the first claim leaves the marker, the
+// An output location belongs to one job (storage/records/owner.ts): the first claim leaves the marker, the
 // owner's own runs pass, another job is refused naming both; the marker is no output.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { LocalStorage } from '../../../storage/index';
-import { OWNER_RECORD, OutputOwnedError, claimOutput } from '../../../storage/owner';
+import { OWNER_RECORD, OutputOwnedError, claimOutput } from '../../../storage/records/owner';
 import { tempDir } from '../../support/jobs';
 
 describe('output owner marker', () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, it } from 'node:test';
-import { PartFileWriter } from '../../../storage/part-file';
+import { PartFileWriter } from '../../../storage/objects/part-file';
 import { LocalStorage, hashFile } from '../../../storage/index';
 import { chunked, scratchPaths } from '../../support/storage';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { spentBefore } from '../../../activities/plan';
 import { rowCostText, rowTotalUsd, spendOf } from '../../../client/spend';
-import type { ManifestRow } from '../../../storage/manifest';
+import type { ManifestRow } from '../../../storage/manifest/row';
 import { manifestRow } from '../../support/storage';
 
 /** Costs as a planted row may hold them: JSON gives strings, negative numbers and, from 1e999, infinities. */

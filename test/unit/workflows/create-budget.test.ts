@@ -9,7 +9,7 @@ import { Context } from '@temporalio/activity';
 import { preparePlan } from '../../../activities/plan';
 import { loadJobFile } from '../../../jobfile';
 import type { JobSettings } from '../../../jobfile/plan';
-import type { ManifestRow } from '../../../storage/manifest';
+import type { ManifestRow } from '../../../storage/manifest/row';
 import { tempDir } from '../../support/jobs';
 import { runJob, stubActivities, timeSkippingPerTest } from '../../support/time-skipping';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { FailureType } from '../../../domain/failures';
-import type { ManifestRow } from '../../../storage/manifest';
+import type { ManifestRow } from '../../../storage/manifest/row';
 import { neverHeardFrom, planFor, runJob, timeSkippingPerTest, stubActivities, type StubEvent } from '../../support/time-skipping';
 
 const MINUTE = 60_000;

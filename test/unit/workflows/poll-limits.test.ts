@@ -3,7 +3,7 @@
 // after its deadline. Both lost paid renders: the task had succeeded, reelflow never looked.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ManifestRow } from '../../../storage/manifest';
+import type { ManifestRow } from '../../../storage/manifest/row';
 import { planFor, runJob, stubActivities, timeSkippingPerTest } from '../../support/time-skipping';
 
 const SECOND = 1_000;

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { ManifestRow } from '../../../storage/manifest';
+import type { ManifestRow } from '../../../storage/manifest/row';
 import { planFor, runJob, timeSkippingPerTest, stubActivities } from '../../support/time-skipping';
 
 const MINUTE = 60_000;

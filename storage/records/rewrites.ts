@@ -9,10 +9,11 @@
 // still reused by their item and their paid calls still counted. Records hold digests of the prompt
 // and settings, never the API key.
 import { createHash } from 'node:crypto';
-import type { EnhanceSettings } from '../jobfile/plan';
-import type { Storage } from './storage';
-import { mapLimit } from './map-limit';
-import { trustedCosts } from './spend-rows';
+import type { EnhanceSettings } from '../../jobfile/plan';
+import type { ObjectStore } from '../objects/store';
+import type { RecordStore } from './store';
+import { mapLimit } from '../objects/map-limit';
+import { trustedCosts } from '../manifest/spend-rows';
 
 /** Characters of a rewrite kept: as the gateway client bounds a Messages answer (gateway/messages.ts). */
 export const MAX_REWRITE_CHARS = 20_000;
@@ -156,7 +157,7 @@ export function madeFrom(record: RewriteRecord | undefined, prompt: string, enha
 const READS_AT_ONCE = 16;
 
 export class RewriteStore {
-  constructor(private readonly storage: Storage) {}
+  constructor(private readonly storage: RecordStore & Pick<ObjectStore, 'location'>) {}
 
   /** Where the records are, for people. */
   get location(): string {

@@ -9,9 +9,9 @@
 // removed, so a listing made after the snapshot holds them all) and only the ones after `through`
 // are read. Anything else (a row from a machine whose clock was behind, objects removed by hand)
 // reads every row object after the snapshot's rows, which is what reading without a snapshot gives.
-import type { ManifestRow } from './manifest';
-import { latestRowByKey } from './manifest';
-import { encodeManifestRow } from './manifest-codec';
+import type { ManifestRow } from './row';
+import { latestRowByKey } from './row';
+import { encodeManifestRow } from './codec';
 
 /** User metadata on the snapshot object (`x-amz-meta-…`), saying which row objects it folds in. */
 export const SNAPSHOT_THROUGH = 'rows-through';
@@ -22,12 +22,6 @@ export interface SnapshotCoverage {
   through: string;
   /** How many row objects were folded in: all those named up to `through`. */
   folded: number;
-}
-
-/** Where a snapshot was left and how many items it lists. */
-export interface ManifestSnapshot {
-  location: string;
-  items: number;
 }
 
 /** The latest row of each key, in item order (then key order, for items of a job file since edited). */
@@ -58,9 +52,23 @@ export function coverageFrom(metadata: Record<string, string> | undefined): Snap
  * to `through`, otherwise all of them.
  */
 export function rowNamesToRead(listed: readonly string[], coverage: SnapshotCoverage | undefined): readonly string[] {
-  if (!coverage) return listed;
+  return (coverage && rowNamesAfter(listed, coverage)) ?? listed;
+}
+
+/**
+ * The row objects `listed` after those `coverage` accounts for, when exactly `coverage.folded` of
+ * them sort up to `coverage.through` (rows are never removed, so nothing else came in between);
+ * undefined otherwise (a row named early by a clock behind, rows removed by hand). A snapshot's
+ * coverage and a reader's cursor are both checked this way.
+ */
+export function rowNamesAfter(listed: readonly string[], coverage: SnapshotCoverage): string[] | undefined {
   const after = coverage.through === '' ? 0 : upperBound(listed, coverage.through);
-  return after === coverage.folded ? listed.slice(after) : listed;
+  return after === coverage.folded ? listed.slice(after) : undefined;
+}
+
+/** What a listing of row objects (in name order) covers: the coverage of a snapshot of it, or a cursor after it. */
+export function coverageOf(listed: readonly string[]): SnapshotCoverage {
+  return { through: listed.at(-1) ?? '', folded: listed.length };
 }
 
 /** Index of the first name greater than `name` in sorted `names`. */

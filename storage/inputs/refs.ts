@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { OutputSettings, S3OutputSettings } from '../jobfile/plan';
-import { StorageError } from './storage';
+import type { OutputSettings, S3OutputSettings } from '../../jobfile/plan';
+import { StorageError } from '../objects/errors';
 
 /** Where a job's inputs are stored. Travels through workflow history: no secrets, no contents. */
 export type InputLocation =

@@ -4,9 +4,9 @@
 // field missing or of another type, a `file` that is not a name inside the output location, a line
 // cut short) is skipped, and its reader is told where (file and line) and what is wrong.
 import { z } from 'zod';
-import { END_STATES } from '../domain/end-states';
-import type { ManifestRow } from './manifest';
-import { objectNameProblem } from './names';
+import { END_STATES } from '../../domain/end-states';
+import type { ManifestRow } from './row';
+import { objectNameProblem } from '../objects/names';
 
 /** One manifest row as one line: JSON never contains a raw newline, so a line is a row. */
 export function encodeManifestRow(row: ManifestRow): string {
@@ -27,7 +27,7 @@ const objectName = z.string().superRefine((name, ctx) => {
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
 
-/** ManifestRow's fields (storage/manifest.ts). */
+/** ManifestRow's fields (storage/manifest/row.ts). */
 const rowFields = {
   key: z.string().min(1),
   id: z.string().nullable(),

@@ -9,10 +9,10 @@ import { copyFile, link, lstat, readFile, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { errnoCode } from './errors';
-import { writeVerified } from './inputs-local';
-import { checkDigest, type InputEntry, type InputStore } from './inputs';
-import { renameUnder, safeDir } from './safe-path';
+import { errnoCode } from '../objects/errors';
+import { writeVerified } from './local';
+import { checkDigest, type InputEntry, type InputStore } from './refs';
+import { renameUnder, safeDir } from '../objects/safe-path';
 
 /** `$REELFLOW_INPUTS_CACHE`, else `$XDG_CACHE_HOME/reelflow/inputs` (default `~/.cache/reelflow/inputs`). */
 export function defaultInputCacheDir(env: NodeJS.ProcessEnv = process.env): string {

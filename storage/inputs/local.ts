@@ -8,11 +8,11 @@ import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DigestStream } from './digest';
-import { SizeMismatchError, TooLargeError, errnoCode, errorMessage } from './errors';
-import { InputDigestError, InputMissingError, checkDigest, type InputStore } from './inputs';
-import { openUnder, pathUnder, renameUnder } from './safe-path';
-import { StorageError } from './storage';
+import { DigestStream } from '../objects/digest';
+import { SizeMismatchError, TooLargeError, errnoCode, errorMessage } from '../objects/errors';
+import { InputDigestError, InputMissingError, checkDigest, type InputStore } from './refs';
+import { openUnder, pathUnder, renameUnder } from '../objects/safe-path';
+import { StorageError } from '../objects/errors';
 
 export interface VerifiedWrite {
   /** The directory written under (the cache's, the store's): nothing below it is followed. */

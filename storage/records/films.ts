@@ -5,8 +5,8 @@
 // row cannot (its clips, in order, and the digest that decides whether it is made again).
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { objectNameProblem } from './names';
-import type { Storage } from './storage';
+import { objectNameProblem } from '../objects/names';
+import type { RecordStore } from './store';
 
 export const FILMS_FOLDER = 'films';
 /** A film record is small: its clips' keys and digests. */
@@ -77,17 +77,17 @@ export function decodeFilmRecord(text: string): FilmRecord | undefined {
   }
 }
 
-export async function readFilmRecord(storage: Storage, name: string): Promise<FilmRecord | undefined> {
+export async function readFilmRecord(storage: RecordStore, name: string): Promise<FilmRecord | undefined> {
   const text = await storage.getRecord(filmRecordName(name), MAX_FILM_RECORD_BYTES);
   return text === undefined ? undefined : decodeFilmRecord(text);
 }
 
-export function writeFilmRecord(storage: Storage, record: FilmRecord): Promise<void> {
+export function writeFilmRecord(storage: RecordStore, record: FilmRecord): Promise<void> {
   return storage.putRecord(filmRecordName(record.name), `${JSON.stringify(record, null, 2)}\n`);
 }
 
 /** Every film recorded at the output location, in name order; a record that is not one is left out. */
-export async function readFilmRecords(storage: Storage): Promise<FilmRecord[]> {
+export async function readFilmRecords(storage: RecordStore): Promise<FilmRecord[]> {
   const films: FilmRecord[] = [];
   for (const name of await storage.listRecords(FILMS_FOLDER)) {
     const text = await storage.getRecord(name, MAX_FILM_RECORD_BYTES);

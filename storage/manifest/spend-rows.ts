@@ -1,7 +1,7 @@
 // A job's spend, computed in this one place (docs/costs.md) for the budget (activities/plan.ts
 // spentBefore), the display (client/spend.ts) and the metrics (activities/metrics.ts): the ledger is
 // every paid call, each manifest row's create and prompt rewrite, and the paid rewrite calls no row
-// counts (storage/rewrites.ts), each a charge of one model from one source.
+// counts (storage/records/rewrites.ts), each a charge of one model from one source.
 //
 // What a manifest row may add to a job's spend. The manifest is the output location's
 // ledger of what each run of an item cost, but it is a file in a folder someone may have handed the
@@ -10,8 +10,8 @@
 // reelflow's kind of amount counts for nothing (the manifest's decoder skips such a row and names
 // it), and a row can take the place of a paid prompt
 // rewrite the records keep only by counting at least as much.
-import { isRecordedAmount, roundUsd } from '../domain/money';
-import type { ManifestRow } from './manifest';
+import { isRecordedAmount, roundUsd } from '../../domain/money';
+import type { ManifestRow } from './row';
 
 type CostField = 'cost_usd' | 'rewrite_cost_usd';
 
@@ -54,7 +54,7 @@ export function rowCharges(
   ];
 }
 
-/** What a paid rewrite call no row counts charges (storage/rewrites.ts); nothing when it had no price. */
+/** What a paid rewrite call no row counts charges (storage/records/rewrites.ts); nothing when it had no price. */
 export function callCharges(
   call: { cost_usd?: number; cost_source?: 'usage' | 'estimated' },
   enhanceModel = UNNAMED_ENHANCE_MODEL,

@@ -15,7 +15,7 @@ import { constants } from 'node:fs';
 import { lstat, mkdir, open, realpath, rename, type FileHandle } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { errnoCode } from './errors';
-import { StorageError } from './storage';
+import { StorageError } from './errors';
 
 /** A path under a root is a link, or not what reelflow writes (a folder where a file goes, a hard link). */
 export class UnsafePathError extends StorageError {

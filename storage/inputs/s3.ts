@@ -4,14 +4,14 @@
 // digest's name always has that digest (short of someone overwriting it: workers check again).
 import type { Readable } from 'node:stream';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import type { S3OutputSettings } from '../jobfile/plan';
-import { DigestStream } from './digest';
-import { SizeMismatchError } from './errors';
-import { InputDigestError, InputMissingError, checkDigest, type InputStore } from './inputs';
-import { createS3Client, type S3ClientOptions } from './s3-client';
-import { describeS3Error, endpointLabel, isNotFound } from './s3-errors';
-import { PartUploader } from './s3-part-uploader';
-import { StorageError } from './storage';
+import type { S3OutputSettings } from '../../jobfile/plan';
+import { DigestStream } from '../objects/digest';
+import { SizeMismatchError } from '../objects/errors';
+import { InputDigestError, InputMissingError, checkDigest, type InputStore } from './refs';
+import { createS3Client, type S3ClientOptions } from '../objects/s3-client';
+import { describeS3Error, endpointLabel, isNotFound } from '../objects/s3-errors';
+import { PartUploader } from '../objects/s3-part-uploader';
+import { StorageError } from '../objects/errors';
 
 /** Above this many digests, one listing of the prefix is cheaper than a HEAD each. */
 const LIST_ABOVE = 20;

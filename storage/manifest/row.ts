@@ -1,7 +1,7 @@
 // One manifest line per item as it ends (docs/files.md). Never the API key.
-import type { ItemEndState } from '../domain/end-states';
-import { isJobWideKind } from '../domain/failures';
-import type { StoredObject } from './storage';
+import type { ItemEndState } from '../../domain/end-states';
+import { isJobWideKind } from '../../domain/failures';
+import type { StoredObject } from '../objects/store';
 
 export interface ManifestRow {
   key: string;
@@ -52,7 +52,7 @@ export interface ManifestRow {
    */
   rewrite_cost_usd?: number;
   rewrite_cost_source?: 'usage' | 'estimated';
-  /** The `at` of the rewrite record whose paid call rewrite_cost_usd is (storage/rewrites.ts): that call is counted here, not again from the record. */
+  /** The `at` of the rewrite record whose paid call rewrite_cost_usd is (storage/records/rewrites.ts): that call is counted here, not again from the record. */
   rewrite_at?: string;
   /** Which take of its source item this is, 1-based (`variants`, `--redo`; docs/takes.md). Absent: 1. */
   take?: number;

@@ -15,7 +15,7 @@
 // s3-part-uploader.ts), which saves a sha256 pass per side where the store takes them.
 import { createRequire } from 'node:module';
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
-import type { S3OutputSettings } from '../jobfile/plan';
+import type { S3OutputSettings } from '../../jobfile/plan';
 import { checksumInsteadOfPayloadHash } from './s3-part-uploader';
 
 export type RequestChecksumCalculation = 'WHEN_SUPPORTED' | 'WHEN_REQUIRED';

@@ -6,7 +6,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Transform, type TransformCallback } from 'node:stream';
 import { SizeMismatchError, TooLargeError } from './errors';
-import { StorageError } from './storage';
+import { StorageError } from './errors';
 
 export interface DigestOptions {
   /** Object name, for error messages. */

@@ -5,8 +5,8 @@
 // file. `reelflow review` writes them; `run --redo rejected` and `results --kept` read them. Kept as
 // one of the location's records (Storage.putRecord: written whole, never through a link), so local
 // and S3 output behave alike.
-import type { ManifestRow } from './manifest';
-import type { Storage } from './storage';
+import type { ManifestRow } from '../manifest/row';
+import type { RecordStore } from './store';
 
 export const PICKS_RECORD = 'picks.jsonl';
 /** A picks file past this is refused: 200,000 decisions of ~1 KiB. */
@@ -171,13 +171,13 @@ export function lastPickAt(picks: readonly Pick[]): number | undefined {
   return last;
 }
 
-export async function readPicks(storage: Storage): Promise<Pick[]> {
+export async function readPicks(storage: RecordStore): Promise<Pick[]> {
   const text = await storage.getRecord(PICKS_RECORD, MAX_PICKS_BYTES);
   return text === undefined ? [] : parsePicks(text);
 }
 
 /** Adds decisions to the file. Callers serialise their appends (one review server per job location). */
-export async function appendPicks(storage: Storage, added: readonly Pick[]): Promise<void> {
+export async function appendPicks(storage: RecordStore, added: readonly Pick[]): Promise<void> {
   const before = await storage.getRecord(PICKS_RECORD, MAX_PICKS_BYTES);
   const lines = added.map((pick) => JSON.stringify(pick) + '\n').join('');
   await storage.putRecord(PICKS_RECORD, (before ?? '') + lines);

@@ -1,17 +1,17 @@
 // Opens the store a location names, and reads an index object from it.
-import { DigestStream } from './digest';
-import { TooLargeError } from './errors';
-import { DirInputStore } from './inputs-local';
-import { MAX_INDEX_BYTES, decodeInputIndex, type InputIndex, type InputLocation, type InputStore } from './inputs';
-import type { S3InputStore as S3InputStoreClass } from './inputs-s3';
-import type { S3ClientOptions } from './s3-client';
-import { StorageError } from './storage';
+import { DigestStream } from '../objects/digest';
+import { TooLargeError } from '../objects/errors';
+import { DirInputStore } from './local';
+import { MAX_INDEX_BYTES, decodeInputIndex, type InputIndex, type InputLocation, type InputStore } from './refs';
+import type { S3InputStore as S3InputStoreClass } from './s3';
+import type { S3ClientOptions } from '../objects/s3-client';
+import { StorageError } from '../objects/errors';
 
 export function openInputStore(location: InputLocation, s3Options?: S3ClientOptions): InputStore {
   if (location.kind === 'dir') return new DirInputStore(location.dir);
   // Loaded on first use, as for output storage: the AWS SDK is for those who use S3.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { S3InputStore } = require('./inputs-s3') as { S3InputStore: typeof S3InputStoreClass };
+  const { S3InputStore } = require('./s3') as { S3InputStore: typeof S3InputStoreClass };
   return new S3InputStore(location.s3, s3Options);
 }
 

@@ -1,4 +1,8 @@
-import { StorageError } from './storage';
+export class StorageError extends Error {
+  override readonly name = 'StorageError';
+  /** Another attempt would meet the same cause (a planted link, a file reelflow must not replace). */
+  readonly final: boolean = false;
+}
 
 /**
  * A write ended with a different byte count than `expectedBytes`. When fewer bytes arrived

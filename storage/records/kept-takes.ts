@@ -1,7 +1,7 @@
 // The kept take of each item (docs/chains.md): a need on an item resolves to the take a person kept
 // in `reelflow review`, once there is one, instead of take 1. loadJobFile's `keptTakes` option.
-import { baseKeyOf } from '../jobfile/takes';
-import type { ManifestRow } from './manifest';
+import { baseKeyOf } from '../../jobfile/takes';
+import type { ManifestRow } from '../manifest/row';
 import type { StandingPicks } from './picks';
 
 /**

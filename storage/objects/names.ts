@@ -1,12 +1,12 @@
-import { MANIFEST_FILE, PART_SUFFIX } from '../domain/output';
-import { StorageError } from './storage';
+import { MANIFEST_FILE, PART_SUFFIX } from '../../domain/output';
+import { StorageError } from './errors';
 
 /**
  * What is wrong with an object name, or undefined when it is one: names are relative,
  * `/`-separated, without control characters, and never escape the output location. The job file
  * validator already guarantees this for names reelflow makes; storage checks again because it is
  * the last line of defence, and a manifest row read back is checked the same way
- * (storage/manifest-codec.ts): a handed folder's manifest may name anything.
+ * (storage/manifest/codec.ts): a handed folder's manifest may name anything.
  */
 export function objectNameProblem(name: string): string | undefined {
   const bad =

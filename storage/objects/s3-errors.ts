@@ -1,9 +1,9 @@
 // Turns AWS SDK errors into StorageErrors that say what to fix: which bucket, which endpoint,
 // and whether the bucket, the credentials or the network is the problem. Never a secret: messages
 // are built from the error's name and our own settings, not from request details.
-import type { S3OutputSettings } from '../jobfile/plan';
+import type { S3OutputSettings } from '../../jobfile/plan';
 import { errnoCode } from './errors';
-import { StorageError } from './storage';
+import { StorageError } from './errors';
 
 interface SdkErrorShape {
   name?: string;

@@ -3,7 +3,8 @@
 // over the first job's results (same item ids, same names, one manifest). The marker is one of the
 // location's records (`.reelflow/owner.json`, Storage.putRecord): written whole, never through a
 // link, and never listed as an output.
-import type { Storage } from './storage';
+import type { ObjectStore } from '../objects/store';
+import type { RecordStore } from './store';
 
 /** The marker's record name (under the location's `.reelflow/`). */
 export const OWNER_RECORD = 'owner.json';
@@ -51,7 +52,7 @@ export class OutputOwnedError extends Error {
  * own; throws OutputOwnedError when the marker names another job. A job is its name: its workflow
  * id is recorded for people (a scheduled run's id carries its start time).
  */
-export async function claimOutput(storage: Storage, claimant: OutputOwner): Promise<void> {
+export async function claimOutput(storage: RecordStore & Pick<ObjectStore, 'location'>, claimant: OutputOwner): Promise<void> {
   const text = await storage.getRecord(OWNER_RECORD, MAX_OWNER_BYTES);
   const owner = text === undefined ? undefined : decodeOwner(text);
   if (owner && owner.job !== claimant.job) {

@@ -4,8 +4,8 @@
 // the gateway's prices it read, a schedule with those its worker read); `status`, `results` and the
 // report read it (client/jobs.ts), so they show the estimate the run showed without asking the
 // gateway, with no key, wherever the output can be read (docs/costs.md).
-import type { ModelPrice, PriceTable } from '../jobfile/prices';
-import type { Storage } from './storage';
+import type { ModelPrice, PriceTable } from '../../jobfile/prices';
+import type { RecordStore } from './store';
 
 /** The record's name (under the location's `.reelflow/`). */
 export const JOB_PRICES_RECORD = 'prices.json';
@@ -19,7 +19,7 @@ const AMOUNTS = ['perVideo', 'perSecond', 'perMillionInputTokens', 'perMillionOu
  * (left out when the run had no price for it); a model the run does not use (a redo of some takes)
  * keeps what an earlier run recorded. Nothing is written when nothing changes.
  */
-export async function recordJobPrices(storage: Storage, prices: PriceTable, used: Iterable<string>): Promise<void> {
+export async function recordJobPrices(storage: RecordStore, prices: PriceTable, used: Iterable<string>): Promise<void> {
   const before = await readJobPrices(storage);
   const after: PriceTable = { ...before };
   for (const model of used) {
@@ -38,7 +38,7 @@ export async function recordJobPrices(storage: Storage, prices: PriceTable, used
  * or is not one (then the job file's prices are used: the record only saves asking the gateway). An
  * entry that is not a price is left out.
  */
-export async function readJobPrices(storage: Storage): Promise<PriceTable | undefined> {
+export async function readJobPrices(storage: RecordStore): Promise<PriceTable | undefined> {
   let text: string | undefined;
   try {
     text = await storage.getRecord(JOB_PRICES_RECORD, MAX_JOB_PRICES_BYTES);

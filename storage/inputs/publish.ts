@@ -6,10 +6,10 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { nodeFiles, type FileAccess } from '../jobfile/context';
-import type { Plan } from '../jobfile/plan';
-import { hashFilePrefix } from './digest';
-import { errorMessage } from './errors';
+import { nodeFiles, type FileAccess } from '../../jobfile/context';
+import type { Plan } from '../../jobfile/plan';
+import { hashFilePrefix } from '../objects/digest';
+import { errorMessage } from '../objects/errors';
 import {
   InputDigestError,
   encodeInputIndex,
@@ -18,9 +18,9 @@ import {
   type InputLocation,
   type InputStore,
   type InputsRef,
-} from './inputs';
-import { openInputStore } from './inputs-store';
-import { StorageError } from './storage';
+} from './refs';
+import { openInputStore } from './store';
+import { StorageError } from '../objects/errors';
 
 /** A FileAccess that keeps the text of every file the loader reads (the job file, items_from). */
 export interface RecordingFiles extends FileAccess {
