@@ -73,9 +73,22 @@ export function logWorkersTo(logger: DefaultLogger): void {
   runtimeInstalled = true;
 }
 
+/** Tries on a fresh port when another process took the free one before the JVM bound it (a loaded machine). */
+const PORT_TRIES = 3;
+
 export async function startTimeSkippingTemporal(): Promise<TimeSkippingTemporal> {
   if (!runtimeInstalled) Runtime.install({ logger: quiet });
   runtimeInstalled = true;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePort();
+    } catch (error) {
+      if (attempt >= PORT_TRIES || !/Address already in use/.test(String(error))) throw error;
+    }
+  }
+}
+
+async function startOnFreePort(): Promise<TimeSkippingTemporal> {
   const port = await freePort();
   const address = `127.0.0.1:${port}`;
   const child = spawn(launcherPath(), [String(port)], {
