@@ -5,7 +5,7 @@ import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ManifestRow } from '../../storage/manifest';
 import type { StandingPicks } from '../../storage/picks';
-import type { JobSpend } from '../spend';
+import type { JobSpend } from '../../client/spend';
 import { openUnder, renameUnder, safeDir } from '../../storage/safe-path';
 import { findMediaTools, inspectVideos } from './posters';
 import { summarize } from './summary';
@@ -26,7 +26,7 @@ export interface WriteReportInput {
   earlier?: ManifestRow[];
   /** The last review's time (ms): takes finished after it and unpicked are marked new. */
   lastReviewAt?: number;
-  /** What the job spent, per model (cli/spend.ts spendOf). */
+  /** What the job spent, per model (client/spend.ts spendOf). */
   spend?: JobSpend;
   /** Tool paths; null pretends the tool is absent. Default: looked up on PATH. */
   tools?: { ffmpeg?: string | null; ffprobe?: string | null };
