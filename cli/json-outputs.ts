@@ -2,7 +2,7 @@
 // (docs/client.md): one schema each, which the commands' outputs satisfy and the tests check.
 import { z } from 'zod';
 
-const END_STATE = z.enum(['succeeded', 'failed', 'timed_out', 'canceled', 'unknown']);
+const END_STATE = z.enum(['succeeded', 'failed', 'timed_out', 'canceled', 'unknown', 'blocked']);
 
 /** Items by phase: not started, in flight by phase, and ended by state. */
 const statusCounts = z.object({
@@ -110,6 +110,8 @@ export const resultRowSchema = z.looseObject({
   bytes: z.number().int().nonnegative().nullable(),
   sha256: z.string().nullable(),
   error: z.object({ kind: z.string(), message: z.string() }).nullable(),
+  /** A blocked item's need that did not succeed (docs/chains.md). */
+  blocked_by: z.string().optional(),
   cost_usd: z.number().optional(),
   cost_source: z.enum(['billed', 'estimated']).optional(),
   rewrite_cost_usd: z.number().optional(),

@@ -126,11 +126,13 @@ export function exitStatusFor(outcome: JobOutcome, stoppedBy?: JobStopCause): nu
  * The items a run left blocked (docs/chains.md): never started, because an item they need did not
  * succeed; a run after the fix (or with --retry-failed) renders them.
  */
-export function describeBlocked(result: Pick<JobResult, 'counts' | 'blocked'>): string[] {
+export function describeBlocked(result: Pick<JobResult, 'counts' | 'blocked'>, rows: readonly ManifestRow[] = []): string[] {
   const count = result.counts.blocked ?? 0;
   if (count === 0) return [];
   const lines = [color.red(`${count} blocked: a shot they need did not succeed; a run after the fix (--retry-failed) continues the chain`)];
-  for (const b of result.blocked ?? []) lines.push(`  blocked ${plainText(b.key)}: ${plainText(b.why)}`);
+  // Those with a row were told with the outcome (describeOutcome); jobs from before the rows have none.
+  const told = new Set(rows.filter((r) => r.state === 'blocked').map((r) => r.key));
+  for (const b of result.blocked ?? []) if (!told.has(b.key)) lines.push(`  blocked ${plainText(b.key)}: ${plainText(b.why)}`);
   return lines;
 }
 
@@ -155,6 +157,11 @@ export function describeOutcome(outcome: JobOutcome, jobFile: string, elapsedMs?
   lines.push(c.succeeded === outcome.items ? color.green(head) : color.yellow(head));
   const bad = outcome.rows.filter((r) => r.state !== 'succeeded');
   for (const row of bad) {
+    // A blocked item names the need it waits for (docs/chains.md), as `run` and `status` say it.
+    if (row.state === 'blocked') {
+      lines.push(`  ${color.red('blocked')} ${plainText(row.key)}: ${plainText(row.error?.message ?? `needs ${row.blocked_by ?? '?'}`)}`);
+      continue;
+    }
     const reason = row.error ? `${row.error.kind}: ${plainText(row.error.message)}` : row.state;
     const charge = createChargeText(row);
     lines.push(`  ${color.red(row.state.padEnd(9))} #${row.index} ${plainText(row.key)}  ${reason}${charge ? `  (${charge})` : ''}`);
@@ -166,6 +173,8 @@ export function describeOutcome(outcome: JobOutcome, jobFile: string, elapsedMs?
   if (outcome.missing.length)
     lines.push(`  ${outcome.missing.length} item(s) not rendered yet: run \`reelflow run ${jobFile}\` to continue`);
   if (c.failed || c.timed_out) lines.push(color.dim(`  render failed ones again: reelflow run ${jobFile} --retry-failed`));
+  if (c.blocked && !(c.failed || c.timed_out))
+    lines.push(color.dim(`  blocked ones start once what they need succeeds: reelflow run ${jobFile} --retry-failed`));
   if (c.unknown) {
     lines.push(
       color.dim(

@@ -48,6 +48,7 @@ const rowFields = {
   bytes: count.nullable(),
   sha256: z.string().nullable(),
   error: z.object({ kind: z.string(), message: z.string() }).nullable(),
+  blocked_by: z.string().optional(),
   cost_usd: usd.optional(),
   cost_source: z.enum(['billed', 'estimated']).optional(),
   rewrite_cost_usd: usd.optional(),

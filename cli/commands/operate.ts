@@ -30,7 +30,7 @@ import { rowCostText, rowRewriteCostText, rowTotalUsd, spendSoFar, spendSummaryL
 const WORKER_GRACE_MS = 30_000;
 /** How long status waits for a worker to answer the progress query. */
 const QUERY_WAIT_MS = 5_000;
-const END_STATES: readonly ItemEndState[] = ['succeeded', 'failed', 'timed_out', 'canceled', 'unknown'];
+const END_STATES: readonly ItemEndState[] = ['succeeded', 'failed', 'timed_out', 'canceled', 'unknown', 'blocked'];
 
 export function registerOperateCommands(program: Command): void {
   program
@@ -359,6 +359,7 @@ const COLUMNS = [
   'bytes',
   'sha256',
   'error',
+  'blocked_by',
   'replaced',
   'prompt',
   'enhanced_prompt',

@@ -1,7 +1,7 @@
 // Pure figures for the report header: counts per end state, bytes, wall time, and formatting.
 import type { ItemEndState, ManifestRow } from '../../storage/manifest';
 
-export const END_STATES: readonly ItemEndState[] = ['succeeded', 'failed', 'timed_out', 'canceled', 'unknown'];
+export const END_STATES: readonly ItemEndState[] = ['succeeded', 'failed', 'timed_out', 'canceled', 'unknown', 'blocked'];
 
 export interface ReportSummary {
   items: number;
