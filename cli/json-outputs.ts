@@ -50,6 +50,8 @@ export const endedStatusSchema = z.object({
   spend,
   /** The last run's part of the spend, when runs before it paid too (cli/spend.ts spendSince); null: it is the job's. */
   last_run_spend: spend.optional(),
+  /** Items blocked because a need did not succeed, with it and why (docs/chains.md); absent: none. */
+  blocked: z.array(z.object({ key: z.string(), blocked_by: z.string().nullable(), why: z.string() })).optional(),
 });
 
 /** `status JOB --json` of a running job whose worker answers. */
@@ -59,6 +61,10 @@ export const runningStatusSchema = z.object({
   counts: statusCounts,
   items: z.number().int().nonnegative(),
   spend,
+  /** Items that wait for others, each with the one it waits on now (docs/chains.md); absent: none. */
+  waiting: z.array(z.object({ key: z.string(), waits_on: z.string() })).optional(),
+  /** The latest items blocked, with the need that blocked each and why; absent: none. */
+  blocked: z.array(z.object({ key: z.string(), blocked_by: z.string(), why: z.string() })).optional(),
 });
 
 /** `status JOB --json` of a running job that no worker answers (yet). */

@@ -148,6 +148,9 @@ export function describeStop(stoppedBy: JobStopCause, jobFile: string, notStarte
   return lines;
 }
 
+/** Blocked items listed by name at the end of a run and in `status`; the rest are counted. */
+const BLOCKED_LISTED = 5;
+
 /** `runLabel`: what the run whose part of the spend is told apart is called (`run`'s end: this run; `status`: the last). */
 export function describeOutcome(outcome: JobOutcome, jobFile: string, elapsedMs?: number, runLabel = 'this run:'): string[] {
   const c = outcome.counts;
@@ -157,15 +160,17 @@ export function describeOutcome(outcome: JobOutcome, jobFile: string, elapsedMs?
   lines.push(c.succeeded === outcome.items ? color.green(head) : color.yellow(head));
   const bad = outcome.rows.filter((r) => r.state !== 'succeeded');
   for (const row of bad) {
-    // A blocked item names the need it waits for (docs/chains.md), as `run` and `status` say it.
-    if (row.state === 'blocked') {
-      lines.push(`  ${color.red('blocked')} ${plainText(row.key)}: ${plainText(row.error?.message ?? `needs ${row.blocked_by ?? '?'}`)}`);
-      continue;
-    }
+    if (row.state === 'blocked') continue;
     const reason = row.error ? `${row.error.kind}: ${plainText(row.error.message)}` : row.state;
     const charge = createChargeText(row);
     lines.push(`  ${color.red(row.state.padEnd(9))} #${row.index} ${plainText(row.key)}  ${reason}${charge ? `  (${charge})` : ''}`);
   }
+  // A blocked item names the need it waits for (docs/chains.md), as `run` and `status` say it; a
+  // long chain's are counted past the first few, not listed.
+  const blocked = bad.filter((r) => r.state === 'blocked');
+  for (const row of blocked.slice(0, BLOCKED_LISTED))
+    lines.push(`  ${color.red('blocked')} ${plainText(row.key)}: ${plainText(row.error?.message ?? `needs ${row.blocked_by ?? '?'}`)}`);
+  if (blocked.length > BLOCKED_LISTED) lines.push(`  … and ${blocked.length - BLOCKED_LISTED} more blocked`);
   if (outcome.spend && outcome.runSpend) lines.push(...runSpendLines(outcome.runSpend, outcome.spend, runLabel));
   else if (outcome.spend) lines.push(...spendLines(outcome.spend));
   if (outcome.changed.length)
