@@ -28,8 +28,9 @@ const LAYERS = {
   activities: ['jobfile', 'gateway', 'storage', 'media'],
   workflows: ['jobfile', 'storage', 'activities'],
   worker: ['jobfile', 'gateway', 'storage', 'media', 'activities', 'workflows'],
-  client: ['jobfile', 'storage', 'media', 'activities', 'workflows', 'worker'],
-  cli: ['jobfile', 'gateway', 'storage', 'media', 'activities', 'workflows', 'worker', 'client', 'sim'],
+  client: ['jobfile', 'gateway', 'storage', 'media', 'activities', 'workflows', 'worker'],
+  review: ['jobfile', 'gateway', 'storage', 'media', 'client'],
+  cli: ['jobfile', 'gateway', 'storage', 'media', 'activities', 'workflows', 'worker', 'client', 'review', 'sim'],
   sim: [],
   media: [],
 };
@@ -54,9 +55,18 @@ function layerPatterns(folder, allowed) {
         : `${folder}/ imports nothing from the other folders.`,
     });
   }
-  if (folder === 'cli' || folder === 'client') {
+  if (folder === 'cli' || folder === 'client' || folder === 'review') {
     // The gateway is a library to them: its index is its interface.
     patterns.push({ group: ['../gateway/*', '../../gateway/*'], message: `${folder}/ imports gateway/ only through its index.` });
+  }
+  if (folder === 'cli') {
+    // The command parses and prints; what a job is and does, it asks client/, as any other UI would.
+    // From activities/ and workflows/ only types cross, and the workflow ids users see.
+    patterns.push({
+      regex: '^(\\.\\./)+(activities(/.*)?|workflows(/(?!ids$).*)?)$',
+      allowTypeImports: true,
+      message: 'cli/ parses and prints: ask client/ for what activities/ and workflows/ do (only their types cross).',
+    });
   }
   if (['jobfile', 'gateway', 'storage', 'media', 'sim'].includes(folder)) {
     patterns.push({ group: ['@temporalio/*'], message: `${folder}/ knows nothing of Temporal.` });

@@ -11,7 +11,7 @@ import { stableKeyFingerprint } from './key-fingerprint';
 
 /**
  * The queue every limiter workflow runs on, whichever queue its askers' jobs are on: `run`'s own
- * worker polls a queue of its own (cli/task-queue.ts), and a limiter there would stop with that run.
+ * worker polls a queue of its own (client/task-queue.ts), and a limiter there would stop with that run.
  * Every worker process that asks for a permit polls it too (hostLimitersWith), so a limiter has a
  * worker as long as anyone asks it. Its tasks need no key.
  */

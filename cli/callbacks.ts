@@ -1,14 +1,11 @@
 // `--callbacks HOST:PORT [--callback-url PUBLIC_URL] [--callbacks-public]` of `worker` and `run`
 // (docs/callbacks.md): this process listens for providers' callbacks, and the creates its worker
-// makes for models with `callbacks: true` carry the public address and a per-item token.
+// makes for models with `callbacks: true` carry the public address and a per-item token. The options
+// are read here; the listener is client/callbacks.ts.
 import { isIPv4, isIPv6 } from 'node:net';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Command } from 'commander';
-import { sendCallbackAddressesFromThisWorker } from '../activities/callback-address';
+import type { CallbackPlan, ListenAddress } from '../client/callbacks';
 import { isLoopbackHost } from '../jobfile/key-rule';
-import { callbackSecret, CallbackSecretError } from '../worker/callback-secret';
-import { startCallbackListener, type CallbackListener } from '../worker/callback-listener';
-import { TASK_CALLBACK_SIGNAL } from '../workflows/ids';
 import { UsageError } from './errors';
 
 export interface CallbackOptions {
@@ -25,11 +22,6 @@ export function addCallbackOptions(command: Command): Command {
     )
     .option('--callback-url <PUBLIC_URL>', 'the address the gateway reaches the listener at (an ingress); default: the listener itself')
     .option('--callbacks-public', 'let --callbacks listen on an address other than loopback (needs --callback-url; docs/callbacks.md)');
-}
-
-interface ListenAddress {
-  host: string;
-  port: number;
 }
 
 const USAGE = 'use HOST:PORT or a port alone, e.g. --callbacks 8790 (loopback) or --callbacks 0.0.0.0:8790 --callbacks-public';
@@ -63,7 +55,7 @@ export function parseCallbackUrl(value: string): string {
 }
 
 /** What the options ask for, checked before anything listens; undefined without --callbacks. */
-export function callbackPlan(options: CallbackOptions): { listen: ListenAddress; publicUrl?: string } | undefined {
+export function callbackPlan(options: CallbackOptions): CallbackPlan | undefined {
   if (options.callbacks === undefined) {
     if (options.callbackUrl !== undefined || options.callbacksPublic)
       throw new UsageError('--callback-url and --callbacks-public go with --callbacks HOST:PORT');
@@ -81,50 +73,4 @@ export function callbackPlan(options: CallbackOptions): { listen: ListenAddress;
     if (listen.port === 0) throw new UsageError(`--callbacks ${options.callbacks}: a public listener needs a fixed port`);
   }
   return { listen, ...(publicUrl ? { publicUrl } : {}) };
-}
-
-/**
- * Starts the listener and has this process's creates carry its address. `client` is asked at each
- * callback (run opens its connection after its worker is ready to take creates, so after this).
- */
-export async function listenForCallbacks(
-  options: CallbackOptions,
-  client: () => Client | undefined,
-  note: (line: string) => void,
-): Promise<CallbackListener | undefined> {
-  const plan = callbackPlan(options);
-  if (!plan) return undefined;
-  let secret: ReturnType<typeof callbackSecret>;
-  try {
-    secret = callbackSecret();
-  } catch (error) {
-    if (error instanceof CallbackSecretError) throw new UsageError(error.message);
-    throw error;
-  }
-  const listener = await startCallbackListener({
-    ...plan.listen,
-    secret: secret.secret,
-    warn: note,
-    signal: async (workflowId) => {
-      const temporal = client();
-      if (!temporal) throw new Error('not connected to Temporal yet');
-      try {
-        await temporal.workflow.getHandle(workflowId).signal(TASK_CALLBACK_SIGNAL);
-        return 'signalled';
-      } catch (error) {
-        if (error instanceof WorkflowNotFoundError) return 'gone';
-        throw error;
-      }
-    },
-  });
-  const publicUrl = plan.publicUrl ?? listener.url;
-  sendCallbackAddressesFromThisWorker({ publicUrl, secret: secret.secret });
-  note(`callbacks: listening on ${listener.url}, creates carry ${publicUrl}/<token> (secret: ${secret.source}; docs/callbacks.md)`);
-  return {
-    url: listener.url,
-    close: async () => {
-      sendCallbackAddressesFromThisWorker(undefined);
-      await listener.close();
-    },
-  };
 }

@@ -4,7 +4,7 @@
 import type { PlanItem } from '../jobfile/plan';
 import type { ManifestRow } from '../storage/manifest';
 import type { JobProgress } from '../workflows/types';
-import { displayWidth, fitWidth, plainText } from './terminal-text';
+import { displayWidth, fitWidth, plainText } from '../client/terminal-text';
 
 /**
  * `label: a, b, … and N more` within `width` columns: as many entries as fit, in order; `total`

@@ -21,7 +21,7 @@ const statusCounts = z.object({
 });
 
 const usd = z.number().nonnegative();
-/** What a job spent (cli/spend.ts JobSpend); null when nothing is priced or recorded. */
+/** What a job spent (client/spend.ts JobSpend); null when nothing is priced or recorded. */
 const spend = z
   .object({
     currency: z.literal('USD'),
@@ -48,7 +48,7 @@ export const endedStatusSchema = z.object({
   canceled: z.boolean(),
   stoppedBy: stopCause.nullable(),
   spend,
-  /** The last run's part of the spend, when runs before it paid too (cli/spend.ts spendSince); null: it is the job's. */
+  /** The last run's part of the spend, when runs before it paid too (client/spend.ts spendSince); null: it is the job's. */
   last_run_spend: spend.optional(),
   /** Items blocked because a need did not succeed, with it and why (docs/chains.md); absent: none. */
   blocked: z.array(z.object({ key: z.string(), blocked_by: z.string().nullable(), why: z.string() })).optional(),

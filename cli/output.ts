@@ -1,7 +1,7 @@
 // Where output goes (docs/commands.md, "Scripting reelflow"): `--json` owns stdout; human text then goes to stderr. Human
-// text is redacted, and loses every control sequence but our colours (cli/terminal-text.ts).
+// text is redacted, and loses every control sequence but our colours (client/terminal-text.ts).
 import { redact } from '../gateway';
-import { terminalText } from './terminal-text';
+import { terminalText } from '../client/terminal-text';
 
 export interface Output {
   json: boolean;
@@ -20,45 +20,4 @@ export function createOutput(json: boolean): Output {
     note: (text) => process.stderr.write(`${terminalText(redact(text))}\n`),
     result: (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
   };
-}
-
-export const color = {
-  enabled: process.stderr.isTTY && !process.env.NO_COLOR,
-  wrap(code: number, text: string): string {
-    return this.enabled ? `\u001b[${code}m${text}\u001b[0m` : text;
-  },
-  green(text: string) {
-    return this.wrap(32, text);
-  },
-  red(text: string) {
-    return this.wrap(31, text);
-  },
-  yellow(text: string) {
-    return this.wrap(33, text);
-  },
-  dim(text: string) {
-    return this.wrap(2, text);
-  },
-  bold(text: string) {
-    return this.wrap(1, text);
-  },
-};
-
-export function formatDuration(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
-}
-
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
 }

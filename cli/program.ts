@@ -9,7 +9,7 @@ import { commandWord } from './argv';
 import { exitCodeFor, UsageError } from './errors';
 import { suggestMeanings } from './suggest';
 import type { registerReportCommand as RegisterReport } from './commands/report';
-import type { resolveReportTarget as ResolveReportTarget } from './report-target';
+import type { resolveReportTarget as ResolveReportTarget } from '../review/report-target';
 
 type Register = (program: Command) => void;
 
@@ -40,7 +40,7 @@ const COMMANDS: ReadonlyArray<{ names: readonly string[]; register: () => Regist
     register: () => (program) => {
       /* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand, by design */
       const { registerReportCommand } = require('./commands/report') as { registerReportCommand: typeof RegisterReport };
-      const { resolveReportTarget } = require('./report-target') as { resolveReportTarget: typeof ResolveReportTarget };
+      const { resolveReportTarget } = require('../review/report-target') as { resolveReportTarget: typeof ResolveReportTarget };
       /* eslint-enable @typescript-eslint/no-require-imports */
       registerReportCommand(program, { resolveOutput: resolveReportTarget });
     },

@@ -2,8 +2,8 @@
 // otherwise. Reads the job's `progress` query and, for the lines shown, each item's `itemStatus`.
 import type { Client } from '@temporalio/client';
 import type { JobProgress, RenderStatus } from '../workflows/types';
-import { color, formatDuration } from './output';
-import { displayWidth, fitWidth, padToWidth, plainText } from './terminal-text';
+import { color, formatDuration } from '../client/format';
+import { displayWidth, fitWidth, padToWidth, plainText } from '../client/terminal-text';
 import { itemStatuses } from '../client/control';
 import { chainLines } from './chain-lines';
 

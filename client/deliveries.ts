@@ -6,6 +6,7 @@ import type { NotifyDelivery } from '../workflows/notify';
 import { notifyWorkflowIdPrefix } from '../workflows/ids';
 import { JobEvents } from '../workflows/notify';
 import { firstRunIdOf } from '../worker/owned-job';
+import type { spawnDetachedWorker } from './detached-worker';
 import { startedJobInput } from './jobs';
 
 export interface DeliveryState {
@@ -153,4 +154,30 @@ export async function openDeliveryWorkflows(client: Client, jobWorkflowId: strin
     if (execution.status.name === 'RUNNING') open += 1;
   }
   return open;
+}
+
+/** The targets a run's job events go to: the job file's and the run's own (`run --notify`), each once. */
+export function jobEventTargets(fileTargets: readonly string[] | undefined, runTargets: readonly string[]): string[] {
+  return JobEvents.targets(fileTargets, runTargets);
+}
+
+export type DeliveryHandOff = ReturnType<typeof spawnDetachedWorker>;
+
+export const isOpen = (s: DeliveryState) => s.state === 'pending' || s.state === 'retrying';
+
+/** What `run` says at its end of the job.ended deliveries: each target's, then who carries those still open. */
+export function describeDeliveries(states: DeliveryState[], handedOff: DeliveryHandOff | undefined, jobFile: string): string[] {
+  const ended = states.filter((s) => s.event === 'job.ended');
+  const lines = ended.map((s) => `notify ${s.target}: ${describeDelivery(s)}`);
+  const open = [...new Set(states.filter(isOpen).map((s) => s.target))];
+  if (open.length === 0) return lines;
+  const names = open.join(', ');
+  if (handedOff) {
+    const pid = handedOff.pid !== undefined ? ` (pid ${handedOff.pid})` : '';
+    lines.push(
+      `${names}: not delivered yet: a background worker${pid} retries it until it is delivered or its retry_for has passed, ` +
+        `then exits; \`reelflow status ${jobFile}\` shows where it stands (log: ${handedOff.logFile})`,
+    );
+  } else lines.push(`${names}: retried by the workers of the job's queue (\`reelflow status\` shows it)`);
+  return lines;
 }

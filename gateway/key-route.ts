@@ -1,6 +1,6 @@
 // The one place that decides whether a job's key may go to its gateway origins (docs/keys.md): the
 // user's rule (jobfile/key-rule.ts) with, for GATEWAY_API_KEY to a loopback origin, who listens
-// there (gateway/listener-owner.ts). `run`, `validate`, `doctor`, `enhance`, `schedule` (cli/keys.ts)
+// there (gateway/listener-owner.ts). `run`, `validate`, `doctor`, `enhance`, `schedule` (client/keys.ts)
 // and every worker's gateway activities (activities/context.ts) ask it before anything is sent.
 //
 // A check made before the requests proves nothing about the connections made later: the user's

@@ -13,7 +13,7 @@ export interface KeyUse {
   key?: string;
   /**
    * The origins the key may be sent to (`grantedOrigins`); absent: every base address's origin,
-   * the caller having applied the key rule to them (cli/keys.ts, activities/context.ts).
+   * the caller having applied the key rule to them (client/keys.ts, activities/context.ts).
    */
   keyOrigins?: ReadonlySet<string>;
 }

@@ -61,7 +61,7 @@ export async function readPublishedPrices(
 /**
  * `own` (the job file's and its prices files' prices) with the gateway's published prices beneath,
  * for the models of `used` it has no price for: the job's own price wins (docs/costs.md). `asked`:
- * those models; nothing is read when there are none. `run`, `doctor` (cli/estimate.ts) and a worker
+ * those models; nothing is read when there are none. `run`, `doctor` (client/estimate.ts) and a worker
  * planning a job no `run` priced (activities/plan.ts) price the same way.
  */
 export async function withPublishedPrices(

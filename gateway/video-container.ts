@@ -1,6 +1,6 @@
 // Which video container a file is, told by its first bytes, never by its name or a content type:
 // reelflow stores only these (docs/files.md), downloads are checked against them, and ffmpeg and
-// ffprobe are told which one to read (cli/report/video-input.ts) instead of guessing from the bytes.
+// ffprobe are told which one to read (review/report/video-input.ts) instead of guessing from the bytes.
 
 /** Bytes read to recognise a container; every real video is longer. */
 export const CONTAINER_HEAD_BYTES = 12;

@@ -1,5 +1,5 @@
 // A job's spend, computed in this one place (docs/costs.md) for the budget (activities/plan.ts
-// spentBefore), the display (cli/spend.ts) and the metrics (activities/metrics.ts): the ledger is
+// spentBefore), the display (client/spend.ts) and the metrics (activities/metrics.ts): the ledger is
 // every paid call, each manifest row's create and prompt rewrite, and the paid rewrite calls no row
 // counts (storage/rewrites.ts), each a charge of one model from one source.
 //

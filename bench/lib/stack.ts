@@ -9,7 +9,7 @@ import { startSimulator, type SimHandleExt, type SimOptionsExt } from '../../sim
 import { reelflowBin, withoutWorkerMalloc } from '../../test/support/cli';
 import { tempDir, writeJob, type JobSpec } from '../../test/support/jobs';
 import { startTestTemporal, type TestTemporal } from '../../test/support/temporal';
-import { TASK_QUEUE } from '../../cli/task-queue';
+import { TASK_QUEUE } from '../../client/task-queue';
 import { connectClient } from '../../worker/temporal';
 import { jobWorkflowId } from '../../workflows/ids';
 import { JobWorkflow } from '../../workflows/job';

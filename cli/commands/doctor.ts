@@ -8,24 +8,26 @@ import { formatJobFileError, loadJobFile } from '../../jobfile';
 import { allowedReads } from '../../client/read-allowance';
 import type { Plan } from '../../jobfile/plan';
 import { openStorage } from '../../storage';
-import { type Check, exitStatusOf, fail, ok, PROBE_TIMEOUT_MS, warn, withTimeout } from '../doctor/check';
-import { checkMessages, checkModels } from '../doctor/catalog';
-import { checkBases, gatewayNeeds, type KeyInfo, normalisationNotes } from '../doctor/gateway';
-import { Prober } from '../doctor/http';
-import { litellmWarning } from '../doctor/litellm';
-import { checkTemporal } from '../doctor/temporal';
+import { type Check, exitStatusOf, fail, ok, PROBE_TIMEOUT_MS, warn, withTimeout } from '../../client/doctor/check';
+import { checkMessages, checkModels } from '../../client/doctor/catalog';
+import { checkBases, gatewayNeeds, type KeyInfo, normalisationNotes } from '../../client/doctor/gateway';
+import { Prober } from '../../client/doctor/http';
+import { litellmWarning } from '../../client/doctor/litellm';
+import { checkTemporal } from '../../client/doctor/temporal';
 import {
   addGatewayPrices,
   estimateLines,
   estimatePlan,
   gatewayPricesLines,
+  unpricedMessage,
+  unpricedModels,
   userPrices,
   type GatewayPricesNote,
   type PlanEstimate,
-} from '../estimate';
-import { unpricedMessage, unpricedModels } from '../../activities/plan';
-import { color, createOutput, type Output } from '../output';
-import { disallowedKeyUses } from '../keys';
+} from '../../client/estimate';
+import { createOutput, type Output } from '../output';
+import { color } from '../../client/format';
+import { disallowedKeyUses } from '../../client/keys';
 
 const DEFAULT_KEY_ENV = 'GATEWAY_API_KEY';
 
@@ -93,7 +95,7 @@ async function runChecks(jobFile: string | undefined, report: (check: Check) => 
 
   const plan = jobFile === undefined ? undefined : await checkJobFile(jobFile, add);
   const key = keyCheck(plan?.gateway.apiKeyEnv ?? DEFAULT_KEY_ENV, add);
-  // The user's key rule (docs/keys.md, cli/keys.ts): no probe carries a key the rule does not allow there.
+  // The user's key rule (docs/keys.md, client/keys.ts): no probe carries a key the rule does not allow there.
   const refusals = plan ? disallowedKeyUses(plan, []) : [];
   if (refusals.length)
     add(fail('key rule', `run refuses this job, so no gateway was probed:\n    ${refusals.map((r) => r.message).join('\n    ')}`, 'usage'));

@@ -5,8 +5,8 @@
 import { describeGeneralCreateBody, GENERAL_CREATE_PATH, OPENAI_CREATE_PATH, openaiCreateFields } from '../../gateway';
 import type { Plan, PlanItem } from '../../jobfile/plan';
 import type { Output } from '../output';
-import { addGatewayPrices, estimateLines, estimatePlan, gatewayPricesLines } from '../estimate';
-import { itemsToSend, readOutcome } from '../summary';
+import { addGatewayPrices, estimateLines, estimatePlan, gatewayPricesLines } from '../../client/estimate';
+import { itemsToSend, readOutcome } from '../../client/summary';
 import { openStorage } from '../../storage';
 import type { ItemEndState } from '../../storage/manifest';
 

@@ -11,21 +11,24 @@ import type { BlockedItem, JobResult, RenderStatus } from '../../workflows/types
 import { boundedList, waitingFromRows } from '../chain-lines';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { NeverRunError, UsageError } from '../errors';
-import { detachedWorkerAlive } from '../detached-worker';
-import { jobStanding, lookUpJob } from '../job-outcome';
+import { detachedWorkerAlive } from '../../client/detached-worker';
+import { jobStanding, lookUpJob } from '../../client/job-outcome';
 import type { EndedStatus, JobList, RunningStatus, UnansweredStatus } from '../json-outputs';
-import { createOutput, formatBytes, type Output } from '../output';
-import { terminalColumns, withRewrites } from './enhance';
-import { withReplacedPaidRows } from '../paid-rows';
-import { csvCell, displayWidth, fitWidth, padToWidth, plainText } from '../terminal-text';
+import { createOutput, type Output } from '../output';
+import { formatBytes } from '../../client/format';
+import { terminalColumns } from './enhance';
+import { withRewrites } from '../../client/enhance';
+import { withReplacedPaidRows } from '../../client/paid-rows';
+import { csvCell, displayWidth, fitWidth, padToWidth, plainText } from '../../client/terminal-text';
 import { ProgressView, summaryLine } from '../progress';
-import { openSession } from '../session';
+import { openSession } from '../../client/session';
 import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
-import { TASK_QUEUE, isRunTaskQueue } from '../task-queue';
-import { describeOutcome, describeStop } from '../summary';
+import { TASK_QUEUE, isRunTaskQueue } from '../../client/task-queue';
+import { describeOutcome, describeStop } from '../../client/summary';
 import { openStorage } from '../../storage';
-import { keptFilesOf, keptFilmsOf, printKept, rowsWithTakes, stateWithPick, type TakeRow } from '../takes-view';
-import { rowCostText, rowRewriteCostText, rowTotalUsd, spendSoFar, spendSummaryLines } from '../spend';
+import { keptFilesOf, keptFilmsOf, rowsWithTakes, stateWithPick, type TakeRow } from '../../client/takes-view';
+import { printKept } from '../kept';
+import { rowCostText, rowRewriteCostText, rowTotalUsd, spendSoFar, spendSummaryLines } from '../../client/spend';
 
 /** How long after its start a job without an answering worker is said to be starting, not missing. */
 const WORKER_GRACE_MS = 30_000;
@@ -104,7 +107,7 @@ export function registerOperateCommands(program: Command): void {
       const all = await rowsWithTakes(plan, await withRewrites(plan, outcome.rows), storage);
       const rows = all.filter(keep);
       const filtered = rows.length !== all.length;
-      // csv and json: every paid run has a row, so their costs add up to the spend below (cli/paid-rows.ts).
+      // csv and json: every paid run has a row, so their costs add up to the spend below (client/paid-rows.ts).
       const paid = () => withReplacedPaidRows(all, outcome.everyRow ?? outcome.rows).filter(keep);
       if (options.format === 'json') process.stdout.write(`${JSON.stringify(paid(), null, 2)}\n`);
       else if (options.format === 'csv') process.stdout.write(toCsv(paid()));
@@ -132,7 +135,7 @@ export function registerOperateCommands(program: Command): void {
     .option('--no-wait', 'return once the cancel is requested')
     .action(async (target: string, options: { wait: boolean }) => {
       // The embedded server has no other worker: run one so in-flight items can record `canceled`. It
-      // polls the job's own queue: a job `run` started is on a queue of its own (cli/task-queue.ts).
+      // polls the job's own queue: a job `run` started is on a queue of its own (client/task-queue.ts).
       // That worker carries the job being canceled and nothing else (worker/owned-job.ts).
       let resolved: JobRef | undefined;
       let owned: OwnedJob | undefined;
@@ -248,7 +251,7 @@ export function jobTable(jobs: readonly JobListRow[], columns: number): string[]
 /**
  * Prints one snapshot; true when the job has ended. A job with no workflow and no row was never run
  * (NeverRunError); one with rows that Temporal no longer holds is `forgotten`, told by its rows. An
- * ended job is told from its standing (cli/job-outcome.ts): its items' rows and
+ * ended job is told from its standing (client/job-outcome.ts): its items' rows and
  * how its workflow stopped, its plan read as the workflow ran it (any machine can look). A running
  * job whose progress no worker answers gets a grace: within its first 30 s, or while the worker
  * `run --detach` spawned is alive, its worker is starting, not missing.
@@ -419,7 +422,7 @@ const COLUMNS = [
 ] as const;
 
 function cell(row: ManifestRow & { replaced?: true }, column: (typeof COLUMNS)[number]): string {
-  // A paid run a later row of its item replaced (cli/paid-rows.ts).
+  // A paid run a later row of its item replaced (client/paid-rows.ts).
   if (column === 'replaced') return row.replaced ? 'true' : '';
   if (column === 'error') return row.error ? `${row.error.kind}: ${row.error.message}` : '';
   // The item's whole cost: its create's and its prompt rewrite's (docs/costs.md).

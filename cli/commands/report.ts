@@ -1,9 +1,9 @@
 // `reelflow report JOB.yaml|JOB-ID`: writes report.html beside the job's outputs (docs/commands.md).
 import type { Command } from 'commander';
-import type { ReportTarget } from '../report-target';
+import type { ReportTarget } from '../../review/report-target';
 import { exitCodeFor, NeverRunError } from '../errors';
 import { UnsafePathError } from '../../storage/safe-path';
-import { writeReport } from '../report';
+import { writeReport } from '../../review/report';
 
 export interface ReportCommandDeps {
   /** Loads the job (file or id), finds its local output directory and reads its manifest. */

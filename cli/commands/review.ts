@@ -5,16 +5,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { estimatePlan } from '../estimate';
-import { relativeUrl } from '../report/escape';
-import { chainsOf } from '../report/films';
+import { estimatePlan } from '../../client/estimate';
+import { relativeUrl } from '../../review/report/escape';
+import { chainsOf } from '../../review/report/films';
 import { openStorage } from '../../storage';
 import { UsageError } from '../errors';
-import { findMediaTools } from '../report/posters';
-import { planFor } from '../report-target';
-import { LiveJob } from '../review/live';
-import { startReviewServer } from '../review/server';
-import { recentRewriteCalls } from '../spend';
+import { findMediaTools } from '../../review/report/posters';
+import { planFor } from '../../review/report-target';
+import { LiveJob } from '../../review/live';
+import { startReviewServer } from '../../review/server';
+import { recentRewriteCalls } from '../../client/spend';
 
 /** How often the manifest is read for new rows (only what was appended is read). */
 const REFRESH_MS = 1_000;

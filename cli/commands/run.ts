@@ -1,31 +1,22 @@
 // `reelflow run JOB.yaml`: start the job (or attach), show progress until every item has ended.
-import { setMaxListeners } from 'node:events';
-import type { Client } from '@temporalio/client';
 import type { Command } from 'commander';
-import { rememberCatalog } from '../../activities/preflight';
-import { judgeCatalog, modelUses, readCatalogs, verdictMessage } from '../../gateway';
 import { openStorage } from '../../storage';
-import { StorageError } from '../../storage/storage';
-import { InfrastructureError, UsageError } from '../errors';
-import { isRunTaskQueue, newRunTaskQueue, TASK_QUEUE } from '../task-queue';
-import { allowKeysInThisWorker } from '../../activities/context';
-import { allowReadsInThisWorker } from '../../activities/worker-read-scope';
-import { isKeyOf } from '../../activities/key-fingerprint';
+import { UsageError } from '../errors';
+import { ruleThisWorker } from '../../client/worker-rules';
 import type { Plan } from '../../jobfile/plan';
-import { collect, fingerprintedJob, parseAllowKeys, refuseDisallowedKeyUses, starterKeyFingerprint } from '../keys';
-import { startedAs } from '../../client/job-identity';
+import { collect, parseAllowKeys, refuseDisallowedKeyUses } from '../../client/keys';
 import { jobWorkflowId } from '../../workflows/ids';
-import type { JobInput } from '../../workflows/types';
 import type { ItemEndState } from '../../storage/manifest';
-import { jobEnded, jobProgress, jobResultOrCancellation, openItemWorkflows, startOrAttach } from '../../client/control';
-import { inputsChangedNote, loadPlanOrExplain, refuseAnotherJobUnderName, runningExecution, startedJobInput } from '../../client/jobs';
+import { jobResultOrCancellation } from '../../client/control';
+import { inputsChangedNote, loadPlanOrExplain, refuseAnotherJobUnderName, runningExecution } from '../../client/jobs';
 import { ALLOW_READ_HELP, allowedReads } from '../../client/read-allowance';
-import { storeInputsOrExplain } from '../job-ref';
+import { storeInputsOrExplain } from '../../client/job-ref';
 import { hashJobInputs, recordingFiles } from '../../storage/inputs-publish';
 import { createOutput } from '../output';
 import { ProgressView } from '../progress';
-import { addObservabilityOptions, openSession, type Observability, type Session } from '../session';
-import { addCallbackOptions, callbackPlan, listenForCallbacks, type CallbackOptions } from '../callbacks';
+import { addObservabilityOptions, openSession, type Observability, type Session } from '../../client/session';
+import { addCallbackOptions, callbackPlan, type CallbackOptions } from '../callbacks';
+import { listenForCallbacks } from '../../client/callbacks';
 import {
   describeBlocked,
   describeFilms,
@@ -34,21 +25,38 @@ import {
   exitStatusFor,
   itemsToSend,
   readOutcome,
-  type JobOutcome,
-} from '../summary';
+  startedNote,
+} from '../../client/summary';
 import { printDryRun } from './dry-run';
+import { watchInterrupt, type Interrupt } from './run-interrupt';
 import { enhanceCommand, reEnhanceBeforeRun } from './enhance';
-import { claimOutputOrExplain } from '../output-owner';
-import { spawnDetachedWorker } from '../detached-worker';
-import { unpricedMessage, unpricedModels } from '../../activities/plan';
-import { parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../redo';
+import { claimOutputOrExplain } from '../../client/output-owner';
+import { spawnDetachedWorker } from '../../client/detached-worker';
+import { parseOnly, parseRedoWhich, redoRunPlan, type RedoWhich } from '../../client/redo';
 import type { RedoTake } from '../../jobfile/takes';
-import { estimateForRun, keyForPrices, recordRunPrices, userPrices } from '../estimate';
-import { readManifestRows } from '../manifest-rows';
-import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
-import { awaitDeliveries, describeDelivery, type DeliveryState } from '../../client/deliveries';
-import { readNotifySettings, undefinedTargets } from '../../jobfile/notify-settings';
-import { JobEvents } from '../../workflows/notify';
+import { estimateForRun, keyForPrices, recordRunPrices, unpricedMessage, unpricedModels, userPrices } from '../../client/estimate';
+import { readManifestRows } from '../../client/manifest-rows';
+import { ownedJob, type OwnedJob } from '../../worker/owned-job';
+import {
+  checkedNotifyTargets,
+  childrenClosed,
+  followUntilEnded,
+  jobInput,
+  preflight,
+  queueForThisRunsWorker,
+  refuseAnotherStartersJob,
+  spawnBackgroundWorker,
+  startOrAttachJob,
+  startQueue,
+} from '../../client/start-job';
+import {
+  awaitDeliveries,
+  describeDeliveries,
+  isOpen,
+  jobEventTargets,
+  type DeliveryHandOff,
+  type DeliveryState,
+} from '../../client/deliveries';
 
 /** `--budget 50`: a number of dollars above 0, as budget.max_usd. */
 function parseBudget(text: string): number {
@@ -134,32 +142,6 @@ export function registerRunCommand(program: Command): void {
   addObservabilityOptions(addCallbackOptions(command)).action((jobFile: string, options: RunOptions) => runCommand(jobFile, options));
 }
 
-/**
- * Before anything is stored or started: the key, the output, and the gateway once (docs/preflight.md):
- * some base address must answer (else exit 3, naming every address), and where the gateway publishes
- * a catalog every model the job uses must be in it (else exit 2, naming the model and its line).
- */
-async function preflight(plan: Awaited<ReturnType<typeof loadPlanOrExplain>>, withWorker: boolean): Promise<void> {
-  const key = process.env[plan.gateway.apiKeyEnv];
-  if (withWorker && !key) {
-    throw new UsageError(
-      `the environment variable ${plan.gateway.apiKeyEnv} is not set: export your gateway key in it ` +
-        '(gateway.api_key_env in the job file names the variable)',
-    );
-  }
-  try {
-    await openStorage(plan.output).checkWritable();
-  } catch (error) {
-    if (error instanceof StorageError) throw new InfrastructureError(error.message);
-    throw error;
-  }
-  const report = await readCatalogs(plan.gateway.baseUrls, { key });
-  const verdict = judgeCatalog(report, modelUses(plan), plan.gateway.apiKeyEnv);
-  if (verdict.exit === 3) throw new InfrastructureError(verdictMessage(verdict));
-  if (verdict.exit === 2) throw new UsageError(verdictMessage(verdict));
-  if (key) rememberCatalog(plan, report); // the worker of this process checks nothing twice
-}
-
 async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
   if (options.json && options.logFormat === 'json') throw new UsageError('--json and --log-format json both write to stdout: choose one');
   // The listener lives in this process, beside its worker: with none here, workers elsewhere listen.
@@ -175,76 +157,6 @@ async function runCommand(jobFile: string, options: RunOptions): Promise<void> {
   } finally {
     interrupt.dispose();
   }
-}
-
-/**
- * Ctrl-C (SIGINT) or SIGTERM during `run`: the hint at once, then an orderly stop by the command's
- * own flow, never by the handler: the flow's calls to Temporal in flight are canceled, the flow
- * unwinds, and only then are the worker and the connection closed. Closing the connection under a
- * call let the SDK's retry of that call (a timer) meet the closed channel: an uncaught "Channel has
- * been shut down" and exit 1. Exit 130 (docs/commands.md). Before the session opens nothing uses
- * Temporal: the command ends at once. A second press ends it at once too.
- */
-interface Interrupt {
-  readonly interrupted: boolean;
-  /**
-   * Runs `fn` with its Temporal calls canceled by an interrupt. A scope of its own each time: the SDK
-   * adds a listener per call to the signal and never removes it, so one signal for a whole run grows
-   * without bound; a scope's signal goes with the scope.
-   */
-  scoped<T>(client: Client, fn: () => Promise<T>): Promise<T>;
-  /** Set while a Temporal session is open or opening: the flow then ends the command itself. */
-  sessionOpening: boolean;
-  /** Clears the live display before the hint is printed. */
-  clearView: () => void;
-  /** Resolves when interrupted. */
-  readonly whenInterrupted: Promise<void>;
-  dispose(): void;
-}
-
-function watchInterrupt(jobFile: string, out: ReturnType<typeof createOutput>): Interrupt {
-  const controller = new AbortController();
-  let fire: () => void = () => {};
-  const whenInterrupted = new Promise<void>((resolve) => {
-    fire = resolve;
-  });
-  const state: Interrupt = {
-    get interrupted() {
-      return controller.signal.aborted;
-    },
-    async scoped(client, fn) {
-      const scope = new AbortController();
-      setMaxListeners(0, scope.signal); // one per call of the scope, dropped with it
-      const abort = () => scope.abort();
-      controller.signal.addEventListener('abort', abort, { once: true });
-      if (controller.signal.aborted) scope.abort();
-      try {
-        return await client.withAbortSignal(scope.signal, fn);
-      } finally {
-        controller.signal.removeEventListener('abort', abort);
-      }
-    },
-    sessionOpening: false,
-    clearView: () => {},
-    whenInterrupted,
-    dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
-  const onSignal = () => {
-    if (controller.signal.aborted || !state.sessionOpening) {
-      if (!controller.signal.aborted) out.note(`\ninterrupted: the job keeps its state and resumes with: reelflow run ${jobFile}`);
-      process.exit(130);
-    }
-    state.clearView();
-    out.note(`\ninterrupted: the job keeps its state and resumes with: reelflow run ${jobFile}`);
-    controller.abort();
-    fire();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return state;
 }
 
 async function runJob(jobFile: string, options: RunOptions, out: ReturnType<typeof createOutput>, interrupt: Interrupt): Promise<void> {
@@ -268,9 +180,8 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   // Before any request (preflight's and the prompt rewrites' included): which key goes where is the user's decision.
   const allowances = parseAllowKeys(options.allowKey);
   refuseDisallowedKeyUses(jobFile, plan, allowances);
-  allowKeysInThisWorker(allowances);
   // The run's own worker reads what this user allowed this run (activities/worker-read-scope.ts).
-  allowReadsInThisWorker(allowRead);
+  ruleThisWorker({ allowKeys: allowances, allowRead });
   if (options.enhanceOnly) return enhanceCommand(jobFile, { json: options.json, reEnhance: options.reEnhance }, plan);
   await preflight(plan, options.worker);
   // The estimate, the gateway's published prices beneath the job's (docs/costs.md); a budget cannot
@@ -291,7 +202,7 @@ async function runJob(jobFile: string, options: RunOptions, out: ReturnType<type
   const owned = ownedJob(workflowId);
   // Before the worker takes its first create, so that every create carries the callback address.
   const temporal: { client?: Session['client'] } = {};
-  const callbacks = options.detach ? undefined : await listenForCallbacks(options, () => temporal.client, out.note);
+  const callbacks = options.detach ? undefined : await listenForCallbacks(callbackPlan(options), () => temporal.client, out.note);
   const session = await openSession({
     worker: options.worker && !options.detach,
     workerTaskQueue: async (client) => (ownQueue = await queueForThisRunsWorker(client, workflowId, plan, out.note)),
@@ -378,31 +289,17 @@ async function followJob(
   if (running) await scoped(() => refuseAnotherJobUnderName(session.client, workflowId, plan));
   if (running && backgroundWorker) await scoped(() => refuseAnotherStartersJob(session.client, workflowId, plan));
   if (running && redo) throw new UsageError(`${plan.job} is running: --redo and --only start a run of their own once it has ended`);
-  const fingerprint = starterKeyFingerprint(plan, workflowId, storedInputs?.ref.index);
   const allowRead = allowedReads(options.allowRead);
-  const input: JobInput = {
-    jobFile: plan.jobFile,
-    runDate: plan.runDate,
-    retryStates,
-    ...(storedInputs ? { inputs: storedInputs.ref } : {}),
-    ...(fingerprint ? { keyFingerprint: fingerprint } : {}),
-    ...(options.budget !== undefined ? { budgetUsd: options.budget } : {}),
-    ...(redo ? { redo } : {}),
-    // The user's decision, never the job file's: its workers read outside the folder only there.
-    ...(allowRead.length > 0 ? { allowRead } : {}),
-    // Names only: the worker resolves each in its notify.yaml; no address or secret enters history.
-    ...(options.notify.length > 0 ? { notify: checkedNotifyTargets(options.notify) } : {}),
-    // The prices this run priced the job with, the gateway's included: the workers' budget holds to
-    // them. Even none: the job's worker then does not ask the gateway again (activities/plan.ts).
-    prices: plan.pricing ?? {},
-    startedAs: startedAs(plan),
-  };
+  const input = jobInput(
+    plan,
+    { inputs: storedInputs?.ref, allowRead },
+    { retryStates, budgetUsd: options.budget, redo, notify: options.notify.length > 0 ? checkedNotifyTargets(options.notify) : [] },
+  );
   // A job this run starts is priced as it says; one it attaches to keeps the prices it started with.
   if (!running) await recordRunPrices(plan);
   // This run's own queue when a worker of this run (or its background worker) carries the job.
-  const taskQueue = worker.queue ?? (backgroundWorker ? newRunTaskQueue() : TASK_QUEUE);
-  const handle = await scoped(() => startOrAttach(session.client, workflowId, taskQueue, input));
-  const firstRunId = await scoped(() => firstRunIdOf(session.client, workflowId, handle.firstExecutionRunId));
+  const taskQueue = startQueue(worker.queue, backgroundWorker);
+  const firstRunId = await scoped(() => startOrAttachJob(session.client, workflowId, taskQueue, input));
   worker.owned.bind(firstRunId);
   if (running) {
     out.note(`${plan.job}: already running: attached${retryStates.length ? ' (--retry-* apply to the next run, not this one)' : ''}`);
@@ -433,21 +330,18 @@ async function followJob(
   }
 
   // One scope per round: the job's state, its progress, the display; the round's calls end with it.
-  while (!interrupt.interrupted) {
-    const ended = await scoped(async () => {
-      if (await jobEnded(session.client, workflowId)) return true;
-      const progress = await jobProgress(session.client, workflowId);
-      if (progress && !interrupt.interrupted) await view.render(progress).catch(() => undefined);
-      return false;
-    }).catch(() => false);
-    if (ended) break;
-    await Promise.race([interrupt.whenInterrupted, new Promise((r) => setTimeout(r, process.stderr.isTTY ? 500 : 1000))]);
-  }
+  await followUntilEnded(session.client, workflowId, {
+    round: scoped,
+    onProgress: (progress) => view.render(progress),
+    stopped: () => interrupt.interrupted,
+    whenStopped: interrupt.whenInterrupted,
+    intervalMs: process.stderr.isTTY ? 500 : 1000,
+  });
   if (interrupt.interrupted) return false;
   view.clear();
   const finished = await scoped(() => jobResultOrCancellation(session.client, workflowId, plan.job));
   if (session.worker) await scoped(() => childrenClosed(session.client, workflowId, 15_000));
-  const targets = JobEvents.targets(plan.notify, options.notify);
+  const targets = jobEventTargets(plan.notify, options.notify);
   let deliveries: DeliveryState[] = [];
   let handedOff: DeliveryHandOff | undefined;
   if (targets.length > 0) {
@@ -494,53 +388,6 @@ async function followJob(
   return handedOff !== undefined;
 }
 
-/**
- * The queue of this run's worker: a new one of its own for a job it starts; the job's own when it
- * attaches to a job another run started (one that was interrupted, say) with the same key; none
- * when the job is on the shared queue (a fleet's workers carry it).
- */
-async function queueForThisRunsWorker(
-  client: Client,
-  workflowId: string,
-  plan: Plan,
-  note: (line: string) => void,
-): Promise<string | undefined> {
-  const running = await runningExecution(client, workflowId);
-  if (!running) return newRunTaskQueue();
-  await refuseAnotherJobUnderName(client, workflowId, plan);
-  await refuseAnotherStartersJob(client, workflowId, plan);
-  if (isRunTaskQueue(running.taskQueue)) return running.taskQueue;
-  note(
-    `${plan.job} runs on the shared task queue "${running.taskQueue}" (started with --no-worker or by a schedule): ` +
-      'the workers of that queue (`reelflow worker`) carry it; this run follows its progress without a worker',
-  );
-  return undefined;
-}
-
-/** A running job started with another key is not this environment's to work on (docs/keys.md). */
-async function refuseAnotherStartersJob(client: Client, workflowId: string, plan: Plan): Promise<void> {
-  const started = await startedJobInput(client, workflowId).catch(() => undefined);
-  const fingerprint = started?.keyFingerprint;
-  const key = process.env[plan.gateway.apiKeyEnv];
-  if (fingerprint === undefined || (key && isKeyOf(fingerprint, key, fingerprintedJob(plan, workflowId, started?.inputs?.index)))) return;
-  throw new UsageError(
-    `${plan.job} is running, started with another ${plan.gateway.apiKeyEnv} than this environment's: a worker here would ` +
-      'spend this key on it, so this run does not attach. Follow it with `reelflow status`, resume it from the environment ' +
-      'that started it, or cancel it (`reelflow cancel`) and run it again with this key',
-  );
-}
-
-/** --detach with the embedded server: a worker in the background finishes the job, then exits. */
-function spawnBackgroundWorker(workflowId: string, allowKey: readonly string[], allowRead: readonly string[], callbacks: string[]): void {
-  spawnDetachedWorker(workflowId, 'job', [
-    '--until-done',
-    workflowId,
-    ...allowKey.flatMap((spec) => ['--allow-key', spec]),
-    ...allowRead.flatMap((dir) => ['--allow-read', dir]),
-    ...callbacks,
-  ]);
-}
-
 /** run's --callbacks flags, for the background worker that listens in its place (run --detach). */
 function callbackArgs(options: CallbackOptions): string[] {
   return [
@@ -550,66 +397,5 @@ function callbackArgs(options: CallbackOptions): string[] {
   ];
 }
 
-/** What a start renders: every item the job's plan pages will not skip (summary.ts itemsToSend). */
-export function startedNote(
-  job: string,
-  total: number,
-  toRender: number,
-  outcome: JobOutcome,
-  retryStates: readonly ItemEndState[],
-  location: string,
-): string {
-  const { counts } = outcome;
-  const done = total - toRender;
-  if (toRender === 0) {
-    const again =
-      counts.failed + counts.timed_out + counts.unknown > 0 ? ' (--retry-failed / --retry-unknown render ended ones again)' : '';
-    return `${job}: nothing to render: all ${total} item(s) already ended${again} -> ${location}`;
-  }
-  const changed = outcome.changed.length;
-  const edited = changed > 0 ? `; ${changed} changed since rendered, rendered again beside the earlier file` : '';
-  return `${job}: started ${toRender} of ${total} item(s)${done > 0 ? ` (${done} already ended)` : ''}${edited} -> ${location}`;
-}
-
-/**
- * An item's workflow reports its outcome to the job and closes in a later workflow task. The worker
- * of this process sees that task through before it stops. A courtesy: the job copes with an item
- * workflow that reported and did not close (JobWorkflow's freeHeldId); this only avoids leaving
- * such workflows open.
- */
-async function childrenClosed(client: Client, jobWorkflowId: string, timeoutMs: number): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline;) {
-    if ((await openItemWorkflows(client, jobWorkflowId)) === 0) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 /** How long `run` keeps its worker for the job's events once the job ended: receivers answer in well under this. */
 const DELIVERY_WAIT_MS = 8_000;
-
-/** `run --notify` names: each must be a target of the user's notify.yaml. */
-function checkedNotifyTargets(names: string[]): string[] {
-  const problem = undefinedTargets(names, readNotifySettings());
-  if (problem) throw new UsageError(`--notify: ${problem}`);
-  return [...new Set(names)];
-}
-
-type DeliveryHandOff = ReturnType<typeof spawnDetachedWorker>;
-
-const isOpen = (s: DeliveryState) => s.state === 'pending' || s.state === 'retrying';
-
-function describeDeliveries(states: DeliveryState[], handedOff: DeliveryHandOff | undefined, jobFile: string): string[] {
-  const ended = states.filter((s) => s.event === 'job.ended');
-  const lines = ended.map((s) => `notify ${s.target}: ${describeDelivery(s)}`);
-  const open = [...new Set(states.filter(isOpen).map((s) => s.target))];
-  if (open.length === 0) return lines;
-  const names = open.join(', ');
-  if (handedOff) {
-    const pid = handedOff.pid !== undefined ? ` (pid ${handedOff.pid})` : '';
-    lines.push(
-      `${names}: not delivered yet: a background worker${pid} retries it until it is delivered or its retry_for has passed, ` +
-        `then exits; \`reelflow status ${jobFile}\` shows where it stands (log: ${handedOff.logFile})`,
-    );
-  } else lines.push(`${names}: retried by the workers of the job's queue (\`reelflow status\` shows it)`);
-  return lines;
-}

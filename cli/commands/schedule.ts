@@ -13,17 +13,16 @@ import {
 import type { Command } from 'commander';
 import type { Plan, ScheduleSettings } from '../../jobfile/plan';
 import { UsageError } from '../errors';
-import { TASK_QUEUE } from '../task-queue';
-import { disallowedKeyUses, starterKeyFingerprint } from '../keys';
-import { jobWorkflowId, scheduleId } from '../../workflows/ids';
-import type { JobInput } from '../../workflows/types';
+import { disallowedKeyUses } from '../../client/keys';
+import { scheduleId } from '../../workflows/ids';
 import { allowedReads } from '../../client/read-allowance';
 import { loadPlanOrExplain } from '../../client/jobs';
-import { storeInputsOrExplain } from '../job-ref';
+import { storeInputsOrExplain } from '../../client/job-ref';
 import type { InputsRef } from '../../storage/inputs';
 import { recordingFiles } from '../../storage/inputs-publish';
 import { createOutput, type Output } from '../output';
-import { openSession } from '../session';
+import { openSession } from '../../client/session';
+import { scheduledJobAction } from '../../client/start-job';
 
 const OVERLAP: Record<ScheduleSettings['overlap'], ScheduleOverlapPolicy> = {
   skip: 'SKIP',
@@ -117,17 +116,9 @@ function memoOf(described: ScheduleDescription): Partial<ScheduleMemo> {
 }
 
 function scheduleOptions(plan: Plan, settings: ScheduleSettings, inputs: InputsRef | undefined) {
-  // No runDate: each run dates itself. Stored inputs: every run reads the version stored by this apply.
-  // With the submitter's key set, every run is carried only by workers holding the same key (docs/keys.md).
-  const fingerprint = starterKeyFingerprint(plan, jobWorkflowId(plan.job), inputs?.index);
-  // The user's read settings, as the plan was loaded with (client/read-allowance.ts): every run reads as this one.
-  const allowRead = allowedReads();
-  const input: JobInput = {
-    jobFile: plan.jobFile,
-    ...(inputs ? { inputs } : {}),
-    ...(fingerprint ? { keyFingerprint: fingerprint } : {}),
-    ...(allowRead.length > 0 ? { allowRead } : {}),
-  };
+  // Stored inputs: every run reads the version stored by this apply. The user's read settings, as the
+  // plan was loaded with (client/read-allowance.ts): every run reads as this one.
+  const action = scheduledJobAction(plan, { inputs, allowRead: allowedReads() });
   const memo: ScheduleMemo = {
     job: plan.job,
     jobFile: plan.jobFile,
@@ -139,7 +130,7 @@ function scheduleOptions(plan: Plan, settings: ScheduleSettings, inputs: InputsR
   return jobScheduleOptions({
     scheduleId: scheduleId(plan.job),
     spec: { cronExpressions: [settings.cron], timezone: settings.timezone },
-    action: { taskQueue: TASK_QUEUE, workflowId: jobWorkflowId(plan.job), input, memo: { reelflow: memo } },
+    action: { ...action, memo: { reelflow: memo } },
     policies: { overlap: OVERLAP[settings.overlap] },
   });
 }

@@ -3,10 +3,9 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { formatJobFileError, loadJobFile, type LoadResult } from '../../jobfile';
 import type { Plan, PlanItem } from '../../jobfile/plan';
-import { estimateLines, estimatePlan, userPrices } from '../estimate';
+import { estimateLines, estimatePlan, unpricedMessage, unpricedModels, userPrices } from '../../client/estimate';
 import { ALLOW_READ_HELP, allowedReads } from '../../client/read-allowance';
-import { collect, disallowedKeyUses } from '../keys';
-import { unpricedMessage, unpricedModels } from '../../activities/plan';
+import { collect, disallowedKeyUses } from '../../client/keys';
 
 export interface ValidateOptions {
   json?: boolean;

@@ -1,21 +1,20 @@
 // `reelflow worker`: a worker for the task queue until interrupted. Start more, anywhere, to scale out.
 import type { Command } from 'commander';
 import { connectClient, connectWorker, resolveTemporal } from '../../worker/temporal';
-import { TASK_QUEUE } from '../task-queue';
+import { TASK_QUEUE } from '../../client/task-queue';
 import { jobResult } from '../../client/control';
 import { jobHandle } from '../../client/jobs';
 import { openDeliveryWorkflows } from '../../client/deliveries';
-import { allowKeysInThisWorker } from '../../activities/context';
-import { acceptKeylessJobsInThisWorker } from '../../activities/job-key-check';
-import { allowReadsInThisWorker } from '../../activities/worker-read-scope';
+import { ruleThisWorker } from '../../client/worker-rules';
 import { allowedReads } from '../../client/read-allowance';
-import { collect, keySettingsOrExplain, parseAllowKeys } from '../keys';
+import { collect, keySettingsOrExplain, parseAllowKeys } from '../../client/keys';
 import { firstRunIdOf, ownedJob, type OwnedJob } from '../../worker/owned-job';
 import { DEFAULT_MAX_ACTIVITIES, DEFAULT_MAX_WORKFLOW_TASKS, DEFAULT_SHUTDOWN_GRACE_MS } from '../../worker/shutdown';
 import { parseDuration } from '../../jobfile/values';
 import { UsageError } from '../errors';
-import { addObservabilityOptions, startObservability, type Observability } from '../session';
-import { addCallbackOptions, callbackPlan, listenForCallbacks, type CallbackOptions } from '../callbacks';
+import { addObservabilityOptions, startObservability, type Observability } from '../../client/session';
+import { addCallbackOptions, callbackPlan, type CallbackOptions } from '../callbacks';
+import { listenForCallbacks } from '../../client/callbacks';
 
 const ALLOW_READ_HELP_WORKER =
   "let jobs read files below DIR, outside their job file's folder, where their submitter allowed it too (repeatable; " +
@@ -75,13 +74,15 @@ export function registerWorkerCommand(program: Command): void {
     // The key rule this worker applies to every job it takes (docs/keys.md); a wrong file stops it here.
     const allowances = parseAllowKeys(options.allowKey);
     const keySettings = keySettingsOrExplain();
-    allowKeysInThisWorker(allowances);
-    acceptKeylessJobsInThisWorker(!!options.acceptKeylessJobs);
     // What jobs may read outside their folders is this user's say, intersected with the submitter's
     // (activities/worker-read-scope.ts); a wrong read settings file stops it here.
-    allowReadsInThisWorker(allowedReads(options.allowRead));
+    ruleThisWorker({
+      allowKeys: allowances,
+      acceptKeylessJobs: !!options.acceptKeylessJobs,
+      allowRead: allowedReads(options.allowRead),
+    });
     const target = await resolveTemporal();
-    // run --detach starts its job on a queue of its own (cli/task-queue.ts): its worker polls that,
+    // run --detach starts its job on a queue of its own (client/task-queue.ts): its worker polls that,
     // and carries that job alone (worker/owned-job.ts).
     const ownJob = options.untilDone ?? options.untilDelivered;
     const own = ownJob ? await ownJobQueue(target, ownJob) : undefined;
@@ -90,7 +91,7 @@ export function registerWorkerCommand(program: Command): void {
     // Callbacks signal render workflows by id, so any worker of the fleet can take any callback.
     const signaller = options.callbacks === undefined ? undefined : await connectClient(target);
     const callbacks = await listenForCallbacks(
-      options,
+      callbackPlan(options),
       () => signaller,
       (line) => process.stderr.write(`reelflow worker: ${line}\n`),
     );

@@ -13,7 +13,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import * as activities from '../../activities/definitions';
 import { closeActivityResources } from '../../activities/context';
 import { acceptKeylessJobsInThisWorker } from '../../activities/job-key-check';
-import { TASK_QUEUE } from '../../cli/task-queue';
+import { TASK_QUEUE } from '../../client/task-queue';
 import type { AssemblySpec } from '../../jobfile/chains';
 import type { ManifestRow } from '../../storage/manifest';
 import { workflowSource } from '../../worker/bundle';

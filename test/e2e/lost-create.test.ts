@@ -17,7 +17,7 @@ import * as activities from '../../activities/definitions';
 import { closeActivityResources } from '../../activities/context';
 import type { ManifestRow } from '../../storage/manifest';
 import { workflowSource } from '../../worker/bundle';
-import { TASK_QUEUE } from '../../cli/task-queue';
+import { TASK_QUEUE } from '../../client/task-queue';
 import { connectClient } from '../../worker/temporal';
 import { jobWorkflowId, renderWorkflowId } from '../../workflows/ids';
 import { runCli } from '../support/cli';

@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { ManifestRow } from '../../storage/manifest';
-import { writeReport } from '../../cli/report';
+import { writeReport } from '../../review/report';
 import { assertChromium, CHROMIUM, CHROMIUM_ARGS } from '../support/chromium';
 
 const run = promisify(execFile);

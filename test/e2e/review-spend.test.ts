@@ -1,4 +1,4 @@
-// The review page's spend is the job's one spend (cli/spend.ts): the prompt rewrites `reelflow
+// The review page's spend is the job's one spend (client/spend.ts): the prompt rewrites `reelflow
 // enhance` paid, which no manifest row counts, are in its header as they are in `status` and the
 // report (the built CLI, a real output folder, the page fetched over HTTP).
 import assert from 'node:assert/strict';

@@ -242,7 +242,7 @@ void describe('reelflow review: a finished job of 200 takes in Chromium', { time
     assert.match(problems[0]!.text, /content_policy.*Rejected <by policy>/);
     assert.equal(await page.getAttribute('.stat.failed a', 'href'), '#failures');
 
-    // What the job spent, per model (cli/spend.ts): 200 rows at $0.40 estimated each.
+    // What the job spent, per model (client/spend.ts): 200 rows at $0.40 estimated each.
     assert.match((await page.textContent('#spend')) ?? '', /spent \$80\.00 .*veo-3.1-fast-generate-001 \$40\.00/);
 
     // Markup in a prompt is text.

@@ -120,7 +120,7 @@ export async function writeTakesJob(dir: string, options: { items: number; takes
         const poster = join(dir, 'posters', `${file}.jpg`);
         await mkdir(dirname(poster), { recursive: true });
         await copyFile(`${clip}.jpg`, poster);
-        // A poster newer than its video is reused as it is (cli/report/posters.ts).
+        // A poster newer than its video is reused as it is (review/report/posters.ts).
         await utimes(poster, later, later);
         rows.push({ ...common, state: 'succeeded', file, bytes: (await stat(clip)).size, sha256: null, error: null });
       }

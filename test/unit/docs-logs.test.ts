@@ -26,7 +26,7 @@ describe('docs/logs.md', () => {
   });
 
   it('every listed event is emitted by the code, and no line names an event outside the list', () => {
-    const code = ['activities', 'workflows', 'worker', 'gateway', 'cli']
+    const code = ['activities', 'workflows', 'worker', 'gateway', 'client', 'review', 'cli']
       .flatMap((dir) => sources(join(root, dir)))
       .filter((path) => !path.endsWith(join('activities', 'log-events.ts')))
       .map((path) => readFileSync(path, 'utf8'))

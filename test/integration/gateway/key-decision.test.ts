@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { checkBases } from '../../../cli/doctor/gateway';
-import { Prober } from '../../../cli/doctor/http';
+import { checkBases } from '../../../client/doctor/gateway';
+import { Prober } from '../../../client/doctor/http';
 import { grantedOrigins, keyRouteRefusals, readCatalogs, readPublishedPrices } from '../../../gateway/index';
 import { startForeignListener, type ForeignListener } from '../../support/foreign-listener';
 

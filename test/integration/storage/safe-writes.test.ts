@@ -9,7 +9,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { writeReport } from '../../../cli/report';
+import { writeReport } from '../../../review/report';
 import { InputCache } from '../../../storage/inputs-cache';
 import { DirInputStore } from '../../../storage/inputs-local';
 import { LocalStorage, StorageError } from '../../../storage/index';

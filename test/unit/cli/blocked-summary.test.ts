@@ -1,7 +1,7 @@
 // The end of a run with blocked shots (docs/chains.md): how many, and each with the shot it waited on.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { describeBlocked } from '../../../cli/summary';
+import { describeBlocked } from '../../../client/summary';
 
 const counts = { succeeded: 2, failed: 1, timed_out: 0, canceled: 0, unknown: 0, skipped: 0 };
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { boundedList, chainLines, waitingFromRows } from '../../../cli/chain-lines';
-import { displayWidth } from '../../../cli/terminal-text';
+import { displayWidth } from '../../../client/terminal-text';
 
 describe('chain lines', () => {
   it('a long chain is one line per kind, cut to the width with how many more', () => {

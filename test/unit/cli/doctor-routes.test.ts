@@ -2,9 +2,9 @@
 // (test/gateways/OBSERVED.md), the simulator's, and the shapes of things that are not gateways.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { gatewayNeeds } from '../../../cli/doctor/gateway';
-import { litellmVersion, litellmWarning } from '../../../cli/doctor/litellm';
-import { readRoute, routeRequest, type RouteName, type RouteVerdict } from '../../../cli/doctor/routes';
+import { gatewayNeeds } from '../../../client/doctor/gateway';
+import { litellmVersion, litellmWarning } from '../../../client/doctor/litellm';
+import { readRoute, routeRequest, type RouteName, type RouteVerdict } from '../../../client/doctor/routes';
 import type { PlanItem } from '../../../jobfile/plan';
 
 const LITELLM_HEADERS = { 'content-type': 'application/json', 'x-litellm-version': '1.106.2', 'x-litellm-call-id': 'c0ffee' };

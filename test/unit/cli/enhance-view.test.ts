@@ -2,8 +2,9 @@
 // every line within the terminal's width, gateway text made inert, wide characters counted as two.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sideBySide, type ItemRewrite } from '../../../cli/commands/enhance';
-import { displayWidth, wrapToWidth } from '../../../cli/terminal-text';
+import { sideBySide } from '../../../cli/commands/enhance';
+import type { ItemRewrite } from '../../../client/enhance';
+import { displayWidth, wrapToWidth } from '../../../client/terminal-text';
 import type { PlanItem } from '../../../jobfile/plan';
 
 function item(index: number, prompt: string): PlanItem {

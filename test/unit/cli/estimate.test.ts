@@ -2,7 +2,7 @@
 // their models named, and the lines `validate` and `run --dry-run` print.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { estimateLines, estimatePlan, formatUsd } from '../../../cli/estimate';
+import { estimateLines, estimatePlan, formatUsd } from '../../../client/estimate';
 import type { PlanItem, RenderRequest } from '../../../jobfile/plan';
 import type { PriceTable } from '../../../jobfile/prices';
 

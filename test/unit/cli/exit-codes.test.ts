@@ -52,10 +52,10 @@ describe('exit codes', () => {
     assert.equal(exitCodeFor(new CommanderError(2, 'reelflow.report.link', 'x')), 2);
   });
 
-  it('every exit status written as a number in cli/ and the job-wide causes is in the table', () => {
+  it('every exit status written as a number in cli/, client/, review/ and the job-wide causes is in the table', () => {
     const rows = documented();
     const found = new Set<number>(Object.values(JOB_WIDE_CAUSES).map((c) => c.exitCode));
-    for (const file of sources('cli')) {
+    for (const file of ['cli', 'client', 'review'].flatMap((folder) => sources(folder))) {
       const text = readFileSync(file, 'utf8');
       for (const m of text.matchAll(/process\.exit\((\d+)\)|exitCode\s*(?::|=)\s*(\d+)/g)) found.add(Number(m[1] ?? m[2]));
     }

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { stripVTControlCharacters } from 'node:util';
-import { createChargeText, rowCostText, spendLines, spendOf } from '../../../cli/spend';
-import { renderFailures, spendLine } from '../../../cli/report/header';
-import { describeOutcome, type JobOutcome } from '../../../cli/summary';
-import type { PlanEstimate } from '../../../cli/estimate';
+import { createChargeText, rowCostText, spendLines, spendOf } from '../../../client/spend';
+import { renderFailures, spendLine } from '../../../review/report/header';
+import { describeOutcome, type JobOutcome } from '../../../client/summary';
+import type { PlanEstimate } from '../../../client/estimate';
 import type { ManifestRow } from '../../../storage/manifest';
 import { manifestRow } from '../../support/storage';
 

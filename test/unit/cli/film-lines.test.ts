@@ -1,7 +1,7 @@
 // describeFilms: `run`'s line for each film of the job's assemble: (docs/chains.md).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { describeFilms } from '../../../cli/summary';
+import { describeFilms } from '../../../client/summary';
 
 // eslint-disable-next-line no-control-regex -- colour sequences start with ESC
 const plain = (lines: string[]) => lines.map((l) => l.replace(/\x1b\[[0-9;]*m/g, ''));

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { progressHeader } from '../../../cli/progress';
-import { displayWidth, plainText } from '../../../cli/terminal-text';
+import { displayWidth, plainText } from '../../../client/terminal-text';
 import type { JobProgress } from '../../../workflows/types';
 
 const progress: JobProgress = {

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import type { Client } from '@temporalio/client';
 import { ProgressView, layoutFrame, rowsTaken, type ProgressOutput } from '../../../cli/progress';
-import { displayWidth } from '../../../cli/terminal-text';
+import { displayWidth } from '../../../client/terminal-text';
 import type { JobProgress, RenderStatus } from '../../../workflows/types';
 
 const GREEN = (text: string) => `\u001b[32m${text}\u001b[0m`;

@@ -1,8 +1,8 @@
-// Which takes a redo renders (cli/redo.ts, docs/takes.md), from a real local output's manifest and picks.
+// Which takes a redo renders (client/redo.ts, docs/takes.md), from a real local output's manifest and picks.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { chooseRedoTakes } from '../../../cli/redo';
+import { chooseRedoTakes } from '../../../client/redo';
 import { loadJobFile } from '../../../jobfile';
 import type { Plan } from '../../../jobfile/plan';
 import { LocalStorage } from '../../../storage/local';

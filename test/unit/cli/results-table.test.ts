@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { rowFilter, toCsv, toTable } from '../../../cli/commands/operate';
 import { UsageError } from '../../../cli/errors';
-import { displayWidth } from '../../../cli/terminal-text';
+import { displayWidth } from '../../../client/terminal-text';
 import { manifestRow } from '../../support/storage';
 
 const litellmTask = `video_${'a1b2c3'.repeat(21)}`; // LiteLLM's task ids are about 130 characters

@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { stripVTControlCharacters } from 'node:util';
-import { spendLines, spendOf, spendSince } from '../../../cli/spend';
-import { describeOutcome, type JobOutcome } from '../../../cli/summary';
+import { spendLines, spendOf, spendSince } from '../../../client/spend';
+import { describeOutcome, type JobOutcome } from '../../../client/summary';
 import type { PlanItem } from '../../../jobfile/plan';
 import type { PriceTable } from '../../../jobfile/prices';
 import type { ManifestRow } from '../../../storage/manifest';
-import { estimatePlan } from '../../../cli/estimate';
+import { estimatePlan } from '../../../client/estimate';
 import { manifestRow } from '../../support/storage';
 
 const RUN_START = Date.UTC(2026, 10, 27, 18, 0);

@@ -1,7 +1,7 @@
 // One spend, computed once (storage/spend-rows.ts ledger), shown the same by every surface: the
 // budget's earlier spend (activities/plan.ts spentBefore), `status` and the end of `run`
-// (cli/spend.ts spendOf), the worker's metrics (activities/metrics.ts) and `results --format csv`
-// (cli/paid-rows.ts: every paid run has a row). One scenario: renders, a render replaced after a
+// (client/spend.ts spendOf), the worker's metrics (activities/metrics.ts) and `results --format csv`
+// (client/paid-rows.ts: every paid run has a row). One scenario: renders, a render replaced after a
 // prompt edit, prompt rewrites (in rows, and one `reelflow enhance` paid that no row counts), a
 // failed render charged at its estimate, and a row written twice by a repeated recording. Pure logic.
 import assert from 'node:assert/strict';
@@ -9,9 +9,9 @@ import { describe, it } from 'node:test';
 import type { MetricGauge, MetricMeter } from '@temporalio/common';
 import { spentBefore } from '../../../activities/plan';
 import { ReelflowMetrics } from '../../../activities/metrics';
-import type { PlanEstimate } from '../../../cli/estimate';
-import { withReplacedPaidRows } from '../../../cli/paid-rows';
-import { spendOf } from '../../../cli/spend';
+import type { PlanEstimate } from '../../../client/estimate';
+import { withReplacedPaidRows } from '../../../client/paid-rows';
+import { spendOf } from '../../../client/spend';
 import { toCsv } from '../../../cli/commands/operate';
 import { latestRowByKey, type ManifestRow } from '../../../storage/manifest';
 import { manifestRow } from '../../support/storage';

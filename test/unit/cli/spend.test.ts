@@ -2,8 +2,8 @@
 // estimated at: per model and in total, for the end of `run`, `status` and --json. Pure logic.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { PlanEstimate } from '../../../cli/estimate';
-import { spendLines, spendOf } from '../../../cli/spend';
+import type { PlanEstimate } from '../../../client/estimate';
+import { spendLines, spendOf } from '../../../client/spend';
 import type { ManifestRow } from '../../../storage/manifest';
 
 function row(key: string, model: string, cost?: { usd: number; source: 'billed' | 'estimated' }): ManifestRow {

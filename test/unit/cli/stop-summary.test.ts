@@ -1,8 +1,8 @@
-// The end of a run that stopped early (cli/summary.ts): the exit code is the cause's, and the last
+// The end of a run that stopped early (client/summary.ts): the exit code is the cause's, and the last
 // lines say what stopped it, what to fix, and that a plain run continues (docs/reruns.md).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { describeStop, exitStatusFor, type JobOutcome } from '../../../cli/summary';
+import { describeStop, exitStatusFor, type JobOutcome } from '../../../client/summary';
 import type { FailureKind } from '../../../activities/failure-types';
 
 function outcome(succeeded: number, items: number): JobOutcome {

@@ -1,7 +1,7 @@
 // Gateway and job-file text made inert for terminals and spreadsheets.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { csvCell, displayWidth, fitWidth, padToWidth, plainText, terminalText } from '../../../cli/terminal-text';
+import { csvCell, displayWidth, fitWidth, padToWidth, plainText, terminalText } from '../../../client/terminal-text';
 
 describe('terminal text', () => {
   it('plainText removes escape sequences, C0/C1 controls and bidi overrides, and keeps one line', () => {

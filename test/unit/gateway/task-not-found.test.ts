@@ -4,7 +4,7 @@
 // does not know; the engine must read it as a missing task, the doctor as a served route.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readRoute } from '../../../cli/doctor/routes';
+import { readRoute } from '../../../client/doctor/routes';
 import { classifyGatewayError, TaskNotFoundError } from '../../../gateway';
 
 const UNKNOWN_TASK_BODIES: Record<string, unknown> = {

@@ -1,7 +1,7 @@
 // chainsOf: the plan's items joined by their needs, each chain its shots in plan order.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chainsOf } from '../../../cli/report/films';
+import { chainsOf } from '../../../review/report/films';
 
 test('items joined by needs are one chain in plan order; takes are one shot; lone items are no chain', () => {
   const chains = chainsOf([

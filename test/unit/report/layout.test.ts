@@ -1,11 +1,11 @@
-// The review page's arrangement (cli/report/layout.ts): the fallbacks for rows written before takes
+// The review page's arrangement (review/report/layout.ts): the fallbacks for rows written before takes
 // existed, one row per prompt with its takes in take order, each row's label, and each tile's
 // aspect ratio.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ManifestRow } from '../../../storage/manifest';
-import { aspectOf, promptOf, promptRows, parseRatio, ratioText, sourceOf, takeOf, varValues } from '../../../cli/report/layout';
-import { renderPromptRow, renderTile } from '../../../cli/report/template';
+import { aspectOf, promptOf, promptRows, parseRatio, ratioText, sourceOf, takeOf, varValues } from '../../../review/report/layout';
+import { renderPromptRow, renderTile } from '../../../review/report/template';
 import { manifestRow } from '../../support/storage';
 
 const row = (index: number, fields: Partial<ManifestRow> = {}): ManifestRow =>

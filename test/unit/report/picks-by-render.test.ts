@@ -6,8 +6,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ManifestRow } from '../../../storage/manifest';
 import { parsePicks, pickOn, StandingPicks, type Pick } from '../../../storage/picks';
-import { keptFiles } from '../../../cli/takes-view';
-import { earlierPicked, promptRows } from '../../../cli/report/layout';
+import { keptFiles } from '../../../client/takes-view';
+import { earlierPicked, promptRows } from '../../../review/report/layout';
 import { manifestRow } from '../../support/storage';
 
 const at = (minute: number): string => new Date(Date.UTC(2026, 10, 27, 17, minute)).toISOString();

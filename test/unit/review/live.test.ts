@@ -1,4 +1,4 @@
-// What `reelflow review` knows of its job (cli/review/live.ts), on a real local output directory:
+// What `reelflow review` knows of its job (review/live.ts), on a real local output directory:
 // rows read incrementally with versions, only the job's own videos and posters servable, picks
 // written one at a time to picks.jsonl and announced.
 import { describe, it } from 'node:test';
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalStorage } from '../../../storage';
 import { readPicks } from '../../../storage/picks';
-import { LiveJob, type LiveChange } from '../../../cli/review/live';
+import { LiveJob, type LiveChange } from '../../../review/live';
 import { manifestRow } from '../../support/storage';
 
 void describe('LiveJob', () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { spentBefore } from '../../../activities/plan';
-import { rowCostText, rowTotalUsd, spendOf } from '../../../cli/spend';
+import { rowCostText, rowTotalUsd, spendOf } from '../../../client/spend';
 import type { ManifestRow } from '../../../storage/manifest';
 import { manifestRow } from '../../support/storage';
 

@@ -3,7 +3,7 @@
 // beyond the one that reaches the file. Left to guess, ffmpeg probes every demuxer it has: a
 // "video" planted in a handed folder that is an HLS playlist (or a concat list) makes it open
 // whatever the playlist names, a private file elsewhere included, and put it in a poster.
-// Every ffmpeg and ffprobe call of reelflow takes its input from here (cli/report/posters.ts).
+// Every ffmpeg and ffprobe call of reelflow takes its input from here (review/report/posters.ts).
 import { CONTAINER_HEAD_BYTES, containerOf, type VideoContainer } from '../../gateway';
 import { openFile } from '../../storage/safe-path';
 import type { Storage } from '../../storage/storage';

@@ -2,8 +2,8 @@
 // requests (the Content-Security-Policy allows only same-origin media, inline data images, and the
 // page's one script by its hash). `reelflow report` writes it as a file; `reelflow review` serves it
 // and sends the same fragments (renderPromptRow, renderTile, ...) as takes finish.
-import type { JobSpend } from '../spend';
-import { formatUsd } from '../estimate';
+import type { JobSpend } from '../../client/spend';
+import { formatUsd } from '../../client/estimate';
 import type { ManifestRow } from '../../storage/manifest';
 import type { StandingPicks } from '../../storage/picks';
 import { escapeHtml as h, relativeUrl, svgDataUrl } from './escape';
@@ -33,7 +33,7 @@ export interface ReportModel {
   picks?: StandingPicks;
   /** When the last review ended (its last pick, ms): takes finished after it and unpicked are marked new. */
   lastReviewAt?: number;
-  /** What the job spent, per model (cli/spend.ts). */
+  /** What the job spent, per model (client/spend.ts). */
   spend?: JobSpend;
   /** Set when `reelflow review` serves the page: picks can be made, and cards arrive live. */
   live?: boolean;
@@ -41,7 +41,7 @@ export interface ReportModel {
   version?: number;
   /** The job's assembled films (storage/films.ts), each shown with a player. */
   films?: readonly FilmRecord[];
-  /** The job's chains of shots, each its shots' keys in order (cli/report/films.ts chainsOf). */
+  /** The job's chains of shots, each its shots' keys in order (review/report/films.ts chainsOf). */
   chains?: readonly string[][];
 }
 
@@ -244,7 +244,7 @@ const EAGER_POSTERS = 48;
 
 const KEYS_HELP = 'click or Enter: open large · ← → ↑ ↓ move · k keep · x reject · u clear · n note on a pick';
 
-/** The large player: one take big, its siblings a key away (cli/report/script.ts fills it). */
+/** The large player: one take big, its siblings a key away (review/report/script.ts fills it). */
 function player(live: boolean): string {
   const actions = live
     ? '<button type="button" data-verdict="keep">Keep (k)</button><button type="button" data-verdict="reject">Reject (x)</button><button type="button" data-verdict="clear">Clear (u)</button><button type="button" data-verdict="note">Note (n)</button>'

@@ -11,7 +11,7 @@ import { type RedoTake, baseKeyOf, takeOfKey } from '../jobfile/takes';
 import { type ManifestRow, isJobWideKind, latestRowByKey } from '../storage/manifest';
 import { readPicks, StandingPicks } from '../storage/picks';
 import type { Storage } from '../storage/storage';
-import { describeChangedStarts, startsChangedByRedo } from '../client/chain-redo';
+import { describeChangedStarts, startsChangedByRedo } from './chain-redo';
 import { UsageError } from './errors';
 import { readManifestRows } from './manifest-rows';
 

@@ -1,8 +1,8 @@
 // The review page's header (docs/review.md): the counts (each end state, the picks, what is new
 // since the last review), what the job spent, the filters, and the list of takes that did not
 // succeed. `reelflow review` sends the same fragments again as takes finish.
-import { createChargeText, unsuccessfulParts, type JobSpend } from '../spend';
-import { formatUsd } from '../estimate';
+import { createChargeText, unsuccessfulParts, type JobSpend } from '../../client/spend';
+import { formatUsd } from '../../client/estimate';
 import type { ManifestRow } from '../../storage/manifest';
 import type { StandingPicks } from '../../storage/picks';
 import { escapeHtml as h } from './escape';

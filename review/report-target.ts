@@ -1,18 +1,18 @@
-// Resolves `JOB.yaml or JOB-ID` to the job's plan and output, for report (cli/job-outcome.ts: by
+// Resolves `JOB.yaml or JOB-ID` to the job's plan and output, for report (client/job-outcome.ts: by
 // id, from the job's workflow and stored inputs, on any machine that reaches them).
 import { openStorage } from '../storage';
 import type { ManifestRow } from '../storage/manifest';
 import type { Plan } from '../jobfile/plan';
 import { lastPickAt, readPicks, StandingPicks } from '../storage/picks';
 import { earlierPicked } from './report/layout';
-import { readManifestRows } from './manifest-rows';
-import { UsageError } from './errors';
-import { estimatePlan } from './estimate';
+import { readManifestRows } from '../client/manifest-rows';
+import { UsageError } from '../client/errors';
+import { estimatePlan } from '../client/estimate';
 import { loadJobPlan, loadPlanOrExplain, looksLikeFile, pricedAsStarted, resolveJob } from '../client/jobs';
-import { lookUpJob } from './job-outcome';
-import { openSession } from './session';
-import { jobSpend, type JobSpend } from './spend';
-import { rowsWithTakes } from './takes-view';
+import { lookUpJob } from '../client/job-outcome';
+import { openSession } from '../client/session';
+import { jobSpend, type JobSpend } from '../client/spend';
+import { rowsWithTakes } from '../client/takes-view';
 import { readFilmRecords, type FilmRecord } from '../storage/films';
 import { chainsOf } from './report/films';
 

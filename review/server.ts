@@ -12,17 +12,17 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { FileHandle } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
-import type { Storage } from '../../storage/storage';
-import type { PlanEstimate } from '../estimate';
-import { spendOf } from '../spend';
-import { notInRows, type UnrecordedRewrite } from '../../storage/rewrites';
-import { MAX_NOTE_CHARS, pickOn, type Verdict } from '../../storage/picks';
-import { openUnder } from '../../storage/safe-path';
-import { renderFailures, renderFilters, statsFor } from '../report/header';
-import { rowId } from '../report/ids';
-import { isNew, pagePolicy, renderPromptRow, renderReport, type TileContext } from '../report/template';
-import { promptOf, promptRows } from '../report/layout';
-import { summarize } from '../report/summary';
+import type { Storage } from '../storage/storage';
+import type { PlanEstimate } from '../client/estimate';
+import { spendOf } from '../client/spend';
+import { notInRows, type UnrecordedRewrite } from '../storage/rewrites';
+import { MAX_NOTE_CHARS, pickOn, type Verdict } from '../storage/picks';
+import { openUnder } from '../storage/safe-path';
+import { renderFailures, renderFilters, statsFor } from './report/header';
+import { rowId } from './report/ids';
+import { isNew, pagePolicy, renderPromptRow, renderReport, type TileContext } from './report/template';
+import { promptOf, promptRows } from './report/layout';
+import { summarize } from './report/summary';
 import type { LiveChange, LiveJob } from './live';
 
 /** A picks request larger than this is refused (a note is at most MAX_NOTE_CHARS characters). */
@@ -40,13 +40,13 @@ export interface ReviewServerOptions {
   localDir?: string;
   storage?: Storage;
   port?: number;
-  /** The plan's estimate, for what the job spent per model (cli/spend.ts). */
+  /** The plan's estimate, for what the job spent per model (client/spend.ts). */
   estimate?: PlanEstimate;
-  /** The paid rewrite calls the job's records keep (`reelflow enhance`'s among them), recently read (cli/spend.ts recentRewriteCalls). */
+  /** The paid rewrite calls the job's records keep (`reelflow enhance`'s among them), recently read (client/spend.ts recentRewriteCalls). */
   rewriteCalls?: () => Promise<readonly UnrecordedRewrite[]>;
   /** Test hook: a fixed token. Default: 24 random bytes. */
   token?: string;
-  /** The plan's chains of shots, each its shots' keys in order (cli/report/films.ts chainsOf). */
+  /** The plan's chains of shots, each its shots' keys in order (review/report/films.ts chainsOf). */
   chains?: string[][];
 }
 
@@ -106,7 +106,7 @@ export async function startReviewServer(options: ReviewServerOptions): Promise<R
 
   const page = async (): Promise<string> => {
     const rows = [...options.live.rows.values()];
-    // One spend everywhere (cli/spend.ts): the rewrites no row counts are the job's spend too.
+    // One spend everywhere (client/spend.ts): the rewrites no row counts are the job's spend too.
     const all = options.live.allRows;
     const calls = (await options.rewriteCalls?.()) ?? [];
     const spend = options.estimate ? spendOf(all, options.estimate, notInRows(calls, all)) : undefined;

@@ -2,7 +2,7 @@
 // hover, the large player (a take big, its siblings a key away), and, when `reelflow review` serves
 // the page, picks and live rows. It is a constant, so the
 // page's Content-Security-Policy names it by hash and no other script can run. It inserts only
-// HTML the server rendered (every value escaped by cli/report/escape.ts) and sets everything else
+// HTML the server rendered (every value escaped by review/report/escape.ts) and sets everything else
 // as text.
 import { createHash } from 'node:crypto';
 

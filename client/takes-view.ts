@@ -89,19 +89,3 @@ export async function keptFilmsOf(storage: Storage): Promise<KeptFilm[]> {
     sha256: film.sha256,
   }));
 }
-
-/**
- * `results --kept`: one path per line (table, csv), the films' after the takes', so a pipe gets
- * every kept file; each film described on stderr (its clips, length, sha256). JSON: the list of
- * {key, path}, then one entry per film with its fields.
- */
-export function printKept(kept: ReadonlyArray<{ key: string; path: string }>, format: string, films: readonly KeptFilm[] = []): void {
-  if (format === 'json') {
-    process.stdout.write(`${JSON.stringify([...kept, ...films], null, 2)}\n`);
-    return;
-  }
-  process.stdout.write([...kept, ...films].map((k) => `${k.path}\n`).join(''));
-  for (const f of films) {
-    process.stderr.write(`film ${f.film}: ${f.clips.join(' -> ')}, ${f.duration_sec.toFixed(1)} s, sha256 ${f.sha256}, ${f.path}\n`);
-  }
-}

@@ -14,6 +14,9 @@ import { InfrastructureError } from './errors';
 import { disallowedKeyUses, parseAllowKeys } from './keys';
 import { plainText } from './terminal-text';
 
+// Which models a budget cannot price, and the refusal that names them: asked by run, validate and doctor.
+export { unpricedMessage, unpricedModels } from '../activities/plan';
+
 /**
  * The prices the user brings to a job file: `--prices FILE`, the prices file in the user's settings
  * (they outrank the job file's: docs/costs.md), and `run --budget`, under which a job file's $0 for a

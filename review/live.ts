@@ -3,15 +3,15 @@
 // size, and the picks, by render (a take rendered again for a changed request starts unpicked; its
 // earlier render keeps its pick and stays on the page). Every change gets a version, so a page (or
 // a reconnecting event stream) asks for exactly what it has not seen.
-import { readFilmRecords, type FilmRecord } from '../../storage/films';
-import type { ManifestRow } from '../../storage/manifest';
-import { appendPicks, lastPickAt, readPicks, StandingPicks, type Pick } from '../../storage/picks';
-import type { ManifestCursor, Storage } from '../../storage/storage';
-import { needsProbe } from '../report';
-import { earlierPicked, promptOf } from '../report/layout';
-import { extractPoster, inspectVideo, posterName, probeVideo, type MediaTools, type VideoMedia } from '../report/posters';
-import { remoteVideoInput } from '../report/video-input';
-import { warnSkippedRows } from '../manifest-rows';
+import { readFilmRecords, type FilmRecord } from '../storage/films';
+import type { ManifestRow } from '../storage/manifest';
+import { appendPicks, lastPickAt, readPicks, StandingPicks, type Pick } from '../storage/picks';
+import type { ManifestCursor, Storage } from '../storage/storage';
+import { needsProbe } from './report';
+import { earlierPicked, promptOf } from './report/layout';
+import { extractPoster, inspectVideo, posterName, probeVideo, type MediaTools, type VideoMedia } from './report/posters';
+import { remoteVideoInput } from './report/video-input';
+import { warnSkippedRows } from '../client/manifest-rows';
 
 export type LiveChange = { version: number; kind: 'take'; key: string } | { version: number; kind: 'pick'; pick: Pick };
 
@@ -32,7 +32,7 @@ export interface LiveJobOptions {
 
 export class LiveJob {
   readonly rows = new Map<string, ManifestRow>();
-  /** Every row read, re-runs included: what the job spent counts each run (cli/spend.ts). */
+  /** Every row read, re-runs included: what the job spent counts each run (client/spend.ts). */
   allRows: ManifestRow[] = [];
   readonly media = new Map<string, VideoMedia>();
   /** Every decision read at start or made since, in order. */

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { FilmRecord } from '../../storage/films';
 import type { ManifestRow } from '../../storage/manifest';
 import type { StandingPicks } from '../../storage/picks';
-import type { JobSpend } from '../spend';
+import type { JobSpend } from '../../client/spend';
 import { openUnder, renameUnder, safeDir } from '../../storage/safe-path';
 import { findMediaTools, inspectVideos } from './posters';
 import { summarize } from './summary';
@@ -27,7 +27,7 @@ export interface WriteReportInput {
   earlier?: ManifestRow[];
   /** The last review's time (ms): takes finished after it and unpicked are marked new. */
   lastReviewAt?: number;
-  /** What the job spent, per model (cli/spend.ts spendOf). */
+  /** What the job spent, per model (client/spend.ts spendOf). */
   spend?: JobSpend;
   /** The job's assembled films, each shown with a player, and its chains of shots as strips (docs/chains.md). */
   films?: readonly FilmRecord[];

@@ -9,7 +9,7 @@ import type { JobResult, JobStopCause } from '../workflows/types';
 import { openStorage } from '../storage';
 import { estimatePlan } from './estimate';
 import { createChargeText, runSpendLines, spendLines, spendOf, spendSince, unrecordedRewriteCalls, type JobSpend } from './spend';
-import { color, formatBytes } from './output';
+import { color, formatBytes } from './format';
 import { plainText } from './terminal-text';
 import { readManifestRows } from './manifest-rows';
 import { takesMadeByRedo } from './takes-view';
@@ -29,7 +29,7 @@ export interface JobOutcome {
   /** What every run of the job spent, beside the plan's estimate (docs/costs.md); absent with no price and no cost. */
   spend?: JobSpend;
   /**
-   * What this run spent, when runs before it paid too (cli/spend.ts spendSince): the end of `run`
+   * What this run spent, when runs before it paid too (client/spend.ts spendSince): the end of `run`
    * says it and the job's apart. Absent when this run's spend is the job's.
    */
   runSpend?: JobSpend;
@@ -202,4 +202,25 @@ export function describeFilms(films: readonly FilmResult[] | undefined, location
     const why = 'kind' in film ? `${film.kind}: ${film.reason}` : film.reason;
     return color.yellow(`  film ${name}: not made: ${plainText(why)}`);
   });
+}
+
+/** What a start renders: every item the job's plan pages will not skip (itemsToSend). */
+export function startedNote(
+  job: string,
+  total: number,
+  toRender: number,
+  outcome: JobOutcome,
+  retryStates: readonly ItemEndState[],
+  location: string,
+): string {
+  const { counts } = outcome;
+  const done = total - toRender;
+  if (toRender === 0) {
+    const again =
+      counts.failed + counts.timed_out + counts.unknown > 0 ? ' (--retry-failed / --retry-unknown render ended ones again)' : '';
+    return `${job}: nothing to render: all ${total} item(s) already ended${again} -> ${location}`;
+  }
+  const changed = outcome.changed.length;
+  const edited = changed > 0 ? `; ${changed} changed since rendered, rendered again beside the earlier file` : '';
+  return `${job}: started ${toRender} of ${total} item(s)${done > 0 ? ` (${done} already ended)` : ''}${edited} -> ${location}`;
 }

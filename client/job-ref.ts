@@ -5,7 +5,7 @@ import type { Plan } from '../jobfile/plan';
 import { storeJobInputs, type StoredJobInputs } from '../storage/inputs-publish';
 import { StorageError } from '../storage/storage';
 import { InfrastructureError, UsageError } from './errors';
-import { formatBytes } from './output';
+import { formatBytes } from './format';
 
 /**
  * Stores the job's inputs where workers on other machines read them (storage/inputs-publish.ts):

@@ -1,21 +1,12 @@
 // How a job went, in one answer for every command (status, results, report, cancel, run): each
-// item's latest manifest row (cli/summary.ts readOutcome) is the truth of the items; the job's
+// item's latest manifest row (client/summary.ts readOutcome) is the truth of the items; the job's
 // workflow adds only what the rows cannot say: whether it runs, and how it stopped (canceled, a
 // job-wide cause, items left not started).
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { jobResult } from '../client/control';
-import { NeverRunError } from '../client/errors';
-import {
-  jobHandle,
-  loadJobPlan,
-  loadPlanOrExplain,
-  looksLikeFile,
-  pricedAsStarted,
-  resolveJob,
-  type JobRef,
-  type LoadedJob,
-} from '../client/jobs';
-import { isCompleted, stateName } from '../client/status';
+import { jobResult } from './control';
+import { NeverRunError } from './errors';
+import { jobHandle, loadJobPlan, loadPlanOrExplain, looksLikeFile, pricedAsStarted, resolveJob, type JobRef, type LoadedJob } from './jobs';
+import { isCompleted, stateName } from './status';
 import type { Plan } from '../jobfile/plan';
 import { jobWorkflowId } from '../workflows/ids';
 import type { JobResult } from '../workflows/types';
@@ -53,7 +44,7 @@ export async function jobStanding(
       throw error;
     });
   const result = described && isCompleted(described) ? await jobResult(client, ref.workflowId).catch(() => undefined) : undefined;
-  // The last run's start tells its part of the spend apart (cli/spend.ts spendSince), as its summary did.
+  // The last run's start tells its part of the spend apart (client/spend.ts spendSince), as its summary did.
   const outcome = await readOutcome(plan, loaded.referenceDigests, result?.startedAt);
   if (!described) {
     if (outcome.rows.length === 0) throw new NeverRunError(plan.job, target);
