@@ -1,9 +1,9 @@
 // The JSON documents `status --json` and `results --format json` print, for scripts
 // (docs/client.md): one schema each, which the commands' outputs satisfy and the tests check.
 import { z } from 'zod';
-import { RENDER_END_STATES } from '../domain/end-states';
+import { END_STATES } from '../domain/end-states';
 
-const END_STATE = z.enum(RENDER_END_STATES);
+const END_STATE = z.enum(END_STATES);
 
 /** Items by phase: not started, in flight by phase, and ended by state. */
 const statusCounts = z.object({
@@ -51,6 +51,8 @@ export const endedStatusSchema = z.object({
   spend,
   /** The last run's part of the spend, when runs before it paid too (client/spend.ts spendSince); null: it is the job's. */
   last_run_spend: spend.optional(),
+  /** Items blocked because a need did not succeed, with it and why (docs/chains.md); absent: none. */
+  blocked: z.array(z.object({ key: z.string(), blocked_by: z.string().nullable(), why: z.string() })).optional(),
 });
 
 /** `status JOB --json` of a running job whose worker answers. */
@@ -60,6 +62,10 @@ export const runningStatusSchema = z.object({
   counts: statusCounts,
   items: z.number().int().nonnegative(),
   spend,
+  /** Items that wait for others, each with the one it waits on now (docs/chains.md); absent: none. */
+  waiting: z.array(z.object({ key: z.string(), waits_on: z.string() })).optional(),
+  /** The latest items blocked, with the need that blocked each and why; absent: none. */
+  blocked: z.array(z.object({ key: z.string(), blocked_by: z.string(), why: z.string() })).optional(),
 });
 
 /** `status JOB --json` of a running job that no worker answers (yet). */
@@ -111,6 +117,8 @@ export const resultRowSchema = z.looseObject({
   bytes: z.number().int().nonnegative().nullable(),
   sha256: z.string().nullable(),
   error: z.object({ kind: z.string(), message: z.string() }).nullable(),
+  /** A blocked item's need that did not succeed (docs/chains.md). */
+  blocked_by: z.string().optional(),
   cost_usd: z.number().optional(),
   cost_source: z.enum(['billed', 'estimated']).optional(),
   rewrite_cost_usd: z.number().optional(),

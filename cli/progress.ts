@@ -6,6 +6,7 @@ import type { JobProgress, RenderStatus } from '../workflows/types';
 import { color, formatDuration } from '../client/format';
 import { displayWidth, fitWidth, padToWidth, plainText } from '../client/terminal-text';
 import { itemStatuses } from '../client/control';
+import { chainLines } from './chain-lines';
 
 const SHOWN_ITEMS = 8;
 
@@ -39,11 +40,11 @@ export interface TerminalSize {
  * be erased. The last column stays empty: a character the terminal draws wider than we count (an
  * East Asian ambiguous one) then still does not wrap.
  */
-export function layoutFrame(header: string, items: string[], moreInFlight: number, size: TerminalSize): string[] {
-  // Header, items, the "more" line and the row the cursor rests on.
-  const shown = items.slice(0, Math.max(0, size.rows - 3));
+export function layoutFrame(header: string, items: string[], moreInFlight: number, size: TerminalSize, chain: string[] = []): string[] {
+  // Header, the chain's lines (cli/chain-lines.ts), items, the "more" line and the row the cursor rests on.
+  const shown = items.slice(0, Math.max(0, size.rows - 3 - chain.length));
   const more = moreInFlight + items.length - shown.length;
-  const lines = [header, ...shown, ...(more > 0 ? [color.dim(`  … and ${more} more in flight`)] : [])];
+  const lines = [header, ...chain, ...shown, ...(more > 0 ? [color.dim(`  … and ${more} more in flight`)] : [])];
   return lines.map((line) => fitWidth(line, size.columns - 1));
 }
 
@@ -121,7 +122,7 @@ export class ProgressView {
   /** The lines on screen now, as written: erasing them needs their rows at the current width. */
   private drawn: string[] = [];
   /** What the last frame showed, laid out again when the terminal is resized. */
-  private frame?: { header: (width: number) => string; items: string[]; more: number };
+  private frame?: { header: (width: number) => string; chain: (width: number) => string[]; items: string[]; more: number };
   /** Bumped by clear(): a render that was waiting for item statuses meanwhile draws nothing. */
   private generation = 0;
   private readonly onResize = () => this.draw();
@@ -159,6 +160,8 @@ export class ProgressView {
     if (!this.frame) this.out.on('resize', this.onResize);
     this.frame = {
       header: (width) => progressHeader(progress, rate, width),
+      // Which shot waits on which, which are blocked and why: one bounded line each (docs/chains.md).
+      chain: (width) => chainLines(progress, width - 2).map((line) => `  ${line}`),
       items: items.map(itemLine),
       more: progress.inFlight.length - items.length,
     };
@@ -179,7 +182,13 @@ export class ProgressView {
     if (!this.frame) return;
     const size = this.size();
     // The last column stays free (layoutFrame).
-    const lines = layoutFrame(this.frame.header(size.columns - 1), this.frame.items, this.frame.more, size);
+    const lines = layoutFrame(
+      this.frame.header(size.columns - 1),
+      this.frame.items,
+      this.frame.more,
+      size,
+      this.frame.chain(size.columns - 1),
+    );
     // One write: the terminal never shows the screen erased but not yet drawn.
     this.out.write(`${this.erasure(size.columns)}${lines.map((line) => `${line}\n`).join('')}`);
     this.drawn = lines;

@@ -149,9 +149,9 @@ function answeringRows(latest: ReadonlyMap<string, ManifestRow>): Map<string, Ma
   return answers;
 }
 
-/** Whether a take's row says it is over (a canceled take, or one a job-wide cause stopped, is continued). */
+/** Whether a take's row says it is over (a canceled or blocked take, or one a job-wide cause stopped, is continued). */
 function ended(row: ManifestRow): boolean {
-  return row.state !== 'canceled' && !isJobWideKind(row.error?.kind);
+  return row.state !== 'canceled' && row.state !== 'blocked' && !isJobWideKind(row.error?.kind);
 }
 
 /**

@@ -127,11 +127,13 @@ export function exitStatusFor(outcome: JobOutcome, stoppedBy?: JobStopCause): nu
  * The items a run left blocked (docs/chains.md): never started, because an item they need did not
  * succeed; a run after the fix (or with --retry-failed) renders them.
  */
-export function describeBlocked(result: Pick<JobResult, 'counts' | 'blocked'>): string[] {
+export function describeBlocked(result: Pick<JobResult, 'counts' | 'blocked'>, rows: readonly ManifestRow[] = []): string[] {
   const count = result.counts.blocked ?? 0;
   if (count === 0) return [];
   const lines = [color.red(`${count} blocked: a shot they need did not succeed; a run after the fix (--retry-failed) continues the chain`)];
-  for (const b of result.blocked ?? []) lines.push(`  blocked ${plainText(b.key)}: ${plainText(b.why)}`);
+  // Those with a row were told with the outcome (describeOutcome); jobs from before the rows have none.
+  const told = new Set(rows.filter((r) => r.state === 'blocked').map((r) => r.key));
+  for (const b of result.blocked ?? []) if (!told.has(b.key)) lines.push(`  blocked ${plainText(b.key)}: ${plainText(b.why)}`);
   return lines;
 }
 
@@ -149,6 +151,9 @@ export function describeStop(stoppedBy: JobStopCause, resume: string, notStarted
   }
   return lines;
 }
+
+/** Blocked items listed by name at the end of a run and in `status`; the rest are counted. */
+const BLOCKED_LISTED = 5;
 
 /**
  * `runLabel`: what the run whose part of the spend is told apart is called (`run`'s end: this run;
@@ -168,16 +173,25 @@ export function describeOutcome(
   lines.push(c.succeeded === outcome.items ? color.green(head) : color.yellow(head));
   const bad = outcome.rows.filter((r) => r.state !== 'succeeded');
   for (const row of bad) {
+    if (row.state === 'blocked') continue;
     const reason = row.error ? `${row.error.kind}: ${plainText(row.error.message)}` : row.state;
     const charge = createChargeText(row);
     lines.push(`  ${color.red(row.state.padEnd(9))} #${row.index} ${plainText(row.key)}  ${reason}${charge ? `  (${charge})` : ''}`);
   }
+  // A blocked item names the need it waits for (docs/chains.md), as `run` and `status` say it; a
+  // long chain's are counted past the first few, not listed.
+  const blocked = bad.filter((r) => r.state === 'blocked');
+  for (const row of blocked.slice(0, BLOCKED_LISTED))
+    lines.push(`  ${color.red('blocked')} ${plainText(row.key)}: ${plainText(row.error?.message ?? `needs ${row.blocked_by ?? '?'}`)}`);
+  if (blocked.length > BLOCKED_LISTED) lines.push(`  … and ${blocked.length - BLOCKED_LISTED} more blocked`);
   if (outcome.spend && outcome.runSpend) lines.push(...runSpendLines(outcome.runSpend, outcome.spend, runLabel));
   else if (outcome.spend) lines.push(...spendLines(outcome.spend));
   if (outcome.changed.length)
     lines.push(`  ${outcome.changed.length} item(s) changed since their last render: the next run renders them again`);
   if (outcome.missing.length) lines.push(`  ${outcome.missing.length} item(s) not rendered yet: run \`${resume}\` to continue`);
   if (c.failed || c.timed_out) lines.push(color.dim(`  render failed ones again: reelflow run ${jobFile} --retry-failed`));
+  if (c.blocked && !(c.failed || c.timed_out))
+    lines.push(color.dim(`  blocked ones start once what they need succeeds: reelflow run ${jobFile} --retry-failed`));
   if (c.unknown) {
     lines.push(
       color.dim(

@@ -13,6 +13,8 @@ import { lookUpJob } from '../client/job-outcome';
 import { openSession } from '../client/session';
 import { jobSpend, type JobSpend } from '../client/spend';
 import { rowsWithTakes } from '../client/takes-view';
+import { readFilmRecords, type FilmRecord } from '../storage/records/films';
+import { chainsOf } from './report/films';
 
 /**
  * The job's plan, for a page that follows the job (`review`): a job file without a schedule names
@@ -44,6 +46,9 @@ export interface ReportTarget {
   /** The last pick's time: takes finished after it are new. */
   lastReviewAt?: number;
   spend?: JobSpend;
+  /** The job's assembled films (storage/films.ts) and its chains of shots, as the review page shows them (docs/chains.md). */
+  films: FilmRecord[];
+  chains: string[][];
 }
 
 export async function resolveReportTarget(target: string): Promise<ReportTarget> {
@@ -67,5 +72,7 @@ export async function resolveReportTarget(target: string): Promise<ReportTarget>
     picks,
     ...(lastReviewAt !== undefined ? { lastReviewAt } : {}),
     ...(spend ? { spend } : {}),
+    films: await readFilmRecords(storage),
+    chains: chainsOf(plan.items),
   };
 }

@@ -25,6 +25,7 @@ import type { ItemWorkflowState } from '../activities/item-workflow';
 import type { PageItem } from '../activities/plan';
 import { itemChargeUsd, roundUsd } from '../domain/money';
 import { bookkeeping } from './activities';
+import { recordBlocked } from './blocked-rows';
 import { assembleFilms } from './assemble';
 import { renderWorkflowId } from './ids';
 import { JobEvents } from './notify';
@@ -84,6 +85,12 @@ const JOB_EVENTS = 'job-events-out';
  * every other job's history is as before.
  */
 const ITEMS_WAIT_FOR_NEEDS = 'items-wait-for-their-needs';
+/**
+ * With it, an item that ends blocked gets its manifest row (state `blocked`, `blocked_by` the need),
+ * a local activity, so `results`, the report and a later run read it like any ended item. Asked
+ * once per run, at its first blocked item: every other job's history is as before.
+ */
+const BLOCKED_ITEMS_RECORDED = 'blocked-items-get-a-manifest-row';
 
 type Page = Awaited<ReturnType<typeof bookkeeping.readPlanItems>>;
 
@@ -128,6 +135,7 @@ export async function JobWorkflow(input: JobInput): Promise<JobResult> {
   if (next === 'continue-as-new') return job.continueAsNew();
   job.state = 'completed';
   await condition(allHandlersFinished);
+  await job.blockedRecorded();
   // The films of `assemble:`, once every clip has ended (workflows/assemble.ts; none: nothing asked).
   const films = await assembleFilms(job.settings, job.carry.canceled);
   // The manifest as one file at the output location (S3: manifest.jsonl beside the row objects).
@@ -226,6 +234,10 @@ class Job {
   private chainsPatched?: boolean;
   /** The window's "not ready yet" set, once an item that needs another came up (workflows/chain.ts). */
   private chain?: NeedsWindow;
+  /** hasPatch(BLOCKED_ITEMS_RECORDED), asked once per run at its first blocked item. */
+  private blockedRows?: boolean;
+  /** The blocked items' rows being written: awaited before the run ends or continues as new. */
+  private readonly blockedRecordings: Array<Promise<void>> = [];
 
   constructor(
     private readonly input: JobInput,
@@ -450,6 +462,13 @@ class Job {
     });
     if (carry.recentFailures.length > RECENT_FAILURES) carry.recentFailures.shift();
     this.chain!.ended(item, 'blocked', blockedBy);
+    this.blockedRows ??= hasPatch(BLOCKED_ITEMS_RECORDED);
+    if (this.blockedRows) this.blockedRecordings.push(recordBlocked(this.settings.output, item, blockedBy, why));
+  }
+
+  /** Every blocked item's row is written (before the run ends or continues as new). */
+  async blockedRecorded(): Promise<void> {
+    while (this.blockedRecordings.length > 0) await Promise.all(this.blockedRecordings.splice(0));
   }
 
   /**
@@ -560,6 +579,7 @@ class Job {
 
   async continueAsNew(): Promise<never> {
     await condition(allHandlersFinished);
+    await this.blockedRecorded();
     await this.events?.settled();
     log.info('job continues as new', {
       event: LogEvent.jobContinuedAsNew,

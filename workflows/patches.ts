@@ -99,6 +99,11 @@ export const PATCHES = {
     changed:
       'an item that needs others waits in the window\'s "not ready yet" set while the items behind it start, and ends blocked when a need does not succeed; before, no item had needs',
   },
+  'blocked-items-get-a-manifest-row': {
+    since: '2026-11-28',
+    changed:
+      'an item that ends blocked gets a manifest row (state blocked, blocked_by its need) through a recordItem local activity; before, it had none and readers took it for not rendered',
+  },
 } as const satisfies Record<string, Patch>;
 
 export type PatchId = keyof typeof PATCHES;

@@ -6,9 +6,10 @@ import { itemStatuses, jobProgress, jobResult, jobTaskQueue, recentJobs, request
 import { jobHandle, loadJobPlan, resolveJob, type JobRef } from '../../client/jobs';
 import { isRunning } from '../../client/status';
 import { deliveriesOfJob, deliveryLines } from '../../client/deliveries';
-import { RENDER_END_STATES, type ItemEndState } from '../../domain/end-states';
+import { END_STATES, type ItemEndState } from '../../domain/end-states';
 import type { ManifestRow } from '../../storage/manifest/row';
-import type { JobResult, RenderStatus } from '../../workflows/types';
+import type { BlockedItem, JobResult, RenderStatus } from '../../workflows/types';
+import { boundedList, waitingFromRows } from '../chain-lines';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { NeverRunError, UsageError } from '../errors';
 import { detachedWorkerAlive } from '../../client/detached-worker';
@@ -34,7 +35,6 @@ import { rowCostText, rowRewriteCostText, rowTotalUsd, spendSoFar, spendSummaryL
 const WORKER_GRACE_MS = 30_000;
 /** How long status waits for a worker to answer the progress query. */
 const QUERY_WAIT_MS = 5_000;
-const END_STATES: readonly ItemEndState[] = RENDER_END_STATES;
 
 export function registerOperateCommands(program: Command): void {
   program
@@ -111,7 +111,18 @@ export function registerOperateCommands(program: Command): void {
       const paid = () => withReplacedPaidRows(all, outcome.everyRow ?? outcome.rows).filter(keep);
       if (options.format === 'json') process.stdout.write(`${JSON.stringify(paid(), null, 2)}\n`);
       else if (options.format === 'csv') process.stdout.write(toCsv(paid()));
-      else process.stdout.write(toTable(rows, filtered ? 0 : outcome.missing.length, terminalColumns()));
+      else {
+        process.stdout.write(toTable(rows, filtered ? 0 : outcome.missing.length, terminalColumns()));
+        // Items without a row that wait on others (a job running, or stopped before its chain went on).
+        const waiting = waitingFromRows(plan.items, new Map(all.map((r) => [r.key, r])));
+        const line = boundedList(
+          'waiting',
+          waiting.map((w) => `${w.key} (on ${w.waitsOn})`),
+          waiting.length,
+          terminalColumns(),
+        );
+        if (line && !filtered) process.stdout.write(`${line}\n`);
+      }
       // Spent vs estimated, per model and in total (docs/costs.md): after the table; csv and json keep stdout to their format.
       const spent = spendSummaryLines(outcome.spend).join('\n');
       if (spent) (options.format === 'table' ? process.stdout : process.stderr).write(`${spent}\n`);
@@ -276,6 +287,7 @@ async function showStatus(
         stoppedBy: result?.stoppedBy ?? null,
         spend: outcome.spend ?? null,
         ...(outcome.runSpend ? { last_run_spend: outcome.runSpend } : {}),
+        ...blockedOf(outcome.rows),
       } satisfies EndedStatus);
     } else {
       if (result?.stoppedBy)
@@ -335,21 +347,56 @@ async function showStatus(
   // One read of the plan a round (a large job's plan takes seconds): its spend and its targets.
   const { plan } = await loadJobPlan(job);
   const spend = await spendSoFar(plan);
+  // Which shot waits on which, which are blocked and why (docs/chains.md); absent for a job without chains.
+  const waiting = progress.waiting ?? [];
+  const blocked = progress.blocked ?? [];
   if (out.json)
-    out.result({ job: progress.job, state: progress.state, counts, items: progress.total, spend: spend ?? null } satisfies RunningStatus);
+    out.result({
+      job: progress.job,
+      state: progress.state,
+      counts,
+      items: progress.total,
+      spend: spend ?? null,
+      ...(waiting.length ? { waiting: waiting.map((w) => ({ key: w.key, waits_on: w.waitsOn })) } : {}),
+      ...(blocked.length ? { blocked: blocked.map((b) => ({ key: b.key, blocked_by: b.blockedBy, why: b.why })) } : {}),
+    } satisfies RunningStatus);
   else {
     out.line(summaryLine(progress));
     out.line(
       `  creating ${counts.creating}, rendering ${counts.rendering}, downloading ${counts.downloading}, not started ${counts.pending}`,
     );
     for (const line of spendSummaryLines(spend)) out.line(line);
-    for (const f of progress.recentFailures.slice(-5))
+    // Blocked items are told below with the need that blocked them, not among the failures.
+    for (const f of progress.recentFailures.filter((f) => f.state !== 'blocked').slice(-5))
       out.line(`  ${f.state} #${f.index} ${plainText(f.key)}: ${plainText(f.error?.message ?? '')}`);
-    // Items that wait for others (docs/chains.md): which shot waits on which.
-    for (const w of (progress.waiting ?? []).slice(0, 10)) out.line(`  waiting ${plainText(w.key)}: on ${plainText(w.waitsOn)}`);
+    for (const line of chainStatusLines(waiting, blocked, progress.counts.blocked ?? 0)) out.line(line);
     for (const line of deliveryLines(await deliveriesOfJob(client, workflowId, plan.notify))) out.line(plainText(line));
   }
   return false;
+}
+
+/** At most this many items of each kind in `status`: the rest are counted (a chain may be long). */
+const CHAIN_LINES = 5;
+
+/** `status` of a running job: the shots that wait and on what, the blocked ones and why (docs/chains.md). */
+function chainStatusLines(
+  waiting: ReadonlyArray<{ key: string; waitsOn: string }>,
+  blocked: readonly BlockedItem[],
+  blockedCount: number,
+): string[] {
+  const lines = waiting.slice(0, CHAIN_LINES).map((w) => `  waiting ${plainText(w.key)}: on ${plainText(w.waitsOn)}`);
+  if (waiting.length > CHAIN_LINES) lines.push(`  … and ${waiting.length - CHAIN_LINES} more waiting`);
+  const latest = blocked.slice(-CHAIN_LINES).reverse();
+  lines.push(...latest.map((b) => `  blocked ${plainText(b.key)}: ${plainText(b.why)}`));
+  if (blockedCount > latest.length) lines.push(`  … and ${blockedCount - latest.length} more blocked`);
+  return lines;
+}
+
+/** An ended job's blocked items with their need and why, from their rows; nothing for a job without. */
+function blockedOf(rows: readonly ManifestRow[]): { blocked?: Array<{ key: string; blocked_by: string | null; why: string }> } {
+  const blocked = rows.filter((r) => r.state === 'blocked');
+  if (blocked.length === 0) return {};
+  return { blocked: blocked.map((r) => ({ key: r.key, blocked_by: r.blocked_by ?? null, why: r.error?.message ?? '' })) };
 }
 
 const COLUMNS = [
@@ -364,6 +411,7 @@ const COLUMNS = [
   'bytes',
   'sha256',
   'error',
+  'blocked_by',
   'replaced',
   'prompt',
   'enhanced_prompt',

@@ -53,6 +53,8 @@ export function registerReportCommand(program: Command, deps: ReportCommandDeps)
           ...(resolved.earlier ? { earlier: resolved.earlier } : {}),
           ...(resolved.lastReviewAt !== undefined ? { lastReviewAt: resolved.lastReviewAt } : {}),
           ...(resolved.spend ? { spend: resolved.spend } : {}),
+          ...(resolved.films?.length ? { films: resolved.films } : {}),
+          ...(resolved.chains?.length ? { chains: resolved.chains } : {}),
           ...(looksLikeJobFile(target) ? { jobFile: target } : {}),
         });
       } catch (error) {

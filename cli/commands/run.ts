@@ -397,7 +397,7 @@ async function followJob(
     const startedAt = Math.min(finished.startedAt, runningSince ?? Infinity);
     for (const line of describeOutcome(outcome, jobFile, finished.finishedAt - startedAt, undefined, resume)) out.line(line);
     for (const line of describeFilms(finished.films, outcome.location)) out.line(line);
-    for (const line of describeBlocked(finished)) out.line(line);
+    for (const line of describeBlocked(finished, outcome.rows)) out.line(line);
     for (const line of describeDeliveries(deliveries, handedOff, jobFile)) out.line(line);
   }
   process.exitCode = exitStatusFor(outcome, finished.stoppedBy);

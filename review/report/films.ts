@@ -24,7 +24,7 @@ export const FILMS_CSS = `
 .shot + .shot { border-left: 2px dashed var(--line); padding-left: 8px; }
 .stake { display: flex; gap: 6px; align-items: center; font-size: 11.5px; color: var(--ink); text-decoration: none; }
 .stake img { height: 54px; aspect-ratio: 16 / 9; object-fit: cover; border-radius: 4px; background: #2a2f36; }
-.stake .st { color: var(--muted); } .stake.failed .st, .stake.timed_out .st, .stake.unknown .st { color: var(--bad); }
+.stake .st { color: var(--muted); } .stake.failed .st, .stake.timed_out .st, .stake.unknown .st, .stake.blocked .st { color: var(--bad); }
 `;
 
 /**
@@ -100,8 +100,11 @@ function renderShotTake(row: ManifestRow, media: ReadonlyMap<string, VideoMedia>
   const poster = m?.poster ? relativeUrl(m.poster) : undefined;
   const src = row.state === 'succeeded' && row.file && m?.exists !== false ? relativeUrl(row.file) : undefined;
   const img = `<img alt="" loading="lazy"${poster ? ` src="${h(poster)}"` : ''}>`;
-  const label = `take ${take} <span class="st">${h(row.state)}</span>`;
-  const attrs = `class="stake ${h(row.state)}" data-key="${h(row.key)}"`;
+  // A blocked take names the shot it waits for; its reason is the tooltip (docs/chains.md).
+  const state = row.state === 'blocked' && row.blocked_by ? `blocked on ${row.blocked_by}` : row.state;
+  const label = `take ${take} <span class="st">${h(state)}</span>`;
+  const why = row.state !== 'succeeded' && row.error ? ` title="${h(row.error.message)}"` : '';
+  const attrs = `class="stake ${h(row.state)}" data-key="${h(row.key)}"${why}`;
   return src ? `<a ${attrs} href="${h(src)}">${img}${label}</a>` : `<span ${attrs}>${img}${label}</span>`;
 }
 

@@ -7,7 +7,7 @@ import type { ManifestRow } from '../../storage/manifest/row';
 import type { StandingPicks } from '../../storage/records/picks';
 import { escapeHtml as h } from './escape';
 import { modelsOf, varValues } from './layout';
-import { RENDER_END_STATES } from '../../domain/end-states';
+import { END_STATES } from '../../domain/end-states';
 import { formatBytes, formatDuration, formatTime, summarize, type ReportSummary } from './summary';
 import { tileId } from './ids';
 
@@ -17,6 +17,7 @@ export const STATE_LABELS: Record<string, string> = {
   timed_out: 'timed out',
   canceled: 'canceled',
   unknown: 'unknown',
+  blocked: 'blocked',
 };
 
 /** What the counts need besides the rows. */
@@ -30,7 +31,9 @@ export interface StatsInput {
 
 /** The counts: each end state, the picks and the new takes; a failure count links to the failures. */
 export function renderStats(summary: ReportSummary, input: StatsInput): string {
-  const stats = RENDER_END_STATES.map((state) => {
+  // `blocked` only where a chain left some (docs/chains.md): other jobs' counts stay as they were.
+  const states = END_STATES.filter((state) => state !== 'blocked' || summary.counts.blocked > 0);
+  const stats = states.map((state) => {
     const n = summary.counts[state];
     const inner = `<b>${n}</b><span>${h(STATE_LABELS[state])}</span>`;
     const cls = `stat ${state}${n === 0 ? ' zero' : ''}`;
@@ -75,7 +78,8 @@ function option(value: string, label: string): string {
 
 /** The filter bar: state (and pick, and new), model, and one choice per matrix value name. */
 export function renderFilters(rows: readonly ManifestRow[]): string {
-  const states = RENDER_END_STATES.map((s) => option(s, STATE_LABELS[s] ?? s));
+  const ended = new Set(rows.map((r) => r.state));
+  const states = END_STATES.filter((s) => s !== 'blocked' || ended.has(s)).map((s) => option(s, STATE_LABELS[s] ?? s));
   const picks = [
     option('pick:keep', 'kept'),
     option('pick:reject', 'rejected'),

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import type { FilmRecord } from '../../storage/records/films';
 import type { ManifestRow } from '../../storage/manifest/row';
 import type { StandingPicks } from '../../storage/records/picks';
 import type { JobSpend } from '../../client/spend';
@@ -28,6 +29,9 @@ export interface WriteReportInput {
   lastReviewAt?: number;
   /** What the job spent, per model (client/spend.ts spendOf). */
   spend?: JobSpend;
+  /** The job's assembled films, each shown with a player, and its chains of shots as strips (docs/chains.md). */
+  films?: readonly FilmRecord[];
+  chains?: readonly string[][];
   /** Tool paths; null pretends the tool is absent. Default: looked up on PATH. */
   tools?: { ffmpeg?: string | null; ffprobe?: string | null };
 }
@@ -71,6 +75,8 @@ export async function writeReport(input: WriteReportInput): Promise<WriteReportR
     ...(input.earlier ? { earlier: input.earlier } : {}),
     ...(input.lastReviewAt !== undefined ? { lastReviewAt: input.lastReviewAt } : {}),
     ...(input.spend ? { spend: input.spend } : {}),
+    ...(input.films?.length ? { films: input.films } : {}),
+    ...(input.chains?.length ? { chains: input.chains } : {}),
   });
   const path = resolve(input.outputDir, REPORT_FILE);
   // Atomic replace: a reader (or a browser tab being refreshed) never sees half a page. The

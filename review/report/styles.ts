@@ -94,6 +94,7 @@ body.player-open { overflow: hidden; } body.player-open #panel { display: none; 
 .badge { display: inline-block; align-self: flex-start; border-radius: 999px; padding: 0 7px; font-size: 11px; font-weight: 600; color: #fff; white-space: nowrap; }
 .badge.failed { background: var(--bad); } .badge.timed_out { background: var(--warn); }
 .badge.canceled { background: var(--off); } .badge.unknown { background: var(--unk); } .badge.succeeded { background: var(--ok); }
+.badge.blocked { background: var(--off); }
 #panel { position: sticky; top: 0; max-height: 100vh; overflow: auto; border-left: 1px solid var(--line); background: var(--card); padding: 10px 12px; font-size: 13px; align-self: start; }
 .keys { margin: 0 0 8px; color: var(--muted); font-size: 11.5px; }
 #detail h3 { margin: 0 0 4px; font-size: 14px; overflow-wrap: anywhere; }

@@ -1,5 +1,5 @@
 // Pure figures for the report header: counts per end state, bytes, wall time, and formatting.
-import { RENDER_END_STATES, type ItemEndState } from '../../domain/end-states';
+import { END_STATES, type ItemEndState } from '../../domain/end-states';
 import type { ManifestRow } from '../../storage/manifest/row';
 
 export interface ReportSummary {
@@ -21,7 +21,7 @@ export function parseTime(value: string | null | undefined): Date | undefined {
 }
 
 export function summarize(rows: readonly ManifestRow[]): ReportSummary {
-  const counts = Object.fromEntries(RENDER_END_STATES.map((s) => [s, 0])) as Record<ItemEndState, number>;
+  const counts = Object.fromEntries(END_STATES.map((s) => [s, 0])) as Record<ItemEndState, number>;
   let totalBytes = 0;
   let startedAt: Date | undefined;
   let finishedAt: Date | undefined;

@@ -50,6 +50,7 @@ const rowFields = {
   sha256: z.string().nullable(),
   last_frame: z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: count, type: z.enum(['png', 'jpeg']) }).optional(),
   error: z.object({ kind: z.string(), message: z.string() }).nullable(),
+  blocked_by: z.string().optional(),
   cost_usd: usd.optional(),
   cost_source: z.enum(['billed', 'estimated']).optional(),
   rewrite_cost_usd: usd.optional(),

@@ -37,6 +37,8 @@ export interface ManifestRow {
    */
   last_frame?: { sha256: string; bytes: number; type: 'png' | 'jpeg' };
   error: { kind: string; message: string } | null;
+  /** A `blocked` item's need that did not succeed: the first shot of its chain that did not (docs/chains.md). */
+  blocked_by?: string;
   /**
    * What this run of the item cost, USD: the gateway's figure when it reports one (`billed`), else
    * the estimate times the creates that may have been sent (`estimated`); docs/costs.md. Rows from
@@ -95,7 +97,7 @@ export function requestChanged(
  * Whether a run that renders again the ended states in `retry` skips the item whose latest row is
  * `row`: it succeeded and its video is still stored as recorded (`stored`: what storage holds under
  * the row's file, asked for only for a succeeded row with a file), or it ended in a state not
- * retried. Never done: a canceled item (running the job again continues it), an item that ended by
+ * retried. Never done: a canceled or blocked item (running the job again continues it), an item that ended by
  * a job-wide cause (a refused key, an unreachable gateway: the next run after the fix continues
  * it), and an item whose request `changed` since its row (a new render).
  */
@@ -109,5 +111,6 @@ export function itemIsDone(
   if (row.state === 'succeeded' && row.file) {
     return !!stored && stored.bytes === row.bytes && (!stored.sha256 || !row.sha256 || stored.sha256 === row.sha256);
   }
-  return row.state !== 'canceled' && !isJobWideKind(row.error?.kind) && !retry.has(row.state);
+  // A blocked item was never started: a run continues it once its need succeeds, like a canceled one.
+  return row.state !== 'canceled' && row.state !== 'blocked' && !isJobWideKind(row.error?.kind) && !retry.has(row.state);
 }

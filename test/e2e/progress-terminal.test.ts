@@ -8,7 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { reelflowBin } from '../support/cli';
+import { reelflowBin, runCli } from '../support/cli';
+import { runningStatusSchema } from '../../cli/json-outputs';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { tempDir, writeJob } from '../support/jobs';
 
@@ -209,5 +210,72 @@ describe('reelflow run: the live progress display in a real terminal (tmux)', ()
       );
       assert.doesNotMatch(header, /…/, `nothing cut: ${header}`);
     });
+  });
+  it('a chain: which shot waits on which and which are blocked and why, each one bounded line', async () => {
+    const dir = tempDir();
+    const chained = (prefix: string, n: number) =>
+      Array.from({ length: n }, (_, i) =>
+        [
+          `  - id: ${prefix}-${i + 1}`,
+          `    prompt: "graph ${prefix} ${i + 1}"`,
+          ...(i > 0 ? ['    references:', `      - image: { last_frame_of: ${prefix}-${i} }`] : []),
+        ].join('\n'),
+      );
+    const job = join(dir, 'graph.yaml');
+    writeFileSync(
+      job,
+      [
+        'version: 1',
+        'name: graph',
+        'gateway:',
+        '  base_urls:',
+        ...e2e.sim.urls.map((u) => `    - ${u}`),
+        'defaults:',
+        '  model: doubao-seedance-2-0-260128',
+        '  seconds: "5"',
+        'polling:\n  initial: 200ms\n  max: 500ms\n  timeout: 5m',
+        'output:\n  dir: ./out',
+        'items:',
+        ...chained('a', 2),
+        ...chained('b', 9),
+        '',
+      ].join('\n'),
+    );
+    e2e.sim.setFaults({ failPrompts: ['graph a 1'] });
+    try {
+      await watchRun(job, { columns: 60, rows: 20 }, async (term) => {
+        // While b-2 renders: a-2 is blocked by the failed a-1, b-3..b-9 wait, each on the shot before.
+        const rows = await until('the blocked and waiting lines', async () => {
+          const screen = await term.screen();
+          const both = screen.some((r) => r.startsWith('  blocked: ')) && screen.some((r) => r.startsWith('  waiting: '));
+          return both ? screen : undefined;
+        });
+        const blocked = rows.find((r) => r.startsWith('  blocked: '))!;
+        assert.match(blocked, /^ {2}blocked: a-2 \(a-1 ended failed\)$/, rows.join('\n'));
+        const waiting = rows.find((r) => r.startsWith('  waiting: '))!;
+        assert.match(waiting, /^ {2}waiting: b-\d \(on b-\d\)(, b-\d \(on b-\d\))*, … and \d more$/, rows.join('\n'));
+        // The frame (the notes above it may wrap): header, the chain's lines, the items in flight.
+        const frame = rows.slice(rows.findIndex((r) => HEADER.test(r)));
+        for (const row of frame) assert.ok([...row].length <= 59, `row wider than the pane: ${row}\n${rows.join('\n')}`);
+        assert.ok(frame.length <= 20, rows.join('\n'));
+
+        // `status` says the same, text and --json, while the chain runs.
+        const json = await runCli(['status', job, '--json'], { env: e2e.env });
+        const status = runningStatusSchema.parse(JSON.parse(json.stdout));
+        assert.deepEqual(status.blocked, [{ key: 'a-2', blocked_by: 'a-1', why: 'a-1 ended failed' }]);
+        assert.ok(
+          status.waiting?.some((w) => w.key === 'b-9' && w.waits_on === 'b-8'),
+          json.stdout,
+        );
+        const text = await runCli(['status', job], { env: e2e.env });
+        const said = text.stdout + text.stderr;
+        assert.match(said, /^ {2}blocked a-2: a-1 ended failed$/m);
+        assert.match(said, /^ {2}waiting b-\d: on b-\d$/m);
+        assert.match(said, /^ {2}… and \d more waiting$/m);
+        assert.doesNotMatch(said, /blocked #/, 'a blocked item is not told among the failures');
+      });
+    } finally {
+      e2e.sim.setFaults({ failPrompts: [] });
+    }
   });
 });

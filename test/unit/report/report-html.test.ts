@@ -81,11 +81,12 @@ void describe('summary', () => {
       row(2, { created_at: '2025-01-01T00:00:00Z', finished_at: '2025-01-01T00:01:00Z', bytes: 500 }),
       row(3, { state: 'failed', bytes: null, created_at: null, finished_at: '2025-01-01T00:03:00Z' }),
       row(4, { state: 'unknown', bytes: null }),
+      row(5, { state: 'blocked', bytes: null, created_at: null, blocked_by: 'k3' }),
     ]);
-    assert.deepEqual(s.counts, { succeeded: 2, failed: 1, timed_out: 0, canceled: 0, unknown: 1 });
+    assert.deepEqual(s.counts, { succeeded: 2, failed: 1, timed_out: 0, canceled: 0, unknown: 1, blocked: 1 });
     assert.equal(s.totalBytes, 1500);
     assert.equal(s.wallTimeMs, 180_000);
-    assert.equal(s.items, 4);
+    assert.equal(s.items, 5);
   });
 
   void it('formats sizes and durations', () => {
