@@ -6,7 +6,7 @@ import { itemStatuses, jobProgress, jobResult, jobTaskQueue, recentJobs, request
 import { jobHandle, loadJobPlan, resolveJob, type JobRef } from '../../client/jobs';
 import { isRunning } from '../../client/status';
 import { deliveriesOfJob, deliveryLines } from '../../client/deliveries';
-import { END_STATES, type ItemEndState } from '../../domain/end-states';
+import { END_STATES } from '../../domain/end-states';
 import type { ManifestRow } from '../../storage/manifest/row';
 import type { BlockedItem, JobResult, RenderStatus } from '../../workflows/types';
 import { boundedList, waitingFromRows } from '../chain-lines';
