@@ -8,6 +8,7 @@ import type { PageItem } from '../activities/plan';
 import type { OutputSettings } from '../jobfile/plan';
 import type { ManifestRow } from '../storage/manifest/row';
 import { recording } from './activities';
+import { recordedItem } from './recorded-item';
 
 export function blockedRow(item: PageItem, blockedBy: string, why: string, finishedAt: number): ManifestRow {
   const { request } = item;
@@ -39,20 +40,11 @@ export function blockedRow(item: PageItem, blockedBy: string, why: string, finis
  * result still name the item, and the next run blocks it again.
  */
 export async function recordBlocked(output: OutputSettings, item: PageItem, blockedBy: string, why: string): Promise<void> {
-  const { take, group, vars, redoOf, request } = item;
-  const asked = {
-    protocol: request.protocol,
-    seed: request.seed,
-    seconds: request.seconds,
-    ratio: request.ratio,
-    resolution: request.resolution,
-    size: request.size,
-  };
   try {
     await recording.recordItem({
       output,
       row: blockedRow(item, blockedBy, why, Date.now()),
-      item: { take, group, vars, redoOf, request: asked },
+      item: recordedItem(item),
     });
   } catch (error) {
     log.warn('could not record a blocked item', {

@@ -29,6 +29,7 @@ import type { PriorTask } from '../activities/plan';
 import type { CreatedTaskInfo, EnhancedPrompt, TaskCheck } from '../activities/render';
 import type { ItemEndState } from '../domain/end-states';
 import type { ItemOutcome, RenderInput, RenderStatus } from './types';
+import { recordedItem } from './recorded-item';
 import { rewriteAcrossTakes } from './rewrite';
 import { TASK_CALLBACK_SIGNAL } from './ids';
 
@@ -330,19 +331,10 @@ export async function RenderWorkflow(input: RenderInput): Promise<ItemOutcome> {
       ...(rewrite ? { rewrite_cost_usd: rewrite.usd, rewrite_cost_source: rewrite.source } : {}),
       ...(rewrite && rewriteAt ? { rewrite_at: rewriteAt } : {}),
     };
-    // The row's take, seed and what was asked are filled by the activity (docs/takes.md).
-    const { take, group, vars, redoOf, request } = item;
-    const asked = {
-      protocol: request.protocol,
-      seed: request.seed,
-      seconds: request.seconds,
-      ratio: request.ratio,
-      resolution: request.resolution,
-      size: request.size,
-    };
     // The enhance model names the rewrite's spend in the metrics (activities/metrics.ts).
     const enhanceModel = rewrite && settings.enhance ? { enhanceModel: settings.enhance.model } : {};
-    await recording.recordItem({ output: settings.output, row, item: { take, group, vars, redoOf, request: asked }, ...enhanceModel });
+    // The row's take, seed and what was asked are filled by the activity (docs/takes.md).
+    await recording.recordItem({ output: settings.output, row, item: recordedItem(item), ...enhanceModel });
     await getExternalWorkflowHandle(input.jobWorkflowId).signal(itemDoneSignal, outcome);
   });
   return outcome;

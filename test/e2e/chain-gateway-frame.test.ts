@@ -5,43 +5,20 @@
 // carries that PNG byte for byte, not a frame made again from the stored video.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runCli } from '../support/cli';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { tempDir } from '../support/jobs';
+import { shotsInARow, writeChainJob } from '../support/chain-jobs';
 
 const KEY = 'sk-test-chain-gateway-frame-0123456789';
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 function chainJob(dir: string, baseUrls: string[]): string {
-  const shots = [1, 2, 3].map((k) =>
-    [
-      `  - id: gf-${k}`,
-      `    prompt: "gateway frame ${k}"`,
-      ...(k > 1 ? ['    references:', `      - image: { last_frame_of: gf-${k - 1} }`] : []),
-    ].join('\n'),
-  );
-  const text = [
-    'version: 1',
-    'name: chain-gateway-frame',
-    'gateway:',
-    '  base_urls:',
-    ...baseUrls.map((u) => `    - ${u}`),
-    'defaults:',
-    '  model: doubao-seedance-2-0-260128',
-    '  seconds: "5"',
-    'concurrency:\n  max_in_flight: 4',
-    'polling:\n  initial: 100ms\n  max: 300ms\n  timeout: 5m',
-    'output:\n  dir: ./out',
-    'items:',
-    ...shots,
-    '',
-  ].join('\n');
-  const path = join(dir, 'chain.yaml');
-  writeFileSync(path, text);
-  return path;
+  const items = shotsInARow('gf', 3, (k) => `gateway frame ${k}`);
+  return writeChainJob(dir, { name: 'chain-gateway-frame', baseUrls, items, maxInFlight: 4 });
 }
 
 describe('reelflow run: a chain through a gateway that returns last frames', () => {

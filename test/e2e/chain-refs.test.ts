@@ -4,31 +4,20 @@
 // decode of the stored shot 1 (media/frames.ts), and with the stored video itself.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { frameAt } from '../../media/frames';
 import { runCli } from '../support/cli';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { tempDir } from '../support/jobs';
+import { writeChainJob } from '../support/chain-jobs';
 
 const KEY = 'sk-test-chain-refs-0123456789';
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
 function refsJob(dir: string, baseUrls: string[]): string {
-  const text = [
-    'version: 1',
-    'name: chain-refs',
-    'gateway:',
-    '  base_urls:',
-    ...baseUrls.map((u) => `    - ${u}`),
-    'defaults:',
-    '  model: doubao-seedance-2-0-260128',
-    '  seconds: "5"',
-    'concurrency:\n  max_in_flight: 4',
-    'polling:\n  initial: 100ms\n  max: 300ms\n  timeout: 5m',
-    'output:\n  dir: ./out',
-    'items:',
+  const items = [
     '  - id: shot-1',
     '    prompt: "refs opening"',
     '  - id: at-2.5',
@@ -39,11 +28,8 @@ function refsJob(dir: string, baseUrls: string[]): string {
     '    prompt: "refs extended"',
     '    references:',
     '      - video: { output_of: shot-1 }',
-    '',
-  ].join('\n');
-  const path = join(dir, 'chain-refs.yaml');
-  writeFileSync(path, text);
-  return path;
+  ];
+  return writeChainJob(dir, { name: 'chain-refs', baseUrls, items, maxInFlight: 4 });
 }
 
 describe('reelflow run: frame_of at a time and output_of', () => {

@@ -4,48 +4,23 @@
 // stored shot before it.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { lastFrame } from '../../media/frames';
 import { runCli } from '../support/cli';
 import { useTemporalAndSimulator } from '../support/e2e';
 import { tempDir } from '../support/jobs';
+import { shotsInARow, writeChainJob } from '../support/chain-jobs';
 import { endedStatusSchema, resultsSchema } from '../../cli/json-outputs';
 
 const KEY = 'sk-test-chain-run-0123456789';
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
 function chainJob(dir: string, baseUrls: string[]): string {
-  const shots = [1, 2, 3, 4].map((k) =>
-    [
-      `  - id: shot-${k}`,
-      `    prompt: "story ${k}"`,
-      ...(k > 1 ? ['    references:', `      - image: { last_frame_of: shot-${k - 1} }`] : []),
-    ].join('\n'),
-  );
-  const text = [
-    'version: 1',
-    'name: chain-run',
-    'gateway:',
-    '  base_urls:',
-    ...baseUrls.map((u) => `    - ${u}`),
-    'defaults:',
-    '  model: doubao-seedance-2-0-260128',
-    '  seconds: "5"',
-    'models:',
-    '  doubao-seedance-2-0-260128:',
-    '    frames: [first_frame, last_frame]',
-    'concurrency:\n  max_in_flight: 4',
-    'polling:\n  initial: 100ms\n  max: 300ms\n  timeout: 5m',
-    'output:\n  dir: ./out',
-    'items:',
-    ...shots,
-    '',
-  ].join('\n');
-  const path = join(dir, 'chain-run.yaml');
-  writeFileSync(path, text);
-  return path;
+  const items = shotsInARow('shot', 4, (k) => `story ${k}`);
+  const settings = ['models:', '  doubao-seedance-2-0-260128:', '    frames: [first_frame, last_frame]'];
+  return writeChainJob(dir, { name: 'chain-run', baseUrls, items, settings, maxInFlight: 4 });
 }
 
 /**

@@ -3,30 +3,18 @@
 // `run`'s preflight read the release at new-api's public /api/status and warn, naming the shots
 // whose frames will not arrive; neither refuses. Another release, or another gateway, gives no warning.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type SimHandleExt } from '../../sim';
 import type { SimProfile } from '../../sim/profile';
 import { runCli } from '../support/cli';
 import { tempDir } from '../support/jobs';
+import { writeChainJob } from '../support/chain-jobs';
 import { startTestTemporal, type TestTemporal } from '../support/temporal';
 
 const KEY = 'sk-test-frames-dropped-0123456789';
 
 function chainJob(dir: string, name: string, baseUrls: string[]): string {
-  const text = [
-    'version: 1',
-    `name: ${name}`,
-    'gateway:',
-    '  base_urls:',
-    ...baseUrls.map((u) => `    - ${u}`),
-    'defaults:',
-    '  model: doubao-seedance-2-0-260128',
-    '  seconds: "5"',
-    'polling:\n  initial: 100ms\n  max: 300ms\n  timeout: 5m',
-    'output:\n  dir: ./out',
-    'items:',
+  const items = [
     '  - id: open',
     '    prompt: "the keeper climbs"',
     '  - id: door',
@@ -35,11 +23,8 @@ function chainJob(dir: string, name: string, baseUrls: string[]): string {
     '      - image: { last_frame_of: open }',
     '  - id: alone',
     '    prompt: "the sea at night"',
-    '',
-  ].join('\n');
-  const path = join(dir, `${name}.yaml`);
-  writeFileSync(path, text);
-  return path;
+  ];
+  return writeChainJob(dir, { name, baseUrls, items });
 }
 
 describe('a gateway that drops frames', { timeout: 240_000 }, () => {
