@@ -69,7 +69,7 @@ describe('the reelflow command', () => {
     const csv = await runCli(['results', job, '--format', 'csv'], { env });
     assert.equal(
       csv.stdout.split('\n')[0],
-      'index,key,state,model,task_id,base_url,polls,file,bytes,sha256,error,replaced,prompt,enhanced_prompt,cost_usd,cost_source,rewrite_cost_usd,rewrite_cost_source,total_cost_usd',
+      'index,key,state,model,task_id,base_url,polls,file,bytes,sha256,error,blocked_by,replaced,prompt,enhanced_prompt,cost_usd,cost_source,rewrite_cost_usd,rewrite_cost_source,total_cost_usd',
     );
     assert.match(csv.stdout, /"render_failed: content policy, ""quoted"""/);
     const json = JSON.parse((await runCli(['results', job, '--format', 'json'], { env })).stdout) as Array<{ key: string }>;
