@@ -12,9 +12,10 @@ const freshDir = scratchPaths('reelflow-frames-');
 
 /**
  * A clip whose frames all differ (a moving test pattern and a frame counter), H.264 with B-frames
- * and a key frame only at the start, so the last frame is neither a key frame nor the last stored.
+ * and a key frame only at the start (unless `gop` says how many frames apart), so the last frame is
+ * neither a key frame nor the last stored. `soundSeconds`: a sound track that long beside it.
  */
-function clip(dir: string, seconds: number, fps: number): string {
+function clip(dir: string, seconds: number, fps: number, more: { gop?: number; soundSeconds?: number } = {}): string {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, 'clip.mp4');
   execFileSync('ffmpeg', [
@@ -26,10 +27,11 @@ function clip(dir: string, seconds: number, fps: number): string {
     'lavfi',
     '-i',
     `testsrc2=size=160x120:rate=${fps}:duration=${seconds}`,
+    ...(more.soundSeconds ? ['-f', 'lavfi', '-i', `sine=duration=${more.soundSeconds}`, '-c:a', 'aac'] : []),
     '-c:v',
     'libx264',
     '-g',
-    '1000',
+    String(more.gop ?? 1000),
     '-bf',
     '3',
     '-pix_fmt',
@@ -79,6 +81,21 @@ describe('media/frames.ts', () => {
     const png = join(dir, 'last.png');
     await lastFrame(video, png);
     assert.deepEqual(frameMd5s(png), [all.at(-1)]);
+  });
+
+  it('lastFrame decodes only the last second where key frames allow, and the whole clip when sound outlasts the video', async () => {
+    for (const [name, more] of [
+      ['key frames every 10', { gop: 10 }],
+      ['sound 3 s past the video', { gop: 10, soundSeconds: 6 }],
+    ] as const) {
+      const dir = freshDir();
+      const video = clip(dir, 3, 25, more);
+      const all = frameMd5s(video);
+      assert.equal(all.length, 75, name);
+      const png = join(dir, 'last.png');
+      await lastFrame(video, png);
+      assert.deepEqual(frameMd5s(png), [all.at(-1)], name);
+    }
   });
 
   it('frameAt gives the frame shown at that time, the first frame at 0', async () => {
