@@ -224,8 +224,7 @@ export class VideoLibrary {
     const tmp = `${key}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}`;
     const textFile = `${tmp}.txt`;
     await this.slot(async () => {
-      const frameFile = r.firstFrame ? `${tmp}.frame` : null;
-      if (r.firstFrame) await fs.writeFile(join(this.cacheDir, `${tmp}.frame`), r.firstFrame);
+      const frameFile = r.firstFrame ? await decodedFrame(ffmpeg, this.cacheDir, `${tmp}.frame`, r.firstFrame) : null;
       try {
         if (!this.distinct)
           return await runFfmpeg(ffmpeg, this.cacheDir, `smptebars=size=${r.size}:rate=24`, r.seconds, `${tmp}.mp4`, frameFile, r.size);
@@ -238,6 +237,7 @@ export class VideoLibrary {
         await render(withText ? textFile : null).catch((e: unknown) => (withText ? render(null) : Promise.reject(e)));
       } finally {
         await fs.rm(join(this.cacheDir, textFile), { force: true });
+        await fs.rm(join(this.cacheDir, `${tmp}.frame`), { force: true });
         if (frameFile) await fs.rm(join(this.cacheDir, frameFile), { force: true });
       }
     });
@@ -325,5 +325,30 @@ function runFfmpeg(
     '+faststart',
     out,
   ];
-  return new Promise((resolve, reject) => execFile(ffmpeg, args, { cwd, timeout: 120_000 }, (err) => (err ? reject(err) : resolve())));
+  return ffmpegIn(ffmpeg, cwd, args, 120_000);
+}
+
+/**
+ * ffmpeg in `cwd`, killed outright at its deadline: an ffmpeg told to stop (SIGTERM) finishes the
+ * frame it waits for, and one waiting on an input that never gives a frame would never end.
+ */
+function ffmpegIn(ffmpeg: string, cwd: string, args: string[], timeout: number): Promise<void> {
+  return new Promise((resolve, reject) =>
+    execFile(ffmpeg, args, { cwd, timeout, killSignal: 'SIGKILL' }, (err) => (err ? reject(err) : resolve())),
+  );
+}
+
+/**
+ * The first frame a create sent, decoded once into a PNG beside `name` and named by it; null when
+ * ffmpeg cannot decode it (a test's fake PNG), so the video is drawn without it as a provider would.
+ * Looped as an input undecoded, such a file gives no frame and holds the render forever.
+ */
+async function decodedFrame(ffmpeg: string, dir: string, name: string, bytes: Buffer): Promise<string | null> {
+  await fs.writeFile(join(dir, name), bytes);
+  const png = `${name}.png`;
+  const args = ['-hide_banner', '-loglevel', 'error', '-y', '-i', name, '-frames:v', '1', '-c:v', 'png', png];
+  return ffmpegIn(ffmpeg, dir, args, 30_000).then(
+    () => png,
+    () => null,
+  );
 }
