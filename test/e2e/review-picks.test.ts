@@ -122,7 +122,7 @@ void describe('review: picks stay with the render that was seen', { timeout: 300
   });
 
   void it('a review left open across the re-run: the renders that came after its first pick are marked new', async () => {
-    // Walking issue 33, the producer kept one review open while redoing and editing: its page said
+    // Walking a campaign through review, the producer kept one review open while redoing and editing: its page said
     // "0 new" though 10 takes had come since the picks, as this session had no earlier pick to go by.
     const dir = tempDir('reelflow-review-open-');
     const items = [
